@@ -1,0 +1,124 @@
+"""Benchmark of the offline judge (not a test): how many answers per second on one core.
+
+Synthetic transit-fare requests, fixed seed: 5-sentence answers judged against 10 passages of about
+1,500 characters. Two figures, because the judge caches each passage's sentence split:
+
+* cold: the cache is emptied before every answer, as if no passage had been seen before;
+* warm: passages are drawn from a shared pool of retrieved chunks, as in production where the same
+  policy documents come back for answer after answer.
+
+Run from the repo root: `python bench/offline_judge.py [--answers N]`. Prints figures, exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from judges import offline  # noqa: E402
+from judges.offline import judge_offline  # noqa: E402
+from judges.types import JudgeRequest  # noqa: E402
+
+SEED = 20260816
+PASSAGES_PER_REQUEST = 10
+PASSAGE_CHARS = 1500
+POOL_SIZE = 300
+
+RIDERS = ["adult", "senior", "student", "child", "veteran", "disabled", "youth", "commuter"]
+PRODUCTS = ["single ride", "day pass", "weekly pass", "monthly pass", "transfer", "paratransit trip"]
+DOCUMENTS = ["Senior ID card", "Medicare card", "student ID", "Reduced Fare card", "proof of age"]
+PLACES = ["customer service center", "ticket vending machine", "station agent", "mobile app"]
+MONTHS = ["January", "March", "June", "September", "November"]
+
+TEMPLATES = [
+    "The {product} fare for {rider} riders is ${price}, according to Sec. {section} of the tariff.",
+    "Riders aged {age} and older qualify for the reduced fare with a valid {document}.",
+    "A {rider} {product} can be bought at any {place} and is valid for {minutes} minutes.",
+    "Applications for the {rider} discount program must be submitted by {month} {day}, {year}.",
+    "Eligible {rider} riders pay {percent}% of the regular {product} fare, e.g. ${price} per trip.",
+    "Up to {count} children under {age} may ride free with each paying {rider} rider.",
+    "The {document} must be shown to the operator on request; a copy is not accepted.",
+    "Lost {document}s are replaced at the {place} for a fee of ${price}.",
+]
+
+
+def sentence(rng: random.Random) -> str:
+    return rng.choice(TEMPLATES).format(
+        product=rng.choice(PRODUCTS), rider=rng.choice(RIDERS), document=rng.choice(DOCUMENTS),
+        place=rng.choice(PLACES), month=rng.choice(MONTHS), price=f"{rng.randint(1, 120)}.{rng.choice(['00', '25', '50', '75'])}",
+        section=f"{rng.randint(1, 9)}.{rng.randint(1, 9)}", age=rng.choice([5, 6, 12, 18, 62, 65]),
+        minutes=rng.choice([90, 120, 180]), day=rng.randint(1, 28), year=rng.choice([2025, 2026]),
+        percent=rng.choice([25, 50, 75]), count=rng.randint(1, 4),
+    )
+
+
+def passage_text(rng: random.Random) -> str:
+    sentences: list[str] = []
+    while sum(len(s) + 1 for s in sentences) < PASSAGE_CHARS:
+        sentences.append(sentence(rng))
+    return " ".join(sentences)
+
+
+def answer_text(rng: random.Random, passages: list[str]) -> str:
+    """Three sentences lifted from the passages, one with a changed number, one made up."""
+    lifted = [rng.choice(rng.choice(passages).split(". ")).rstrip(".") + "." for _ in range(4)]
+    lifted[3] = lifted[3].replace("$", "$1", 1) if "$" in lifted[3] else lifted[3] + " It costs $999."
+    return " ".join(lifted[:3] + [lifted[3], sentence(rng)])
+
+
+def requests(count: int, pool: list[str], rng: random.Random) -> list[JudgeRequest]:
+    built = []
+    for _ in range(count):
+        texts = rng.sample(pool, PASSAGES_PER_REQUEST)
+        built.append(JudgeRequest(
+            question="What does it cost?",
+            passages=[{"text": text, "agency": "Metro"} for text in texts],
+            answer=answer_text(rng, texts),
+        ))
+    return built
+
+
+def timed_ms(batch: list[JudgeRequest], cold: bool) -> list[float]:
+    timings = []
+    for request in batch:
+        if cold:
+            offline._passage_terms.cache_clear()
+            offline._passage_sentences.cache_clear()
+        started = time.perf_counter()
+        judge_offline(request)
+        timings.append((time.perf_counter() - started) * 1000)
+    return timings
+
+
+def report(name: str, timings: list[float]) -> None:
+    median = statistics.median(timings)
+    p95 = statistics.quantiles(timings, n=20)[-1]
+    print(f"{name:5}  median {median:6.2f} ms/answer  p95 {p95:6.2f} ms  "
+          f"{1000 / median:7.1f} answers/s at the median  {len(timings) / (sum(timings) / 1000):7.1f} answers/s overall")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--answers", type=int, default=300, help="answers judged per figure")
+    args = parser.parse_args()
+
+    rng = random.Random(SEED)
+    pool = [passage_text(rng) for _ in range(POOL_SIZE)]
+    batch = requests(args.answers, pool, rng)
+    judge_offline(batch[0])  # load pysbd's rules before timing
+
+    print(f"offline judge: {args.answers} answers, 5 sentences each, {PASSAGES_PER_REQUEST} passages "
+          f"of ~{PASSAGE_CHARS} chars, pool of {POOL_SIZE} passages, seed {SEED}")
+    report("cold", timed_ms(batch, cold=True))
+    report("warm", timed_ms(batch, cold=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

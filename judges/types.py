@@ -1,0 +1,171 @@
+"""The judge contract: the ingest request and the normalized judge result.
+
+Field names follow ../shared/DESIGN.md exactly; the API, the exports and the tests share them.
+Everything here is plain pydantic so `judges` stays usable without Django.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Label = Literal["SUPPORTED", "PARTIALLY_SUPPORTED", "CONTRADICTED", "UNSUPPORTED"]
+LABELS: tuple[str, ...] = ("SUPPORTED", "PARTIALLY_SUPPORTED", "CONTRADICTED", "UNSUPPORTED")
+# Labels that mean "a human should look at this claim".
+FLAGGED_LABELS: frozenset[str] = frozenset({"PARTIALLY_SUPPORTED", "CONTRADICTED", "UNSUPPORTED"})
+
+Verdict = Literal["GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED"]
+Category = Literal[
+    "price", "age", "document", "program", "process", "date", "quote", "citation",
+    "statistic", "entity", "provenance", "other",
+]
+CATEGORIES: tuple[str, ...] = Category.__args__  # type: ignore[attr-defined]
+Match = Literal["exact", "normalized", "fuzzy", "not_found"]
+FabricationKind = Literal["quote", "citation", "statistic", "entity", "date"]
+
+# Caps keep one request from exhausting a worker; they are generous for real RAG payloads.
+MAX_ANSWER_CHARS = 50_000
+MAX_PASSAGE_CHARS = 100_000
+MAX_PASSAGES = 100
+MAX_TURNS = 50
+
+Span = tuple[int, int]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+
+
+class Turn(_Strict):
+    role: Literal["user", "assistant", "system"]
+    content: str = Field(max_length=MAX_ANSWER_CHARS)
+
+
+class Passage(_Strict):
+    id: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
+    text: str = Field(min_length=1, max_length=MAX_PASSAGE_CHARS)
+    tag: str | None = Field(default=None, max_length=200)
+    agency: str | None = Field(default=None, max_length=200)
+    title: str | None = Field(default=None, max_length=500)
+    section: str | None = Field(default=None, max_length=200)
+    source_url: str | None = Field(default=None, max_length=2000)
+    fetched_at: str | None = Field(default=None, max_length=40, description="ISO 8601 date or datetime")
+
+    @field_validator("text")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+    @field_validator("fetched_at")
+    @classmethod
+    def _iso_date(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            date.fromisoformat(value)
+        except ValueError:
+            try:
+                datetime.fromisoformat(value)
+            except ValueError:
+                raise ValueError("must be an ISO 8601 date or datetime, e.g. 2026-08-16") from None
+        return value
+
+
+class JudgeRequest(_Strict):
+    """DESIGN.md's ingest payload. Only `answer` and `passages[].text` are required."""
+
+    external_id: str | None = Field(default=None, min_length=1, max_length=200)
+    question: str = Field(default="", max_length=MAX_ANSWER_CHARS)
+    prior_turns: list[Turn] = Field(default_factory=list, max_length=MAX_TURNS)
+    passages: list[Passage] = Field(min_length=1, max_length=MAX_PASSAGES)
+    answer: str = Field(min_length=1, max_length=MAX_ANSWER_CHARS)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    profile: str | None = Field(default=None, max_length=100)
+
+    @field_validator("question", mode="before")
+    @classmethod
+    def _null_question(cls, value: Any) -> Any:
+        return "" if value is None else value
+
+    @field_validator("answer")
+    @classmethod
+    def _answer_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+    @field_validator("passages")
+    @classmethod
+    def _passage_ids(cls, passages: list[Passage]) -> list[Passage]:
+        # Ids default to P1..Pn by position, so a client may omit them.
+        for position, passage in enumerate(passages, start=1):
+            if passage.id is None:
+                passage.id = f"P{position}"
+        ids = [p.id for p in passages]
+        duplicates = sorted({pid for pid in ids if ids.count(pid) > 1})
+        if duplicates:
+            raise ValueError(f"passage ids must be unique; repeated: {', '.join(duplicates)}")
+        return passages
+
+    def passage(self, pid: str) -> Passage | None:
+        return next((p for p in self.passages if p.id == pid), None)
+
+
+class Evidence(BaseModel):
+    passage_id: str
+    quote: str
+    span: Span | None = None  # into the passage text; None when the quote was not found
+    match: Match = "not_found"
+
+
+class Claim(BaseModel):
+    id: str
+    text: str
+    answer_span: Span | None = None  # into the answer text
+    label: Label
+    category: Category = "other"
+    evidence: list[Evidence] = Field(default_factory=list)
+    explanation: str = ""
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+
+
+class Fabrication(BaseModel):
+    kind: FabricationKind
+    text: str
+    answer_span: Span | None = None
+    reason: str = ""
+
+
+class Omission(BaseModel):
+    text: str
+    passage_id: str | None = None
+    span: Span | None = None
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class JudgeInfo(BaseModel):
+    profile: str
+    prompt_version: str
+    backend: Literal["openai", "offline"]
+    model: str
+    latency_ms: int = 0
+    attempts: int = 1
+    usage: Usage = Field(default_factory=Usage)
+
+
+class JudgeResult(BaseModel):
+    verdict: Verdict
+    grounding_score: float = Field(ge=0.0, le=1.0)
+    claims: list[Claim] = Field(default_factory=list)
+    fabrications: list[Fabrication] = Field(default_factory=list)
+    omissions: list[Omission] = Field(default_factory=list)
+    rewrite_note: str = ""
+    judge: JudgeInfo

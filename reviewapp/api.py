@@ -1,0 +1,145 @@
+"""The ingest API (/api/v1/). django-ninja validates with the judges' pydantic types and
+publishes the OpenAPI document at /api/v1/openapi.json."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from django.http import HttpRequest
+from django.urls import reverse
+from ninja import NinjaAPI, Status
+from ninja.errors import AuthenticationError, ValidationError
+from ninja.security import HttpBearer
+from pydantic import BaseModel
+
+from judges.types import Claim, JudgeRequest
+from reviewapp import selectors
+from reviewapp.services.clients import api_client_authenticate
+from reviewapp.services.ingest import answer_ingest
+
+
+class BearerToken(HttpBearer):
+    def authenticate(self, request: HttpRequest, token: str):
+        return api_client_authenticate(token)
+
+
+api = NinjaAPI(
+    title="ClaimDesk API",
+    version="1",
+    description="Post a RAG answer with its passages; poll for the judge's verdict and claims.",
+    auth=BearerToken(),
+    urls_namespace="api",
+    openapi_url="/openapi.json",
+    docs_url="/docs",
+)
+
+
+class FieldError(BaseModel):
+    field: str
+    message: str
+    type: str
+
+
+class ErrorOut(BaseModel):
+    detail: str
+    errors: list[FieldError] = []
+
+
+class Accepted(BaseModel):
+    id: int
+    status: Literal["queued", "judging", "judged", "failed"]
+    url: str
+
+
+class JudgeOut(BaseModel):
+    profile: str
+    prompt_version: str
+    backend: str
+    model: str
+    latency_ms: int | None
+    attempts: int
+    usage: dict[str, int]
+
+
+class ReviewOut(BaseModel):
+    status: Literal["unrouted", "auto_passed", "in_review", "adjudicated"]
+    reason: str | None
+
+
+class AnswerOut(BaseModel):
+    id: int
+    external_id: str | None
+    status: Literal["queued", "judging", "judged", "failed"]
+    verdict: Literal["GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED"] | None
+    grounding_score: float | None
+    claims: list[Claim]
+    fabrications: list[dict[str, Any]]
+    omissions: list[dict[str, Any]]
+    rewrite_note: str
+    safe_answer: str | None
+    error: str | None
+    judge: JudgeOut | None
+    review: ReviewOut
+    created_at: datetime
+    judged_at: datetime | None
+    url: str
+
+
+def _field_name(loc: tuple | list) -> str:
+    # ninja prefixes body errors with ("body", "payload"); clients know the payload's own fields.
+    parts = [str(part) for part in loc]
+    while parts and parts[0] in ("body", "payload"):
+        parts.pop(0)
+    return ".".join(parts) or "body"
+
+
+@api.exception_handler(ValidationError)
+def validation_failed(request: HttpRequest, exc: ValidationError):
+    errors = [
+        {"field": _field_name(err.get("loc", ())), "message": err.get("msg", "invalid"), "type": err.get("type", "")}
+        for err in exc.errors
+    ]
+    return api.create_response(request, {"detail": "invalid payload", "errors": errors}, status=400)
+
+
+@api.exception_handler(AuthenticationError)
+def unauthorized(request: HttpRequest, exc: AuthenticationError):
+    response = api.create_response(request, {"detail": "missing or invalid bearer token", "errors": []}, status=401)
+    response["WWW-Authenticate"] = 'Bearer realm="claimdesk"'
+    return response
+
+
+def _answer_url(request: HttpRequest, answer_id: int) -> str:
+    return request.build_absolute_uri(reverse("api:answer_get", args=[answer_id]))
+
+
+def _state(request: HttpRequest, answer) -> dict[str, Any]:
+    return selectors.answer_state(answer) | {"url": _answer_url(request, answer.pk)}
+
+
+@api.post(
+    "/answers",
+    response={200: AnswerOut, 202: Accepted, 400: ErrorOut, 401: ErrorOut},
+    summary="Submit an answer for judging",
+    description="202 when stored and queued. The same external_id from the same client returns the "
+    "stored answer (200, its current state) and never creates a second one.",
+)
+def answer_create(request: HttpRequest, payload: JudgeRequest):
+    answer, created = answer_ingest(client=request.auth, request=payload)
+    if not created:
+        return Status(200, _state(request, answer))
+    return Status(202, {"id": answer.pk, "status": answer.status, "url": _answer_url(request, answer.pk)})
+
+
+@api.get(
+    "/answers/{answer_id}",
+    response={200: AnswerOut, 401: ErrorOut, 404: ErrorOut},
+    url_name="answer_get",
+    summary="An answer's judging status, verdict, claims and safe answer",
+)
+def answer_get(request: HttpRequest, answer_id: int):
+    answer = selectors.answer_for_client(client=request.auth, answer_id=answer_id)
+    if answer is None:
+        return Status(404, {"detail": "no such answer for this client", "errors": []})
+    return Status(200, _state(request, answer))

@@ -1,0 +1,350 @@
+"""ClaimDesk's data model (DESIGN.md, "Data model").
+
+Answer + Passage hold what a client posted; JudgeRun + Claim + Evidence hold what a judge said;
+Review holds what a human decided; Policy and AuditEvent are append-only history.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+from judges.types import CATEGORIES, LABELS
+
+
+def _choices(values: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [(value, value.replace("_", " ").capitalize()) for value in values]
+
+
+LABEL_CHOICES = _choices(LABELS)
+CATEGORY_CHOICES = _choices(CATEGORIES)
+MATCH_CHOICES = _choices(("exact", "normalized", "fuzzy", "not_found"))
+VERDICT_CHOICES = _choices(("GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED"))
+
+
+class AppendOnly(models.Model):
+    """Rows that are history: written once, never changed or deleted by the application."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None and not self._state.adding:
+            raise ValueError(f"{type(self).__name__} rows are append-only; write a new row instead")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValueError(f"{type(self).__name__} rows are append-only and cannot be deleted")
+
+
+class ApiClient(models.Model):
+    """A client RAG system. Its bearer token is stored only as a SHA-256 hash.
+
+    Tokens are 256 random bits, so a fast hash is enough: there is nothing to brute-force.
+    """
+
+    name = models.CharField(max_length=100, unique=True)
+    token_hash = models.CharField(max_length=64, unique=True)
+    token_prefix = models.CharField(max_length=12, help_text="The token's first characters, to recognise it")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    TOKEN_PREFIX = "cdk_"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @staticmethod
+    def hash_token(token: str) -> str:
+        return hashlib.sha256(token.encode()).hexdigest()
+
+    @classmethod
+    def new_token(cls) -> str:
+        return cls.TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+class Answer(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        JUDGING = "judging"
+        JUDGED = "judged"
+        FAILED = "failed"
+
+    class ReviewStatus(models.TextChoices):
+        UNROUTED = "unrouted", "Not routed yet"
+        AUTO_PASSED = "auto_passed", "Auto-passed"
+        IN_REVIEW = "in_review", "Waiting for review"
+        ADJUDICATED = "adjudicated", "Adjudicated"
+
+    client = models.ForeignKey(ApiClient, null=True, blank=True, on_delete=models.PROTECT, related_name="answers")
+    external_id = models.CharField(max_length=200, null=True, blank=True)
+    question = models.TextField(blank=True)
+    answer = models.TextField()
+    prior_turns = models.JSONField(default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    requested_profile = models.CharField(max_length=100, blank=True)
+
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    # Which delivery of judge_answer owns this answer while it is judging, and until when.
+    claim_token = models.UUIDField(null=True, blank=True)
+    claim_expires_at = models.DateTimeField(null=True, blank=True)
+    verdict = models.CharField(max_length=20, choices=VERDICT_CHOICES, blank=True)
+    grounding_score = models.FloatField(null=True, blank=True)
+    # The run whose claims this answer shows (the latest successful one).
+    judged_by = models.ForeignKey("JudgeRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    review_status = models.CharField(max_length=12, choices=ReviewStatus.choices, default=ReviewStatus.UNROUTED)
+    routing_reason = models.CharField(max_length=300, blank=True)
+    priority = models.IntegerField(default=0, help_text="Higher is reviewed first")
+    policy = models.ForeignKey("Policy", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    lease_holder = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    adjudicated_verdict = models.CharField(max_length=20, choices=VERDICT_CHOICES, blank=True)
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    judged_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["client", "external_id"],
+                condition=Q(external_id__isnull=False),
+                name="answer_external_id_unique_per_client",
+            ),
+            models.CheckConstraint(
+                condition=Q(grounding_score__isnull=True) | Q(grounding_score__gte=0, grounding_score__lte=1),
+                name="answer_grounding_score_in_unit_range",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "created_at"], name="answer_status_created")]
+
+    def __str__(self) -> str:
+        return f"Answer {self.pk} ({self.status})"
+
+
+class Passage(models.Model):
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="passages")
+    pid = models.CharField(max_length=64)
+    position = models.PositiveIntegerField()
+    text = models.TextField()
+    tag = models.CharField(max_length=200, blank=True)
+    agency = models.CharField(max_length=200, blank=True)
+    title = models.CharField(max_length=500, blank=True)
+    section = models.CharField(max_length=200, blank=True)
+    source_url = models.CharField(max_length=2000, blank=True)
+    fetched_at = models.CharField(max_length=40, blank=True, help_text="ISO 8601 date or datetime, as sent")
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["answer", "pid"], name="passage_pid_unique_per_answer"),
+            models.UniqueConstraint(fields=["answer", "position"], name="passage_position_unique_per_answer"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.pid} of answer {self.answer_id}"
+
+
+class JudgeRun(models.Model):
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="runs")
+    profile = models.CharField(max_length=100)
+    prompt_version = models.CharField(max_length=40)
+    backend = models.CharField(max_length=20)
+    model = models.CharField(max_length=200)
+    # profile@version/backend/model: runs of one configuration on one answer supersede each other.
+    config_key = models.CharField(max_length=400)
+    is_current = models.BooleanField(default=False)
+
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveIntegerField(default=0)
+    raw_output = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+    error_is_transient = models.BooleanField(default=False)
+
+    verdict = models.CharField(max_length=20, choices=VERDICT_CHOICES, blank=True)
+    grounding_score = models.FloatField(null=True, blank=True)
+    # The parts of the normalized result that are not claims: fabrications, omissions, rewrite_note.
+    findings = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["answer", "config_key"],
+                condition=Q(is_current=True),
+                name="judgerun_one_current_per_answer_and_config",
+            ),
+            models.CheckConstraint(
+                condition=~Q(is_current=True) | Q(status="succeeded"),
+                name="judgerun_current_only_when_succeeded",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.config_key} on answer {self.answer_id} ({self.status})"
+
+    @staticmethod
+    def make_config_key(profile: str, prompt_version: str, backend: str, model: str) -> str:
+        return f"{profile}@{prompt_version}/{backend}/{model}"
+
+
+def _span_check(prefix: str, name: str) -> models.CheckConstraint:
+    """Both ends set or both null; 0 <= start <= end. (Upper bounds are checked on write.)"""
+    start, end = f"{prefix}start", f"{prefix}end"
+    return models.CheckConstraint(
+        condition=Q(**{f"{start}__isnull": True, f"{end}__isnull": True})
+        | Q(**{f"{start}__gte": 0, f"{end}__gte": F(start)}),
+        name=name,
+    )
+
+
+class Claim(models.Model):
+    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="claims")
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="claims")
+    position = models.PositiveIntegerField()
+    cid = models.CharField(max_length=40, help_text="The judge's id for the claim, e.g. c1")
+    text = models.TextField()
+    answer_start = models.PositiveIntegerField(null=True, blank=True)
+    answer_end = models.PositiveIntegerField(null=True, blank=True)
+    label = models.CharField(max_length=20, choices=LABEL_CHOICES)
+    category = models.CharField(max_length=20, choices=CATEGORY_CHOICES, default="other")
+    explanation = models.TextField(blank=True)
+    confidence = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "position"], name="claim_position_unique_per_run"),
+            _span_check("answer_", "claim_answer_span_ordered"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.cid}: {self.label}"
+
+
+class Evidence(models.Model):
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="evidence")
+    # Null when the judge named a passage id the answer does not have (itself a finding).
+    passage = models.ForeignKey(Passage, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    passage_pid = models.CharField(max_length=64)
+    position = models.PositiveIntegerField()
+    quote = models.TextField()
+    start = models.PositiveIntegerField(null=True, blank=True)
+    end = models.PositiveIntegerField(null=True, blank=True)
+    match = models.CharField(max_length=10, choices=MATCH_CHOICES)
+
+    class Meta:
+        ordering = ["position"]
+        verbose_name_plural = "evidence"
+        constraints = [
+            _span_check("", "evidence_span_ordered"),
+            models.CheckConstraint(
+                condition=Q(match="not_found", start__isnull=True) | (~Q(match="not_found") & Q(start__isnull=False)),
+                name="evidence_span_iff_found",
+            ),
+        ]
+
+
+class Review(AppendOnly):
+    """One human decision on one claim. A later decision supersedes an earlier one."""
+
+    class Decision(models.TextChoices):
+        CONFIRM = "confirm"
+        OVERTURN = "overturn"
+
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="reviews")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    decision = models.CharField(max_length=10, choices=Decision.choices)
+    final_label = models.CharField(max_length=20, choices=LABEL_CHOICES)
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+
+def default_blocking_labels() -> list[str]:
+    return ["CONTRADICTED", "UNSUPPORTED"]
+
+
+def default_critical_categories() -> list[str]:
+    return ["price", "age", "document", "date"]
+
+
+FIRST_POLICY_NOTE = "Initial policy: the seeds' 0.95 threshold, CONTRADICTED and UNSUPPORTED always reviewed, 5% audit sample."
+
+
+class Policy(AppendOnly):
+    """Routing policy. Versioned: a change is a new row; the highest version is current."""
+
+    version = models.PositiveIntegerField(unique=True)
+    score_threshold = models.FloatField(default=0.95)
+    blocking_labels = models.JSONField(default=default_blocking_labels)
+    critical_categories = models.JSONField(default=default_critical_categories)
+    critical_single_claim_blocks = models.BooleanField(default=True)
+    audit_sample_rate = models.FloatField(default=0.05)
+    lease_seconds = models.PositiveIntegerField(default=600)
+    judge_profile = models.CharField(max_length=100, blank=True, help_text="Empty: the JUDGE_PROFILE setting")
+    judge_backend = models.CharField(max_length=20, blank=True, help_text="Empty: the JUDGE_BACKEND setting")
+    judge_model = models.CharField(max_length=200, blank=True, help_text="Empty: the JUDGE_MODEL setting")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT)
+    created_at = models.DateTimeField(auto_now_add=True)
+    note = models.TextField()
+
+    class Meta:
+        ordering = ["-version"]
+        verbose_name_plural = "policies"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(score_threshold__gte=0, score_threshold__lte=1), name="policy_threshold_in_unit_range"
+            ),
+            models.CheckConstraint(
+                condition=Q(audit_sample_rate__gte=0, audit_sample_rate__lte=1), name="policy_sample_in_unit_range"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Policy v{self.version}"
+
+    @classmethod
+    def current(cls) -> Policy:
+        # Version 1 comes from a migration; recreate it if the table was emptied (test flushes).
+        return cls.objects.order_by("-version").first() or cls.objects.get_or_create(
+            version=1, defaults={"note": FIRST_POLICY_NOTE}
+        )[0]
+
+
+class AuditEvent(AppendOnly):
+    """Who did what to which object, with its state before and after."""
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT)
+    actor_label = models.CharField(max_length=150, help_text="user name, api:<client> or system")
+    action = models.CharField(max_length=60)
+    object_type = models.CharField(max_length=40)
+    object_id = models.CharField(max_length=40)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["object_type", "object_id"], name="auditevent_object")]

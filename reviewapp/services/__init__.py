@@ -1,0 +1,1 @@
+"""Writes. Views, API endpoints, tasks and commands call these; they hold the business rules."""

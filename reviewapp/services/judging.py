@@ -1,0 +1,273 @@
+"""Judging one answer: claim it, record a run, call the judge, store claims, route.
+
+Exactly-once, whatever the broker does: a delivery must first *claim* the answer with a
+conditional UPDATE (queued -> judging, with a random token and an expiry), and its results only
+land if the answer is still claimed by that token when they are written. A second delivery of
+the same task finds the answer claimed or already judged and does nothing; a delivery that
+outlives its claim (its worker was killed, the claim expired, another took over) writes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import timedelta
+
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+import judges
+from judges import JudgeConfig, JudgeError, JudgeOutput, JudgeRequest
+from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy
+from reviewapp.services.routing import decide_route, judge_failed_route
+
+log = logging.getLogger(__name__)
+
+
+class TransientJudgeFailure(Exception):
+    """The judge failed for a reason worth retrying later (rate limit, outage, timeout)."""
+
+
+class AnswerBusy(Exception):
+    """Another delivery holds the answer; try again once its claim may have expired."""
+
+    def __init__(self, retry_in: float):
+        super().__init__(f"answer is being judged elsewhere; retry in {retry_in:.0f}s")
+        self.retry_in = retry_in
+
+
+class ClaimLost(Exception):
+    """Our claim on the answer expired and another delivery took it over."""
+
+
+def judge_config_for(answer: Answer, policy: Policy) -> JudgeConfig:
+    return JudgeConfig(
+        backend=policy.judge_backend or settings.JUDGE_BACKEND,
+        profile=answer.requested_profile or policy.judge_profile or settings.JUDGE_PROFILE,
+        model=policy.judge_model or settings.JUDGE_MODEL,
+        base_url=settings.OPENAI_BASE_URL,
+        api_key=settings.OPENAI_API_KEY,
+        timeout_s=settings.JUDGE_TIMEOUT_SECONDS,
+    )
+
+
+def judge_request_for(answer: Answer) -> JudgeRequest:
+    return JudgeRequest.model_validate(
+        {
+            "question": answer.question,
+            "answer": answer.answer,
+            "prior_turns": answer.prior_turns,
+            "passages": [
+                {
+                    "id": p.pid,
+                    "text": p.text,
+                    **{
+                        field: getattr(p, field) or None
+                        for field in ("tag", "agency", "title", "section", "source_url", "fetched_at")
+                    },
+                }
+                for p in answer.passages.all()
+            ],
+        }
+    )
+
+
+def answer_judge(*, answer_id: int, last_try: bool = True) -> JudgeRun | None:
+    """Judge the answer unless another delivery already did or is doing it.
+
+    Raises AnswerBusy (retry later), TransientJudgeFailure (retry later; unless `last_try`,
+    when the answer is failed instead). Returns the run, or None when there was nothing to do.
+    """
+    token = uuid.uuid4()
+    if not _claim(answer_id, token):
+        _explain_unclaimed(answer_id)
+        return None
+
+    answer = Answer.objects.prefetch_related("passages").get(pk=answer_id)
+    policy = Policy.current()
+    config = judge_config_for(answer, policy)
+    identity = judges.identify(config)
+    # Runs left 'running' by a delivery whose claim expired (its worker died) are over.
+    JudgeRun.objects.filter(answer=answer, status=JudgeRun.Status.RUNNING).update(
+        status=JudgeRun.Status.FAILED, error="abandoned: the worker judging it was lost", finished_at=timezone.now()
+    )
+    # Record the run before the (possibly slow, possibly failing) judge call.
+    run = JudgeRun.objects.create(
+        answer=answer,
+        profile=identity.profile,
+        prompt_version=identity.prompt_version,
+        backend=identity.backend,
+        model=identity.model,
+        config_key=JudgeRun.make_config_key(identity.profile, identity.prompt_version, identity.backend, identity.model),
+    )
+    try:
+        output = judges.judge(judge_request_for(answer), config)
+        _check_spans(answer, output)
+    except (JudgeError, SoftTimeLimitExceeded) as exc:
+        transient = isinstance(exc, SoftTimeLimitExceeded) or exc.transient
+        message = "judge timed out (soft time limit)" if isinstance(exc, SoftTimeLimitExceeded) else str(exc)
+        _fail(answer, run, token, message, transient=transient, last_try=last_try,
+              attempts=getattr(exc, "attempts", 1), raw_output=getattr(exc, "raw_output", ""))
+        return run
+    except Exception as exc:  # a bug in a judge must not leave the answer stuck in 'judging'
+        log.exception("judge crashed on answer %s", answer_id)
+        _fail(answer, run, token, f"{type(exc).__name__}: {exc}", transient=False, last_try=True, attempts=1)
+        return run
+    try:
+        _succeed(answer, run, token, output, policy)
+    except ClaimLost:
+        _mark_run_failed(run, "superseded: the claim on the answer expired and another delivery took over")
+    return run
+
+
+def _claim(answer_id: int, token: uuid.UUID) -> bool:
+    now = timezone.now()
+    expired = Q(claim_expires_at__lt=now) | Q(claim_expires_at__isnull=True)
+    claimable = Answer.objects.filter(pk=answer_id).filter(
+        Q(status=Answer.Status.QUEUED) | (Q(status=Answer.Status.JUDGING) & expired)
+    )
+    return bool(
+        claimable.update(
+            status=Answer.Status.JUDGING,
+            claim_token=token,
+            claim_expires_at=now + timedelta(seconds=settings.JUDGE_CLAIM_SECONDS),
+            updated_at=now,
+        )
+    )
+
+
+def _explain_unclaimed(answer_id: int) -> None:
+    row = Answer.objects.filter(pk=answer_id).values("status", "claim_expires_at").first()
+    if row is None:
+        log.warning("judge_answer: answer %s does not exist", answer_id)
+    elif row["status"] == Answer.Status.JUDGING:
+        retry_in = max((row["claim_expires_at"] - timezone.now()).total_seconds(), 1.0)
+        raise AnswerBusy(retry_in)
+    # judged or failed already: a duplicate delivery; nothing to do.
+
+
+def _owned(answer: Answer, token: uuid.UUID):
+    return Answer.objects.filter(pk=answer.pk, claim_token=token, status=Answer.Status.JUDGING)
+
+
+def _check_spans(answer: Answer, output: JudgeOutput) -> None:
+    """Refuse results whose spans point outside their text rather than store broken offsets."""
+    passages = {p.pid: len(p.text) for p in answer.passages.all()}
+    for claim in output.result.claims:
+        if claim.answer_span and not 0 <= claim.answer_span[0] <= claim.answer_span[1] <= len(answer.answer):
+            raise JudgeError(f"claim {claim.id}: answer_span {list(claim.answer_span)} is outside the answer")
+        for ev in claim.evidence:
+            limit = passages.get(ev.passage_id)
+            if ev.span and (limit is None or not 0 <= ev.span[0] <= ev.span[1] <= limit):
+                raise JudgeError(f"claim {claim.id}: evidence span {list(ev.span)} is outside passage {ev.passage_id}")
+
+
+def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutput, policy: Policy) -> None:
+    result = output.result
+    now = timezone.now()
+    route = decide_route(
+        policy=policy,
+        answer_id=answer.pk,
+        grounding_score=result.grounding_score,
+        claims=[(c.label, c.category) for c in result.claims],
+    )
+    with transaction.atomic():
+        # Supersede the previous result of this same configuration; other configurations' runs stay.
+        JudgeRun.objects.filter(answer=answer, config_key=run.config_key, is_current=True).update(is_current=False)
+        run.status = JudgeRun.Status.SUCCEEDED
+        run.is_current = True
+        run.finished_at = now
+        run.latency_ms = result.judge.latency_ms
+        run.attempts = result.judge.attempts
+        run.prompt_tokens = result.judge.usage.prompt_tokens
+        run.completion_tokens = result.judge.usage.completion_tokens
+        run.raw_output = output.raw_output
+        run.verdict = result.verdict
+        run.grounding_score = result.grounding_score
+        run.findings = result.model_dump(mode="json", include={"fabrications", "omissions", "rewrite_note"})
+        run.save()
+        _store_claims(answer, run, result)
+        updated = _owned(answer, token).update(
+            status=Answer.Status.JUDGED,
+            verdict=result.verdict,
+            grounding_score=result.grounding_score,
+            judged_by=run,
+            judged_at=now,
+            claim_token=None,
+            claim_expires_at=None,
+            review_status=route.review_status,
+            routing_reason=route.reason,
+            priority=route.priority,
+            policy=policy,
+            updated_at=now,
+        )
+        if not updated:
+            raise ClaimLost()  # rolls back the claims written above
+
+
+def _store_claims(answer: Answer, run: JudgeRun, result) -> None:
+    passages = {p.pid: p for p in answer.passages.all()}
+    claims = Claim.objects.bulk_create(
+        Claim(
+            run=run,
+            answer=answer,
+            position=position,
+            cid=claim.id,
+            text=claim.text,
+            answer_start=claim.answer_span[0] if claim.answer_span else None,
+            answer_end=claim.answer_span[1] if claim.answer_span else None,
+            label=claim.label,
+            category=claim.category,
+            explanation=claim.explanation,
+            confidence=claim.confidence,
+        )
+        for position, claim in enumerate(result.claims)
+    )
+    Evidence.objects.bulk_create(
+        Evidence(
+            claim=row,
+            passage=passages.get(ev.passage_id),
+            passage_pid=ev.passage_id,
+            position=position,
+            quote=ev.quote,
+            start=ev.span[0] if ev.span else None,
+            end=ev.span[1] if ev.span else None,
+            match=ev.match if ev.span else "not_found",
+        )
+        for row, claim in zip(claims, result.claims)
+        for position, ev in enumerate(claim.evidence)
+    )
+
+
+def _mark_run_failed(run: JudgeRun, error: str, *, transient: bool = False, attempts: int = 1, raw_output: str = ""):
+    JudgeRun.objects.filter(pk=run.pk).update(
+        status=JudgeRun.Status.FAILED,
+        error=error,
+        error_is_transient=transient,
+        attempts=attempts,
+        raw_output=raw_output,
+        finished_at=timezone.now(),
+    )
+
+
+def _fail(answer, run, token, error: str, *, transient: bool, last_try: bool, attempts: int, raw_output: str = ""):
+    _mark_run_failed(run, error, transient=transient, attempts=attempts, raw_output=raw_output)
+    now = timezone.now()
+    if transient and not last_try:
+        # Give the answer back so the retry (or any other delivery) can claim it.
+        _owned(answer, token).update(status=Answer.Status.QUEUED, claim_token=None, claim_expires_at=None, updated_at=now)
+        raise TransientJudgeFailure(error)
+    route = judge_failed_route()
+    _owned(answer, token).update(
+        status=Answer.Status.FAILED,
+        claim_token=None,
+        claim_expires_at=None,
+        review_status=route.review_status,
+        routing_reason=route.reason,
+        priority=route.priority,
+        policy=Policy.current(),
+        updated_at=now,
+    )

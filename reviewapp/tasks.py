@@ -1,0 +1,23 @@
+"""Celery tasks: thin wrappers that load by id and call a service. Limits live in settings."""
+
+import random
+
+from celery import shared_task
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+
+from reviewapp.services.judging import AnswerBusy, TransientJudgeFailure, answer_judge
+
+
+def _backoff(retries: int) -> float:
+    return min(5 * 2**retries, 300) * random.uniform(0.8, 1.2)
+
+
+@shared_task(bind=True, max_retries=settings.JUDGE_MAX_RETRIES)
+def judge_answer(self, answer_id: int) -> None:
+    try:
+        answer_judge(answer_id=answer_id, last_try=self.request.retries >= self.max_retries)
+    except AnswerBusy as exc:  # another delivery holds it: look again once its claim can expire
+        raise self.retry(exc=exc, countdown=exc.retry_in, max_retries=None)
+    except (TransientJudgeFailure, OperationalError, InterfaceError) as exc:  # only transient errors retry
+        raise self.retry(exc=exc, countdown=_backoff(self.request.retries))

@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def api_token(db):
+    from reviewapp.services.clients import api_client_create
+
+    _, token = api_client_create(name="fares-bot")
+    return token
+
+
+@pytest.fixture
+def api(client, api_token):
+    """A Django test client that speaks to the API with a valid bearer token."""
+
+    class Api:
+        def post(self, payload, token=api_token):
+            headers = {"Authorization": f"Bearer {token}"} if token else {}
+            return client.post("/api/v1/answers", data=json.dumps(payload), content_type="application/json", headers=headers)
+
+        def get(self, answer_id, token=api_token):
+            headers = {"Authorization": f"Bearer {token}"} if token else {}
+            return client.get(f"/api/v1/answers/{answer_id}", headers=headers)
+
+    return Api()
+
+
+def fare_payload(**overrides):
+    payload = {
+        "external_id": "conv-1",
+        "question": "How much is a senior fare?",
+        "passages": [
+            {
+                "id": "P1",
+                "text": "Riders aged 65 and older pay a reduced fare of $1.00 per ride. "
+                "Proof of age, such as a state ID, must be shown when boarding.",
+                "tag": "reduced-fare",
+                "agency": "Lakeshore Regional Transit",
+                "title": "Fare Policy",
+                "section": "4.2",
+                "source_url": "https://example.org/fares",
+                "fetched_at": "2026-08-16",
+            },
+            {"text": "A 30-day pass costs $92.00 and covers all buses and trains."},
+        ],
+        "answer": "Riders aged 65 and older pay a reduced fare of $1.00 per ride. A 30-day pass costs $75.00.",
+    }
+    payload.update(overrides)
+    return payload
+
+
+def _test_database_url() -> str:
+    from django.db import connection
+
+    s = connection.settings_dict
+    return f"postgres://{s['USER']}@{s['HOST']}:{s['PORT']}/{s['NAME']}"
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
+    """A real `celery worker` subprocess on the Redis broker, judging into the test database."""
+    from django.conf import settings
+
+    log = tmp_path_factory.mktemp("worker") / "worker.log"
+    env = os.environ | {
+        "DATABASE_URL": _test_database_url(),
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "CELERY_QUEUE": settings.CELERY_TASK_DEFAULT_QUEUE,
+        # Short limits so a test about claims and retries does not wait minutes.
+        "JUDGE_TASK_SOFT_TIME_LIMIT": "15",
+        "JUDGE_TASK_TIME_LIMIT": "20",
+    }
+    command = [
+        sys.executable, "-m", "celery", "-A", "reviewapp", "worker", "-P", "threads", "-c", "4",
+        "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "--without-gossip", "--without-mingle", "-l", "info",
+        "-n", f"test-{os.getpid()}@%h",
+    ]
+    with open(log, "w") as out:
+        worker = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while "ready." not in log.read_text():
+            if worker.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"celery worker did not start:\n{log.read_text()}")
+            time.sleep(0.2)
+        yield worker
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        import redis
+
+        redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(settings.CELERY_TASK_DEFAULT_QUEUE)
+
+
+def wait_for(condition, timeout=30.0, interval=0.1):
+    """Poll until condition() is truthy; return its value or fail with what was last seen."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"condition not met within {timeout}s (last value: {value!r})")
+        time.sleep(interval)

@@ -1,0 +1,158 @@
+"""The ingest API: validation, idempotency, auth, OpenAPI. No worker needed here: with the
+`db` fixture nothing commits, so on_commit never enqueues."""
+
+import pytest
+
+from reviewapp.models import Answer, ApiClient, JudgeRun, Passage
+from tests.conftest import fare_payload
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_accepts_an_answer_and_stores_it_with_its_passages(api):
+    response = api.post(fare_payload())
+    assert response.status_code == 202
+    body = response.json()
+    assert body["status"] == "queued"
+    assert body["url"].endswith(f"/api/v1/answers/{body['id']}")
+    answer = Answer.objects.get(pk=body["id"])
+    assert answer.client.name == "fares-bot"
+    assert answer.external_id == "conv-1"
+    passages = list(answer.passages.order_by("position"))
+    assert [p.pid for p in passages] == ["P1", "P2"]  # the second id defaulted by position
+    assert passages[0].agency == "Lakeshore Regional Transit"
+    assert passages[0].fetched_at == "2026-08-16"
+
+
+def test_it_returns_the_state_of_a_queued_answer(api):
+    answer_id = api.post(fare_payload()).json()["id"]
+    body = api.get(answer_id).json()
+    assert body["status"] == "queued"
+    assert body["verdict"] is None
+    assert body["claims"] == []
+    assert body["safe_answer"] is None
+    assert body["error"] is None
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"answer": ""}, "answer"),
+        ({"answer": "   "}, "answer"),
+        ({"passages": []}, "passages"),
+        ({"passages": [{"id": "P1"}]}, "passages.0.text"),
+        ({"passages": [{"text": "a"}, {"id": "P1", "text": "b"}]}, "passages"),
+        ({"passages": [{"text": "fine", "fetched_at": "last tuesday"}]}, "passages.0.fetched_at"),
+        ({"prior_turns": [{"role": "robot", "content": "hi"}]}, "prior_turns.0.role"),
+        ({"surprise": 1}, "surprise"),
+        ({"metadata": "not an object"}, "metadata"),
+    ],
+)
+def test_it_rejects_a_bad_payload_field_by_field_and_stores_nothing(api, change, field):
+    response = api.post(fare_payload(**change))
+    assert response.status_code == 400
+    body = response.json()
+    assert body["detail"] == "invalid payload"
+    assert field in [error["field"] for error in body["errors"]], body
+    assert Answer.objects.count() == 0
+    assert Passage.objects.count() == 0
+
+
+def test_it_rejects_a_payload_missing_required_fields(api):
+    response = api.post({"question": "hi"})
+    assert response.status_code == 400
+    fields = {error["field"] for error in response.json()["errors"]}
+    assert {"answer", "passages"} <= fields
+
+
+def test_it_rejects_a_body_that_is_not_json(client, api_token):
+    response = client.post(
+        "/api/v1/answers", data="{not json", content_type="application/json", headers={"Authorization": f"Bearer {api_token}"}
+    )
+    assert response.status_code == 400
+    assert Answer.objects.count() == 0
+
+
+def test_the_same_external_id_returns_the_existing_answer(api):
+    first = api.post(fare_payload())
+    second = api.post(fare_payload(answer="A different answer text."))
+    assert first.status_code == 202
+    assert second.status_code == 200
+    assert second.json()["id"] == first.json()["id"]
+    assert second.json()["status"] == "queued"
+    assert Answer.objects.count() == 1
+
+
+def test_the_same_external_id_from_another_client_is_another_answer(api):
+    from reviewapp.services.clients import api_client_create
+
+    _, other_token = api_client_create(name="other-bot")
+    first = api.post(fare_payload())
+    second = api.post(fare_payload(), token=other_token)
+    assert second.status_code == 202
+    assert second.json()["id"] != first.json()["id"]
+
+
+def test_answers_without_external_id_are_never_deduplicated(api):
+    api.post(fare_payload(external_id=None))
+    api.post(fare_payload(external_id=None))
+    assert Answer.objects.count() == 2
+
+
+@pytest.mark.parametrize("token", [None, "cdk_wrong", "", "Bearer"])
+def test_it_refuses_a_missing_or_wrong_token(api, token):
+    response = api.post(fare_payload(), token=token)
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"].startswith("Bearer")
+    assert Answer.objects.count() == 0
+
+
+def test_it_refuses_a_revoked_token(api, api_token):
+    from django.utils import timezone
+
+    ApiClient.objects.update(revoked_at=timezone.now())
+    assert api.post(fare_payload()).status_code == 401
+
+
+def test_a_get_needs_a_token(api):
+    answer_id = api.post(fare_payload()).json()["id"]
+    assert api.get(answer_id, token=None).status_code == 401
+
+
+def test_a_client_cannot_read_another_clients_answer(api):
+    from reviewapp.services.clients import api_client_create
+
+    _, other_token = api_client_create(name="other-bot")
+    answer_id = api.post(fare_payload()).json()["id"]
+    assert api.get(answer_id, token=other_token).status_code == 404
+
+
+def test_tokens_are_stored_only_as_hashes(api_token):
+    client = ApiClient.objects.get()
+    assert api_token not in (client.token_hash, client.token_prefix)
+    assert client.token_hash == ApiClient.hash_token(api_token)
+
+
+def test_it_records_when_a_token_was_last_used(api):
+    api.post(fare_payload())
+    assert ApiClient.objects.get().last_used_at is not None
+
+
+def test_the_openapi_document_describes_both_operations(client):
+    response = client.get("/api/v1/openapi.json")
+    assert response.status_code == 200
+    doc = response.json()
+    assert set(doc["paths"]) == {"/api/v1/answers", "/api/v1/answers/{answer_id}"}
+    post = doc["paths"]["/api/v1/answers"]["post"]
+    assert {"200", "202", "400", "401"} <= set(post["responses"])
+    schemas = doc["components"]["schemas"]
+    assert {"JudgeRequest", "AnswerOut", "Claim", "Evidence"} <= set(schemas)
+    assert set(schemas["AnswerOut"]["properties"]) >= {
+        "status", "verdict", "grounding_score", "claims", "safe_answer", "error"
+    }
+    assert doc["components"]["securitySchemes"]["BearerToken"]["scheme"] == "bearer"
+
+
+def test_no_judge_run_exists_before_a_worker_takes_the_answer(api):
+    api.post(fare_payload())
+    assert JudgeRun.objects.count() == 0

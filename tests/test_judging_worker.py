@@ -1,0 +1,84 @@
+"""End to end on real parts: the API, Postgres, Redis and a real `celery worker` subprocess."""
+
+import pytest
+
+from reviewapp.models import Answer, Claim, JudgeRun, Policy
+from reviewapp.tasks import judge_answer
+from tests.conftest import fare_payload, wait_for
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
+
+
+def _judged(api, answer_id):
+    body = api.get(answer_id).json()
+    return body if body["status"] in ("judged", "failed") else None
+
+
+def test_a_posted_answer_is_judged_by_the_worker_and_returned_by_get(api, celery_worker):
+    answer_id = api.post(fare_payload()).json()["id"]
+    body = wait_for(lambda: _judged(api, answer_id))
+
+    assert body["status"] == "judged"
+    assert body["verdict"] in ("MOSTLY_GROUNDED", "UNGROUNDED")
+    assert 0 <= body["grounding_score"] < 1
+    claims = body["claims"]
+    assert [c["label"] for c in claims] == ["SUPPORTED", "UNSUPPORTED"]  # $75.00 is in no passage
+    answer_text = fare_payload()["answer"]
+    for claim in claims:
+        start, end = claim["answer_span"]
+        assert answer_text[start:end] == claim["text"]
+    evidence = claims[0]["evidence"][0]
+    passage_text = fare_payload()["passages"][0]["text"]
+    assert evidence["passage_id"] == "P1"
+    assert passage_text[evidence["span"][0] : evidence["span"][1]] == evidence["quote"]
+    assert body["safe_answer"] == "Riders aged 65 and older pay a reduced fare of $1.00 per ride."
+    assert body["judge"]["backend"] == "offline"
+    assert body["review"] == {"status": "in_review", "reason": body["review"]["reason"]}
+    assert "UNSUPPORTED" in body["review"]["reason"]
+
+    run = JudgeRun.objects.get(answer_id=answer_id)
+    assert run.status == "succeeded" and run.is_current and run.raw_output
+    assert Claim.objects.filter(run=run).count() == 2
+
+
+def test_a_grounded_answer_is_auto_passed_or_sampled(api, celery_worker):
+    payload = fare_payload(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride.")
+    answer_id = api.post(payload).json()["id"]
+    body = wait_for(lambda: _judged(api, answer_id))
+    assert body["verdict"] == "GROUNDED"
+    assert body["grounding_score"] == 1.0
+    assert body["review"]["status"] in ("auto_passed", "in_review")
+    assert body["review"]["reason"] in ("passed policy", "audit sample")
+    assert Answer.objects.get(pk=answer_id).policy == Policy.current()
+
+
+def test_a_task_delivered_three_times_produces_one_claim_set(api, celery_worker):
+    answer_id = api.post(fare_payload()).json()["id"]
+    judge_answer.delay(answer_id)  # two more deliveries of the same task, racing the first
+    judge_answer.delay(answer_id)
+    wait_for(lambda: _judged(api, answer_id))
+    # Deliveries that arrive after the verdict must find nothing to do.
+    judge_answer.delay(answer_id)
+    wait_for(lambda: not JudgeRun.objects.filter(answer_id=answer_id, status="running").exists(), timeout=5)
+
+    import time
+
+    time.sleep(1.5)  # give the worker time to process the late delivery before counting
+    runs = JudgeRun.objects.filter(answer_id=answer_id)
+    assert runs.count() == 1
+    assert Claim.objects.filter(answer_id=answer_id).count() == 2
+
+
+def test_a_judge_that_fails_leaves_a_failed_run_with_its_error(api, celery_worker):
+    # A policy that names a backend this deployment cannot reach: the judge raises.
+    Policy.objects.create(version=2, judge_backend="openai", blocking_labels=[], critical_categories=[], note="test")
+    answer_id = api.post(fare_payload()).json()["id"]
+    body = wait_for(lambda: _judged(api, answer_id))
+
+    assert body["status"] == "failed"
+    assert "openai" in body["error"]
+    assert body["claims"] == []
+    assert body["review"] == {"status": "in_review", "reason": "judge failed"}
+    run = JudgeRun.objects.get(answer_id=answer_id)
+    assert run.status == "failed" and not run.is_current
+    assert "openai" in run.error
