@@ -22,10 +22,10 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 
+from judges.passages import PassageIndex, index_passage
 from judges.scoring import grounding_score, verdict_for
-from judges.text import NumberMention, Span, content_words, number_values, numbers, split_sentences
+from judges.text import NumberMention, Span, content_words, key_terms, numbers, split_sentences
 from judges.types import Claim, Evidence, Fabrication, JudgeInfo, JudgeRequest, JudgeResult, Passage
 
 OFFLINE_PROFILE = "offline"
@@ -66,35 +66,34 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
-
 @dataclass(frozen=True)
-class _IndexedPassage:
+class _Source:
     passage: Passage
-    terms: frozenset[str]  # content words and normalized numbers of the passage text
-    numbers: frozenset[str]  # just the normalized numbers
+    index: PassageIndex
 
 
 @dataclass(frozen=True)
 class _Match:
-    passage: _IndexedPassage | None
-    recall: float
+    source: _Source | None  # the passage containing the most of the claim's terms
+    recall: float  # share of the claim's terms that passage contains
     missing_terms: list[str]
 
 
 def judge_offline(request: JudgeRequest) -> JudgeResult:
     started = time.perf_counter()
-    passages = [_IndexedPassage(passage, *_passage_terms(passage.text)) for passage in request.passages]
-    known_numbers = frozenset().union(*(p.numbers for p in passages))
+    sources = [_Source(passage, index_passage(passage.text)) for passage in request.passages]
+    known_numbers = frozenset().union(*(source.index.numbers for source in sources))
     redirect_words = HEDGE_WORDS | _agency_words(request.passages)
 
     claims: list[Claim] = []
     fabrications: list[Fabrication] = []
     for span in split_sentences(request.answer):
         sentence = request.answer[span[0]:span[1]]
-        if not _is_claim(sentence, redirect_words):
+        mentions = numbers(sentence)
+        if not _is_claim(sentence, mentions, redirect_words):
             continue
-        invented = [m for m in numbers(sentence) if m.value not in known_numbers]
-        claim = _judge_sentence(f"c{len(claims) + 1}", sentence, span, passages, invented)
+        invented = [mention for mention in mentions if mention.value not in known_numbers]
+        claim = _judge_sentence(f"c{len(claims) + 1}", sentence, span, sources, invented)
         claims.append(claim)
         fabrications.extend(_fabrication(mention, sentence, span) for mention in invented)
 
@@ -118,9 +117,9 @@ def judge_offline(request: JudgeRequest) -> JudgeResult:
 # --- what counts as a claim -----------------------------------------------------------------
 
 
-def _is_claim(sentence: str, redirect_words: frozenset[str]) -> bool:
+def _is_claim(sentence: str, mentions: list[NumberMention], redirect_words: frozenset[str]) -> bool:
     words = content_words(sentence)
-    has_number = bool(numbers(sentence))
+    has_number = bool(mentions)
     if not words and not has_number:
         return False
     if sentence.rstrip().endswith(":") and not has_number:
@@ -137,10 +136,10 @@ def _agency_words(passages: list[Passage]) -> frozenset[str]:
 
 
 def _judge_sentence(
-    claim_id: str, sentence: str, span: Span, passages: list[_IndexedPassage], invented: list[NumberMention]
+    claim_id: str, sentence: str, span: Span, sources: list[_Source], invented: list[NumberMention]
 ) -> Claim:
-    terms = _terms(sentence)
-    match = _best_passage(terms, passages)
+    terms = key_terms(sentence)
+    match = _best_passage(terms, sources)
     return Claim(
         id=claim_id,
         text=sentence,
@@ -153,24 +152,12 @@ def _judge_sentence(
     )
 
 
-def _terms(text: str) -> frozenset[str]:
-    return frozenset(content_words(text)) | number_values(text)
-
-
-# The same policy passages come back for answer after answer, so each passage text is tokenized
-# and split once per process. Bounded, because a passage may be up to 100k characters.
-@lru_cache(maxsize=512)
-def _passage_terms(text: str) -> tuple[frozenset[str], frozenset[str]]:
-    values = frozenset(number_values(text))
-    return frozenset(content_words(text)) | values, values
-
-
-def _best_passage(terms: frozenset[str], passages: list[_IndexedPassage]) -> _Match:
+def _best_passage(terms: frozenset[str], sources: list[_Source]) -> _Match:
     best, best_found = None, frozenset()
-    for passage in passages:  # strictly greater: ties go to the earlier passage
-        found = terms & passage.terms
+    for source in sources:  # strictly greater: ties go to the earlier passage
+        found = terms & source.index.terms
         if len(found) > len(best_found):
-            best, best_found = passage, found
+            best, best_found = source, found
     recall = len(best_found) / len(terms) if terms else 0.0
     return _Match(best, recall, sorted(terms - best_found))
 
@@ -198,33 +185,22 @@ def _evidence(terms: frozenset[str], match: _Match) -> list[Evidence]:
     Given for partial and unsupported claims too: the closest source sentence is what a reviewer
     needs to confirm or overturn the label. Nothing is quoted when no term matches.
     """
-    if match.passage is None:
+    if match.source is None:
         return []
-    text = match.passage.passage.text
-    best_span, best_count = None, 0
-    for span, sentence_terms in _passage_sentences(text):
-        count = len(terms & sentence_terms)
-        if count > best_count:
-            best_span, best_count = span, count
-    if best_span is None:
+    span = match.source.index.best_sentence(terms)
+    if span is None:
         return []
-    quote = text[best_span[0]:best_span[1]]
-    return [Evidence(passage_id=match.passage.passage.id, quote=quote, span=best_span, match="exact")]
-
-
-@lru_cache(maxsize=512)
-def _passage_sentences(text: str) -> tuple[tuple[Span, frozenset[str]], ...]:
-    # Sentence splitting is the slowest step, so a passage is split only when it is quoted.
-    return tuple((span, _terms(text[span[0]:span[1]])) for span in split_sentences(text))
+    passage = match.source.passage
+    return [Evidence(passage_id=passage.id, quote=passage.text[span[0]:span[1]], span=span, match="exact")]
 
 
 def _explanation(match: _Match, invented: list[NumberMention]) -> str:
     parts = []
-    if match.passage is None:
+    if match.source is None:
         parts.append("None of its key words or numbers appear in any passage.")
     else:
         percent = round(match.recall * 100)
-        parts.append(f"{percent}% of its key words and numbers appear in {match.passage.passage.id}.")
+        parts.append(f"{percent}% of its key words and numbers appear in {match.source.passage.id}.")
         invented_values = {mention.value for mention in invented}
         missing = [term for term in match.missing_terms if term not in invented_values]
         if missing:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -83,6 +84,8 @@ def _database(url: str) -> dict:
 
 
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{DEMO_STATE_DIR / 'claimdesk.sqlite3'}")
+if DATABASE_URL.startswith("sqlite") and "DATABASE_URL" not in os.environ:
+    DEMO_STATE_DIR.mkdir(exist_ok=True)  # SQLite will not create the file's folder itself
 DATABASES = {"default": _database(DATABASE_URL)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -101,6 +104,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Without collectstatic (the demo, tests) serve straight from the app and project folders.
+WHITENOISE_USE_FINDERS = DEBUG
 
 LOGGING = {
     "version": 1,
@@ -139,10 +144,13 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = Path(env_str("CELERY_BROKER_DIR", str(DEMO_STATE_DIR / "broker")))
+    for _folder in ("messages", "control"):  # the filesystem transport expects them to exist
+        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "messages"),
         "data_folder_out": str(_broker_dir / "messages"),
         "control_folder": str(_broker_dir / "control"),
+        "polling_interval": 0.1,  # the demo should feel live; a folder scan is cheap
     }
 else:
     # An unacknowledged task is redelivered after the visibility timeout; it must outlast the

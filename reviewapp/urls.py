@@ -6,6 +6,7 @@ from reviewapp.api import api
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
     path("answers/<int:answer_id>/", views.answer_detail, name="answer_detail"),
     path("api/v1/", api.urls),
     path("admin/", admin.site.urls),

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
+from django.db import DatabaseError, connection
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -53,3 +54,12 @@ def answer_detail(request: HttpRequest, answer_id: int) -> HttpResponse:
         "findings": answer.judged_by.findings if answer.judged_by else {},
     }
     return render(request, "reviewapp/answer_detail.html", context)
+
+
+def healthz(request: HttpRequest) -> HttpResponse:
+    """For load balancers and compose health checks: the process serves and the database answers."""
+    try:
+        connection.ensure_connection()
+    except DatabaseError:
+        return HttpResponse("database unavailable", status=503, content_type="text/plain")
+    return HttpResponse("ok", content_type="text/plain")

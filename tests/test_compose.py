@@ -1,0 +1,181 @@
+"""docker-compose.yml and the Dockerfile: the services, their healthchecks and start order, the
+settings they pass on, and that every command names an entry point that exists in this project.
+No database and no Docker needed: the files are parsed and the entry points imported in-process."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVICES = ("postgres", "redis", "web", "worker")
+APP_SERVICES = ("web", "worker")
+LLM_VARIABLES = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_MODEL", "JUDGE_PROFILE")
+# gunicorn options that take a value, so that their value is not mistaken for the app target.
+GUNICORN_VALUE_OPTIONS = {
+    "-b", "--bind", "-w", "--workers", "-k", "--worker-class", "-t", "--timeout", "-c", "--config",
+    "--threads", "--chdir", "--access-logfile", "--error-logfile", "--log-level", "--graceful-timeout",
+    "--keep-alive", "--max-requests", "--max-requests-jitter", "--pythonpath", "-e", "--env",
+}
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    # safe_load resolves the `<<: *anchor` merge keys the file uses.
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+
+def _service(compose: dict, name: str) -> dict:
+    return compose["services"][name]
+
+
+def _argv(command) -> list[str]:
+    return list(command) if isinstance(command, list) else shlex.split(command)
+
+
+def _steps(command) -> list[list[str]]:
+    """The commands a service runs, each as argv: `sh -c "a && b"` gives [a, b]."""
+    argv = _argv(command)
+    if len(argv) >= 3 and Path(argv[0]).name in ("sh", "bash") and argv[1] == "-c":
+        return [shlex.split(part) for part in argv[2].split("&&") if part.strip()]
+    return [argv]
+
+
+def _step(command, program: str) -> list[str]:
+    found = [argv for argv in _steps(command) if argv and Path(argv[0]).name == program]
+    assert found, f"no `{program}` in {command!r}"
+    return found[0]
+
+
+def _gunicorn_target(argv: list[str]) -> str:
+    args = iter(argv[1:])
+    for arg in args:
+        if arg.startswith("-"):
+            if arg in GUNICORN_VALUE_OPTIONS:
+                next(args, None)
+            continue
+        return arg
+    raise AssertionError(f"no WSGI target in {argv!r}")
+
+
+def _celery_app_name(argv: list[str]) -> str:
+    for i, arg in enumerate(argv):
+        if arg in ("-A", "--app"):
+            return argv[i + 1]
+        if arg.startswith("--app="):
+            return arg.split("=", 1)[1]
+        if arg.startswith("-A") and len(arg) > 2:
+            return arg[2:].lstrip("=")
+    raise AssertionError(f"no -A/--app in {argv!r}")
+
+
+def _environment(service: dict) -> dict[str, str]:
+    env = service.get("environment") or {}
+    if isinstance(env, list):
+        env = dict(item.split("=", 1) if "=" in item else (item, None) for item in env)
+    return env
+
+
+def _dockerfile_cmd() -> list[str]:
+    text = (ROOT / "Dockerfile").read_text()
+    logical = re.sub(r"\\\n", " ", text).splitlines()
+    cmds = [line.strip()[len("CMD"):].strip() for line in logical if re.match(r"\s*CMD\s", line, re.I)]
+    assert cmds, "the Dockerfile has no CMD"
+    cmd = cmds[-1]  # the last CMD is the one that counts
+    return json.loads(cmd) if cmd.startswith("[") else shlex.split(cmd)
+
+
+def _assert_wsgi_app(target: str) -> None:
+    module_name, _, attr = target.partition(":")
+    assert module_name and attr, f"{target!r} is not module:attr"
+    app = getattr(importlib.import_module(module_name), attr)
+    assert callable(app), f"{target} is not callable"
+    inspect.signature(app).bind({}, lambda status, headers, exc_info=None: None)  # (environ, start_response)
+
+
+def test_compose_defines_postgres_redis_web_and_worker(compose):
+    assert set(SERVICES) <= set(compose["services"])
+
+
+@pytest.mark.parametrize("name", SERVICES)
+def test_every_service_has_a_healthcheck(compose, name):
+    healthcheck = _service(compose, name).get("healthcheck")
+    assert healthcheck and healthcheck.get("test"), f"{name} has no healthcheck"
+    assert not healthcheck.get("disable", False)
+
+
+@pytest.mark.parametrize("name", APP_SERVICES)
+def test_the_app_services_wait_for_healthy_postgres_and_redis(compose, name):
+    depends_on = _service(compose, name).get("depends_on")
+    assert isinstance(depends_on, dict), f"{name}: depends_on needs the long form to carry a condition"
+    for dependency in ("postgres", "redis"):
+        assert depends_on.get(dependency, {}).get("condition") == "service_healthy", (name, dependency)
+
+
+@pytest.mark.parametrize("name", APP_SERVICES)
+@pytest.mark.parametrize("variable", LLM_VARIABLES)
+def test_the_llm_settings_reach_the_app_services_from_the_host(compose, name, variable):
+    value = _environment(_service(compose, name)).get(variable)
+    assert value is not None, f"{variable} does not reach {name}"
+    # ${VAR}, ${VAR:-} or ${VAR-default}: the host's value, an unset one staying empty (offline judge).
+    assert re.fullmatch(rf"\$\{{{variable}(:?-[^}}]*)?\}}", value), f"{name}: {variable}={value!r}"
+
+
+@pytest.mark.parametrize("name", APP_SERVICES)
+def test_the_app_services_point_at_the_compose_postgres_and_redis(compose, name):
+    env = _environment(_service(compose, name))
+    assert re.match(r"postgres(ql)?://[^@]+@postgres:5432/", env["DATABASE_URL"])
+    assert env["CELERY_BROKER_URL"].startswith("redis://redis:6379/")
+    assert env["SECRET_KEY"].startswith("${SECRET_KEY:?"), "SECRET_KEY must be required, not defaulted"
+
+
+def test_the_web_command_runs_a_real_management_command_first(compose):
+    from django.core.management import get_commands
+
+    steps = _steps(_service(compose, "web")["command"])
+    first = steps[0]
+    assert Path(first[0]).name.startswith("python") and first[1] == "manage.py", first
+    assert (ROOT / "manage.py").is_file()
+    assert first[2] == "migrate"
+    assert first[2] in get_commands()
+    assert Path(steps[-1][0]).name == "gunicorn", "gunicorn starts only after migrate succeeded"
+
+
+def test_the_web_command_names_a_real_wsgi_app(compose):
+    _assert_wsgi_app(_gunicorn_target(_step(_service(compose, "web")["command"], "gunicorn")))
+
+
+def test_the_dockerfile_cmd_serves_the_same_wsgi_app_as_the_web_service(compose):
+    cmd = _dockerfile_cmd()
+    assert Path(cmd[0]).name == "gunicorn", cmd
+    web_target = _gunicorn_target(_step(_service(compose, "web")["command"], "gunicorn"))
+    assert _gunicorn_target(cmd) == web_target
+    _assert_wsgi_app(_gunicorn_target(cmd))
+
+
+def test_the_worker_command_names_a_real_celery_app(compose):
+    from celery import Celery
+    from celery.app.utils import find_app
+
+    argv = _step(_service(compose, "worker")["command"], "celery")
+    assert "worker" in argv
+    name = _celery_app_name(argv)
+    app = find_app(name)  # how `celery -A name` resolves it
+    assert isinstance(app, Celery)
+    assert app is importlib.import_module("reviewapp.celery").app
+
+
+def test_the_worker_healthcheck_pings_the_same_celery_app(compose):
+    test = _service(compose, "worker")["healthcheck"]["test"]
+    if isinstance(test, list) and test[0] in ("CMD", "CMD-SHELL"):
+        test = test[1:] if test[0] == "CMD" else test[1]
+    argv = _step(test, "celery")
+    assert _celery_app_name(argv) == _celery_app_name(_step(_service(compose, "worker")["command"], "celery"))
+    assert argv[argv.index("inspect") + 1] == "ping"

@@ -1,0 +1,201 @@
+"""The judging service in-process, against real Postgres: claiming, failures, retries, constraints."""
+
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+import judges
+from judges import JudgeError
+from reviewapp.models import Answer, Claim, Evidence, JudgeRun
+from reviewapp.services.ingest import answer_ingest
+from reviewapp.services.judging import AnswerBusy, TransientJudgeFailure, answer_judge
+from tests.conftest import fare_payload
+
+
+def _ingest(**overrides) -> Answer:
+    return answer_ingest(client=None, request=judges.JudgeRequest.model_validate(fare_payload(**overrides))).answer
+
+
+@pytest.mark.django_db
+def test_it_judges_an_answer_once_and_a_second_delivery_does_nothing():
+    answer = _ingest()
+    run = answer_judge(answer_id=answer.pk)
+    assert run.status == "succeeded"
+    assert answer_judge(answer_id=answer.pk) is None
+    assert JudgeRun.objects.count() == 1
+    assert Claim.objects.count() == 2
+    answer.refresh_from_db()
+    assert (answer.status, answer.judged_by) == ("judged", run)
+    assert answer.claim_token is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_deliveries_at_once_produce_one_claim_set():
+    answer = _ingest()
+    barrier = threading.Barrier(4)
+    outcomes = []
+
+    def deliver():
+        barrier.wait()
+        try:
+            outcomes.append(answer_judge(answer_id=answer.pk))
+        except AnswerBusy:
+            outcomes.append("busy")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=deliver) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sum(isinstance(o, JudgeRun) for o in outcomes) == 1
+    assert JudgeRun.objects.count() == 1
+    assert Claim.objects.values("run").distinct().count() == 1
+
+
+@pytest.mark.django_db
+def test_a_delivery_finding_the_answer_claimed_elsewhere_is_told_when_to_retry():
+    answer = _ingest()
+    Answer.objects.filter(pk=answer.pk).update(status="judging", claim_expires_at=timezone.now() + timedelta(seconds=90))
+    with pytest.raises(AnswerBusy) as busy:
+        answer_judge(answer_id=answer.pk)
+    assert 80 < busy.value.retry_in <= 90
+
+
+@pytest.mark.django_db
+def test_an_expired_claim_is_taken_over_and_the_abandoned_run_is_closed():
+    answer = _ingest()
+    stale = JudgeRun.objects.create(answer=answer, profile="offline", prompt_version="v1", backend="offline",
+                                    model="rules", config_key="x")
+    Answer.objects.filter(pk=answer.pk).update(status="judging", claim_expires_at=timezone.now() - timedelta(seconds=1))
+    run = answer_judge(answer_id=answer.pk)
+    assert run.status == "succeeded"
+    stale.refresh_from_db()
+    assert stale.status == "failed" and "abandoned" in stale.error
+
+
+@pytest.mark.django_db
+def test_a_crashing_judge_leaves_a_failed_run_holding_the_error(monkeypatch):
+    def crash(request, config):
+        raise RuntimeError("parser exploded on claim 3")
+
+    monkeypatch.setattr(judges, "judge", crash)
+    answer = _ingest()
+    run = answer_judge(answer_id=answer.pk)
+    run.refresh_from_db()
+    answer.refresh_from_db()
+    assert run.status == "failed"
+    assert run.error == "RuntimeError: parser exploded on claim 3"
+    assert answer.status == "failed"
+    assert (answer.review_status, answer.routing_reason) == ("in_review", "judge failed")
+    assert Claim.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_a_transient_failure_gives_the_answer_back_for_a_retry(monkeypatch):
+    def rate_limited(request, config):
+        raise JudgeError("429 Too Many Requests", transient=True, attempts=3)
+
+    monkeypatch.setattr(judges, "judge", rate_limited)
+    answer = _ingest()
+    with pytest.raises(TransientJudgeFailure):
+        answer_judge(answer_id=answer.pk, last_try=False)
+    answer.refresh_from_db()
+    assert answer.status == "queued" and answer.claim_token is None
+    run = JudgeRun.objects.get()
+    assert (run.status, run.error_is_transient, run.attempts) == ("failed", True, 3)
+
+    monkeypatch.undo()
+    assert answer_judge(answer_id=answer.pk).status == "succeeded"  # the retry judges it
+
+
+@pytest.mark.django_db
+def test_a_transient_failure_on_the_last_try_fails_the_answer(monkeypatch):
+    monkeypatch.setattr(judges, "judge", lambda r, c: (_ for _ in ()).throw(JudgeError("timeout", transient=True)))
+    answer = _ingest()
+    answer_judge(answer_id=answer.pk, last_try=True)
+    answer.refresh_from_db()
+    assert answer.status == "failed"
+
+
+@pytest.mark.django_db
+def test_a_result_with_a_span_outside_the_answer_is_refused_not_stored(monkeypatch):
+    real_judge = judges.judge
+
+    def bad_spans(request, config):
+        output = real_judge(request, config)
+        output.result.claims[0].answer_span = (0, len(request.answer) + 10)
+        return output
+
+    monkeypatch.setattr(judges, "judge", bad_spans)
+    answer = _ingest()
+    run = answer_judge(answer_id=answer.pk)
+    run.refresh_from_db()
+    assert run.status == "failed" and "outside the answer" in run.error
+    assert Claim.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_a_rerun_of_the_same_configuration_supersedes_the_previous_run():
+    answer = _ingest()
+    first = answer_judge(answer_id=answer.pk)
+    Answer.objects.filter(pk=answer.pk).update(status="queued")
+    second = answer_judge(answer_id=answer.pk)
+    first.refresh_from_db()
+    assert (first.is_current, second.is_current) == (False, True)
+    assert Claim.objects.filter(run=first).count() == Claim.objects.filter(run=second).count() == 2
+
+
+@pytest.mark.django_db
+def test_the_database_refuses_two_current_runs_of_one_configuration():
+    answer = _ingest()
+    fields = dict(answer=answer, profile="p", prompt_version="v1", backend="offline", model="m", config_key="k",
+                  status="succeeded", is_current=True)
+    JudgeRun.objects.create(**fields)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        JudgeRun.objects.create(**fields)
+
+
+@pytest.mark.django_db
+def test_the_database_refuses_a_claim_span_past_the_end_of_its_answer():
+    answer = _ingest()
+    run = JudgeRun.objects.create(answer=answer, profile="p", prompt_version="v1", backend="offline", model="m", config_key="k")
+    end = len(answer.answer)
+    Claim.objects.create(run=run, answer=answer, position=0, cid="c1", text="t", answer_start=0, answer_end=end, label="SUPPORTED")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Claim.objects.create(run=run, answer=answer, position=1, cid="c2", text="t", answer_start=0,
+                             answer_end=end + 1, label="SUPPORTED")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Claim.objects.create(run=run, answer=answer, position=2, cid="c3", text="t", answer_start=5,
+                             answer_end=4, label="SUPPORTED")
+
+
+@pytest.mark.django_db
+def test_the_database_refuses_an_evidence_span_past_the_end_of_its_passage():
+    answer = _ingest()
+    passage = answer.passages.get(pid="P2")
+    run = JudgeRun.objects.create(answer=answer, profile="p", prompt_version="v1", backend="offline", model="m", config_key="k")
+    claim = Claim.objects.create(run=run, answer=answer, position=0, cid="c1", text="t", label="SUPPORTED")
+    Evidence.objects.create(claim=claim, passage=passage, passage_pid="P2", position=0, quote="q", start=0,
+                            end=len(passage.text), match="exact")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Evidence.objects.create(claim=claim, passage=passage, passage_pid="P2", position=1, quote="q", start=0,
+                                end=len(passage.text) + 1, match="exact")
+    with pytest.raises(IntegrityError), transaction.atomic():  # a found quote must have a span
+        Evidence.objects.create(claim=claim, passage=passage, passage_pid="P2", position=2, quote="q", match="exact")
+
+
+@pytest.mark.django_db
+def test_history_rows_cannot_be_changed_or_deleted():
+    from reviewapp.models import Policy
+
+    policy = Policy.current()
+    policy.note = "edited"
+    with pytest.raises(ValueError, match="append-only"):
+        policy.save()
+    with pytest.raises(ValueError, match="append-only"):
+        policy.delete()

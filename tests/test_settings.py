@@ -1,0 +1,68 @@
+"""Settings come from the environment; a malformed value stops start-up naming the variable."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+def _start(**env) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in env}
+    return subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=clean | {k: v for k, v in env.items() if v is not None},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    "variable, value",
+    [
+        ("DEBUG", "maybe"),
+        ("DATABASE_URL", "mysql://root@localhost/x"),
+        ("DATABASE_URL", "not a url"),
+        ("CELERY_BROKER_URL", "http://127.0.0.1:6379"),
+        ("OPENAI_BASE_URL", "127.0.0.1:8080/v1"),
+        ("JUDGE_BACKEND", "gpt"),
+        ("JUDGE_TASK_TIME_LIMIT", "ten"),
+        ("ALLOWED_HOSTS", "a,,b"),
+        ("JUDGE_TIMEOUT_SECONDS", "0"),
+    ],
+)
+def test_a_malformed_value_stops_start_up_naming_the_variable(variable, value):
+    result = _start(**{variable: value})
+    assert result.returncode != 0
+    assert variable in result.stderr
+    assert "ImproperlyConfigured" in result.stderr
+
+
+def test_the_openai_backend_without_an_endpoint_stops_start_up():
+    result = _start(JUDGE_BACKEND="openai", OPENAI_BASE_URL=None)
+    assert result.returncode != 0
+    assert "OPENAI_BASE_URL" in result.stderr
+
+
+def test_well_formed_values_start():
+    result = _start(DEBUG="yes", ALLOWED_HOSTS="claimdesk.example.org,localhost", JUDGE_TASK_TIME_LIMIT="400")
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_visibility_timeout_outlasts_the_hard_time_limit(settings):
+    # Otherwise Redis would hand a slow but healthy task to a second worker.
+    assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] > settings.CELERY_TASK_TIME_LIMIT
+    assert settings.JUDGE_CLAIM_SECONDS > settings.CELERY_TASK_TIME_LIMIT
+
+
+def test_the_celery_app_is_configured_for_at_least_once_delivery():
+    from reviewapp.celery import app
+
+    conf = app.conf
+    assert conf.task_acks_late and conf.task_reject_on_worker_lost
+    assert conf.worker_prefetch_multiplier == 1
+    assert conf.task_soft_time_limit < conf.task_time_limit

@@ -1,0 +1,96 @@
+"""The web pages: sign-in required, untrusted text escaped, highlights on exact offsets."""
+
+from io import StringIO
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+
+import judges
+from reviewapp.highlight import pieces
+from reviewapp.services.ingest import answer_ingest
+from reviewapp.services.judging import answer_judge
+from tests.conftest import fare_payload
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def reviewer(client):
+    user = get_user_model().objects.create_user("rita", password="pw-rita-123")
+    client.force_login(user)
+    return user
+
+
+def _judged_answer(**overrides):
+    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(fare_payload(**overrides))).answer
+    answer_judge(answer_id=answer.pk)
+    return answer
+
+
+@pytest.mark.parametrize("url", ["/", "/answers/1/"])
+def test_strangers_are_sent_to_sign_in(client, url):
+    response = client.get(url)
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/")
+
+
+def test_the_login_page_renders(client):
+    assert client.get("/accounts/login/").status_code == 200
+
+
+def test_the_answer_list_shows_verdicts(client, reviewer):
+    _judged_answer()
+    response = client.get("/")
+    assert response.status_code == 200
+    assert b"How much is a senior fare?" in response.content
+    assert b"verdict-" in response.content
+
+
+def test_the_answer_list_polls_while_answers_wait_and_stops_after(client, reviewer):
+    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(fare_payload())).answer
+    assert b'hx-trigger="every 2s"' in client.get("/").content
+    answer_judge(answer_id=answer.pk)
+    response = client.get("/", headers={"HX-Request": "true"})
+    assert response.status_code == 286  # htmx's "stop polling"
+    assert b"<html" not in response.content  # only the partial
+
+
+def test_untrusted_text_is_escaped_everywhere_on_the_answer_page(client, reviewer):
+    script = "<script>alert(1)</script>"
+    answer = _judged_answer(
+        question=f"Fare? {script}",
+        answer=f"Seniors pay $1.00 per ride. <img src=x onerror=alert(2)> {script}",
+        passages=[{"text": f"Riders aged 65 and older pay $1.00 per ride. {script}", "title": script}],
+    )
+    html = client.get(f"/answers/{answer.pk}/").content.decode()
+    assert "<script>alert" not in html
+    assert "<img src=x" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "hx-disable" in html
+
+
+def test_pieces_cover_the_text_exactly_with_marks_on_the_offsets():
+    text = "abcdefghij"
+    result = pieces(text, [(2, 4, "x"), (3, 6, "overlap"), (6, 8, "y")])
+    assert "".join(p.text for p in result) == text
+    assert [(p.text, p.mark) for p in result] == [("ab", None), ("cd", "x"), ("ef", "overlap"), ("gh", "y"), ("ij", None)]
+
+
+def test_healthz_answers_ok_when_the_database_does(client):
+    response = client.get("/healthz")
+    assert (response.status_code, response.content) == (200, b"ok")
+
+
+def test_create_api_token_prints_a_working_token_once(api):
+    out = StringIO()
+    call_command("create_api_token", "pipeline-prod", stdout=out, stderr=StringIO())
+    token = out.getvalue().strip()
+    assert token.startswith("cdk_")
+    assert api.post(fare_payload(), token=token).status_code == 202
+
+
+def test_create_api_token_refuses_a_duplicate_name():
+    call_command("create_api_token", "dup", stdout=StringIO(), stderr=StringIO())
+    with pytest.raises(CommandError, match="already exists"):
+        call_command("create_api_token", "dup")
