@@ -36,6 +36,7 @@ PRODUCTS = ["single ride", "day pass", "weekly pass", "monthly pass", "transfer"
 DOCUMENTS = ["Senior ID card", "Medicare card", "student ID", "Reduced Fare card", "proof of age"]
 PLACES = ["customer service center", "ticket vending machine", "station agent", "mobile app"]
 MONTHS = ["January", "March", "June", "September", "November"]
+CENTS = ["00", "25", "50", "75"]
 
 TEMPLATES = [
     "The {product} fare for {rider} riders is ${price}, according to Sec. {section} of the tariff.",
@@ -52,7 +53,8 @@ TEMPLATES = [
 def sentence(rng: random.Random) -> str:
     return rng.choice(TEMPLATES).format(
         product=rng.choice(PRODUCTS), rider=rng.choice(RIDERS), document=rng.choice(DOCUMENTS),
-        place=rng.choice(PLACES), month=rng.choice(MONTHS), price=f"{rng.randint(1, 120)}.{rng.choice(['00', '25', '50', '75'])}",
+        place=rng.choice(PLACES), month=rng.choice(MONTHS),
+        price=f"{rng.randint(1, 120)}.{rng.choice(CENTS)}",
         section=f"{rng.randint(1, 9)}.{rng.randint(1, 9)}", age=rng.choice([5, 6, 12, 18, 62, 65]),
         minutes=rng.choice([90, 120, 180]), day=rng.randint(1, 28), year=rng.choice([2025, 2026]),
         percent=rng.choice([25, 50, 75]), count=rng.randint(1, 4),
@@ -99,8 +101,9 @@ def timed_ms(batch: list[JudgeRequest], cold: bool) -> list[float]:
 def report(name: str, timings: list[float]) -> None:
     median = statistics.median(timings)
     p95 = statistics.quantiles(timings, n=20)[-1]
+    overall = len(timings) / (sum(timings) / 1000)
     print(f"{name:5}  median {median:6.2f} ms/answer  p95 {p95:6.2f} ms  "
-          f"{1000 / median:7.1f} answers/s at the median  {len(timings) / (sum(timings) / 1000):7.1f} answers/s overall")
+          f"{1000 / median:7.1f} answers/s at the median  {overall:7.1f} answers/s overall")
 
 
 def main() -> int:

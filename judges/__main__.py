@@ -40,7 +40,8 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     check = commands.add_parser("check", help="judge one request and print the normalized result as JSON")
-    check.add_argument("--input", required=True, help="request JSON file (DESIGN.md's ingest payload), or - for stdin")
+    check.add_argument("--input", required=True,
+                       help="request JSON file (DESIGN.md's ingest payload), or - for stdin")
     check.add_argument("--backend", choices=("offline", "openai"), default="offline")
     check.add_argument("--fail-under", type=_score, default=None, metavar="SCORE",
                        help="exit 1 when grounding_score is below SCORE (0..1)")
@@ -88,6 +89,7 @@ def _load_request(source: str) -> JudgeRequest:
 
 
 def _read_json(source: str) -> Any:
+    name = "stdin" if source == "-" else source
     try:
         if source == "-":
             raw = sys.stdin.read()
@@ -95,11 +97,11 @@ def _read_json(source: str) -> Any:
             with open(source, encoding="utf-8") as handle:
                 raw = handle.read()
     except (OSError, UnicodeDecodeError) as error:
-        raise BadInput(f"cannot read {source}: {error}") from None
+        raise BadInput(f"cannot read {name}: {error}") from None
     try:
         return json.loads(raw)
     except json.JSONDecodeError as error:
-        raise BadInput(f"{source} is not valid JSON: {error}") from None
+        raise BadInput(f"{name} is not valid JSON: {error}") from None
 
 
 def _describe(error: ValidationError) -> str:

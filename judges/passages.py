@@ -39,7 +39,8 @@ class PassageIndex:
             return None
         first = pieces[max(best - 1, 0)].span[0]
         last = pieces[min(best + 1, len(pieces) - 1)].span[1]
-        sentences = [Piece((start + first, end + first), found) for (start, end), found in _sentences(self.text[first:last])]
+        region = self.text[first:last]
+        sentences = [Piece((start + first, end + first), found) for (start, end), found in _sentences(region)]
         choice = _most_shared(terms, sentences)
         return sentences[choice].span if choice is not None else pieces[best].span
 
@@ -55,7 +56,7 @@ def _most_shared(terms: frozenset[str], pieces: Sequence[Piece]) -> int | None:
 
 # The same policy passages come back for answer after answer, so what is learnt about a passage
 # text is kept per process. Bounded, because a passage may be up to 100k characters.
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=512)
 def index_passage(text: str) -> PassageIndex:
     numbers = frozenset(number_values(text))
     return PassageIndex(text=text, terms=frozenset(content_words(text)) | numbers, numbers=numbers)
@@ -66,7 +67,7 @@ def _pieces(text: str) -> tuple[Piece, ...]:
     return tuple(Piece(span, key_terms(text[span[0]:span[1]])) for span in rough_pieces(text))
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=4096)  # keyed by a few hundred characters around a match, so more of them
 def _sentences(text: str) -> tuple[tuple[Span, frozenset[str]], ...]:
     return tuple((span, key_terms(text[span[0]:span[1]])) for span in split_sentences(text))
 

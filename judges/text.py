@@ -120,7 +120,8 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 def content_words(text: str) -> list[str]:
     """Lowercased words with punctuation, digits and stopwords removed and plurals folded."""
-    return [_singular(word) for word in _WORD.findall(text.lower()) if len(word) > 1 and word not in STOPWORDS]
+    words = _WORD.findall(text.lower())
+    return [_singular(word) for word in words if len(word) > 1 and word not in STOPWORDS]
 
 
 @lru_cache(maxsize=65536)
@@ -155,11 +156,11 @@ class NumberMention:
 
 # A citation marker such as [2] or [P3, P4] points at a passage; it is not a fact to check.
 _CITATION = re.compile(r"\[\s*P?\d+(?:\s*[,;]\s*P?\d+)*\s*\]", re.IGNORECASE)
-# Digits glued to letters (P2, c1, COVID19) are names, not quantities; "1,500" keeps its comma
-# only when it groups thousands. The sign, percent, plus, ordinal suffix and unit word stay in the
-# span so a highlighted fabrication shows what the answer actually said.
 _DIGIT = re.compile(r"\d")
-# The atomic group stops "2.75x" or "1,5000" from matching a shorter prefix.
+# Digits glued to letters (P2, c1, COVID19) are names, not quantities; "1,500" keeps its comma
+# only when it groups thousands, and the atomic group stops "2.75x" or "1,5000" from matching a
+# shorter prefix. The sign, percent, plus, ordinal suffix and unit word stay in the match so a
+# highlighted fabrication shows what the answer actually said.
 _NUMBER = re.compile(
     r"(?:(?<![.,\d])(?P<money>[$€£])\s?|(?<![\w.,$€£]))"
     r"(?P<digits>(?>\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?))"
@@ -172,8 +173,8 @@ def numbers(text: str) -> list[NumberMention]:
     """Every number in `text` with its span, skipping citation markers like [P2]."""
     return [
         NumberMention(
-            text=match.group().strip(),
-            span=_trim(text, *match.span()),
+            text=match.group(),
+            span=match.span(),
             value=_value_of(match),
             is_money=match.group("money") is not None or match.group("unit") not in (None, "percent"),
             is_percent=match.group("suffix") == "%" or match.group("unit") == "percent",

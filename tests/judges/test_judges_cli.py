@@ -1,0 +1,82 @@
+"""`python -m judges`, run as a user would: a subprocess with the repo root as working directory."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+GROUNDED_REQUEST = {
+    "passages": [{"text": "The regular adult fare is $2.75 per ride. Seniors pay $1.35 per ride."}],
+    "answer": "The regular adult fare is $2.75 per ride. Seniors pay $1.35 per ride.",
+}
+HALF_GROUNDED_REQUEST = GROUNDED_REQUEST | {
+    "answer": "The regular adult fare is $2.75 per ride. A day pass costs $9.",
+}
+
+
+@pytest.fixture
+def run(repo_root, tmp_path):
+    def run_judges(*args: str, request=None, stdin=None) -> subprocess.CompletedProcess:
+        if request is not None:
+            path = tmp_path / "request.json"
+            path.write_text(request if isinstance(request, str) else json.dumps(request), encoding="utf-8")
+            args = tuple(str(path) if arg == "REQUEST" else arg for arg in args)
+        command = [sys.executable, "-m", "judges", *args]
+        return subprocess.run(command, cwd=repo_root, input=stdin, capture_output=True, text=True, timeout=60)
+
+    return run_judges
+
+
+def test_check_prints_the_normalized_result_and_exits_0(run):
+    finished = run("check", "--input", "REQUEST", request=GROUNDED_REQUEST)
+    assert finished.returncode == 0, finished.stderr
+    result = json.loads(finished.stdout)
+    assert result["verdict"] == "GROUNDED"
+    assert result["grounding_score"] == 1.0
+    assert result["claims"][0]["evidence"][0]["passage_id"] == "P1"
+    assert result["judge"]["backend"] == "offline"
+
+
+def test_check_reads_the_request_from_stdin(run):
+    finished = run("check", "--input", "-", "--backend", "offline", stdin=json.dumps(GROUNDED_REQUEST))
+    assert finished.returncode == 0, finished.stderr
+    assert json.loads(finished.stdout)["verdict"] == "GROUNDED"
+
+
+def test_check_exits_1_when_the_score_is_under_fail_under(run):
+    finished = run("check", "--input", "REQUEST", "--fail-under", "0.95", request=HALF_GROUNDED_REQUEST)
+    assert finished.returncode == 1
+    assert json.loads(finished.stdout)["grounding_score"] == 0.5
+
+
+def test_check_exits_0_when_the_score_meets_fail_under(run):
+    finished = run("check", "--input", "REQUEST", "--fail-under", "0.5", request=HALF_GROUNDED_REQUEST)
+    assert finished.returncode == 0
+
+
+def test_check_exits_2_and_names_the_bad_field(run):
+    request = {"passages": [{"id": "P1"}], "answer": "Seniors pay $1."}
+    finished = run("check", "--input", "REQUEST", request=request)
+    assert finished.returncode == 2
+    assert "passages[0].text" in finished.stderr
+    assert finished.stdout == ""
+
+
+def test_check_exits_2_on_invalid_json_or_a_missing_file(run, tmp_path):
+    assert run("check", "--input", "REQUEST", request="{not json").returncode == 2
+    missing = run("check", "--input", str(tmp_path / "missing.json"))
+    assert missing.returncode == 2
+    assert "missing.json" in missing.stderr
+
+
+def test_check_exits_3_when_the_judge_fails(run):
+    finished = run("check", "--input", "REQUEST", "--backend", "openai", request=GROUNDED_REQUEST)
+    assert finished.returncode == 3
+    assert "openai" in finished.stderr
+
+
+def test_profiles_lists_the_offline_judge(run):
+    finished = run("profiles")
+    assert finished.returncode == 0
+    assert "offline v1 (backend offline)" in finished.stdout.splitlines()
