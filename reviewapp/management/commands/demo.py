@@ -38,6 +38,10 @@ class Command(BaseCommand):
         parser.add_argument("--no-server", action="store_true", help="load data, judge it, then exit")
 
     def handle(self, *args, port: int, no_server: bool, **options):
+        # Ctrl-C or a plain `kill` stops both processes, even when started from a script that
+        # ignores SIGINT (background jobs of a non-interactive shell do).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
         call_command("migrate", interactive=False, verbosity=0)
         passwords = {name: self._demo_user(name, admin=(name == "admin")) for name in ("admin", "reviewer")}
         token = self._demo_token()
@@ -77,7 +81,8 @@ class Command(BaseCommand):
         command = [sys.executable, "-m", "celery", "-A", "reviewapp", "worker", "-P", "threads", "-c", "2",
                    "-l", "warning", "-n", "demo@%h"]
         self.stdout.write(f"Starting a Celery worker on {settings.CELERY_BROKER_URL} ...")
-        return subprocess.Popen(command, cwd=settings.BASE_DIR)
+        # Its own session: the terminal's Ctrl-C reaches only us, and we stop it in order.
+        return subprocess.Popen(command, cwd=settings.BASE_DIR, start_new_session=True)
 
     def _load_and_wait(self) -> None:
         client = ApiClient.objects.get(name="demo")
