@@ -2,12 +2,16 @@
 
 Exit codes of `check`: 0 judged, 1 judged but grounding_score < --fail-under, 2 bad input,
 3 the judge itself failed (JudgeError).
+
+The openai backend reads OPENAI_BASE_URL, OPENAI_API_KEY, JUDGE_MODEL and JUDGE_PROFILE from
+the environment, like the app; with no OPENAI_BASE_URL the offline judge is the default.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -21,9 +25,6 @@ EXIT_OK = 0
 EXIT_BELOW_THRESHOLD = 1
 EXIT_BAD_INPUT = 2
 EXIT_JUDGE_FAILED = 3
-
-# What `profiles` lists: (name, version, backend). Grows as profiles are added.
-PROFILES = ((OFFLINE_PROFILE, OFFLINE_VERSION, "offline"),)
 
 
 class BadInput(Exception):
@@ -42,7 +43,12 @@ def _parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", help="judge one request and print the normalized result as JSON")
     check.add_argument("--input", required=True,
                        help="request JSON file (DESIGN.md's ingest payload), or - for stdin")
-    check.add_argument("--backend", choices=("offline", "openai"), default="offline")
+    check.add_argument("--backend", choices=("offline", "openai"),
+                       default="openai" if os.environ.get("OPENAI_BASE_URL") else "offline",
+                       help="default: openai when OPENAI_BASE_URL is set, else offline")
+    check.add_argument("--profile", default=None, metavar="NAME[@VERSION]",
+                       help="judge profile for the openai backend (default: the request's, then JUDGE_PROFILE, "
+                            "then claim_audit); see `profiles`")
     check.add_argument("--fail-under", type=_score, default=None, metavar="SCORE",
                        help="exit 1 when grounding_score is below SCORE (0..1)")
     check.set_defaults(run=_check)
@@ -68,8 +74,15 @@ def _check(args: argparse.Namespace) -> int:
     except BadInput as error:
         print(f"bad input: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    config = JudgeConfig(
+        backend=args.backend,
+        profile=args.profile or request.profile or os.environ.get("JUDGE_PROFILE") or "claim_audit",
+        model=os.environ.get("JUDGE_MODEL") or "gpt-4o-mini",
+        base_url=os.environ.get("OPENAI_BASE_URL") or None,
+        api_key=os.environ.get("OPENAI_API_KEY") or None,
+    )
     try:
-        output = judge(request, JudgeConfig(backend=args.backend))
+        output = judge(request, config)
     except JudgeError as error:
         print(f"judge failed: {error}", file=sys.stderr)
         return EXIT_JUDGE_FAILED
@@ -121,8 +134,11 @@ def _field_path(loc: tuple[Any, ...]) -> str:
 
 
 def _profiles(args: argparse.Namespace) -> int:
-    for name, version, backend in PROFILES:
-        print(f"{name} {version} (backend {backend})")
+    from judges.profiles import list_profiles
+
+    for name, versions in list_profiles():
+        print(f"{name} {' '.join(versions)} (backend openai; latest {versions[-1]})")
+    print(f"{OFFLINE_PROFILE} {OFFLINE_VERSION} (backend offline; needs no model)")
     return EXIT_OK
 
 

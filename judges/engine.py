@@ -20,7 +20,10 @@ class JudgeConfig:
     model: str = ""
     base_url: str | None = None
     api_key: str | None = None
-    timeout_s: float = 60.0
+    timeout_s: float = 60.0  # one HTTP request
+    retry_budget_s: float = 120.0  # all requests for one answer, retries and repair included
+    max_attempts: int = 5  # failed requests before giving up (a transient JudgeError)
+    backoff_cap_s: float = 20.0
 
 
 class JudgeError(Exception):
@@ -58,8 +61,17 @@ def identify(config: JudgeConfig) -> JudgeIdentity:
         from judges.offline import OFFLINE_MODEL, OFFLINE_PROFILE, OFFLINE_VERSION
 
         return JudgeIdentity(OFFLINE_PROFILE, OFFLINE_VERSION, "offline", OFFLINE_MODEL)
-    profile, _, version = config.profile.partition("@")
-    return JudgeIdentity(profile, version or "latest", config.backend, config.model)
+    profile = _profile(config)
+    return JudgeIdentity(profile.name, profile.version, config.backend, config.model)
+
+
+def _profile(config: JudgeConfig):
+    from judges.profiles import UnknownProfile, get_profile
+
+    try:
+        return get_profile(config.profile)
+    except UnknownProfile as exc:
+        raise JudgeError(str(exc), transient=False) from None
 
 
 def judge(request: JudgeRequest, config: JudgeConfig) -> JudgeOutput:
@@ -68,4 +80,8 @@ def judge(request: JudgeRequest, config: JudgeConfig) -> JudgeOutput:
 
         result = judge_offline(request)
         return JudgeOutput(result=result, raw_output=result.model_dump_json())
-    raise JudgeError(f"judge backend {config.backend!r} is not available in this build", transient=False)
+    if config.backend == "openai":
+        from judges.backends.openai_chat import judge_openai
+
+        return judge_openai(request, config, _profile(config))
+    raise JudgeError(f"unknown judge backend {config.backend!r}", transient=False)

@@ -125,6 +125,8 @@ JUDGE_BACKEND = env_choice("JUDGE_BACKEND", ("offline", "openai"), "openai" if O
 if JUDGE_BACKEND == "openai" and not OPENAI_BASE_URL:
     raise ImproperlyConfigured("JUDGE_BACKEND=openai needs OPENAI_BASE_URL")
 JUDGE_TIMEOUT_SECONDS = env_float("JUDGE_TIMEOUT_SECONDS", 60.0, minimum=1.0)
+# All LLM requests for one answer (retries and the repair request included) fit in this budget.
+JUDGE_RETRY_BUDGET_SECONDS = env_float("JUDGE_RETRY_BUDGET_SECONDS", 120.0, minimum=1.0)
 
 # --- Celery ----------------------------------------------------------------------------------
 # The demo's default broker is a folder on disk: no server to install, a real worker process.
@@ -140,6 +142,8 @@ CELERY_TASK_SOFT_TIME_LIMIT = env_int("JUDGE_TASK_SOFT_TIME_LIMIT", 240, minimum
 CELERY_TASK_TIME_LIMIT = env_int("JUDGE_TASK_TIME_LIMIT", 300, minimum=10)
 if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured("JUDGE_TASK_TIME_LIMIT must be greater than JUDGE_TASK_SOFT_TIME_LIMIT")
+if JUDGE_RETRY_BUDGET_SECONDS >= CELERY_TASK_SOFT_TIME_LIMIT:
+    raise ImproperlyConfigured("JUDGE_RETRY_BUDGET_SECONDS must be less than JUDGE_TASK_SOFT_TIME_LIMIT")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 if CELERY_BROKER_URL.startswith("filesystem://"):

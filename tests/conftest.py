@@ -73,8 +73,27 @@ def _test_database_url() -> str:
 
 
 @pytest.fixture(scope="session")
-def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
-    """A real `celery worker` subprocess on the Redis broker, judging into the test database."""
+def fake_llm_server():
+    """One fake OpenAI-compatible endpoint for the session; the worker subprocess knows its URL."""
+    from tests.fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_llm(fake_llm_server):
+    fake_llm_server.reset()
+    yield fake_llm_server
+    fake_llm_server.reset()
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory, fake_llm_server):
+    """A real `celery worker` subprocess on the Redis broker, judging into the test database.
+
+    It judges offline by default; a Policy naming the openai backend sends it to the fake LLM.
+    """
     from django.conf import settings
 
     log = tmp_path_factory.mktemp("worker") / "worker.log"
@@ -85,6 +104,11 @@ def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory):
         # Short limits so a test about claims and retries does not wait minutes.
         "JUDGE_TASK_SOFT_TIME_LIMIT": "15",
         "JUDGE_TASK_TIME_LIMIT": "20",
+        "JUDGE_RETRY_BUDGET_SECONDS": "10",
+        "JUDGE_BACKEND": "offline",
+        "OPENAI_BASE_URL": fake_llm_server.base_url,
+        "OPENAI_API_KEY": "test-key",
+        "JUDGE_MODEL": "fake-judge",
     }
     command = [
         sys.executable, "-m", "celery", "-A", "reviewapp", "worker", "-P", "threads", "-c", "4",

@@ -5,6 +5,10 @@ import pytest
 from reviewapp.models import Answer, Claim, JudgeRun, Policy
 from reviewapp.tasks import judge_answer
 from tests.conftest import fare_payload, wait_for
+from tests.fake_openai import Reply
+
+# The answer that tests.judges.test_openai_backend.GOOD judges: its claims are verbatim in it.
+ANSWER_FOR_GOOD = "Riders aged 65 and older pay a reduced fare of $1.35 per ride. Monthly passes cost $20."
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
 
@@ -69,16 +73,38 @@ def test_a_task_delivered_three_times_produces_one_claim_set(api, celery_worker)
     assert Claim.objects.filter(answer_id=answer_id).count() == 2
 
 
-def test_a_judge_that_fails_leaves_a_failed_run_with_its_error(api, celery_worker):
-    # A policy that names a backend this deployment cannot reach: the judge raises.
-    Policy.objects.create(version=2, judge_backend="openai", blocking_labels=[], critical_categories=[], note="test")
+def _use_openai(profile="claim_verification"):
+    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai", judge_profile=profile,
+                          note="judge with the (fake) LLM")
+
+
+def test_the_openai_backend_judges_through_the_worker_and_records_the_run(api, celery_worker, fake_llm):
+    from tests.judges.test_openai_backend import GOOD
+
+    _use_openai()
+    fake_llm.enqueue(Reply.status(429, retry_after=0.1), Reply.ok(GOOD, prompt_tokens=400, completion_tokens=80))
+    answer_id = api.post(fare_payload(answer=ANSWER_FOR_GOOD)).json()["id"]
+    body = wait_for(lambda: _judged(api, answer_id))
+
+    assert body["status"] == "judged"
+    assert [c["label"] for c in body["claims"]] == ["SUPPORTED", "UNSUPPORTED"]
+    assert body["judge"]["profile"] == "claim_verification" and body["judge"]["model"] == "fake-judge"
+    run = JudgeRun.objects.get(answer_id=answer_id)
+    assert (run.backend, run.attempts, run.prompt_tokens, run.completion_tokens) == ("openai", 2, 400, 80)
+    assert run.raw_output == GOOD
+    assert run.config_key == "claim_verification@v1/openai/fake-judge"
+
+
+def test_a_judge_that_fails_leaves_a_failed_run_with_its_error(api, celery_worker, fake_llm):
+    _use_openai()
+    fake_llm.enqueue(Reply.refusal("I cannot evaluate this content."))
     answer_id = api.post(fare_payload()).json()["id"]
     body = wait_for(lambda: _judged(api, answer_id))
 
     assert body["status"] == "failed"
-    assert "openai" in body["error"]
+    assert "refused" in body["error"] and "cannot evaluate" in body["error"]
     assert body["claims"] == []
     assert body["review"] == {"status": "in_review", "reason": "judge failed"}
     run = JudgeRun.objects.get(answer_id=answer_id)
     assert run.status == "failed" and not run.is_current
-    assert "openai" in run.error
+    assert "refused" in run.error

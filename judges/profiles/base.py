@@ -44,7 +44,14 @@ class Profile(Protocol):
 
     def render(self, request: JudgeRequest) -> RenderedPrompt: ...
 
-    def parse(self, text: str) -> Any:
-        """Reply text -> the validated raw output. Raises OutputError with the reason."""
+    def parse(self, text: str, request: JudgeRequest | None = None) -> Any:
+        """Reply text -> the validated raw output. Raises OutputError with the reason.
 
-    def normalize(self, raw: Any, request: JudgeRequest) -> Normalized: ...
+        `request` is optional: without it a profile checks everything the reply alone can show.
+        With it, checks that need the request happen here too (sentence_map: every sentence index
+        exactly once), so the repair request can name them. Backends should pass it.
+        """
+
+    def normalize(self, raw: Any, request: JudgeRequest) -> Normalized:
+        """The validated raw output (what `parse` returned) -> DESIGN.md's result. Raises
+        OutputError when the raw output does not fit the request."""

@@ -20,7 +20,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 import judges
-from judges import JudgeConfig, JudgeError, JudgeOutput, JudgeRequest
+from judges import JudgeConfig, JudgeError, JudgeIdentity, JudgeOutput, JudgeRequest
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy
 from reviewapp.services.routing import decide_route, judge_failed_route
 
@@ -51,6 +51,7 @@ def judge_config_for(answer: Answer, policy: Policy) -> JudgeConfig:
         base_url=settings.OPENAI_BASE_URL,
         api_key=settings.OPENAI_API_KEY,
         timeout_s=settings.JUDGE_TIMEOUT_SECONDS,
+        retry_budget_s=settings.JUDGE_RETRY_BUDGET_SECONDS,
     )
 
 
@@ -89,7 +90,10 @@ def answer_judge(*, answer_id: int, last_try: bool = True) -> JudgeRun | None:
     answer = Answer.objects.prefetch_related("passages").get(pk=answer_id)
     policy = Policy.current()
     config = judge_config_for(answer, policy)
-    identity = judges.identify(config)
+    try:
+        identity, config_error = judges.identify(config), None
+    except JudgeError as exc:  # e.g. an unknown profile: still recorded as a failed run below
+        identity, config_error = JudgeIdentity(config.profile, "unknown", config.backend, config.model), exc
     # Runs left 'running' by a delivery whose claim expired (its worker died) are over.
     JudgeRun.objects.filter(answer=answer, status=JudgeRun.Status.RUNNING).update(
         status=JudgeRun.Status.FAILED, error="abandoned: the worker judging it was lost", finished_at=timezone.now()
@@ -104,6 +108,8 @@ def answer_judge(*, answer_id: int, last_try: bool = True) -> JudgeRun | None:
         config_key=JudgeRun.make_config_key(identity.profile, identity.prompt_version, identity.backend, identity.model),
     )
     try:
+        if config_error:
+            raise config_error
         output = judges.judge(judge_request_for(answer), config)
         _check_spans(answer, output)
     except (JudgeError, SoftTimeLimitExceeded) as exc:
@@ -230,7 +236,8 @@ def _store_claims(answer: Answer, run: JudgeRun, result) -> None:
         Evidence(
             claim=row,
             passage=passages.get(ev.passage_id),
-            passage_pid=ev.passage_id,
+            # Only an id the judge invented can be longer than a real one; it matches no passage anyway.
+            passage_pid=ev.passage_id[: Evidence._meta.get_field("passage_pid").max_length],
             position=position,
             quote=ev.quote,
             start=ev.span[0] if ev.span else None,

@@ -76,7 +76,9 @@ def test_check_exits_3_when_the_judge_fails(run):
     assert "openai" in finished.stderr
 
 
-def test_profiles_lists_the_offline_judge(run):
+def test_profiles_lists_every_profile_with_its_versions(run):
     finished = run("profiles")
     assert finished.returncode == 0
-    assert "offline v1 (backend offline)" in finished.stdout.splitlines()
+    lines = finished.stdout.splitlines()
+    assert "fare_policy v1 v2 v3 (backend openai; latest v3)" in lines
+    assert {line.split()[0] for line in lines} == {"claim_audit", "claim_verification", "fare_policy", "sentence_map", "offline"}

@@ -1,0 +1,227 @@
+"""The `openai` backend: a profile's prompt sent to any OpenAI-compatible chat endpoint
+(OpenAI, vLLM, Ollama, llama.cpp server) through the `openai` package.
+
+What it does about every way such a call fails:
+
+* structured output: asks for `json_schema`; an endpoint that refuses it is asked with
+  `json_object`, then plain text, and the answer is remembered per endpoint (per process);
+* transient faults (connection errors, timeouts, 408, 409, 429, 5xx) are retried with
+  exponential backoff and full jitter, honouring Retry-After, bounded in attempts and in total
+  time; what is still failing then is a *transient* JudgeError, so the task can retry later;
+* permanent faults (401, 403, 404, other 4xx, a refusal) fail at once;
+* malformed, truncated or schema-invalid output gets one repair request that shows the model
+  its error, at a slightly higher temperature (seed 002); a second bad reply is a permanent
+  JudgeError holding that reply.
+
+Temperature is 0 for the judgment itself. Usage, latency and attempts are summed over every
+request made for the answer.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+
+from judges.engine import JudgeConfig, JudgeError, JudgeOutput
+from judges.profiles.base import OutputError, Profile
+from judges.types import JudgeInfo, JudgeRequest, JudgeResult, Usage
+
+RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+FORMATS = ("json_schema", "json_object", "text")
+REPAIR_TEMPERATURE = 0.2
+REPAIR_INSTRUCTION = (
+    "Your reply could not be used: {error}\n"
+    "Reply again with only the JSON object the instructions ask for: no prose, no code fences."
+)
+
+# Which response_format each endpoint accepts, learnt from its refusals; shared by all threads.
+_format_by_endpoint: dict[str, str] = {}
+_clients: dict[tuple[str, str], openai.OpenAI] = {}
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class _Reply:
+    text: str
+    truncated: bool  # the endpoint stopped at its token limit (finish_reason=length)
+
+
+@dataclass
+class _Call:
+    """Bookkeeping for all requests made to judge one answer."""
+
+    deadline: float
+    attempts: int = 0
+    usage: Usage = field(default_factory=Usage)
+
+
+def judge_openai(request: JudgeRequest, config: JudgeConfig, profile: Profile) -> JudgeOutput:
+    if not config.base_url:
+        raise JudgeError("the openai backend needs an endpoint: set OPENAI_BASE_URL", transient=False)
+    started = time.monotonic()
+    call = _Call(deadline=started + config.retry_budget_s)
+    prompt = profile.render(request)
+    messages = prompt.messages
+
+    reply = _complete(config, profile, messages, temperature=0.0, call=call)
+    try:
+        normalized = _parse(profile, reply, request)
+    except OutputError as first_error:
+        messages = [
+            *messages,
+            {"role": "assistant", "content": reply.text},
+            {"role": "user", "content": REPAIR_INSTRUCTION.format(error=first_error)},
+        ]
+        reply = _complete(config, profile, messages, temperature=REPAIR_TEMPERATURE, call=call)
+        try:
+            normalized = _parse(profile, reply, request)
+        except OutputError as second_error:
+            raise JudgeError(
+                f"invalid judge output after one repair request: {second_error} (first reply: {first_error})",
+                transient=False,
+                attempts=call.attempts,
+                raw_output=reply.text,
+            ) from None
+
+    result = JudgeResult(
+        verdict=normalized.verdict,
+        grounding_score=normalized.grounding_score,
+        claims=normalized.claims,
+        fabrications=normalized.fabrications,
+        omissions=normalized.omissions,
+        rewrite_note=normalized.rewrite_note,
+        judge=JudgeInfo(
+            profile=profile.name,
+            prompt_version=profile.version,
+            backend="openai",
+            model=config.model,
+            latency_ms=round((time.monotonic() - started) * 1000),
+            attempts=call.attempts,
+            usage=call.usage,
+        ),
+    )
+    return JudgeOutput(result=result, raw_output=reply.text)
+
+
+def _parse(profile: Profile, reply: _Reply, request: JudgeRequest):
+    if reply.truncated:
+        raise OutputError("the reply was cut off at the token limit (finish_reason=length); answer more briefly")
+    return profile.normalize(profile.parse(reply.text, request), request)
+
+
+def _client(config: JudgeConfig) -> openai.OpenAI:
+    key = (config.base_url, config.api_key or "")
+    with _lock:
+        client = _clients.get(key)
+        if client is None:
+            # Retries are ours (bounded in total time, logged as attempts), not the library's.
+            client = openai.OpenAI(base_url=config.base_url, api_key=config.api_key or "not-needed", max_retries=0)
+            _clients[key] = client
+    return client
+
+
+def _response_format(kind: str, profile: Profile) -> dict[str, Any]:
+    if kind == "json_schema":
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": profile.schema_name, "schema": profile.output_schema, "strict": True},
+            }
+        }
+    if kind == "json_object":
+        return {"response_format": {"type": "json_object"}}
+    return {}
+
+
+def _refuses_response_format(exc: openai.APIStatusError) -> bool:
+    text = f"{exc.message} {exc.body}".lower()
+    return exc.status_code in (400, 422) and any(
+        word in text for word in ("response_format", "json_schema", "json_object", "structured output")
+    )
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    headers = exc.response.headers
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return max(float(value) * scale, 0.0)
+        except ValueError:
+            continue  # an HTTP date: fall back to our own backoff
+    return None
+
+
+def _complete(config: JudgeConfig, profile: Profile, messages: list[dict], *, temperature: float, call: _Call) -> _Reply:
+    """One chat completion, retried on transient faults within the call's time budget."""
+    client = _client(config)
+    failures = 0
+    while True:
+        kind = _format_by_endpoint.get(config.base_url, FORMATS[0])
+        remaining = call.deadline - time.monotonic()
+        if remaining <= 0:
+            raise JudgeError(
+                f"gave up after {call.attempts} attempts: retry budget of {config.retry_budget_s:.0f}s spent",
+                transient=True,
+                attempts=call.attempts,
+            )
+        call.attempts += 1
+        try:
+            response = client.chat.completions.create(
+                model=config.model,
+                messages=messages,
+                temperature=temperature,
+                timeout=min(config.timeout_s, remaining),
+                **_response_format(kind, profile),
+            )
+        except openai.APIStatusError as exc:
+            if _refuses_response_format(exc) and kind != FORMATS[-1]:
+                with _lock:
+                    _format_by_endpoint[config.base_url] = FORMATS[FORMATS.index(kind) + 1]
+                continue  # not a failure: the endpoint told us what it cannot do
+            if exc.status_code not in RETRYABLE_STATUS:
+                raise JudgeError(
+                    f"endpoint answered {exc.status_code}: {exc.message}", transient=False, attempts=call.attempts
+                ) from None
+            failures = _wait_before_retry(config, call, failures, f"HTTP {exc.status_code}", _retry_after(exc))
+            continue
+        except openai.APIConnectionError as exc:  # includes timeouts
+            reason = "timed out" if isinstance(exc, openai.APITimeoutError) else f"connection failed: {exc}"
+            failures = _wait_before_retry(config, call, failures, reason, None)
+            continue
+        return _reply_text(response, call)
+
+
+def _wait_before_retry(config: JudgeConfig, call: _Call, failures: int, reason: str, retry_after: float | None) -> int:
+    failures += 1
+    if failures >= config.max_attempts:
+        raise JudgeError(f"gave up after {call.attempts} attempts: {reason}", transient=True, attempts=call.attempts)
+    delay = retry_after if retry_after is not None else random.uniform(0, min(config.backoff_cap_s, 0.5 * 2**failures))
+    if time.monotonic() + delay >= call.deadline:
+        raise JudgeError(
+            f"gave up after {call.attempts} attempts: {reason}, and waiting {delay:.1f}s more would exceed the "
+            f"retry budget",
+            transient=True,
+            attempts=call.attempts,
+        )
+    time.sleep(delay)
+    return failures
+
+
+def _reply_text(response, call: _Call) -> _Reply:
+    if response.usage is not None:
+        call.usage.prompt_tokens += response.usage.prompt_tokens or 0
+        call.usage.completion_tokens += response.usage.completion_tokens or 0
+    if not response.choices:
+        return _Reply("", truncated=False)  # fails parsing, which earns the one repair request
+    choice = response.choices[0]
+    refusal = getattr(choice.message, "refusal", None)
+    if refusal:
+        raise JudgeError(f"the model refused to judge: {refusal}", transient=False, attempts=call.attempts, raw_output=refusal)
+    return _Reply(choice.message.content or "", truncated=choice.finish_reason == "length")

@@ -1,0 +1,82 @@
+"""What the four profiles share beyond rendering and parsing: the base class that wires a version's
+template, raw model and schema together, and small normalization helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from judges.offline import CATEGORY_RULES
+from judges.profiles.base import Normalized, RenderedPrompt
+from judges.profiles.parsing import extract_json, validate
+from judges.profiles.render import PromptTemplate, load_template, render_prompt
+from judges.types import JudgeRequest
+
+_VERDICT_ORDER = ("GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED")
+
+
+class TemplateProfile:
+    """One version of a profile: `<folder>/<version>.txt` is its prompt.
+
+    Subclasses set `name`, `versions`, `raw_model`, `output_schema` and implement `normalize`;
+    `check` adds reply checks beyond the schema (it may use the request when it is given).
+    """
+
+    name: ClassVar[str]
+    versions: ClassVar[tuple[str, ...]]
+    folder: ClassVar[Path]
+    raw_model: ClassVar[type[BaseModel]]
+    output_schema: dict[str, Any]
+
+    def __init__(self, version: str):
+        if version not in self.versions:
+            raise ValueError(f"{self.name} has no version {version!r}")
+        self.version = version
+        self.schema_name = f"{self.name}_{version}"
+        self.template: PromptTemplate = load_template(self.folder / f"{version}.txt")
+
+    def __repr__(self) -> str:
+        return f"<judge profile {self.name}@{self.version}>"
+
+    def render(self, request: JudgeRequest) -> RenderedPrompt:
+        return render_prompt(self.template, request)
+
+    def parse(self, text: str, request: JudgeRequest | None = None) -> Any:
+        raw = validate(self.raw_model, extract_json(text))
+        self.check(raw, request)
+        return raw
+
+    def check(self, raw: Any, request: JudgeRequest | None) -> None:
+        """Checks beyond the schema; raise OutputError. None by default."""
+
+    def coerce(self, raw: Any) -> Any:
+        """normalize() takes what parse() returned, or the same data as a plain dict."""
+        return raw if isinstance(raw, self.raw_model) else validate(self.raw_model, raw)
+
+    def normalize(self, raw: Any, request: JudgeRequest) -> Normalized:  # pragma: no cover
+        raise NotImplementedError
+
+
+def claim_ids(given: Sequence[str | None]) -> list[str]:
+    """The model's claim ids when every one is non-blank and unique; otherwise c1, c2, ..."""
+    cleaned = [(value or "").strip() for value in given]
+    if all(cleaned) and len(set(cleaned)) == len(cleaned):
+        return cleaned
+    return [f"c{number}" for number in range(1, len(given) + 1)]
+
+
+def category_of(text: str) -> str:
+    """A DESIGN.md category by keywords (the offline judge's rules): price, document, age, ...,
+    or "other"."""
+    for category, pattern in CATEGORY_RULES:
+        if pattern.search(text):
+            return category
+    return "other"
+
+
+def worse_verdict(*verdicts: str) -> str:
+    """The least grounded of the verdicts given."""
+    return max(verdicts, key=_VERDICT_ORDER.index)

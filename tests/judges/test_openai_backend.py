@@ -1,0 +1,203 @@
+"""The openai backend against the fake OpenAI-compatible server, over real HTTP, through the
+real `openai` client: every way an LLM call fails, and what the judge does about it."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from judges import JudgeConfig, JudgeError, JudgeRequest, judge
+from tests.fake_openai import FakeOpenAI, Reply
+
+PASSAGE = "Riders aged 65 and older pay a reduced fare of $1.35 per ride with a valid Senior ID card."
+ANSWER = "Riders aged 65 and older pay a reduced fare of $1.35 per ride. Monthly passes cost $20."
+
+GOOD = json.dumps({
+    "claims": [
+        {"claim_id": "c1", "claim_text": "Riders aged 65 and older pay a reduced fare of $1.35 per ride.",
+         "verification_status": "SUPPORTED", "source_passage_id": "P1",
+         "source_text": "Riders aged 65 and older pay a reduced fare of $1.35 per ride", "explanation": "Stated in P1."},
+        {"claim_id": "c2", "claim_text": "Monthly passes cost $20.", "verification_status": "UNSUPPORTED",
+         "source_passage_id": None, "source_text": None, "explanation": "No passage gives a monthly pass price."},
+    ],
+    "grounding_score": 0.5, "total_claims": 2, "supported_claims": 1, "unsupported_claims": 1, "contradicted_claims": 0,
+})
+MISSING_FIELD = json.dumps({"claims": [{"claim_id": "c1", "claim_text": "x"}], "grounding_score": 1})
+
+
+@pytest.fixture
+def fake():
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def request_():
+    return JudgeRequest.model_validate({"passages": [{"text": PASSAGE}], "answer": ANSWER})
+
+
+def config(fake, **overrides) -> JudgeConfig:
+    values = dict(backend="openai", profile="claim_verification", model="fake-judge", base_url=fake.base_url,
+                  api_key="test", timeout_s=2.0, retry_budget_s=10.0, max_attempts=4, backoff_cap_s=0.05)
+    return JudgeConfig(**(values | overrides))
+
+
+def test_a_good_reply_is_normalized_with_usage_and_one_attempt(fake, request_):
+    fake.enqueue(Reply.ok(GOOD, prompt_tokens=321, completion_tokens=45))
+    output = judge(request_, config(fake))
+    result = output.result
+    assert [c.label for c in result.claims] == ["SUPPORTED", "UNSUPPORTED"]
+    assert result.grounding_score == 0.5
+    assert result.claims[0].evidence[0].match == "exact"
+    assert (result.judge.attempts, result.judge.usage.prompt_tokens, result.judge.usage.completion_tokens) == (1, 321, 45)
+    assert (result.judge.profile, result.judge.backend, result.judge.model) == ("claim_verification", "openai", "fake-judge")
+    assert output.raw_output == GOOD
+
+
+def test_it_asks_at_temperature_zero_for_the_profiles_json_schema(fake, request_):
+    fake.enqueue(Reply.ok(GOOD))
+    judge(request_, config(fake))
+    sent = fake.requests[0]
+    assert sent["temperature"] == 0
+    assert sent["response_format"]["type"] == "json_schema"
+    assert sent["response_format"]["json_schema"]["strict"] is True
+    assert "claims" in sent["response_format"]["json_schema"]["schema"]["properties"]
+    assert [m["role"] for m in sent["messages"]] == ["system", "user"]
+    assert fake.request_headers[0]["authorization"] == "Bearer test"
+
+
+def test_a_fenced_reply_after_prose_is_accepted(fake, request_):
+    fake.enqueue(Reply.fenced(GOOD))
+    assert judge(request_, config(fake)).result.judge.attempts == 1
+
+
+@pytest.mark.parametrize("bad", [Reply.ok("{not json"), Reply.ok(MISSING_FIELD), Reply.truncated(GOOD), Reply.ok("")])
+def test_bad_output_gets_one_repair_request_showing_the_error(fake, request_, bad):
+    fake.enqueue(bad, Reply.ok(GOOD))
+    result = judge(request_, config(fake)).result
+    assert result.judge.attempts == 2
+    repair = fake.requests[1]
+    assert repair["temperature"] == pytest.approx(0.2)
+    assert repair["messages"][-2]["role"] == "assistant"
+    assert "could not be used" in repair["messages"][-1]["content"]
+
+
+def test_a_truncated_reply_is_named_as_such_in_the_repair_request(fake, request_):
+    fake.enqueue(Reply.truncated(GOOD), Reply.ok(GOOD))
+    judge(request_, config(fake))
+    assert "cut off" in fake.requests[1]["messages"][-1]["content"]
+
+
+def test_bad_output_twice_is_a_permanent_failure_holding_the_reply(fake, request_):
+    fake.enqueue(Reply.ok("{not json"), Reply.ok(MISSING_FIELD))
+    with pytest.raises(JudgeError) as failure:
+        judge(request_, config(fake))
+    assert not failure.value.transient
+    assert failure.value.attempts == 2
+    assert failure.value.raw_output == MISSING_FIELD
+    assert "after one repair" in str(failure.value)
+    assert len(fake.requests) == 2
+
+
+def test_a_429_is_retried_after_its_retry_after(fake, request_):
+    fake.enqueue(Reply.status(429, retry_after=0.3), Reply.ok(GOOD))
+    started = time.monotonic()
+    result = judge(request_, config(fake)).result
+    assert time.monotonic() - started >= 0.3
+    assert result.judge.attempts == 2
+
+
+def test_5xx_errors_are_retried_with_backoff(fake, request_):
+    fake.enqueue(Reply.status(500), Reply.status(503), Reply.ok(GOOD))
+    assert judge(request_, config(fake)).result.judge.attempts == 3
+
+
+def test_persistent_5xx_ends_in_a_transient_failure_after_max_attempts(fake, request_):
+    fake.enqueue(*[Reply.status(500)] * 10)
+    with pytest.raises(JudgeError) as failure:
+        judge(request_, config(fake, max_attempts=3))
+    assert failure.value.transient
+    assert failure.value.attempts == 3
+    assert len(fake.requests) == 3
+
+
+def test_a_429_storm_longer_than_the_retry_budget_gives_up_in_time(fake, request_):
+    fake.enqueue(*[Reply.status(429, retry_after=0.4)] * 20)
+    started = time.monotonic()
+    with pytest.raises(JudgeError) as failure:
+        judge(request_, config(fake, retry_budget_s=1.0, max_attempts=50))
+    assert failure.value.transient
+    assert time.monotonic() - started < 1.5
+    assert "retry budget" in str(failure.value)
+
+
+def test_a_reply_slower_than_the_timeout_is_retried(fake, request_):
+    fake.enqueue(Reply.slow(3.0, then=Reply.ok(GOOD)), Reply.ok(GOOD))
+    started = time.monotonic()
+    result = judge(request_, config(fake, timeout_s=0.5)).result
+    assert result.judge.attempts == 2
+    assert time.monotonic() - started < 2.5
+
+
+def test_a_dropped_connection_is_retried(fake, request_):
+    fake.enqueue(Reply.drop_connection(), Reply.ok(GOOD))
+    assert judge(request_, config(fake)).result.judge.attempts == 2
+
+
+def test_a_refusal_fails_at_once_and_says_so(fake, request_):
+    fake.enqueue(Reply.refusal("I can't assist with that."))
+    with pytest.raises(JudgeError) as failure:
+        judge(request_, config(fake))
+    assert not failure.value.transient
+    assert "refused" in str(failure.value) and "can't assist" in str(failure.value)
+    assert len(fake.requests) == 1
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404])
+def test_client_errors_fail_at_once_without_retries(fake, request_, status):
+    fake.enqueue(Reply.status(status))
+    with pytest.raises(JudgeError) as failure:
+        judge(request_, config(fake))
+    assert not failure.value.transient
+    assert str(status) in str(failure.value)
+    assert len(fake.requests) == 1
+
+
+def test_an_endpoint_without_json_schema_gets_json_object_and_it_is_remembered(request_):
+    with FakeOpenAI(supported_formats={"json_object"}, default=Reply.ok(GOOD)) as fake:
+        judge(request_, config(fake))
+        judge(request_, config(fake))
+        assert fake.response_formats_seen == ["json_schema", "json_object", "json_object"]
+
+
+def test_an_endpoint_with_no_structured_output_gets_plain_text(request_):
+    with FakeOpenAI(supported_formats=set(), default=Reply.ok(GOOD)) as fake:
+        result = judge(request_, config(fake)).result
+        assert fake.response_formats_seen == ["json_schema", "json_object", None]
+        assert result.judge.attempts == 3
+        assert "response_format" not in fake.requests[-1]
+
+
+def test_an_unreachable_endpoint_is_a_transient_failure(request_):
+    with FakeOpenAI() as fake:
+        base_url = fake.base_url
+    with pytest.raises(JudgeError) as failure:
+        judge(request_, JudgeConfig(backend="openai", profile="claim_verification", model="m", base_url=base_url,
+                                    timeout_s=0.5, retry_budget_s=2.0, max_attempts=3, backoff_cap_s=0.05))
+    assert failure.value.transient
+    assert "connection" in str(failure.value)
+
+
+def test_no_endpoint_configured_is_a_clear_permanent_failure(request_):
+    with pytest.raises(JudgeError, match="OPENAI_BASE_URL") as failure:
+        judge(request_, JudgeConfig(backend="openai", profile="claim_verification"))
+    assert not failure.value.transient
+
+
+def test_an_unknown_profile_is_a_clear_permanent_failure(fake, request_):
+    with pytest.raises(JudgeError, match="no_such_profile") as failure:
+        judge(request_, config(fake, profile="no_such_profile"))
+    assert not failure.value.transient
+    assert fake.requests == []
