@@ -74,9 +74,18 @@ def _check(args: argparse.Namespace) -> int:
     except BadInput as error:
         print(f"bad input: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    profile = args.profile or request.profile or os.environ.get("JUDGE_PROFILE") or "claim_audit"
+    if args.backend == "openai":
+        from judges.profiles import UnknownProfile, get_profile
+
+        try:
+            get_profile(profile)
+        except UnknownProfile as error:
+            print(f"bad input: {error}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     config = JudgeConfig(
         backend=args.backend,
-        profile=args.profile or request.profile or os.environ.get("JUDGE_PROFILE") or "claim_audit",
+        profile=profile,
         model=os.environ.get("JUDGE_MODEL") or "gpt-4o-mini",
         base_url=os.environ.get("OPENAI_BASE_URL") or None,
         api_key=os.environ.get("OPENAI_API_KEY") or None,

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from judges.types import Claim, JudgeRequest
 from reviewapp import selectors
 from reviewapp.services.clients import api_client_authenticate
-from reviewapp.services.ingest import answer_ingest
+from reviewapp.services.ingest import InvalidRequest, answer_ingest
 
 
 class BearerToken(HttpBearer):
@@ -126,7 +126,11 @@ def _state(request: HttpRequest, answer) -> dict[str, Any]:
     "stored answer (200, its current state) and never creates a second one.",
 )
 def answer_create(request: HttpRequest, payload: JudgeRequest):
-    answer, created = answer_ingest(client=request.auth, request=payload)
+    try:
+        answer, created = answer_ingest(client=request.auth, request=payload)
+    except InvalidRequest as exc:
+        return Status(400, {"detail": "invalid payload", "errors": [{"field": exc.field, "message": exc.message,
+                                                                     "type": "invalid_reference"}]})
     if not created:
         return Status(200, _state(request, answer))
     return Status(202, {"id": answer.pk, "status": answer.status, "url": _answer_url(request, answer.pk)})

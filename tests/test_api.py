@@ -58,6 +58,19 @@ def test_it_rejects_a_bad_payload_field_by_field_and_stores_nothing(api, change,
     assert Passage.objects.count() == 0
 
 
+def test_it_rejects_an_unknown_judge_profile_naming_the_ones_that_exist(api):
+    response = api.post(fare_payload(profile="fare_policy@v9"))
+    assert response.status_code == 400
+    [error] = response.json()["errors"]
+    assert error["field"] == "profile" and "v1, v2, v3" in error["message"]
+    assert Answer.objects.count() == 0
+
+
+def test_it_stores_the_judge_profile_a_client_asks_for(api):
+    answer_id = api.post(fare_payload(profile="fare_policy@v2")).json()["id"]
+    assert Answer.objects.get(pk=answer_id).requested_profile == "fare_policy@v2"
+
+
 def test_it_rejects_a_payload_missing_required_fields(api):
     response = api.post({"question": "hi"})
     assert response.status_code == 400

@@ -6,9 +6,19 @@ from typing import NamedTuple
 from django.db import IntegrityError, transaction
 
 from judges import JudgeRequest
+from judges.profiles import UnknownProfile, get_profile
 from reviewapp.models import Answer, ApiClient, Passage
 
 log = logging.getLogger(__name__)
+
+
+class InvalidRequest(ValueError):
+    """A payload that is well-formed but names something that does not exist."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
 
 
 class Ingested(NamedTuple):
@@ -21,6 +31,11 @@ def answer_ingest(*, client: ApiClient | None, request: JudgeRequest) -> Ingeste
 
     The same external_id from the same client returns the answer already stored.
     """
+    if request.profile is not None:
+        try:
+            get_profile(request.profile)
+        except UnknownProfile as exc:
+            raise InvalidRequest("profile", str(exc)) from None
     if request.external_id is not None and client is not None:
         existing = Answer.objects.filter(client=client, external_id=request.external_id).first()
         if existing is not None:

@@ -1,6 +1,7 @@
 """`python -m judges`, run as a user would: a subprocess with the repo root as working directory."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -17,13 +18,15 @@ HALF_GROUNDED_REQUEST = GROUNDED_REQUEST | {
 
 @pytest.fixture
 def run(repo_root, tmp_path):
-    def run_judges(*args: str, request=None, stdin=None) -> subprocess.CompletedProcess:
+    def run_judges(*args: str, request=None, stdin=None, env=None) -> subprocess.CompletedProcess:
         if request is not None:
             path = tmp_path / "request.json"
             path.write_text(request if isinstance(request, str) else json.dumps(request), encoding="utf-8")
             args = tuple(str(path) if arg == "REQUEST" else arg for arg in args)
         command = [sys.executable, "-m", "judges", *args]
-        return subprocess.run(command, cwd=repo_root, input=stdin, capture_output=True, text=True, timeout=60)
+        environment = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "JUDGE_"))} | (env or {})
+        return subprocess.run(command, cwd=repo_root, input=stdin, capture_output=True, text=True, timeout=60,
+                              env=environment)
 
     return run_judges
 
@@ -82,3 +85,40 @@ def test_profiles_lists_every_profile_with_its_versions(run):
     lines = finished.stdout.splitlines()
     assert "fare_policy v1 v2 v3 (backend openai; latest v3)" in lines
     assert {line.split()[0] for line in lines} == {"claim_audit", "claim_verification", "fare_policy", "sentence_map", "offline"}
+
+
+def _fake_env(fake) -> dict[str, str]:
+    return {"OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "test", "JUDGE_MODEL": "fake-judge"}
+
+
+def test_check_uses_the_openai_backend_when_an_endpoint_is_set(run):
+    from tests.fake_openai import FakeOpenAI, Reply
+
+    reply = {"grounded": False, "unsupported_claims": ["A day pass costs $9."], "reasoning": "No day pass price."}
+    with FakeOpenAI(default=Reply.ok(json.dumps(reply))) as fake:
+        finished = run("check", "--input", "REQUEST", "--profile", "fare_policy@v3", "--fail-under", "0.9",
+                       request=HALF_GROUNDED_REQUEST, env=_fake_env(fake))
+        assert len(fake.requests) == 1
+    assert finished.returncode == 1, finished.stderr  # judged, below --fail-under
+    result = json.loads(finished.stdout)
+    assert result["judge"] | {"latency_ms": 0} == {
+        "profile": "fare_policy", "prompt_version": "v3", "backend": "openai", "model": "fake-judge",
+        "latency_ms": 0, "attempts": 1, "usage": {"prompt_tokens": 100, "completion_tokens": 50},
+    }
+    assert [c["label"] for c in result["claims"]] == ["SUPPORTED", "UNSUPPORTED"]
+
+
+def test_check_exits_3_when_the_model_refuses(run):
+    from tests.fake_openai import FakeOpenAI, Reply
+
+    with FakeOpenAI(default=Reply.refusal("No.")) as fake:
+        finished = run("check", "--input", "REQUEST", request=GROUNDED_REQUEST, env=_fake_env(fake))
+    assert finished.returncode == 3
+    assert "refused" in finished.stderr
+
+
+def test_check_exits_2_for_an_unknown_profile(run):
+    finished = run("check", "--input", "REQUEST", "--backend", "openai", "--profile", "nope",
+                   request=GROUNDED_REQUEST, env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+    assert finished.returncode == 2
+    assert "unknown judge profile 'nope'" in finished.stderr
