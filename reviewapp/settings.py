@@ -127,6 +127,7 @@ if JUDGE_BACKEND == "openai" and not OPENAI_BASE_URL:
 JUDGE_TIMEOUT_SECONDS = env_float("JUDGE_TIMEOUT_SECONDS", 60.0, minimum=1.0)
 # All LLM requests for one answer (retries and the repair request included) fit in this budget.
 JUDGE_RETRY_BUDGET_SECONDS = env_float("JUDGE_RETRY_BUDGET_SECONDS", 120.0, minimum=1.0)
+JUDGE_MAX_ATTEMPTS = env_int("JUDGE_MAX_ATTEMPTS", 5, minimum=1)
 
 # --- Celery ----------------------------------------------------------------------------------
 # The demo's default broker is a folder on disk: no server to install, a real worker process.

@@ -52,6 +52,7 @@ def judge_config_for(answer: Answer, policy: Policy) -> JudgeConfig:
         api_key=settings.OPENAI_API_KEY,
         timeout_s=settings.JUDGE_TIMEOUT_SECONDS,
         retry_budget_s=settings.JUDGE_RETRY_BUDGET_SECONDS,
+        max_attempts=settings.JUDGE_MAX_ATTEMPTS,
     )
 
 
