@@ -1,7 +1,8 @@
-"""Split a text into plain and highlighted pieces by character offsets.
+"""Split a text into segments by character offsets, for highlighting.
 
-Templates render each piece with autoescaping, so untrusted text is never marked safe and
-highlights land exactly on the offsets the judge (or the locator) produced.
+Spans may overlap (a clause-level claim inside a sentence-level one) or touch. The text is cut
+at every span boundary; each segment lists every mark covering it. Templates render each segment
+with autoescaping, so untrusted text is never marked safe and highlights land exactly on offsets.
 """
 
 from __future__ import annotations
@@ -11,23 +12,22 @@ from typing import Any, Iterable
 
 
 @dataclass(frozen=True)
-class Piece:
+class Segment:
     text: str
-    mark: Any = None  # what the piece highlights (a claim, evidence), or None for plain text
+    start: int
+    marks: tuple[Any, ...] = ()  # what covers this segment (claims, evidence), in span order
 
 
-def pieces(text: str, spans: Iterable[tuple[int, int, Any]]) -> list[Piece]:
-    """Spans are (start, end, mark). Overlaps are clipped: the earlier-starting span wins."""
-    result: list[Piece] = []
-    cursor = 0
-    for start, end, mark in sorted(spans, key=lambda s: (s[0], s[1])):
-        start, end = max(start, cursor), min(end, len(text))
+def segments(text: str, spans: Iterable[tuple[int, int, Any]]) -> list[Segment]:
+    spans = sorted(
+        ((max(0, start), min(end, len(text)), mark) for start, end, mark in spans if start < end),
+        key=lambda span: (span[0], span[1]),
+    )
+    cuts = sorted({0, len(text)} | {s for s, _, _ in spans} | {e for _, e, _ in spans})
+    result = []
+    for start, end in zip(cuts, cuts[1:]):
         if start >= end:
             continue
-        if start > cursor:
-            result.append(Piece(text[cursor:start]))
-        result.append(Piece(text[start:end], mark))
-        cursor = end
-    if cursor < len(text):
-        result.append(Piece(text[cursor:]))
+        marks = tuple(mark for s, e, mark in spans if s <= start and end <= e)
+        result.append(Segment(text[start:end], start, marks))
     return result

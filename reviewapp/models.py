@@ -124,7 +124,15 @@ class Answer(models.Model):
                 name="answer_grounding_score_in_unit_range",
             ),
         ]
-        indexes = [models.Index(fields=["status", "created_at"], name="answer_status_created")]
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="answer_status_created"),
+            # The queue: waiting answers in priority order, oldest first.
+            models.Index(
+                F("priority").desc(), F("created_at").asc(), F("id").asc(),
+                condition=Q(review_status="in_review"),
+                name="answer_queue_order",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"Answer {self.pk} ({self.status})"
@@ -217,6 +225,22 @@ def _span_check(prefix: str, name: str) -> models.CheckConstraint:
 
 
 class Claim(models.Model):
+    """A claim as the judge stated it, and (once reviewed) the human decision on it.
+
+    The judge's `label` never changes; `human_label` is the current human decision, and every
+    decision is also a Review row. `version` goes up with each decision, so two reviewers (or
+    two tabs) deciding at once cannot both win.
+    """
+
+    class Origin(models.TextChoices):
+        JUDGE = "judge"
+        REVIEWER = "reviewer", "Added by a reviewer"
+
+    class Decision(models.TextChoices):
+        CONFIRM = "confirm"
+        OVERTURN = "overturn"
+        ADD = "add"
+
     run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="claims")
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="claims")
     position = models.PositiveIntegerField()
@@ -228,9 +252,20 @@ class Claim(models.Model):
     category = models.CharField(max_length=20, choices=CATEGORY_CHOICES, default="other")
     explanation = models.TextField(blank=True)
     confidence = models.FloatField(null=True, blank=True)
+    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.JUDGE)
+
+    human_label = models.CharField(max_length=20, choices=LABEL_CHOICES, blank=True)
+    decision = models.CharField(max_length=10, choices=Decision.choices, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    note = models.TextField(blank=True)
+    version = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["position"]
+        indexes = [models.Index(fields=["answer", "label"], name="claim_answer_label")]
         constraints = [
             models.UniqueConstraint(fields=["run", "position"], name="claim_position_unique_per_run"),
             _span_check("answer_", "claim_answer_span_ordered"),
@@ -264,21 +299,27 @@ class Evidence(models.Model):
 
 
 class Review(AppendOnly):
-    """One human decision on one claim. A later decision supersedes an earlier one."""
+    """One human decision on one claim, or the undoing of one. The claim's history, in order."""
 
     class Decision(models.TextChoices):
         CONFIRM = "confirm"
         OVERTURN = "overturn"
+        ADD = "add"
+        UNDO = "undo"
 
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="reviews")
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="reviews")
     reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     decision = models.CharField(max_length=10, choices=Decision.choices)
-    final_label = models.CharField(max_length=20, choices=LABEL_CHOICES)
+    final_label = models.CharField(max_length=20, choices=LABEL_CHOICES, blank=True)  # blank: undecided again
     note = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    claim_version = models.PositiveIntegerField(help_text="The claim's version after this decision")
+    undoes = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="undone_by")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
         ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["reviewer", "created_at"], name="review_reviewer_created")]
 
 
 def default_blocking_labels() -> list[str]:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
+from datetime import date, datetime
+from datetime import timezone as dt_timezone
 from typing import Any
 
-from django.db.models import Prefetch
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.utils import timezone
 
 from judges.safe import safe_answer
 from judges.types import Claim as ClaimResult
@@ -88,3 +92,107 @@ def _judge_info(run: JudgeRun) -> dict[str, Any]:
         "attempts": run.attempts,
         "usage": {"prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens},
     }
+
+
+# --- the review queue ------------------------------------------------------------------------
+
+QUEUE_PAGE_SIZE = 50
+
+
+@dataclass(frozen=True)
+class QueueFilters:
+    label: str = ""
+    category: str = ""
+    client: str = ""
+    since: date | None = None
+    until: date | None = None
+    profile: str = ""  # name or name@version
+    mine: bool = False
+    q: str = ""
+
+    def active(self) -> bool:
+        return any(getattr(self, f.name) for f in fields(self))
+
+
+def queue_answers(*, filters: QueueFilters, user) -> QuerySet[Answer]:
+    """Answers waiting for review that match the filters (unordered; see QUEUE_ORDER)."""
+    qs = Answer.objects.filter(review_status=Answer.ReviewStatus.IN_REVIEW)
+    shown = Claim.objects.filter(answer=OuterRef("pk"), run=OuterRef("judged_by"))
+    if filters.label:
+        qs = qs.filter(Exists(shown.filter(label=filters.label)))
+    if filters.category:
+        qs = qs.filter(Exists(shown.filter(category=filters.category).exclude(label="SUPPORTED")))
+    if filters.client:
+        qs = qs.filter(client__name=filters.client)
+    if filters.since:
+        qs = qs.filter(created_at__date__gte=filters.since)
+    if filters.until:
+        qs = qs.filter(created_at__date__lte=filters.until)
+    if filters.profile:
+        name, _, version = filters.profile.partition("@")
+        qs = qs.filter(judged_by__profile=name, **({"judged_by__prompt_version": version} if version else {}))
+    if filters.mine:
+        qs = qs.filter(lease_holder=user, lease_expires_at__gte=timezone.now())
+    if filters.q:
+        qs = qs.filter(Q(question__icontains=filters.q) | Q(answer__icontains=filters.q))
+    return qs
+
+
+def queue_page(qs: QuerySet[Answer], *, after: str = "") -> tuple[list[Answer], str]:
+    """One page in queue order, by keyset (no OFFSET: deep pages cost what the first does).
+
+    `after` is the cursor of the previous page's last row; returns the rows and the next cursor.
+    """
+    if after:
+        priority, created, pk = _decode_cursor(after)
+        qs = qs.filter(
+            Q(priority__lt=priority)
+            | Q(priority=priority, created_at__gt=created)
+            | Q(priority=priority, created_at=created, id__gt=pk)
+        )
+    rows = list(
+        qs.select_related("client", "lease_holder", "judged_by").order_by("-priority", "created_at", "id")[
+            : QUEUE_PAGE_SIZE + 1
+        ]
+    )
+    more = len(rows) > QUEUE_PAGE_SIZE
+    rows = rows[:QUEUE_PAGE_SIZE]
+    cursor = f"{rows[-1].priority}~{rows[-1].created_at.isoformat()}~{rows[-1].pk}" if more else ""
+    return rows, cursor
+
+
+def _decode_cursor(cursor: str):
+    try:
+        priority, created, pk = cursor.split("~")
+        return int(priority), datetime.fromisoformat(created), int(pk)
+    except ValueError:
+        return 10**9, datetime.min.replace(tzinfo=dt_timezone.utc), 0  # a bad cursor means the first page
+
+
+def queue_counts() -> dict[str, int]:
+    """Answers by review state, plus those leased right now."""
+    counts = dict(Answer.objects.values_list("review_status").annotate(n=Count("id")).order_by())
+    counts["leased"] = Answer.objects.filter(
+        review_status=Answer.ReviewStatus.IN_REVIEW, lease_expires_at__gte=timezone.now()
+    ).count()
+    counts["failed"] = Answer.objects.filter(status=Answer.Status.FAILED).count()
+    return counts
+
+
+def claim_labels_by_answer(answers: list[Answer]) -> dict[int, dict[str, int]]:
+    """For the queue rows: how many claims of each flagged label each answer has (one query)."""
+    rows = (
+        Claim.objects.filter(answer__in=answers, run_id__in=[a.judged_by_id for a in answers if a.judged_by_id])
+        .exclude(label="SUPPORTED")
+        .values_list("answer_id", "label")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    result: dict[int, dict[str, int]] = {}
+    for answer_id, label, n in rows:
+        result.setdefault(answer_id, {})[label] = n
+    return result
+
+
+def claim_history(claim: Claim) -> list:
+    return list(claim.reviews.select_related("reviewer").order_by("created_at", "id"))

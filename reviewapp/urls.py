@@ -1,13 +1,24 @@
 from django.contrib import admin
 from django.urls import path
+from django.views.generic import RedirectView
 
 from reviewapp import views
 from reviewapp.api import api
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", RedirectView.as_view(pattern_name="queue"), name="home"),
     path("healthz", views.healthz, name="healthz"),
-    path("answers/<int:answer_id>/", views.answer_detail, name="answer_detail"),
+    path("queue/", views.queue, name="queue"),
+    path("queue/next", views.queue_next, name="queue_next"),
+    path("answers/", views.answers, name="answers"),
+    path("answers/<int:answer_id>/", RedirectView.as_view(pattern_name="review"), name="answer_detail"),
+    path("review/<int:answer_id>/", views.review, name="review"),
+    path("review/<int:answer_id>/claims/<int:claim_id>/decide", views.decide, name="decide"),
+    path("review/<int:answer_id>/undo", views.undo, name="undo"),
+    path("review/<int:answer_id>/add-claim", views.add_claim, name="add_claim"),
+    path("review/<int:answer_id>/finish", views.finish, name="finish"),
+    path("review/<int:answer_id>/lease", views.lease_renew, name="lease_renew"),
+    path("review/<int:answer_id>/release", views.lease_release, name="lease_release"),
     path("api/v1/", api.urls),
     path("admin/", admin.site.urls),
     path("accounts/login/", views.LoginView.as_view(), name="login"),

@@ -1,15 +1,29 @@
+"""Web pages. Thin: parse the request, call a selector or a service, render.
+
+Every page works as plain HTML forms; htmx (when present) swaps the changed parts instead.
+"""
+
 from __future__ import annotations
 
+from datetime import date
+
+from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.db import DatabaseError, connection
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from judges.types import CATEGORIES, LABELS
 from reviewapp import selectors
-from reviewapp.highlight import pieces
-from reviewapp.models import Answer
+from reviewapp.access import is_admin, reviewer_required
+from reviewapp.highlight import segments
+from reviewapp.models import Answer, Claim
+from reviewapp.services import review as review_service
+from reviewapp.services.review import ReviewError
 
 
 class LoginView(auth_views.LoginView):
@@ -20,42 +34,6 @@ class LogoutView(auth_views.LogoutView):
     pass
 
 
-@login_required
-def home(request: HttpRequest) -> HttpResponse:
-    answers = list(Answer.objects.select_related("client").order_by("-created_at", "-id")[:50])
-    still_judging = any(a.status in (Answer.Status.QUEUED, Answer.Status.JUDGING) for a in answers)
-    context = {"answers": answers, "still_judging": still_judging}
-    if request.htmx:
-        if not still_judging:
-            response = render(request, "reviewapp/home.html#answer-table", context)
-            return HttpResponseStopPolling(response.content)
-        return render(request, "reviewapp/home.html#answer-table", context)
-    return render(request, "reviewapp/home.html", context)
-
-
-@login_required
-def answer_detail(request: HttpRequest, answer_id: int) -> HttpResponse:
-    answer = get_object_or_404(Answer.objects.select_related("judged_by", "client"), pk=answer_id)
-    claims = selectors.shown_claims(answer)
-    spans = [(c.answer_start, c.answer_end, c) for c in claims if c.answer_start is not None]
-    evidence_by_pid: dict[str, list] = {}
-    for claim in claims:
-        for ev in claim.evidence.all():
-            if ev.start is not None:
-                evidence_by_pid.setdefault(ev.passage_pid, []).append((ev.start, ev.end, claim))
-    passages = [(p, pieces(p.text, evidence_by_pid.get(p.pid, []))) for p in answer.passages.all()]
-    context = {
-        "answer": answer,
-        "answer_pieces": pieces(answer.answer, spans),
-        "claims": claims,
-        "passages": passages,
-        "run": answer.judged_by,
-        "failed_run": selectors.latest_failed_run(answer) if answer.status == Answer.Status.FAILED else None,
-        "findings": answer.judged_by.findings if answer.judged_by else {},
-    }
-    return render(request, "reviewapp/answer_detail.html", context)
-
-
 def healthz(request: HttpRequest) -> HttpResponse:
     """For load balancers and compose health checks: the process serves and the database answers."""
     try:
@@ -63,3 +41,249 @@ def healthz(request: HttpRequest) -> HttpResponse:
     except DatabaseError:
         return HttpResponse("database unavailable", status=503, content_type="text/plain")
     return HttpResponse("ok", content_type="text/plain")
+
+
+# --- answers (everything posted, newest first) ------------------------------------------------
+
+
+@reviewer_required
+def answers(request: HttpRequest) -> HttpResponse:
+    rows = list(Answer.objects.select_related("client").order_by("-created_at", "-id")[:50])
+    still_judging = any(a.status in (Answer.Status.QUEUED, Answer.Status.JUDGING) for a in rows)
+    context = {"answers": rows, "still_judging": still_judging}
+    if request.htmx:
+        response = render(request, "reviewapp/answers.html#answer-table", context)
+        return response if still_judging else HttpResponseStopPolling(response.content)
+    return render(request, "reviewapp/answers.html", context)
+
+
+# --- the queue -------------------------------------------------------------------------------
+
+
+def _parse_date(value: str) -> date | None:
+    try:
+        return date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
+def _filters(request: HttpRequest) -> selectors.QueueFilters:
+    get = request.GET
+    return selectors.QueueFilters(
+        label=get.get("label", "") if get.get("label") in LABELS else "",
+        category=get.get("category", "") if get.get("category") in CATEGORIES else "",
+        client=get.get("client", "")[:100],
+        since=_parse_date(get.get("since", "")),
+        until=_parse_date(get.get("until", "")),
+        profile=get.get("profile", "")[:100],
+        mine=get.get("mine") == "1",
+        q=get.get("q", "").strip()[:200],
+    )
+
+
+@reviewer_required
+def queue(request: HttpRequest) -> HttpResponse:
+    filters = _filters(request)
+    rows, cursor = selectors.queue_page(
+        selectors.queue_answers(filters=filters, user=request.user), after=request.GET.get("after", "")
+    )
+    context = {
+        "rows": rows,
+        "flags": selectors.claim_labels_by_answer(rows),
+        "next_cursor": cursor,
+        "filters": filters,
+        "counts": selectors.queue_counts(),
+        "labels": LABELS,
+        "categories": CATEGORIES,
+        "query_without_cursor": _query_without(request, "after"),
+        "progress": review_service.review_progress(user=request.user),
+        "now": timezone.now(),
+    }
+    template = "reviewapp/queue.html#queue-table" if request.htmx and request.htmx.target == "queue-table" else "reviewapp/queue.html"
+    return render(request, template, context)
+
+
+def _query_without(request: HttpRequest, key: str) -> str:
+    query = request.GET.copy()
+    query.pop(key, None)
+    return query.urlencode()
+
+
+@require_POST
+@reviewer_required
+def queue_next(request: HttpRequest) -> HttpResponse:
+    """'Start reviewing' / n: lease the next free answer (within the current filters) to me."""
+    answer = review_service.lease_next(
+        user=request.user, queue=selectors.queue_answers(filters=_filters(request), user=request.user)
+    )
+    if answer is None:
+        messages.info(request, "Nothing left to review here. Well done.")
+        return _redirect(request, reverse("queue"))
+    return _redirect(request, reverse("review", args=[answer.pk]))
+
+
+def _redirect(request: HttpRequest, url: str) -> HttpResponse:
+    if request.htmx:
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = url
+        return response
+    return redirect(url)
+
+
+# --- reviewing one answer ---------------------------------------------------------------------
+
+
+def _review_context(request: HttpRequest, answer: Answer, *, selected: int | None = None) -> dict:
+    claims = list(
+        review_service.shown_claims_for_review(answer).select_related("decided_by").prefetch_related("evidence", "reviews__reviewer")
+    )
+    selected = selected if any(c.pk == selected for c in claims) else next(
+        (c.pk for c in claims if c.label != "SUPPORTED" and not c.decision), claims[0].pk if claims else None
+    )
+    answer_spans = [(c.answer_start, c.answer_end, c) for c in claims if c.answer_start is not None]
+    evidence_spans: dict[str, list] = {}
+    for claim in claims:
+        for ev in claim.evidence.all():
+            if ev.start is not None:
+                evidence_spans.setdefault(ev.passage_pid, []).append((ev.start, ev.end, claim))
+    run = answer.judged_by
+    return {
+        "answer": answer,
+        "answer_segments": segments(answer.answer, answer_spans),
+        "claims": claims,
+        "selected": selected,
+        "passages": [(p, segments(p.text, evidence_spans.get(p.pid, []))) for p in answer.passages.all()],
+        "run": run,
+        "failed_run": selectors.latest_failed_run(answer) if answer.status == Answer.Status.FAILED else None,
+        "findings": run.findings if run else {},
+        "labels": LABELS,
+        "holds_lease": answer.lease_holder_id == request.user.pk,
+        "pending": review_service.pending_claims(answer).count(),
+        "progress": review_service.review_progress(user=request.user),
+        "is_admin": is_admin(request.user),
+    }
+
+
+def _load(answer_id: int) -> Answer:
+    return get_object_or_404(Answer.objects.select_related("judged_by", "client", "lease_holder"), pk=answer_id)
+
+
+@reviewer_required
+def review(request: HttpRequest, answer_id: int) -> HttpResponse:
+    answer = _load(answer_id)
+    if answer.review_status == Answer.ReviewStatus.IN_REVIEW:
+        review_service.lease_take(user=request.user, answer=answer)  # opening an item takes it if free
+    try:
+        selected = int(request.GET.get("claim", ""))
+    except ValueError:
+        selected = None
+    return render(request, "reviewapp/review.html", _review_context(request, answer, selected=selected))
+
+
+def _after_action(request: HttpRequest, answer: Answer, *, selected: int | None, error: str = "") -> HttpResponse:
+    """htmx: re-render the review panel (claims, highlights, progress); plain form: redirect back."""
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        url = reverse("review", args=[answer.pk]) + (f"?claim={selected}" if selected else "")
+        return redirect(url)
+    answer.refresh_from_db()
+    context = _review_context(request, answer, selected=selected) | {"error": error}
+    return render(request, "reviewapp/review.html#review-panel", context, status=409 if error else 200)
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else None
+    except ValueError:
+        return None
+
+
+@require_POST
+@reviewer_required
+def decide(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
+    answer = _load(answer_id)
+    claim = get_object_or_404(Claim.objects.select_related("decided_by"), pk=claim_id, answer=answer)
+    claim.answer = answer
+    try:
+        review_service.claim_decide(
+            user=request.user,
+            claim=claim,
+            # An overturn button carries its label as `overturn_to`; confirm is `decision=confirm`.
+            decision="overturn" if request.POST.get("overturn_to") else request.POST.get("decision", ""),
+            label=request.POST.get("overturn_to") or request.POST.get("label") or None,
+            note=request.POST.get("note", "")[:2000],
+            expected_version=_int(request.POST.get("version")) or 0,
+        )
+    except ReviewError as exc:
+        return _after_action(request, answer, selected=claim.pk, error=str(exc))
+    answer.refresh_from_db()
+    if answer.review_status == Answer.ReviewStatus.ADJUDICATED:
+        messages.success(request, f"Answer {answer.pk} adjudicated: {answer.get_adjudicated_verdict_display()}.")
+    return _after_action(request, answer, selected=_next_pending(answer, after=claim))
+
+
+def _next_pending(answer: Answer, *, after: Claim) -> int | None:
+    pending = review_service.pending_claims(answer).order_by("position")
+    following = pending.filter(position__gt=after.position).first() or pending.first()
+    return following.pk if following else after.pk
+
+
+@require_POST
+@reviewer_required
+def undo(request: HttpRequest, answer_id: int) -> HttpResponse:
+    answer = _load(answer_id)
+    try:
+        claim = review_service.decision_undo(user=request.user, answer=answer)
+    except ReviewError as exc:
+        return _after_action(request, answer, selected=None, error=str(exc))
+    return _after_action(request, answer, selected=claim.pk)
+
+
+@require_POST
+@reviewer_required
+def add_claim(request: HttpRequest, answer_id: int) -> HttpResponse:
+    answer = _load(answer_id)
+    start, end = _int(request.POST.get("start")), _int(request.POST.get("end"))
+    text = request.POST.get("text", "")
+    if (start is None or end is None) and text.strip():
+        found = answer.answer.find(text.strip())  # the no-JavaScript path: the reviewer pastes the text
+        start, end = (found, found + len(text.strip())) if found >= 0 else (None, None)
+    try:
+        if start is None or end is None:
+            raise ReviewError("Select the answer text the claim covers (it must appear in the answer exactly).")
+        claim = review_service.claim_add(user=request.user, answer=answer, start=start, end=end,
+                                         label=request.POST.get("label", ""), note=request.POST.get("note", "")[:2000])
+    except ReviewError as exc:
+        return _after_action(request, answer, selected=None, error=str(exc))
+    return _after_action(request, answer, selected=claim.pk)
+
+
+@require_POST
+@reviewer_required
+def finish(request: HttpRequest, answer_id: int) -> HttpResponse:
+    answer = _load(answer_id)
+    try:
+        review_service.answer_finish(user=request.user, answer=answer)
+    except ReviewError as exc:
+        return _after_action(request, answer, selected=None, error=str(exc))
+    answer.refresh_from_db()
+    messages.success(request, f"Answer {answer.pk} adjudicated: {answer.get_adjudicated_verdict_display()}.")
+    return _after_action(request, answer, selected=None)
+
+
+@require_POST
+@reviewer_required
+def lease_renew(request: HttpRequest, answer_id: int) -> HttpResponse:
+    """Polled while the review page is open; 409 tells the page its lease is gone."""
+    renewed = review_service.lease_renew(user=request.user, answer_id=answer_id)
+    return HttpResponse(status=204 if renewed else 409)
+
+
+@require_POST
+@reviewer_required
+def lease_release(request: HttpRequest, answer_id: int) -> HttpResponse:
+    review_service.lease_release(user=request.user, answer_id=answer_id)
+    if request.POST.get("beacon"):
+        return HttpResponse(status=204)  # sent by the page as it closes; nobody reads the reply
+    return _redirect(request, reverse("queue"))

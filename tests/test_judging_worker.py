@@ -79,11 +79,11 @@ def _use_openai(profile="claim_verification"):
 
 
 def test_the_openai_backend_judges_through_the_worker_and_records_the_run(api, celery_worker, fake_llm):
-    from tests.judges.test_openai_backend import GOOD
+    from tests.judges.test_openai_backend import GOOD, PASSAGE
 
     _use_openai()
     fake_llm.enqueue(Reply.status(429, retry_after=0.1), Reply.ok(GOOD, prompt_tokens=400, completion_tokens=80))
-    answer_id = api.post(fare_payload(answer=ANSWER_FOR_GOOD)).json()["id"]
+    answer_id = api.post(fare_payload(answer=ANSWER_FOR_GOOD, passages=[{"text": PASSAGE}])).json()["id"]
     body = wait_for(lambda: _judged(api, answer_id))
 
     assert body["status"] == "judged"

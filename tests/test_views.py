@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 import judges
-from reviewapp.highlight import pieces
+from reviewapp.highlight import segments
 from reviewapp.services.ingest import answer_ingest
 from reviewapp.services.judging import answer_judge
 from tests.conftest import fare_payload
@@ -17,7 +17,10 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def reviewer(client):
+    from django.contrib.auth.models import Group
+
     user = get_user_model().objects.create_user("rita", password="pw-rita-123")
+    user.groups.add(Group.objects.get(name="reviewer"))
     client.force_login(user)
     return user
 
@@ -28,7 +31,7 @@ def _judged_answer(**overrides):
     return answer
 
 
-@pytest.mark.parametrize("url", ["/", "/answers/1/"])
+@pytest.mark.parametrize("url", ["/queue/", "/answers/", "/review/1/"])
 def test_strangers_are_sent_to_sign_in(client, url):
     response = client.get(url)
     assert response.status_code == 302
@@ -41,7 +44,7 @@ def test_the_login_page_renders(client):
 
 def test_the_answer_list_shows_verdicts(client, reviewer):
     _judged_answer()
-    response = client.get("/")
+    response = client.get("/answers/")
     assert response.status_code == 200
     assert b"How much is a senior fare?" in response.content
     assert b"verdict-" in response.content
@@ -49,9 +52,9 @@ def test_the_answer_list_shows_verdicts(client, reviewer):
 
 def test_the_answer_list_polls_while_answers_wait_and_stops_after(client, reviewer):
     answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(fare_payload())).answer
-    assert b'hx-trigger="every 2s"' in client.get("/").content
+    assert b'hx-trigger="every 2s"' in client.get("/answers/").content
     answer_judge(answer_id=answer.pk)
-    response = client.get("/", headers={"HX-Request": "true"})
+    response = client.get("/answers/", headers={"HX-Request": "true"})
     assert response.status_code == 286  # htmx's "stop polling"
     assert b"<html" not in response.content  # only the partial
 
@@ -63,18 +66,25 @@ def test_untrusted_text_is_escaped_everywhere_on_the_answer_page(client, reviewe
         answer=f"Seniors pay $1.00 per ride. <img src=x onerror=alert(2)> {script}",
         passages=[{"text": f"Riders aged 65 and older pay $1.00 per ride. {script}", "title": script}],
     )
-    html = client.get(f"/answers/{answer.pk}/").content.decode()
+    html = client.get(f"/review/{answer.pk}/").content.decode()
     assert "<script>alert" not in html
     assert "<img src=x" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "hx-disable" in html
 
 
-def test_pieces_cover_the_text_exactly_with_marks_on_the_offsets():
+def test_segments_cover_the_text_exactly_with_overlapping_and_adjacent_marks():
     text = "abcdefghij"
-    result = pieces(text, [(2, 4, "x"), (3, 6, "overlap"), (6, 8, "y")])
-    assert "".join(p.text for p in result) == text
-    assert [(p.text, p.mark) for p in result] == [("ab", None), ("cd", "x"), ("ef", "overlap"), ("gh", "y"), ("ij", None)]
+    result = segments(text, [(2, 4, "x"), (3, 6, "overlap"), (6, 8, "adjacent")])
+    assert "".join(s.text for s in result) == text
+    assert [(s.text, s.marks) for s in result] == [
+        ("ab", ()), ("c", ("x",)), ("d", ("x", "overlap")), ("ef", ("overlap",)), ("gh", ("adjacent",)), ("ij", ()),
+    ]
+    assert [s.start for s in result] == [0, 2, 3, 4, 6, 8]
+
+
+def test_segments_clip_spans_to_the_text_and_ignore_empty_ones():
+    assert [(s.text, s.marks) for s in segments("abc", [(1, 99, "m"), (2, 2, "empty")])] == [("a", ()), ("bc", ("m",))]
 
 
 def test_healthz_answers_ok_when_the_database_does(client):

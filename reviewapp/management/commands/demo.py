@@ -19,10 +19,12 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from judges import JudgeRequest
+from reviewapp.access import ADMIN, REVIEWER
 from reviewapp.models import Answer, ApiClient
 from reviewapp.services.clients import api_client_create, api_client_rotate_token
 from reviewapp.services.ingest import answer_ingest
@@ -69,6 +71,7 @@ class Command(BaseCommand):
         user.is_staff = user.is_superuser = admin
         user.set_password(password)
         user.save()
+        user.groups.add(Group.objects.get_or_create(name=ADMIN if admin else REVIEWER)[0])
         return password
 
     def _demo_token(self) -> str:
@@ -115,7 +118,8 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(f"""
 ClaimDesk demo is ready.
 
-  Open           {url}/            (answers, verdicts, claims)
+  Review queue   {url}/queue/     (sign in as reviewer; press ? on a review page for keys)
+  All answers    {url}/answers/
   API docs       {url}/api/v1/docs
   Django admin   {url}/admin/
 

@@ -1,0 +1,53 @@
+"""Who may do what. Every view and htmx partial goes through one of these decorators.
+
+Strangers are sent to sign in; signed-in users without the role get 403.
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+
+REVIEWER, ADMIN = "reviewer", "admin"
+
+
+def roles(user) -> frozenset[str]:
+    if not user.is_authenticated:
+        return frozenset()
+    if user.is_superuser:
+        return frozenset({REVIEWER, ADMIN})
+    cached = getattr(user, "_claimdesk_roles", None)
+    if cached is None:
+        names = set(user.groups.values_list("name", flat=True))
+        cached = frozenset(names & {REVIEWER, ADMIN} | ({REVIEWER} if ADMIN in names else set()))
+        user._claimdesk_roles = cached  # one query per request
+    return cached
+
+
+def is_reviewer(user) -> bool:
+    return REVIEWER in roles(user)
+
+
+def is_admin(user) -> bool:
+    return ADMIN in roles(user)
+
+
+def _requires(check):
+    def decorator(view):
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            if not request.user.is_authenticated:
+                return redirect_to_login(request.get_full_path())
+            if not check(request.user):
+                raise PermissionDenied
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorator
+
+
+reviewer_required = _requires(is_reviewer)
+admin_required = _requires(is_admin)

@@ -1,0 +1,34 @@
+from django import template
+
+register = template.Library()
+
+LABEL_ICONS = {"SUPPORTED": "✓", "PARTIALLY_SUPPORTED": "◐", "CONTRADICTED": "✗", "UNSUPPORTED": "?"}
+WORST_FIRST = ("CONTRADICTED", "UNSUPPORTED", "PARTIALLY_SUPPORTED", "SUPPORTED")
+
+
+@register.filter
+def get_item(mapping, key):
+    return (mapping or {}).get(key, {})
+
+
+@register.filter
+def label_icon(label: str) -> str:
+    """A shape per label, so the highlight reads without colour."""
+    return LABEL_ICONS.get(label, "")
+
+
+@register.filter
+def worst_label(claims) -> str:
+    """The label a highlighted segment is drawn with when several claims cover it."""
+    labels = {c.human_label or c.label for c in claims}
+    return next((label for label in WORST_FIRST if label in labels), "")
+
+
+@register.filter
+def claim_ids(claims) -> str:
+    return " ".join(str(c.pk) for c in claims)
+
+
+@register.filter
+def has_claim(claims, claim_pk) -> bool:
+    return any(c.pk == claim_pk for c in claims)

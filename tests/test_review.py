@@ -1,0 +1,430 @@
+"""The review queue and the review page: roles, leases, decisions, undo, adjudication, highlights."""
+
+from __future__ import annotations
+
+import html
+import re
+import threading
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import connection
+from django.utils import timezone
+
+import judges
+from reviewapp.models import Answer, AuditEvent, Claim, Evidence, JudgeRun, Review
+from reviewapp.services import review as review_service
+from reviewapp.services.ingest import answer_ingest
+from reviewapp.services.judging import answer_judge
+from reviewapp.services.review import DecisionConflict, LeaseHeld
+from tests.conftest import fare_payload
+
+User = get_user_model()
+
+
+def _user(name: str, role: str | None = None):
+    user = User.objects.create_user(name, password=f"pw-{name}-123")
+    if role:
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user
+
+
+@pytest.fixture
+def rita(db):
+    return _user("rita", "reviewer")
+
+
+@pytest.fixture
+def ron(db):
+    return _user("ron", "reviewer")
+
+
+def judged_answer(**overrides) -> Answer:
+    """An answer the offline judge flagged: c1 SUPPORTED, c2 UNSUPPORTED ($75.00 is in no passage)."""
+    payload = fare_payload(**({"external_id": None} | overrides))
+    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
+    answer_judge(answer_id=answer.pk)
+    # A grounded answer would usually auto-pass; here it is in the audit sample, so in review.
+    Answer.objects.filter(pk=answer.pk, review_status="auto_passed").update(review_status="in_review",
+                                                                            routing_reason="audit sample")
+    answer.refresh_from_db()
+    return answer
+
+
+def flagged(answer: Answer) -> Claim:
+    return answer.claims.exclude(label="SUPPORTED").get()
+
+
+# --- roles ------------------------------------------------------------------------------------
+
+PAGES = ["/queue/", "/answers/", "/review/{id}/"]
+ACTIONS = [
+    "/queue/next", "/review/{id}/claims/{claim}/decide", "/review/{id}/undo", "/review/{id}/add-claim",
+    "/review/{id}/finish", "/review/{id}/lease", "/review/{id}/release",
+]
+EVERY_URL = [("get", url) for url in PAGES] + [("post", url) for url in ACTIONS]
+
+
+def _call(client, method: str, url: str):
+    answer = judged_answer()
+    return getattr(client, method)(url.format(id=answer.pk, claim=flagged(answer).pk))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("method,url", EVERY_URL)
+def test_strangers_get_the_login_page_everywhere(client, method, url):
+    response = _call(client, method, url)
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("method,url", EVERY_URL)
+def test_a_signed_in_user_without_a_role_gets_403_everywhere(client, method, url):
+    client.force_login(_user("visitor"))
+    assert _call(client, method, url).status_code == 403
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", ACTIONS)
+def test_actions_refuse_get(client, rita, url):
+    client.force_login(rita)
+    assert _call(client, "get", url).status_code == 405
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", PAGES)
+def test_reviewers_and_admins_see_every_page(client, url, rita):
+    answer = judged_answer()
+    for user in (rita, _user("ada", "admin"), User.objects.create_superuser("root", password="pw-root-123")):
+        client.force_login(user)
+        assert client.get(url.format(id=answer.pk)).status_code == 200
+
+
+@pytest.mark.django_db
+def test_reviewers_get_403_on_admin_pages(client, rita):
+    client.force_login(rita)
+    assert client.get("/admin/").status_code == 302  # Django admin sends non-staff to its login
+    assert not rita.is_staff
+
+
+@pytest.mark.django_db
+def test_create_reviewer_prints_a_working_password(client):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("create_reviewer", "paula", "--admin", stdout=out, stderr=StringIO())
+    assert client.login(username="paula", password=out.getvalue().strip())
+    assert User.objects.get(username="paula").groups.filter(name="admin").exists()
+
+
+# --- the queue --------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_queue_lists_answers_worst_first_then_oldest(client, rita):
+    low = judged_answer(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride, maybe.")
+    high = judged_answer()
+    Answer.objects.filter(pk=low.pk).update(priority=100)
+    Answer.objects.filter(pk=high.pk).update(priority=300)
+    client.force_login(rita)
+    body = client.get("/queue/").content.decode()
+    assert body.index(f'/review/{high.pk}/') < body.index(f'/review/{low.pk}/')
+
+
+@pytest.mark.django_db
+def test_the_queue_filters_by_label_search_client_and_mine(client, rita):
+    answer = judged_answer(question="Is there a bicycle fare?")
+    other = judged_answer()
+    client.force_login(rita)
+    assert f"/review/{answer.pk}/" in client.get("/queue/?q=bicycle").content.decode()
+    assert f"/review/{other.pk}/" not in client.get("/queue/?q=bicycle").content.decode()
+    assert f"/review/{answer.pk}/" in client.get("/queue/?label=UNSUPPORTED").content.decode()
+    assert f"/review/{answer.pk}/" not in client.get("/queue/?label=CONTRADICTED").content.decode()
+    assert f"/review/{answer.pk}/" not in client.get("/queue/?client=nobody").content.decode()
+    review_service.lease_take(user=rita, answer=answer)
+    mine = client.get("/queue/?mine=1").content.decode()
+    assert f"/review/{answer.pk}/" in mine and f"/review/{other.pk}/" not in mine
+
+
+@pytest.mark.django_db
+def test_queue_pages_by_keyset_without_gaps_or_repeats(client, rita):
+    first = judged_answer()
+    run = first.judged_by
+    clones = [Answer(question=f"q{i}", answer=first.answer, status="judged", review_status="in_review",
+                     priority=i % 3 * 100, judged_by=run) for i in range(120)]
+    Answer.objects.bulk_create(clones)
+    client.force_login(rita)
+    seen, url = [], "/queue/"
+    while url:
+        body = client.get(url).content.decode()
+        seen += [int(pk) for pk in re.findall(r'<td><a href="/review/(\d+)/">', body)]
+        more = re.search(r'href="\?([^"]*after=[^"]+)">Next 50', body)
+        url = f"/queue/?{html.unescape(more.group(1))}" if more else ""
+    assert len(seen) == len(set(seen)) == 121
+
+
+@pytest.mark.django_db
+def test_start_reviewing_leases_the_next_free_item(client, rita, ron):
+    first, second = judged_answer(), judged_answer()
+    client.force_login(rita)
+    response = client.post("/queue/next")
+    assert response.status_code == 302 and response["Location"] == f"/review/{first.pk}/"
+    client.force_login(ron)
+    assert client.post("/queue/next")["Location"] == f"/review/{second.pk}/"
+    client.force_login(rita)
+    assert client.post("/queue/next")["Location"] == f"/review/{first.pk}/"  # mine first
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_reviewers_racing_for_the_next_item_never_get_the_same_one():
+    reviewers = [_user(f"r{i}", "reviewer") for i in range(6)]
+    answers = [judged_answer() for _ in range(6)]
+    barrier, got = threading.Barrier(len(reviewers)), []
+
+    def take(user):
+        barrier.wait()
+        try:
+            got.append(review_service.lease_next(user=user).pk)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=take, args=(user,)) for user in reviewers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(got) == sorted(a.pk for a in answers)
+
+
+@pytest.mark.django_db
+def test_a_stale_lease_expires_by_itself(rita, ron):
+    answer = judged_answer()
+    review_service.lease_take(user=rita, answer=answer)
+    assert not review_service.lease_take(user=ron, answer=answer)
+    Answer.objects.filter(pk=answer.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    assert review_service.lease_take(user=ron, answer=answer)
+    assert not review_service.lease_renew(user=rita, answer_id=answer.pk)
+
+
+@pytest.mark.django_db
+def test_the_lease_is_renewed_while_the_page_is_open_and_released_on_leave(client, rita):
+    answer = judged_answer()
+    client.force_login(rita)
+    client.get(f"/review/{answer.pk}/")
+    assert client.post(f"/review/{answer.pk}/lease").status_code == 204
+    assert client.post(f"/review/{answer.pk}/release", {"beacon": "1"}).status_code == 204
+    answer.refresh_from_db()
+    assert answer.lease_holder is None
+    assert client.post(f"/review/{answer.pk}/lease").status_code == 409
+
+
+# --- deciding ---------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_reviewer_cannot_decide_on_an_answer_someone_else_holds(client, rita, ron):
+    answer = judged_answer()
+    review_service.lease_take(user=rita, answer=answer)
+    client.force_login(ron)
+    page = client.get(f"/review/{answer.pk}/").content.decode()
+    assert "rita is reviewing this answer" in page
+    claim = flagged(answer)
+    with pytest.raises(LeaseHeld):
+        review_service.claim_decide(user=ron, claim=claim, decision="confirm", label=None, note="", expected_version=0)
+
+
+@pytest.mark.django_db
+def test_confirming_the_last_flagged_claim_adjudicates_and_releases_the_answer(client, rita):
+    answer = judged_answer()
+    claim = flagged(answer)
+    client.force_login(rita)
+    client.get(f"/review/{answer.pk}/")
+    response = client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0, "note": "right"})
+    assert response.status_code == 302
+    claim.refresh_from_db()
+    answer.refresh_from_db()
+    assert (claim.human_label, claim.decision, claim.decided_by, claim.version) == ("UNSUPPORTED", "confirm", rita, 1)
+    assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == ("adjudicated", "MOSTLY_GROUNDED", None)
+    assert Review.objects.get().note == "right"
+    assert AuditEvent.objects.filter(action="claim.confirm", object_id=str(claim.pk)).count() == 1
+    assert AuditEvent.objects.filter(action="answer.adjudicated").count() == 1
+
+
+@pytest.mark.django_db
+def test_overturning_stores_the_human_label_and_the_adjudicated_verdict_follows_it(client, rita):
+    answer = judged_answer()
+    claim = flagged(answer)
+    client.force_login(rita)
+    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "CONTRADICTED", "version": 0},
+                headers={"HX-Request": "true"})
+    claim.refresh_from_db()
+    answer.refresh_from_db()
+    assert (claim.label, claim.human_label, claim.decision) == ("UNSUPPORTED", "CONTRADICTED", "overturn")
+    assert answer.adjudicated_verdict == "UNGROUNDED"
+
+
+@pytest.mark.django_db
+def test_a_stale_decision_is_refused_with_a_conflict_and_the_current_state(client, rita):
+    answer = judged_answer()
+    claim = flagged(answer)
+    client.force_login(rita)
+    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "CONTRADICTED", "version": 0}, headers={"HX-Request": "true"})
+    review_service.decision_undo(user=rita, answer=answer)  # version is now 2: reopened, undecided
+    response = client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0},
+                           headers={"HX-Request": "true"})
+    assert response.status_code == 409
+    assert "was not saved" in response.content.decode()
+    assert Review.objects.filter(decision="confirm").count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_decisions_on_one_claim_at_once_one_wins_one_conflicts_one_audit_event():
+    rita = _user("rita", "reviewer")
+    answer = judged_answer()
+    claim = flagged(answer)
+    review_service.lease_take(user=rita, answer=answer)
+    barrier, outcomes = threading.Barrier(2), []
+
+    def decide(label):
+        fresh = Claim.objects.select_related("answer").get(pk=claim.pk)
+        barrier.wait()
+        try:
+            review_service.claim_decide(user=rita, claim=fresh, decision="overturn", label=label, note="", expected_version=0)
+            outcomes.append("won")
+        except DecisionConflict:
+            outcomes.append("conflict")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=decide, args=(label,)) for label in ("CONTRADICTED", "PARTIALLY_SUPPORTED")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["conflict", "won"]
+    assert Review.objects.count() == 1
+    assert AuditEvent.objects.filter(action="claim.overturn").count() == 1
+    assert Claim.objects.get(pk=claim.pk).version == 1
+
+
+@pytest.mark.django_db
+def test_undo_reverts_my_last_decision_and_reopens_an_adjudicated_answer(client, rita):
+    answer = judged_answer()
+    claim = flagged(answer)
+    client.force_login(rita)
+    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "CONTRADICTED", "version": 0})
+    assert Answer.objects.get(pk=answer.pk).review_status == "adjudicated"
+    client.post(f"/review/{answer.pk}/undo")
+    claim.refresh_from_db()
+    answer.refresh_from_db()
+    assert (claim.human_label, claim.decision, claim.version) == ("", "", 2)
+    assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == ("in_review", "", rita)
+    assert [r.decision for r in Review.objects.order_by("id")] == ["overturn", "undo"]
+    # Redo: decide again, as a reviewer would after an undo.
+    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 2})
+    assert Claim.objects.get(pk=claim.pk).human_label == "UNSUPPORTED"
+
+
+@pytest.mark.django_db
+def test_undo_with_nothing_to_undo_says_so(client, rita):
+    answer = judged_answer()
+    client.force_login(rita)
+    response = client.post(f"/review/{answer.pk}/undo", headers={"HX-Request": "true"})
+    assert response.status_code == 409
+    assert "no decision on this answer to undo" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_reviewer_adds_a_claim_the_judge_missed_by_offsets_or_by_text(client, rita):
+    answer = judged_answer()
+    client.force_login(rita)
+    start = answer.answer.index("reduced fare")
+    client.post(f"/review/{answer.pk}/add-claim", {"start": start, "end": start + 12, "label": "PARTIALLY_SUPPORTED"})
+    client.post(f"/review/{answer.pk}/add-claim", {"text": "A 30-day pass", "label": "UNSUPPORTED", "note": "n"})
+    added = list(Claim.objects.filter(origin="reviewer").order_by("id"))
+    assert [(c.text, c.human_label, c.cid) for c in added] == [
+        ("reduced fare", "PARTIALLY_SUPPORTED", "r1"), ("A 30-day pass", "UNSUPPORTED", "r2")
+    ]
+    assert answer.answer[added[1].answer_start:added[1].answer_end] == "A 30-day pass"
+    response = client.post(f"/review/{answer.pk}/add-claim", {"text": "not in the answer", "label": "UNSUPPORTED"},
+                           headers={"HX-Request": "true"})
+    assert response.status_code == 409
+
+
+@pytest.mark.django_db
+def test_finish_confirms_the_rest_and_adjudicates_an_audit_sample(client, rita):
+    answer = judged_answer(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride.")
+    client.force_login(rita)
+    client.post(f"/review/{answer.pk}/finish")
+    answer.refresh_from_db()
+    assert (answer.review_status, answer.adjudicated_verdict) == ("adjudicated", "GROUNDED")
+    assert set(Claim.objects.values_list("decision", flat=True)) == {"confirm"}
+
+
+@pytest.mark.django_db
+def test_progress_counts_my_decisions_and_everyones_today(client, rita, ron):
+    first, second = judged_answer(), judged_answer()
+    review_service.lease_take(user=rita, answer=first)
+    review_service.claim_decide(user=rita, claim=flagged(first), decision="confirm", label=None, note="", expected_version=0)
+    review_service.lease_take(user=ron, answer=second)
+    review_service.claim_decide(user=ron, claim=flagged(second), decision="confirm", label=None, note="", expected_version=0)
+    progress = review_service.review_progress(user=rita)
+    assert (progress.remaining, progress.mine_today, progress.everyone_today) == (0, 1, 2)
+
+
+# --- the review page --------------------------------------------------------------------------
+
+
+def _segments_text(page: str, container_id: str) -> str:
+    block = re.search(rf'<p class="answer untrusted" id="{container_id}" hx-disable>(.*?)</p>', page, re.S).group(1)
+    return html.unescape(re.sub(r"<[^>]+>", "", block))
+
+
+@pytest.mark.django_db
+def test_highlights_land_on_exact_offsets_with_overlapping_adjacent_claims_and_html(client, rita):
+    text = 'Fares are <b>$2</b> & "free" for <script>alert(1)</script> kids.'
+    answer = judged_answer(answer=text)
+    run = answer.judged_by
+    Claim.objects.filter(run=run).delete()
+    spans = [(0, 19, "CONTRADICTED"), (10, 29, "UNSUPPORTED"), (29, 60, "PARTIALLY_SUPPORTED")]
+    for position, (start, end, label) in enumerate(spans):
+        Claim.objects.create(run=run, answer=answer, position=position, cid=f"c{position + 1}", text=text[start:end],
+                             answer_start=start, answer_end=end, label=label)
+    client.force_login(rita)
+    page = client.get(f"/review/{answer.pk}/").content.decode()
+    assert "<script>alert(1)</script>" not in page and "<b>$2</b>" not in page
+    assert _segments_text(page, "answer-text") == text
+    claims = {c.cid: c.pk for c in Claim.objects.filter(run=run)}
+    segs = re.findall(r'data-claims="([\d ]+)" data-start="(\d+)">([^<]*)<', page)
+    by_start = {int(start): (ids.split(), html.unescape(body)) for ids, start, body in segs}
+    assert by_start[0] == ([str(claims["c1"])], text[0:10])
+    assert by_start[10] == ([str(claims["c1"]), str(claims["c2"])], text[10:19])  # the overlap
+    assert by_start[19] == ([str(claims["c2"])], text[19:29])
+    assert by_start[29] == ([str(claims["c3"])], text[29:60])  # adjacent, not merged
+
+
+@pytest.mark.django_db
+def test_the_page_shows_evidence_match_quality_and_marks_an_unverified_quote(client, rita):
+    answer = judged_answer()
+    claim = answer.claims.get(label="SUPPORTED")
+    Evidence.objects.create(claim=claim, passage_pid="P1", position=5, quote="a quote nobody wrote", match="not_found")
+    client.force_login(rita)
+    page = client.get(f"/review/{answer.pk}/?claim={claim.pk}").content.decode()
+    assert "unverified quote" in page
+    assert 'class="match match-exact"' in page
+    run = JudgeRun.objects.get(answer=answer)
+    assert f"{run.profile}@{run.prompt_version}" in page and run.model in page
+    assert 'evidence-seg sel' in page  # the selected claim's evidence is highlighted server-side too
+
+
+@pytest.mark.django_db
+def test_keyboard_shortcuts_are_shown_on_the_page(client, rita):
+    answer = judged_answer()
+    client.force_login(rita)
+    page = client.get(f"/review/{answer.pk}/").content.decode()
+    for key in ("j", "k", "c", "o", "e", "u", "n", "?"):
+        assert f"<kbd>{key}</kbd>" in page
