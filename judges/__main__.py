@@ -1,7 +1,12 @@
-"""Command line: `python -m judges check --input REQUEST.json` and `python -m judges profiles`.
+"""Command line: `python -m judges check --input REQUEST.json`, `python -m judges profiles` and
+`python -m judges eval --dataset FILE.jsonl` (see judges/eval.py for what it measures).
 
 Exit codes of `check`: 0 judged, 1 judged but grounding_score < --fail-under, 2 bad input,
 3 the judge itself failed (JudgeError).
+Exit codes of `eval`: 0 every valid record judged (skipped records are reported, not fatal),
+2 the dataset cannot be read, holds no valid record, or the profile is unknown, 3 the judge
+failed on at least one record (those are listed and left out of the figures; the report is still
+written).
 
 The openai backend reads OPENAI_BASE_URL, OPENAI_API_KEY, JUDGE_MODEL and JUDGE_PROFILE from
 the environment, like the app; with no OPENAI_BASE_URL the offline judge is the default.
@@ -53,6 +58,29 @@ def _parser() -> argparse.ArgumentParser:
                        help="exit 1 when grounding_score is below SCORE (0..1)")
     check.set_defaults(run=_check)
 
+    evaluate = commands.add_parser(
+        "eval", help="measure a judge on a labelled JSONL dataset (../shared/data/README.md's format)")
+    evaluate.add_argument("--dataset", required=True, metavar="FILE.jsonl", help="labelled records, one per line")
+    evaluate.add_argument("--backend", choices=("offline", "openai"),
+                          default="openai" if os.environ.get("OPENAI_BASE_URL") else "offline",
+                          help="default: openai when OPENAI_BASE_URL is set, else offline")
+    evaluate.add_argument("--profile", default=None, metavar="NAME[@VERSION]",
+                          help="judge profile for the openai backend (default: JUDGE_PROFILE, then claim_audit)")
+    evaluate.add_argument("--report", default=None, metavar="OUT.json", help="also write the figures as JSON")
+    evaluate.add_argument("--predictions", default=None, metavar="OUT.jsonl",
+                          help="also write one line per record (gold, prediction, flagged spans) for error analysis")
+    evaluate.add_argument("--limit", type=_positive_int, default=None, metavar="N", help="judge the first N valid records")
+    evaluate.add_argument("--workers", type=_positive_int, default=1, metavar="K",
+                          help="records judged at once in a thread pool (for the openai backend); default 1")
+    evaluate.add_argument("--timeout", type=_positive_float, default=None, metavar="SECONDS",
+                          help="per LLM request (default: JUDGE_TIMEOUT_SECONDS, then 60)")
+    evaluate.add_argument("--retry-budget", type=_positive_float, default=None, metavar="SECONDS",
+                          help="all requests for one record, retries included (default 120)")
+    evaluate.add_argument("--max-attempts", type=_positive_int, default=None, metavar="N",
+                          help="failed requests per record before giving up (default 5)")
+    evaluate.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    evaluate.set_defaults(run=_eval)
+
     profiles = commands.add_parser("profiles", help="list the judge profiles this build has")
     profiles.set_defaults(run=_profiles)
     return parser
@@ -66,6 +94,106 @@ def _score(value: str) -> float:
     if not 0.0 <= score <= 1.0:
         raise argparse.ArgumentTypeError(f"must be between 0 and 1: {value!r}")
     return score
+
+
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {value!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {value!r}")
+    return number
+
+
+def _positive_float(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not number > 0:
+        raise argparse.ArgumentTypeError(f"must be above 0: {value!r}")
+    return number
+
+
+def _eval(args: argparse.Namespace) -> int:
+    import time
+
+    from judges import eval as evaluation
+    from judges.engine import identify
+
+    profile = args.profile or os.environ.get("JUDGE_PROFILE") or "claim_audit"
+    if args.backend == "openai":
+        from judges.profiles import UnknownProfile, get_profile
+
+        try:
+            get_profile(profile)
+        except UnknownProfile as error:
+            print(f"bad input: {error}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    elif args.profile:
+        print(f"note: --profile {args.profile} is ignored by the offline backend", file=sys.stderr)
+    defaults = JudgeConfig()
+    config = JudgeConfig(
+        backend=args.backend,
+        profile=profile,
+        model=os.environ.get("JUDGE_MODEL") or "gpt-4o-mini",
+        base_url=os.environ.get("OPENAI_BASE_URL") or None,
+        api_key=os.environ.get("OPENAI_API_KEY") or None,
+        timeout_s=args.timeout or _env_seconds("JUDGE_TIMEOUT_SECONDS", defaults.timeout_s),
+        retry_budget_s=args.retry_budget or defaults.retry_budget_s,
+        max_attempts=args.max_attempts or defaults.max_attempts,
+    )
+    identity = identify(config)
+    try:
+        records, skipped = evaluation.load_dataset(args.dataset, limit=args.limit)
+    except evaluation.DatasetError as error:
+        print(f"bad input: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if not records:
+        for item in skipped[:10]:
+            print(f"skipped line {item.line} ({item.id or 'no id'}): {item.reason}", file=sys.stderr)
+        print(f"bad input: {args.dataset} holds no valid record ({len(skipped)} skipped)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+    started = time.perf_counter()
+    step = max(1, len(records) // 10)
+
+    def progress(done: int, total: int) -> None:
+        if not args.quiet and (done % step == 0 or done == total):
+            print(f"judged {done}/{total} ({time.perf_counter() - started:.1f} s)", file=sys.stderr, flush=True)
+
+    outcomes = evaluation.run_judge(records, config, workers=args.workers, progress=progress)
+    wall = time.perf_counter() - started
+    report = evaluation.build_report(
+        outcomes, skipped, dataset=args.dataset, backend=identity.backend,
+        profile=f"{identity.profile}@{identity.prompt_version}",
+    )
+    print(evaluation.format_report(report, wall_seconds=wall, workers=args.workers))
+    try:
+        if args.report:
+            with open(args.report, "w", encoding="utf-8") as handle:
+                json.dump(report, handle, indent=2, ensure_ascii=False)
+                handle.write("\n")
+        if args.predictions:
+            with open(args.predictions, "w", encoding="utf-8") as handle:
+                for row in evaluation.prediction_rows(outcomes):
+                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    except OSError as error:
+        print(f"cannot write the report: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if report["errors"]:
+        print(f"judge failed on {len(report['errors'])} of {len(records)} records", file=sys.stderr)
+        return EXIT_JUDGE_FAILED
+    return EXIT_OK
+
+
+def _env_seconds(name: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(name) or default)
+    except ValueError:
+        return default
+    return value if value > 0 else default
 
 
 def _check(args: argparse.Namespace) -> int:
