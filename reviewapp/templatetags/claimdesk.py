@@ -32,3 +32,9 @@ def claim_ids(claims) -> str:
 @register.filter
 def has_claim(claims, claim_pk) -> bool:
     return any(c.pk == claim_pk for c in claims)
+
+
+@register.filter
+def label_name(label: str) -> str:
+    """PARTIALLY_SUPPORTED -> Partially supported."""
+    return label.replace("_", " ").capitalize()

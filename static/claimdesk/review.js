@@ -131,9 +131,13 @@
   });
 
   document.addEventListener("htmx:afterSwap", () => select(panel()?.dataset.selected, { scroll: true }));
-  // htmx swaps a 409 (a conflict) too, so the reviewer sees the current state and the message.
+  // htmx swaps a 409 (a conflict) too, so the reviewer sees the current state and the message;
+  // it is an expected answer, not a failure for htmx to log as an error.
   document.addEventListener("htmx:beforeSwap", (event) => {
-    if (event.detail.xhr.status === 409) event.detail.shouldSwap = true;
+    if (event.detail.xhr.status === 409) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
   });
   document.addEventListener("DOMContentLoaded", () => select(panel()?.dataset.selected, { scroll: true }));
 })();

@@ -1,0 +1,240 @@
+"""The review page in a real browser: a reviewer adjudicates an answer by keyboard only.
+
+Headless Chromium (Debian's `chromium` package) driven by the `playwright` Python package against
+pytest-django's live server, which runs the real app in a thread on the test database. Run with
+`pytest tests/test_browser.py -s` to see the keystrokes and seconds it took.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+
+import judges
+from reviewapp.models import Answer, AuditEvent, Claim, Review
+from reviewapp.services.ingest import answer_ingest
+from reviewapp.services.judging import answer_judge
+from tests.conftest import fare_payload, wait_for
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"needs Debian's chromium at {CHROMIUM} (apt-get install chromium)"),
+]
+
+# Both sentences carry a number that is in no passage, so the offline judge flags both (UNSUPPORTED)
+# and the answer stays in review after the first decision.
+TWO_FLAGS = "Riders aged 65 and older pay a reduced fare of $1.50 per ride. A 30-day pass costs $75.00."
+PASSWORD = "pw-rita-browser-123"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright Python package")
+    # Playwright's sync API keeps an asyncio loop running in this thread, and Django refuses ORM
+    # calls from a thread with a running loop. The ORM calls here are plain synchronous test code.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_api.sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+            try:
+                yield chromium
+            finally:
+                chromium.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture
+def page(browser, live_server):
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(5000)
+    page = context.new_page()
+    # Uncaught script errors, errors logged by scripts (htmx logs failed requests), and failed
+    # requests but the browser's own favicon probe.
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(f"script error: {exc}"))
+    page.on("console", lambda msg: errors.append(f"console: {msg.text}")
+            if msg.type == "error" and not msg.text.startswith("Failed to load resource") else None)
+    page.on("response", lambda r: errors.append(f"{r.status} {r.request.method} {r.url}")
+            if r.status >= 400 and not r.url.endswith("/favicon.ico") else None)
+    page.js_errors = errors
+    yield page
+    context.close()
+
+
+def _judged(answer_text: str) -> Answer:
+    payload = fare_payload(external_id=None, answer=answer_text)
+    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
+    answer_judge(answer_id=answer.pk)
+    answer.refresh_from_db()
+    return answer
+
+
+def _reviewer():
+    user, _ = get_user_model().objects.get_or_create(username="rita")
+    user.set_password(PASSWORD)
+    user.save()
+    # Transactional tests flush the data migrations' rows: the group may not exist.
+    user.groups.add(Group.objects.get_or_create(name="reviewer")[0])
+    return user
+
+
+def test_a_reviewer_adjudicates_an_answer_by_keyboard_only(page, live_server):
+    rita = _reviewer()
+    answer = _judged(TWO_FLAGS)
+    first, second = answer.claims.exclude(label="SUPPORTED").order_by("position")
+    assert answer.review_status == "in_review"
+    assert answer.claims.exclude(label="SUPPORTED").count() == 2
+    assert (first.label, second.label) == ("UNSUPPORTED", "UNSUPPORTED")
+    later = _judged(fare_payload()["answer"])  # a second, newer item so the queue is a queue
+    assert later.review_status == "in_review"
+
+    # 1. Sign in by typing into the form (Enter submits); after this, only shortcut keys.
+    page.goto("/accounts/login/?next=/queue/")
+    page.fill("input[name=username]", "rita")
+    page.fill("input[name=password]", PASSWORD)
+    with page.expect_navigation():
+        page.press("input[name=password]", "Enter")
+
+    # 2. The queue lists the answer.
+    page.wait_for_url("**/queue/")
+    rows = page.locator("table.queue tbody tr")
+    assert rows.count() == 2 and rows.first.locator(f'a[href="/review/{answer.pk}/"]').count() == 2  # id and question
+    page.screenshot(path="/tmp/queue.png", full_page=True)
+
+    keystrokes: list[str] = []
+
+    def press(key: str) -> None:
+        keystrokes.append(key)
+        page.keyboard.press(key)
+
+    def panel_post(key: str, url_part: str, done_js: str, arg=None) -> None:
+        """Press `key`, wait for the htmx POST it sends and for the swapped panel to show `done_js`."""
+        with page.expect_response(lambda r: url_part in r.url and r.request.method == "POST") as response:
+            press(key)
+        assert response.value.status == 200, f"{key}: {response.value.status} {response.value.text()[:500]}"
+        page.wait_for_function(done_js, arg=arg)
+
+    def selected() -> int:
+        return int(page.locator(".claim-card.selected").get_attribute("data-claim"))
+
+    def go_to(claim: Claim) -> None:
+        ids = [int(x) for x in page.locator(".claim-card[data-claim]").evaluate_all("els => els.map(e => e.dataset.claim)")]
+        while selected() != claim.pk:
+            press("j" if ids.index(selected()) < ids.index(claim.pk) else "k")
+        assert page.locator(f"#claim-{claim.pk}.selected").count() == 1
+
+    decided_as = "([id, text]) => (document.querySelector(`#claim-${id} .decided-as`)?.textContent || '').includes(text)"
+    undecided = "([id]) => { const c = document.querySelector(`#claim-${id}`); return c && !c.querySelector('.decided-as') }"
+    adjudicated = "() => (document.querySelector('#review-panel h1')?.textContent || '').includes('adjudicated: ')"
+
+    # 3. `n` starts reviewing: leases the next item and opens it.
+    with page.expect_navigation():
+        press("n")
+    page.wait_for_url(f"**/review/{answer.pk}/")
+    started = time.monotonic()
+    paused = 0.0
+
+    # 4. The first flagged claim is selected; confirm it.
+    assert selected() == first.pk
+    panel_post("c", "/decide", decided_as, [first.pk, "confirm by rita"])
+    assert Answer.objects.get(pk=answer.pk).review_status == "in_review"  # one flagged claim left
+
+    shot = time.monotonic()
+    page.screenshot(path="/tmp/review.png", full_page=True)
+    paused += time.monotonic() - shot
+
+    # ...overturn the other one to CONTRADICTED (o, then 3)...
+    go_to(second)
+    press("o")
+    panel_post("3", "/decide", decided_as, [second.pk, "overturn by rita"])
+    page.wait_for_function(adjudicated)
+    first_adjudicated = time.monotonic() - started - paused
+    keys_first = len(keystrokes)
+    assert "Contradicted" in page.locator(f"#claim-{second.pk} .decided-as").inner_text()
+
+    # ...undo it (the answer reopens)...
+    panel_post("u", "/undo", undecided, [second.pk])
+    assert Answer.objects.get(pk=answer.pk).review_status == "in_review"
+    assert page.locator(f"#claim-{second.pk} form.decide").count() == 1
+
+    # ...and redo it.
+    go_to(second)
+    press("o")
+    panel_post("3", "/decide", decided_as, [second.pk, "overturn by rita"])
+    page.wait_for_function(adjudicated)
+    seconds = time.monotonic() - started - paused
+    keys_total = len(keystrokes)
+    assert page.locator("#review-panel .messages").inner_text() == f"Answer {answer.pk} adjudicated: Ungrounded."
+
+    # 5. The database.
+    first.refresh_from_db()
+    second.refresh_from_db()
+    answer.refresh_from_db()
+    assert (first.human_label, first.decision, first.decided_by) == (first.label, "confirm", rita)
+    assert (second.human_label, second.decision, second.decided_by) == ("CONTRADICTED", "overturn", rita)
+    reviews = list(Review.objects.filter(answer=answer).order_by("created_at", "id"))
+    assert [(r.claim_id, r.decision) for r in reviews] == [
+        (first.pk, "confirm"), (second.pk, "overturn"), (second.pk, "undo"), (second.pk, "overturn"),
+    ]
+    assert reviews[2].undoes_id == reviews[1].pk
+    assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == ("adjudicated", "UNGROUNDED", None)
+    audit = list(AuditEvent.objects.filter(object_type="claim").order_by("id").values_list("action", "object_id", "actor"))
+    assert audit == [
+        ("claim.confirm", str(first.pk), rita.pk), ("claim.overturn", str(second.pk), rita.pk),
+        ("claim.undo", str(second.pk), rita.pk), ("claim.overturn", str(second.pk), rita.pk),
+    ]
+    assert AuditEvent.objects.filter(action="answer.adjudicated", object_id=str(answer.pk)).count() == 2
+    assert AuditEvent.objects.filter(action="answer.reopened", object_id=str(answer.pk)).count() == 1
+
+    # 6. `?` shows the keyboard help; Escape hides it. j/k move the selection without a request.
+    help_overlay = page.locator("#help")
+    assert help_overlay.is_hidden()
+    page.keyboard.press("?")
+    help_overlay.wait_for(state="visible")
+    assert "overturn to SUPPORTED" in help_overlay.inner_text()
+    page.keyboard.press("Escape")
+    help_overlay.wait_for(state="hidden")
+    page.keyboard.press("k")
+    assert selected() == first.pk
+    assert page.locator(".claim-seg.sel").first.get_attribute("data-claims").split() == [str(first.pk)]
+    page.keyboard.press("j")
+    assert selected() == second.pk
+
+    assert page.js_errors == []
+
+    # 7. `n` on the review page goes on to the next item; an action that cannot be done (undo with
+    #    nothing to undo) answers 409 and the page shows why, in place.
+    with page.expect_navigation():
+        page.keyboard.press("n")
+    page.wait_for_url(f"**/review/{later.pk}/")
+    assert Answer.objects.get(pk=later.pk).lease_holder == rita
+    assert f"Answer {answer.pk} adjudicated" not in page.content()  # shown in place already, not again here
+    with page.expect_response(lambda r: "/undo" in r.url) as response:
+        page.keyboard.press("u")
+    assert response.value.status == 409
+    page.locator("#review-panel .error").wait_for()
+    assert "no decision on this answer to undo" in page.locator("#review-panel .error").inner_text()
+    assert page.js_errors == [f"409 POST {live_server.url}/review/{later.pk}/undo"]
+
+    # 8. Leaving the page gives the lease back (a beacon on pagehide), before the test's data goes.
+    page.goto("about:blank")
+    wait_for(lambda: Answer.objects.get(pk=later.pk).lease_holder_id is None, timeout=5)
+    print(
+        f"\nkeyboard review of answer {answer.pk}: "
+        f"{keys_first} keystrokes ({' '.join(keystrokes[:keys_first])}) and {first_adjudicated:.2f} s to adjudicate; "
+        f"{keys_total} keystrokes ({' '.join(keystrokes)}) and {seconds:.2f} s with the undo and redo "
+        f"(from landing on the review page, excluding the screenshot; `n` counted)"
+    )
