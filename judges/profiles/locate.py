@@ -1,28 +1,29 @@
 """Placing what a judge wrote: claim text in the answer, quotes in the passages.
 
-Matching here is exact (after trimming outer whitespace only). A later step adds normalized and
-fuzzy matching; every profile goes through these two functions, so that is the one place to change.
+Both go through judges.locate: exact, then normalized (case, whitespace, curly quotes, dashes,
+Unicode forms, invisible characters, an ellipsis as a gap, punctuation at the edges), then fuzzy
+(rapidfuzz, never below judges.locate.FUZZY_FLOOR, never for very short texts). Every profile
+places text through these functions, so this is the one place to change.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from judges.locate import find_in_text, locate
 from judges.text import Span
 from judges.types import Evidence, Passage
 
 
 def locate_in_answer(text: str, answer: str, hint: int = 0) -> Span | None:
-    """Half-open span of `text` (trimmed) in `answer`: its first occurrence at or after `hint`, or,
-    failing that, its first occurrence anywhere (the hint only chooses between repeats). None when
-    the text is blank or not verbatim in the answer."""
-    needle = text.strip()
-    if not needle:
+    """Half-open span of `text` in `answer`: exact (outer whitespace trimmed), else normalized,
+    else fuzzy (a judge often restates a claim with slightly different wording). The first
+    occurrence at or after `hint` is preferred; failing that, one anywhere (the hint only chooses
+    between repeats). None when the text is blank or matches nowhere at or above the floor."""
+    if not text.strip():
         return None
-    start = answer.find(needle, max(hint, 0))
-    if start < 0:
-        start = answer.find(needle)
-    return None if start < 0 else (start, start + len(needle))
+    found = find_in_text(text.strip(), answer, max(hint, 0))
+    return found.span if found else None
 
 
 def resolve_passage_id(pid: str | None, passages: Sequence[Passage]) -> str | None:
@@ -37,23 +38,20 @@ def resolve_passage_id(pid: str | None, passages: Sequence[Passage]) -> str | No
 
 
 def locate_quote(quote: str, passages: Sequence[Passage], preferred_pid: str | None = None) -> Evidence:
-    """Evidence for a judge's quote: looked for in the named passage first, then in the others in
-    order. Found: that passage's id, the quote as it stands in the passage, its span there and
-    match "exact". Not found: the named id (or "" when none was named), the quote as the judge
-    wrote it, no span and match "not_found". A quote naming a passage the request does not have
-    is not searched for elsewhere: it keeps that id and is not_found, since the citation itself is
-    wrong."""
+    """Evidence for a judge's quote (judges.locate.locate): looked for in the named passage first,
+    then in the others. Found: that passage's id, the passage's own text at the span (what the
+    judge quoted, as it really stands there), the span and the match quality ("exact",
+    "normalized" or "fuzzy"). Not found: the named id (or "" when none was named), the quote as
+    the judge wrote it, no span and match "not_found". A quote naming a passage the request does
+    not have is not searched for elsewhere: it keeps that id and is not_found, since the citation
+    itself is wrong."""
     pid = resolve_passage_id(preferred_pid, passages)
-    by_id = {passage.id: passage for passage in passages}
-    needle = quote.strip()
-    if (pid is not None and pid not in by_id) or not needle:
+    if (pid is not None and pid not in {passage.id for passage in passages}) or not quote.strip():
         return Evidence(passage_id=pid or "", quote=quote, span=None, match="not_found")
-    order = ([by_id[pid]] if pid is not None else []) + [p for p in passages if p.id != pid]
-    for passage in order:
-        start = passage.text.find(needle)
-        if start >= 0:
-            end = start + len(needle)
-            return Evidence(
-                passage_id=passage.id, quote=passage.text[start:end], span=(start, end), match="exact"
-            )
-    return Evidence(passage_id=pid or "", quote=quote, span=None, match="not_found")
+    located = locate(quote.strip(), passages, pid)
+    if located.span is None:
+        return Evidence(passage_id=pid or "", quote=quote, span=None, match="not_found")
+    text = next(passage.text for passage in passages if passage.id == located.passage_id)
+    start, end = located.span
+    return Evidence(passage_id=located.passage_id, quote=text[start:end], span=located.span,
+                    match=located.match)

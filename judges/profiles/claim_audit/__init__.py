@@ -7,13 +7,17 @@ omissions, and gives a verdict and a rewrite note. Doubt resolves to PARTIALLY_S
 
 Normalization:
 * claims keep the model's ids (c1, c2, ... when any is missing or repeated); a claim's text is
-  placed in the answer verbatim where it can be (answer_span, else None) and each quote becomes
-  Evidence located in its passage (match "exact" or "not_found": an unfound quote stays, as a
-  finding about the judge);
+  placed in the answer where it can be (judges.locate: exact, normalized or fuzzy; answer_span,
+  else None) and each quote becomes Evidence located in its passage (match "exact",
+  "normalized", "fuzzy" or "not_found": an unfound quote stays, as a finding about the judge);
+* a claim the model calls SUPPORTED with no quote, or whose quotes are all not_found, becomes
+  PARTIALLY_SUPPORTED with an "Unverified quote: ..." explanation
+  (judges.locate.distrust_unverified_quotes): the judge's own quote is not trusted;
 * fabrications are placed in the answer the same way; omissions carry the span of their quote in
   the passage, and a quote that cannot be found is kept in the omission's text;
-* grounding_score is the share of claims labelled SUPPORTED (judges.scoring.grounding_score;
-  1.0 when the model lists no claims). The model's own counts stay in the raw output only;
+* grounding_score is the share of claims labelled SUPPORTED after that downgrade
+  (judges.scoring.grounding_score; 1.0 when the model lists no claims). The model's own counts
+  stay in the raw output only;
 * verdict is the less grounded of the model's verdict and judges.scoring.verdict_for(claims): the
   model may see an omission or fabrication the labels do not show, but cannot call an answer
   GROUNDED while labelling one of its claims CONTRADICTED.
@@ -24,6 +28,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from judges.locate import distrust_unverified_quotes
 from judges.profiles.base import Normalized
 from judges.profiles.common import TemplateProfile, claim_ids, worse_verdict
 from judges.profiles.locate import locate_in_answer, locate_quote, resolve_passage_id
@@ -139,6 +144,9 @@ class ClaimAudit(TemplateProfile):
                 evidence=[locate_quote(q.quote, request.passages, q.passage_id) for q in item.quotes],
                 explanation=item.explanation,
             ))
+        # The seed asks for a verbatim quote behind every SUPPORTED claim: one with no quote, or
+        # whose quotes are in no passage, is only PARTIALLY_SUPPORTED (the judge hallucinated).
+        claims = distrust_unverified_quotes(claims, require_evidence=True)
         fabrications = []
         for item in raw.fabrications:
             span = locate_in_answer(item.text, answer)

@@ -7,11 +7,15 @@ plus a grounding score and counts. The output schema is the seed's, key for key.
 
 Normalization:
 * claim ids are the model's claim_id (c1, c2, ... when any is missing or repeated); claim_text is
-  placed in the answer where it is verbatim (answer_span None otherwise);
+  placed in the answer where it can be (judges.locate: exact, normalized or fuzzy; answer_span
+  None otherwise);
 * source_passage_id + source_text become one Evidence via locate_quote (named passage first, then
-  the others; "not_found" is kept as a finding). A passage named with no text quoted gives no
-  evidence, and the explanation notes the citation;
-* grounding_score is RECOMPUTED as the share of claims labelled SUPPORTED
+  the others; exact, normalized or fuzzy; "not_found" is kept as a finding). A passage named with
+  no text quoted gives no evidence, and the explanation notes the citation;
+* a SUPPORTED claim whose source_text is null, or not found in any passage, becomes
+  PARTIALLY_SUPPORTED with an "Unverified quote: ..." explanation
+  (judges.locate.distrust_unverified_quotes): the judge's own quote is not trusted;
+* grounding_score is RECOMPUTED as the share of claims labelled SUPPORTED after that downgrade
   (judges.scoring.grounding_score; 1.0 with no claims). The model's grounding_score and counts are
   kept in the raw output only and never cause a rejection: models get arithmetic wrong;
 * verdict is judges.scoring.verdict_for(claims); categories come from keywords.
@@ -22,6 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from judges.locate import distrust_unverified_quotes
 from judges.profiles.base import Normalized
 from judges.profiles.common import TemplateProfile, category_of, claim_ids
 from judges.profiles.locate import locate_in_answer, locate_quote
@@ -95,6 +100,9 @@ class ClaimVerification(TemplateProfile):
                 id=claim_id, text=text, answer_span=span, label=item.verification_status,
                 category=category_of(text), evidence=evidence, explanation=explanation,
             ))
+        # SUPPORTED needs the exact supporting text: none quoted, or a quote that is in no passage,
+        # leaves the claim unverified, so PARTIALLY_SUPPORTED.
+        claims = distrust_unverified_quotes(claims, require_evidence=True)
         return Normalized(verdict=verdict_for(claims), grounding_score=grounding_score(claims), claims=claims)
 
 
