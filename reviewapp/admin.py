@@ -1,12 +1,33 @@
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.utils import timezone
 
 from reviewapp.models import Answer, ApiClient, AuditEvent, JudgeRun, Policy
+from reviewapp.services.audit import audit_record
 
 
 @admin.register(ApiClient)
 class ApiClientAdmin(admin.ModelAdmin):
     list_display = ["name", "token_prefix", "created_at", "last_used_at", "revoked_at"]
-    readonly_fields = ["token_hash", "token_prefix", "created_at", "last_used_at"]
+    readonly_fields = ["token_prefix", "created_at", "last_used_at", "revoked_at"]
+    exclude = ["token_hash"]
+    actions = ["revoke_tokens"]
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return super().save_model(request, obj, form, change)
+        token = ApiClient.new_token()  # shown once, here; only its hash is kept
+        obj.token_hash, obj.token_prefix = ApiClient.hash_token(token), token[: len(ApiClient.TOKEN_PREFIX) + 4]
+        super().save_model(request, obj, form, change)
+        audit_record(actor=request.user, actor_label=request.user.get_username(), action="api_client.created",
+                     obj=obj, after={"name": obj.name})
+        messages.warning(request, f"Token for {obj.name} (copy it now, it is not shown again): {token}")
+
+    @admin.action(description="Revoke the selected clients' tokens")
+    def revoke_tokens(self, request, queryset):
+        for client in queryset.filter(revoked_at__isnull=True):
+            ApiClient.objects.filter(pk=client.pk).update(revoked_at=timezone.now())
+            audit_record(actor=request.user, actor_label=request.user.get_username(), action="api_client.revoked",
+                         obj=client)
 
 
 @admin.register(Answer)

@@ -428,3 +428,32 @@ def test_keyboard_shortcuts_are_shown_on_the_page(client, rita):
     page = client.get(f"/review/{answer.pk}/").content.decode()
     for key in ("j", "k", "c", "o", "e", "u", "n", "?"):
         assert f"<kbd>{key}</kbd>" in page
+
+
+@pytest.mark.django_db
+def test_admins_manage_users_and_api_tokens_in_the_django_admin(client):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("create_reviewer", "ada", "--admin", stdout=out, stderr=StringIO())
+    client.login(username="ada", password=out.getvalue().strip())
+    assert client.get("/admin/auth/user/").status_code == 200
+    assert client.get("/admin/reviewapp/apiclient/").status_code == 200
+    assert client.get("/admin/reviewapp/policy/").status_code == 200
+    assert client.get("/admin/reviewapp/policy/add/").status_code == 403  # policy is read-only there
+
+
+@pytest.mark.django_db
+def test_an_admin_creates_an_api_token_shown_once_and_revokes_it(client, api):
+    admin_user = User.objects.create_superuser("root", password="pw-root-123")
+    client.force_login(admin_user)
+    response = client.post("/admin/reviewapp/apiclient/add/", {"name": "bot-2"}, follow=True)
+    token = re.search(r"(cdk_[\w-]+)", response.content.decode()).group(1)
+    assert api.post(fare_payload(), token=token).status_code == 202
+    from reviewapp.models import ApiClient
+
+    bot = ApiClient.objects.get(name="bot-2")
+    client.post("/admin/reviewapp/apiclient/", {"action": "revoke_tokens", "_selected_action": [bot.pk]})
+    assert api.post(fare_payload(external_id="x2"), token=token).status_code == 401
