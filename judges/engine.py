@@ -75,6 +75,15 @@ def _profile(config: JudgeConfig):
 
 
 def judge(request: JudgeRequest, config: JudgeConfig) -> JudgeOutput:
+    """Judge with the configured backend, then add the deterministic checks' findings
+    (judges.checks) to its result. `raw_output` stays what the backend produced."""
+    from judges.checks import apply_checks
+
+    output = _judge_with_backend(request, config)
+    return JudgeOutput(result=apply_checks(request, output.result), raw_output=output.raw_output)
+
+
+def _judge_with_backend(request: JudgeRequest, config: JudgeConfig) -> JudgeOutput:
     if config.backend == "offline":
         from judges.offline import judge_offline
 

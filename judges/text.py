@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
+from datetime import date as date_type
 from functools import cache, lru_cache
 
 import pysbd
@@ -35,6 +36,14 @@ def _pysbd_sentences(line: str) -> list[str]:
 
 
 def split_sentences(text: str) -> list[Span]:
+    """The sentences of `text` (see `_split_sentences`). A judge and then the checks split the
+    same answer one after the other, so the last few splits are kept (only a few: a benchmark
+    that judges a batch twice must not find its answers already split)."""
+    return list(_split_sentences(text))
+
+
+@lru_cache(maxsize=4)
+def _split_sentences(text: str) -> tuple[Span, ...]:
     """Half-open (start, end) offsets of each sentence in `text`, in order, trimmed of whitespace.
 
     Every line is split on its own first, so a list item or a heading on its own line is its own
@@ -44,7 +53,7 @@ def split_sentences(text: str) -> list[Span]:
     spans: list[Span] = []
     for line in _LINE.finditer(text):
         spans.extend(_split_line(line.group(), offset=line.start()))
-    return spans
+    return tuple(spans)
 
 
 def _split_line(line: str, offset: int) -> list[Span]:
@@ -217,3 +226,271 @@ def normalize_number(digits: str, in_cents: bool = False) -> str:
         value = value / 100
     # normalize() drops trailing zeros; the "f" format stops it turning 1500 into 1.5E+3.
     return format(value.normalize(), "f")
+
+
+# --- quantities: numbers, number words, dates and times --------------------------------------
+#
+# `numbers` above sees digits only; it is what the offline judge v1 was built on and stays as it is.
+# `quantities` is the richer reading the deterministic checks use: a date is one mention whose value
+# is an ISO token ("January 5, 2027", "5 Jan. 2027", "1/5/2027" and "2027-01-05" all give
+# "2027-01-05"; "July 2026" gives "2026-07"; "June 30" gives "--06-30"), a clock time is one mention
+# ("5 p.m." and "5:00 pm" give "17:00"), and number words count ("fifty percent" is 50, "fourteen
+# days" is 14). `quantity_values` gives what a passage offers to match them against, including the
+# coarser forms of each date (a passage saying "July 1, 2026" supports "July 2026" and "2026").
+
+MONTHS: dict[str, int] = {
+    name: number
+    for number, names in enumerate(
+        (("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+         ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+         ("october", "oct"), ("november", "nov"), ("december", "dec")),
+        start=1,
+    )
+    for name in names
+}
+# A month is a capitalized (or all-capitals) word found in MONTHS, so "may" the verb is not May.
+# Each one is read with the day and year around it: "January 5, 2027", "5 January 2027", "the 5th
+# of Jan. 2027", "July 2026", "June 30", "30 June".
+_MONTH_WORD = re.compile(r"[A-Z](?:[a-z]{2,8}|[A-Z]{2,8})\b\.?")
+_MONTH_WORD_ANY_CASE = re.compile(r"[A-Za-z][a-z]{2,8}\b\.?|[A-Z]{3,9}\b\.?")  # passages: "on may 30 ."
+# "2007 -- 11" and "2001–07" in a passage are year ranges: they also give 2011 and 2007.
+_YEAR_RANGE = re.compile(
+    r"\b(?P<century>19|20)(?P<first>\d\d)\s*(?:-{1,2}|–|—|to)\s*(?P<last>\d\d)\b(?![-–—]?\d)"
+)
+_MONTH_TAIL = re.compile(  # "5, 2027", "5th 2027", "5 , 2027" (tokenized text), ", 2027", " 5"
+    r"\s*(?P<day>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\b(?:(?:\s*,)?\s+(?P<year>(?:19|20|21)\d\d)\b)?"
+    r"|(?:\s*,)?\s+(?P<year_only>(?:19|20|21)\d\d)\b"
+)
+_DAY_BEFORE = re.compile(r"(?<![\w.,$€£])(?P<day>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\s+(?:of\s+)?$")
+_NOT_A_DAY = re.compile(r"\s*[:%$]|\.\d")  # "June 30:" or "May 3.5" is no month and day
+_ISO_DATE = re.compile(
+    r"(?<![\w/.-])(?P<year>(?:19|20|21)\d\d)-(?P<mm>0[1-9]|1[0-2])-(?P<dd>0[1-9]|[12]\d|3[01])"
+    r"(?:T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?(?![\w/-]|\.\d)"
+)
+_US_DATE = re.compile(  # month/day/year, as US answers write it
+    r"(?<![\w/.-])(?P<mm>0?[1-9]|1[0-2])/(?P<dd>0?[1-9]|[12]\d|3[01])/(?P<year>(?:19|20|21)\d\d)"
+    r"(?![\w/]|\.\d)"
+)
+_MERIDIEM = r"(?P<mer>[ap]\.\s?m\.|[ap]m\b|[AP]\.\s?M\.|[AP]M\b)"
+_CLOCK_TIME = re.compile(rf"(?<![\w.:,$€£])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?![\d:])(?:\s?{_MERIDIEM})?")
+_HOUR_TIME = re.compile(rf"(?<![\w.:,$€£])(?P<h>1[0-2]|0?[1-9])\s?{_MERIDIEM}")
+_MERIDIEM_HINT = re.compile(r"\d\s?[aApP]\.?\s?[mM]")
+_ISO_HINT = re.compile(r"\d\d-[01]\d-")
+_CLOCK_HINT = re.compile(r"\d:\d\d")
+
+_UNITS_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty"
+).split()
+_TENS_WORDS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+               "eighty": 80, "ninety": 90}
+NUMBER_WORDS: dict[str, int] = {word: value for value, word in enumerate(_UNITS_WORDS)} | _TENS_WORDS
+_NUMBER_WORD = re.compile(
+    r"(?<![\w-])(?:(?P<tens>" + "|".join(_TENS_WORDS) + r")(?:[- ](?P<ones>one|two|three|four|five|six|seven"
+    r"|eight|nine)\b)?|(?P<small>" + "|".join(sorted(_UNITS_WORDS, key=len, reverse=True)) + r"))"
+    r"(?:\s+(?P<hundred>hundred))?\b"
+    r"(?:\s?(?P<unit>dollars?|cents?|percent|per\s?cent))?(?!\w)",
+    re.IGNORECASE,
+)
+# In an answer a number word is a checkable quantity only when it counts something ("five years",
+# "three children", "fifty percent", "sixty-five and older"), so "one of the ways" or "two
+# options" are not read as statistics. Passages offer every number word they contain.
+_COUNTED = re.compile(
+    r"[\s-]+(?:(?:[a-z]+[\s-]+)?(?:days?|weeks?|months?|years?|hours?|minutes?|rides?|trips?|transfers?"
+    r"|child(?:ren)?|adults?|riders?|people|persons?|companions?|attendants?|miles?|zones?|stops?"
+    r"|times|consecutive|business|calendar)\b|(?:and|or) (?:older|over|more|younger|under)\b)",
+    re.IGNORECASE,
+)
+_WEB_ADDRESS = re.compile(r"\bhttps?://[^\s<>\"'\])]+|\bwww\.[^\s<>\"'\])]+", re.IGNORECASE)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+_ALPHA_RUN = re.compile(r"[A-Za-z]+")
+# "1." or "2)" opening a line is a list item's number, not a quantity.
+_LIST_ORDINAL = re.compile(r"^[ \t]*(?:[-*•][ \t]+)?(\d{1,3})[.)](?=\s)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Quantity(NumberMention):
+    """A `NumberMention` that may also be a date, a clock time or a number written as a word."""
+
+    is_date: bool = False
+    is_time: bool = False
+    is_word: bool = False
+
+    @property
+    def kind(self) -> str:
+        if self.is_date or self.looks_like_year:
+            return "date"
+        if self.is_time:
+            return "time"
+        if self.is_money:
+            return "money"
+        if self.is_percent:
+            return "percent"
+        return "number"
+
+
+def quantities(text: str, *, every_word: bool = False) -> list[Quantity]:
+    """Every checkable quantity in `text`, in order, none overlapping another.
+
+    Dates and times come first and swallow the numbers inside them; then number words (only those
+    that count something, unless `every_word`); then digits as `numbers` reads them. Skipped:
+    citation markers ([P2], [3]), digits glued to letters (P2, c1), list numbers opening a line
+    ("1. Tap your card"), and anything inside a URL or an e-mail address.
+    """
+    found: list[Quantity] = []
+    taken = bytearray(len(text) + 1)  # 1 where a quantity (or a URL, or a list number) already is
+
+    def free(span: Span) -> bool:
+        return taken.find(1, span[0], span[1]) < 0
+
+    def block(span: Span) -> None:
+        taken[span[0]:span[1]] = b"\x01" * (span[1] - span[0])
+
+    def add(quantity: Quantity | None) -> None:
+        if quantity is not None and free(quantity.span):
+            found.append(quantity)
+            block(quantity.span)
+
+    lowered = text.lower()
+    if "http" in lowered or "www." in lowered:
+        for match in _WEB_ADDRESS.finditer(text):
+            block(match.span())
+    if "@" in text:
+        for match in _EMAIL.finditer(text):
+            block(match.span())
+    has_digit = _DIGIT.search(text) is not None
+    if has_digit:
+        for match in _LIST_ORDINAL.finditer(text):
+            block(match.span(1))
+        if "-" in text and _ISO_HINT.search(text):
+            for match in _ISO_DATE.finditer(text):
+                add(_numeric_date(match))
+        if "/" in text:
+            for match in _US_DATE.finditer(text):
+                add(_numeric_date(match))
+        for quantity in _month_dates(text, any_case=every_word):
+            add(quantity)
+        if ":" in text and _CLOCK_HINT.search(text):
+            for match in _CLOCK_TIME.finditer(text):
+                add(Quantity(match.group(), match.span(), _time_value(match), False, False, is_time=True))
+        if _MERIDIEM_HINT.search(text):
+            for match in _HOUR_TIME.finditer(text):
+                add(Quantity(match.group(), match.span(), _time_value(match), False, False, is_time=True))
+    for word in _ALPHA_RUN.finditer(text):
+        if word.group().lower() not in NUMBER_WORDS or not free(word.span()):
+            continue
+        match = _NUMBER_WORD.match(text, word.start())
+        if match and (every_word or match.group("unit") or _COUNTED.match(text, match.end())):
+            add(_word_quantity(match))
+    if has_digit:
+        for match in _number_matches(text):
+            add(Quantity(
+                match.group(), match.span(), _value_of(match),
+                is_money=match.group("money") is not None or match.group("unit") not in (None, "percent"),
+                is_percent=match.group("suffix") == "%" or match.group("unit") == "percent",
+            ))
+    return sorted(found, key=lambda quantity: quantity.span)
+
+
+def _month_dates(text: str, any_case: bool = False) -> Iterator[Quantity | None]:
+    """Dates written with a month's name, the most specific reading of each. Month names are
+    capitalized unless `any_case` (so "may" the verb is not May in an answer)."""
+    for word in (_MONTH_WORD_ANY_CASE if any_case else _MONTH_WORD).finditer(text):
+        month = MONTHS.get(word.group().rstrip(".").lower())
+        if month is None or (word.start() and text[word.start() - 1].isalpha()):
+            continue
+        tail = _MONTH_TAIL.match(text, word.end())
+        head = _DAY_BEFORE.search(text, max(0, word.start() - 20), word.start())
+        if tail and tail.group("day") and (tail.group("year") or not _NOT_A_DAY.match(text, tail.end())):
+            year = int(tail.group("year")) if tail.group("year") else None
+            span = (word.start(), tail.end())
+            yield _date_quantity(text[slice(*span)], span, year, month, int(tail.group("day")))
+        elif tail and tail.group("year_only"):
+            span = (head.start() if head else word.start(), tail.end())
+            day = int(head.group("day")) if head else None
+            yield _date_quantity(text[slice(*span)], span, int(tail.group("year_only")), month, day)
+        elif head:
+            span = (head.start(), word.end())
+            yield _date_quantity(text[slice(*span)], span, None, month, int(head.group("day")))
+
+
+def _numeric_date(match: re.Match[str]) -> Quantity | None:
+    return _date_quantity(match.group(), match.span(), int(match["year"]), int(match["mm"]), int(match["dd"]))
+
+
+def _date_quantity(
+    written: str, span: Span, year: int | None, month: int, day: int | None
+) -> Quantity | None:
+    """A date as one quantity: "2027-01-05", "2027-01" (no day) or "--01-05" (no year); None when
+    there is no such day."""
+    if day is not None:
+        try:
+            date_type(year or 2000, month, day)  # 2000 is a leap year, so "February 29" is valid
+        except ValueError:
+            return None
+    if year is None:
+        value = f"--{month:02d}-{day:02d}"
+    elif day is None:
+        value = f"{year:04d}-{month:02d}"
+    else:
+        value = f"{year:04d}-{month:02d}-{day:02d}"
+    return Quantity(written, span, value, False, False, is_date=True)
+
+
+@lru_cache(maxsize=4096)
+def quantity_values(text: str) -> frozenset[str]:
+    """The values a text offers for matching `quantities` of another text: every quantity in it
+    (every number word, lowercase month names, the end year of "2007 -- 11"), and coarser readings:
+    a date "2027-01-05" also gives "2027-01", "--01-05" and "2027"; a time with a.m./p.m. also
+    gives its 12-hour reading, so "5:00 p.m." gives "17:00" and "05:00" (an answer's bare "5:00"
+    is then found)."""
+    values: set[str] = set()
+    for match in _YEAR_RANGE.finditer(text):
+        if int(match["last"]) > int(match["first"]):
+            values.add(match["century"] + match["last"])
+    for quantity in quantities(text, every_word=True):
+        values.add(quantity.value)
+        if quantity.is_date:
+            values.update(_coarser_dates(quantity.value))
+        elif quantity.is_time:
+            hour, minutes = quantity.value.split(":")
+            values.add(f"{(int(hour) - 1) % 12 + 1:02d}:{minutes}")
+    return frozenset(values)
+
+
+def _coarser_dates(value: str) -> list[str]:
+    if value.startswith("--"):
+        return []
+    parts = value.split("-")
+    coarser = [parts[0]]
+    if len(parts) == 3:
+        coarser += [f"{parts[0]}-{parts[1]}", f"--{parts[1]}-{parts[2]}"]
+    return coarser
+
+
+def _time_value(match: re.Match[str]) -> str:
+    hour = int(match.group("h"))
+    minutes = match.groupdict().get("m") or "00"
+    meridiem = (match.group("mer") or "").lower().replace(".", "").replace(" ", "")
+    if meridiem == "pm" and hour < 12:
+        hour += 12
+    elif meridiem == "am" and hour == 12:
+        hour = 0
+    return f"{hour:02d}:{minutes}"
+
+
+def _word_quantity(match: re.Match[str]) -> Quantity:
+    if match.group("tens"):
+        ones = match.group("ones")
+        value = NUMBER_WORDS[match.group("tens").lower()] + (NUMBER_WORDS[ones.lower()] if ones else 0)
+    else:
+        value = NUMBER_WORDS[match.group("small").lower()]
+    if match.group("hundred"):
+        value *= 100
+    unit = (match.group("unit") or "").lower().replace(" ", "")
+    in_cents = unit in ("cent", "cents")
+    return Quantity(
+        text=match.group(), span=match.span(), value=normalize_number(str(value), in_cents=in_cents),
+        is_money=unit.startswith(("dollar", "cent")), is_percent=unit == "percent",
+        is_word=True,
+    )
