@@ -161,6 +161,41 @@ class Passage(models.Model):
         return f"{self.pid} of answer {self.answer_id}"
 
 
+class Job(models.Model):
+    """A background job an admin started (re-route waiting answers, re-judge a set of answers)."""
+
+    class Kind(models.TextChoices):
+        REROUTE = "reroute", "Re-route waiting answers"
+        REJUDGE = "rejudge", "Re-judge answers"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    params = models.JSONField(default=dict)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    changed = models.PositiveIntegerField(default=0, help_text="re-route: answers whose lane or reason changed")
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} #{self.pk} ({self.status})"
+
+    @property
+    def percent(self) -> int:
+        return 100 if not self.total else min(100, round(100 * self.done / self.total))
+
+
 class JudgeRun(models.Model):
     class Status(models.TextChoices):
         RUNNING = "running"
@@ -175,6 +210,8 @@ class JudgeRun(models.Model):
     # profile@version/backend/model: runs of one configuration on one answer supersede each other.
     config_key = models.CharField(max_length=400)
     is_current = models.BooleanField(default=False)
+    # Set for a run a re-judge job made: kept beside the answer's own run, for comparison.
+    job = models.ForeignKey(Job, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
     started_at = models.DateTimeField(auto_now_add=True)
@@ -203,6 +240,10 @@ class JudgeRun(models.Model):
             models.CheckConstraint(
                 condition=~Q(is_current=True) | Q(status="succeeded"),
                 name="judgerun_current_only_when_succeeded",
+            ),
+            # A job judges each answer once, however often its task is delivered.
+            models.UniqueConstraint(
+                fields=["job", "answer"], condition=Q(job__isnull=False), name="judgerun_once_per_job_and_answer"
             ),
         ]
 

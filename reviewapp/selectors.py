@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, fields
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from datetime import timezone as dt_timezone
 from typing import Any
 
@@ -196,3 +197,56 @@ def claim_labels_by_answer(answers: list[Answer]) -> dict[int, dict[str, int]]:
 
 def claim_history(claim: Claim) -> list:
     return list(claim.reviews.select_related("reviewer").order_by("created_at", "id"))
+
+
+# --- policy preview --------------------------------------------------------------------------
+
+PREVIEW_LIMIT = 20_000  # the newest judged answers in the window; enough for a stable estimate
+
+
+def routing_preview(*, current, candidate, days: int) -> dict[str, Any]:
+    """How many recently judged answers each policy would send to review, by reason, and some
+    answers that would change lane. Uses the routing code itself (decide_route)."""
+    from reviewapp.services.routing import decide_route
+
+    since = timezone.now() - timedelta(days=days)
+    answers = list(
+        Answer.objects.filter(status=Answer.Status.JUDGED, judged_at__gte=since, judged_by__isnull=False)
+        .order_by("-judged_at")
+        .values_list("pk", "grounding_score", "judged_by_id", "question")[:PREVIEW_LIMIT]
+    )
+    claims: dict[int, list[tuple[str, str]]] = {}
+    for answer_id, label, category in Claim.objects.filter(
+        run_id__in=[run for _, _, run, _ in answers], origin=Claim.Origin.JUDGE
+    ).values_list("answer_id", "label", "category"):
+        claims.setdefault(answer_id, []).append((label, category))
+    sides = {"current": Counter(), "candidate": Counter()}
+    totals = Counter()
+    to_review, to_pass = [], []
+    for pk, score, _, question in answers:
+        routes = {
+            name: decide_route(policy=policy, answer_id=pk, grounding_score=score or 0.0, claims=claims.get(pk, []))
+            for name, policy in (("current", current), ("candidate", candidate))
+        }
+        for name, route in routes.items():
+            if route.review_status == "in_review":
+                totals[name] += 1
+                sides[name].update(route.kinds)
+        lanes = (routes["current"].review_status, routes["candidate"].review_status)
+        if lanes == ("auto_passed", "in_review"):
+            to_review.append((pk, question, routes["candidate"].reason))
+        elif lanes == ("in_review", "auto_passed"):
+            to_pass.append((pk, question, routes["current"].reason))
+    kinds = sorted(set(sides["current"]) | set(sides["candidate"]))
+    return {
+        "days": days,
+        "judged": len(answers),
+        "capped": len(answers) == PREVIEW_LIMIT,
+        "review_current": totals["current"],
+        "review_candidate": totals["candidate"],
+        "by_kind": [(kind, sides["current"][kind], sides["candidate"][kind]) for kind in kinds],
+        "to_review": to_review[:5],
+        "to_review_count": len(to_review),
+        "to_pass": to_pass[:5],
+        "to_pass_count": len(to_pass),
+    }

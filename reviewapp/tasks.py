@@ -6,6 +6,7 @@ from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from reviewapp.services.jobs import answer_rejudge, job_run
 from reviewapp.services.judging import AnswerBusy, TransientJudgeFailure, answer_judge
 
 
@@ -20,4 +21,17 @@ def judge_answer(self, answer_id: int) -> None:
     except AnswerBusy as exc:  # another delivery holds it: look again once its claim can expire
         raise self.retry(exc=exc, countdown=exc.retry_in, max_retries=None)
     except (TransientJudgeFailure, OperationalError, InterfaceError) as exc:  # only transient errors retry
+        raise self.retry(exc=exc, countdown=_backoff(self.request.retries))
+
+
+@shared_task
+def run_job(job_id: int) -> None:
+    job_run(job_id=job_id)
+
+
+@shared_task(bind=True, max_retries=settings.JUDGE_MAX_RETRIES)
+def rejudge_answer(self, job_id: int, answer_id: int) -> None:
+    try:
+        answer_rejudge(job_id=job_id, answer_id=answer_id)
+    except (OperationalError, InterfaceError) as exc:
         raise self.retry(exc=exc, countdown=_backoff(self.request.retries))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.db import DatabaseError, connection
@@ -19,10 +20,14 @@ from django_htmx.http import HttpResponseStopPolling
 
 from judges.types import CATEGORIES, LABELS
 from reviewapp import selectors
-from reviewapp.access import is_admin, reviewer_required
+from reviewapp.access import admin_required, is_admin, reviewer_required
+from reviewapp.forms import PolicyForm, RejudgeForm
 from reviewapp.highlight import segments
-from reviewapp.models import Answer, Claim
+from reviewapp.models import Answer, Claim, Job, Policy
+from reviewapp.services import jobs as jobs_service
+from reviewapp.services import policy as policy_service
 from reviewapp.services import review as review_service
+from reviewapp.services.policy import policy_diff
 from reviewapp.services.review import ReviewError
 
 
@@ -287,3 +292,95 @@ def lease_release(request: HttpRequest, answer_id: int) -> HttpResponse:
     if request.POST.get("beacon"):
         return HttpResponse(status=204)  # sent by the page as it closes; nobody reads the reply
     return _redirect(request, reverse("queue"))
+
+
+# --- policy (admins) ---------------------------------------------------------------------------
+
+
+def _history() -> list[tuple[Policy, list]]:
+    versions = list(Policy.objects.select_related("created_by").order_by("-version")[:50])
+    return [(p, policy_diff(older, p)) for p, older in zip(versions, versions[1:] + [None])]
+
+
+def _policy_page(request: HttpRequest, form: PolicyForm, status: int = 200) -> HttpResponse:
+    return render(request, "reviewapp/policy.html", {
+        "current": Policy.current(),
+        "form": form,
+        "rejudge_form": RejudgeForm(initial={"backend": settings.JUDGE_BACKEND, "model": settings.JUDGE_MODEL}),
+        "history": _history(),
+        "jobs": Job.objects.select_related("created_by")[:10],
+    }, status=status)
+
+
+@admin_required
+def policy(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        form = PolicyForm(request.POST)
+        if form.is_valid():
+            values = dict(form.cleaned_data)
+            note = values.pop("note")
+            created = policy_service.policy_create(user=request.user, values=values, note=note)
+            messages.success(request, f"Policy v{created.version} is now in force for new judge runs.")
+            return redirect("policy")
+        return _policy_page(request, form, status=400)
+    return _policy_page(request, PolicyForm(initial=policy_service.policy_values(Policy.current())))
+
+
+@require_POST
+@admin_required
+def policy_preview(request: HttpRequest) -> HttpResponse:
+    form = PolicyForm(request.POST, preview=True)
+    if not form.is_valid():
+        return render(request, "reviewapp/policy.html#preview", {"preview_errors": form.errors})
+    values = {k: v for k, v in form.cleaned_data.items() if k != "note"}
+    days = min(max(_int(request.POST.get("days")) or 7, 1), 90)
+    preview = selectors.routing_preview(current=Policy.current(), candidate=Policy(**values), days=days)
+    return render(request, "reviewapp/policy.html#preview", {"preview": preview})
+
+
+@require_POST
+@admin_required
+def policy_rollback(request: HttpRequest, version: int) -> HttpResponse:
+    get_object_or_404(Policy, version=version)
+    created = policy_service.policy_rollback(user=request.user, version=version, note=request.POST.get("note", ""))
+    messages.success(request, f"Rolled back: policy v{created.version} carries v{version}'s values.")
+    return redirect("policy")
+
+
+@require_POST
+@admin_required
+def policy_reroute(request: HttpRequest) -> HttpResponse:
+    job = jobs_service.job_start_reroute(user=request.user)
+    messages.success(request, f"Re-routing {job.total} waiting answers under policy v{job.params['policy_version']}.")
+    return redirect(reverse("policy") + "#jobs")
+
+
+@require_POST
+@admin_required
+def policy_rejudge(request: HttpRequest) -> HttpResponse:
+    form = RejudgeForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Re-judge not started: {form.errors.as_text()}")
+        return redirect(reverse("policy") + "#rejudge")
+    data = form.cleaned_data
+    answers = Answer.objects.filter(status__in=[Answer.Status.JUDGED, Answer.Status.FAILED])
+    if data["since"]:
+        answers = answers.filter(created_at__date__gte=data["since"])
+    if data["until"]:
+        answers = answers.filter(created_at__date__lte=data["until"])
+    if data["review_status"]:
+        answers = answers.filter(review_status=data["review_status"])
+    ids = list(answers.order_by("-created_at").values_list("pk", flat=True)[: data["limit"]])
+    job = jobs_service.job_start_rejudge(user=request.user, answer_ids=ids, profile=data["profile"],
+                                         backend=data["backend"], model=data["model"] or settings.JUDGE_MODEL)
+    messages.success(request, f"Re-judging {job.total} answers with {data['profile']} ({data['backend']}).")
+    return redirect(reverse("policy") + "#jobs")
+
+
+@admin_required
+def job_progress(request: HttpRequest, job_id: int) -> HttpResponse:
+    job = get_object_or_404(Job, pk=job_id)
+    response = render(request, "reviewapp/_job.html", {"job": job})
+    if job.status in (Job.Status.DONE, Job.Status.FAILED):
+        return HttpResponseStopPolling(response.content)
+    return response

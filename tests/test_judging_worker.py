@@ -108,3 +108,20 @@ def test_a_judge_that_fails_leaves_a_failed_run_with_its_error(api, celery_worke
     run = JudgeRun.objects.get(answer_id=answer_id)
     assert run.status == "failed" and not run.is_current
     assert "refused" in run.error
+
+
+def test_a_reroute_job_runs_on_the_worker_and_reports_progress(api, celery_worker):
+    from django.contrib.auth import get_user_model
+
+    from reviewapp.models import Job
+    from reviewapp.services.jobs import job_start_reroute
+
+    answer_id = api.post(fare_payload()).json()["id"]
+    wait_for(lambda: _judged(api, answer_id))
+    Policy.objects.create(version=Policy.current().version + 1, score_threshold=0, blocking_labels=[],
+                          critical_categories=[], audit_sample_rate=0, note="pass everything")
+    admin = get_user_model().objects.create_user("ada")
+    job = job_start_reroute(user=admin)
+    job = wait_for(lambda: Job.objects.filter(pk=job.pk, status="done").first())
+    assert (job.done, job.changed) == (1, 1)
+    assert Answer.objects.get(pk=answer_id).review_status == "auto_passed"

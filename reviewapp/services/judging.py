@@ -112,7 +112,7 @@ def answer_judge(*, answer_id: int, last_try: bool = True) -> JudgeRun | None:
         if config_error:
             raise config_error
         output = judges.judge(judge_request_for(answer), config)
-        _check_spans(answer, output)
+        check_spans(answer, output)
     except (JudgeError, SoftTimeLimitExceeded) as exc:
         transient = isinstance(exc, SoftTimeLimitExceeded) or exc.transient
         message = "judge timed out (soft time limit)" if isinstance(exc, SoftTimeLimitExceeded) else str(exc)
@@ -126,7 +126,7 @@ def answer_judge(*, answer_id: int, last_try: bool = True) -> JudgeRun | None:
     try:
         _succeed(answer, run, token, output, policy)
     except ClaimLost:
-        _mark_run_failed(run, "superseded: the claim on the answer expired and another delivery took over")
+        mark_run_failed(run, "superseded: the claim on the answer expired and another delivery took over")
     return run
 
 
@@ -160,7 +160,7 @@ def _owned(answer: Answer, token: uuid.UUID):
     return Answer.objects.filter(pk=answer.pk, claim_token=token, status=Answer.Status.JUDGING)
 
 
-def _check_spans(answer: Answer, output: JudgeOutput) -> None:
+def check_spans(answer: Answer, output: JudgeOutput) -> None:
     """Refuse results whose spans point outside their text rather than store broken offsets."""
     passages = {p.pid: len(p.text) for p in answer.passages.all()}
     for claim in output.result.claims:
@@ -182,21 +182,7 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
         claims=[(c.label, c.category) for c in result.claims],
     )
     with transaction.atomic():
-        # Supersede the previous result of this same configuration; other configurations' runs stay.
-        JudgeRun.objects.filter(answer=answer, config_key=run.config_key, is_current=True).update(is_current=False)
-        run.status = JudgeRun.Status.SUCCEEDED
-        run.is_current = True
-        run.finished_at = now
-        run.latency_ms = result.judge.latency_ms
-        run.attempts = result.judge.attempts
-        run.prompt_tokens = result.judge.usage.prompt_tokens
-        run.completion_tokens = result.judge.usage.completion_tokens
-        run.raw_output = output.raw_output
-        run.verdict = result.verdict
-        run.grounding_score = result.grounding_score
-        run.findings = result.model_dump(mode="json", include={"fabrications", "omissions", "rewrite_note"})
-        run.save()
-        _store_claims(answer, run, result)
+        run_record_success(answer, run, output)
         updated = _owned(answer, token).update(
             status=Answer.Status.JUDGED,
             verdict=result.verdict,
@@ -213,6 +199,26 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
         )
         if not updated:
             raise ClaimLost()  # rolls back the claims written above
+
+
+def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput) -> None:
+    """Store a successful run and its claims (call inside a transaction). The run becomes the
+    current one of its configuration; other configurations' runs stay current beside it."""
+    result = output.result
+    JudgeRun.objects.filter(answer=answer, config_key=run.config_key, is_current=True).update(is_current=False)
+    run.status = JudgeRun.Status.SUCCEEDED
+    run.is_current = True
+    run.finished_at = timezone.now()
+    run.latency_ms = result.judge.latency_ms
+    run.attempts = result.judge.attempts
+    run.prompt_tokens = result.judge.usage.prompt_tokens
+    run.completion_tokens = result.judge.usage.completion_tokens
+    run.raw_output = output.raw_output
+    run.verdict = result.verdict
+    run.grounding_score = result.grounding_score
+    run.findings = result.model_dump(mode="json", include={"fabrications", "omissions", "rewrite_note"})
+    run.save()
+    _store_claims(answer, run, result)
 
 
 def _store_claims(answer: Answer, run: JudgeRun, result) -> None:
@@ -250,7 +256,7 @@ def _store_claims(answer: Answer, run: JudgeRun, result) -> None:
     )
 
 
-def _mark_run_failed(run: JudgeRun, error: str, *, transient: bool = False, attempts: int = 1, raw_output: str = ""):
+def mark_run_failed(run: JudgeRun, error: str, *, transient: bool = False, attempts: int = 1, raw_output: str = ""):
     JudgeRun.objects.filter(pk=run.pk).update(
         status=JudgeRun.Status.FAILED,
         error=error,
@@ -262,7 +268,7 @@ def _mark_run_failed(run: JudgeRun, error: str, *, transient: bool = False, atte
 
 
 def _fail(answer, run, token, error: str, *, transient: bool, last_try: bool, attempts: int, raw_output: str = ""):
-    _mark_run_failed(run, error, transient=transient, attempts=attempts, raw_output=raw_output)
+    mark_run_failed(run, error, transient=transient, attempts=attempts, raw_output=raw_output)
     now = timezone.now()
     if transient and not last_try:
         # Give the answer back so the retry (or any other delivery) can claim it.

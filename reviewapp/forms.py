@@ -1,0 +1,48 @@
+from django import forms
+
+from judges.profiles import list_profiles
+from judges.types import CATEGORIES, LABELS
+
+
+def _profile_choices() -> list[tuple[str, str]]:
+    choices = [("", "(the JUDGE_PROFILE setting)")]
+    for name, versions in list_profiles():
+        choices.append((name, f"{name} (latest, {versions[-1]})"))
+        choices.extend((f"{name}@{v}", f"{name}@{v}") for v in versions)
+    return choices
+
+
+class PolicyForm(forms.Form):
+    score_threshold = forms.FloatField(min_value=0, max_value=1, help_text="Answers scoring below go to review.")
+    blocking_labels = forms.MultipleChoiceField(
+        choices=[(label, label) for label in LABELS if label != "SUPPORTED"], required=False,
+        widget=forms.CheckboxSelectMultiple, help_text="Any claim with one of these labels sends the answer to review.")
+    critical_categories = forms.MultipleChoiceField(
+        choices=[(c, c) for c in CATEGORIES], required=False, widget=forms.CheckboxSelectMultiple)
+    critical_single_claim_blocks = forms.BooleanField(
+        required=False, label="One flagged claim in a critical category is enough")
+    audit_sample_rate = forms.FloatField(min_value=0, max_value=1,
+                                         help_text="Share of auto-passed answers sent to review anyway (0.05 = 5%).")
+    lease_seconds = forms.IntegerField(min_value=30, max_value=86_400)
+    judge_profile = forms.ChoiceField(choices=_profile_choices, required=False)
+    judge_backend = forms.ChoiceField(
+        choices=[("", "(the JUDGE_BACKEND setting)"), ("offline", "offline"), ("openai", "openai")], required=False)
+    judge_model = forms.CharField(max_length=200, required=False, help_text="Empty: the JUDGE_MODEL setting.")
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=2000,
+                           help_text="Why this change? Required; kept with the version.")
+
+    def __init__(self, *args, preview: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if preview:
+            self.fields["note"].required = False
+
+
+class RejudgeForm(forms.Form):
+    since = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    until = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    review_status = forms.ChoiceField(required=False, choices=[
+        ("", "any"), ("in_review", "waiting for review"), ("auto_passed", "auto-passed"), ("adjudicated", "adjudicated")])
+    limit = forms.IntegerField(min_value=1, max_value=10_000, initial=500)
+    profile = forms.ChoiceField(choices=_profile_choices()[1:])
+    backend = forms.ChoiceField(choices=[("openai", "openai"), ("offline", "offline")])
+    model = forms.CharField(max_length=200, required=False)

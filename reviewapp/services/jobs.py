@@ -1,0 +1,160 @@
+"""Admin background jobs: re-route waiting answers under the current policy; re-judge answers
+with another judge configuration (old runs are kept, so versions can be compared)."""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+import judges
+from judges import JudgeConfig, JudgeError
+from reviewapp.models import Answer, Claim, Job, JudgeRun, Policy
+from reviewapp.services.audit import audit_record
+from reviewapp.services.judging import check_spans, judge_request_for, mark_run_failed, run_record_success
+from reviewapp.services.routing import decide_route, judge_failed_route
+
+log = logging.getLogger(__name__)
+BATCH = 500
+# Re-routing never touches adjudicated answers: a human has decided them.
+REROUTABLE = (Answer.ReviewStatus.IN_REVIEW, Answer.ReviewStatus.AUTO_PASSED)
+
+
+def _enqueue(job: Job) -> None:
+    from reviewapp.tasks import run_job
+
+    transaction.on_commit(lambda: run_job.delay(job.pk), robust=True)
+
+
+def job_start_reroute(*, user) -> Job:
+    with transaction.atomic():
+        policy = Policy.current()
+        total = Answer.objects.filter(review_status__in=REROUTABLE).count()
+        job = Job.objects.create(kind=Job.Kind.REROUTE, params={"policy_version": policy.version}, total=total,
+                                 created_by=user)
+        audit_record(actor=user, actor_label=user.get_username(), action="job.started", obj=job, after=job.params)
+        _enqueue(job)
+    return job
+
+
+def job_start_rejudge(*, user, answer_ids: list[int], profile: str, backend: str, model: str) -> Job:
+    with transaction.atomic():
+        job = Job.objects.create(
+            kind=Job.Kind.REJUDGE, created_by=user, total=len(answer_ids),
+            params={"answer_ids": answer_ids, "profile": profile, "backend": backend, "model": model},
+        )
+        audit_record(actor=user, actor_label=user.get_username(), action="job.started", obj=job,
+                     after={k: v for k, v in job.params.items() if k != "answer_ids"} | {"answers": len(answer_ids)})
+        _enqueue(job)
+    return job
+
+
+def job_run(*, job_id: int) -> None:
+    """Claim the job (queued -> running) and do it; a second delivery finds it taken."""
+    if not Job.objects.filter(pk=job_id, status=Job.Status.QUEUED).update(status=Job.Status.RUNNING):
+        return
+    job = Job.objects.get(pk=job_id)
+    try:
+        if job.kind == Job.Kind.REROUTE:
+            _reroute(job)
+        else:
+            _fan_out_rejudge(job)
+    except Exception as exc:
+        log.exception("job %s failed", job_id)
+        Job.objects.filter(pk=job_id).update(status=Job.Status.FAILED, error=f"{type(exc).__name__}: {exc}",
+                                             finished_at=timezone.now())
+
+
+def _reroute(job: Job) -> None:
+    policy = Policy.current()
+    last_id = 0
+    while True:
+        answers = list(
+            Answer.objects.filter(review_status__in=REROUTABLE, pk__gt=last_id).order_by("pk")
+            .only("pk", "status", "grounding_score", "judged_by_id", "review_status", "routing_reason", "priority")[:BATCH]
+        )
+        if not answers:
+            break
+        last_id = answers[-1].pk
+        claims: dict[int, list[tuple[str, str]]] = {}
+        for answer_id, label, category in Claim.objects.filter(
+            run_id__in=[a.judged_by_id for a in answers if a.judged_by_id], origin=Claim.Origin.JUDGE
+        ).values_list("answer_id", "label", "category"):
+            claims.setdefault(answer_id, []).append((label, category))
+        changed = []
+        for answer in answers:
+            route = (
+                judge_failed_route() if answer.judged_by_id is None
+                else decide_route(policy=policy, answer_id=answer.pk, grounding_score=answer.grounding_score or 0.0,
+                                  claims=claims.get(answer.pk, []))
+            )
+            if (route.review_status, route.reason, route.priority) != (answer.review_status, answer.routing_reason, answer.priority):
+                answer.review_status, answer.routing_reason, answer.priority = route.review_status, route.reason, route.priority
+                changed.append(answer)
+            answer.policy_id = policy.pk
+        with transaction.atomic():
+            # Only answers still re-routable now: one adjudicated meanwhile keeps its decision.
+            for answer in changed:
+                Answer.objects.filter(pk=answer.pk, review_status__in=REROUTABLE).update(
+                    review_status=answer.review_status, routing_reason=answer.routing_reason,
+                    priority=answer.priority, policy=policy)
+            Answer.objects.filter(pk__in=[a.pk for a in answers], review_status__in=REROUTABLE).update(policy=policy)
+            Job.objects.filter(pk=job.pk).update(done=F("done") + len(answers), changed=F("changed") + len(changed))
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.DONE, finished_at=timezone.now())
+
+
+def _fan_out_rejudge(job: Job) -> None:
+    from reviewapp.tasks import rejudge_answer
+
+    for answer_id in job.params["answer_ids"]:
+        rejudge_answer.delay(job.pk, answer_id)
+
+
+def answer_rejudge(*, job_id: int, answer_id: int) -> None:
+    """Judge one answer for a re-judge job: a side run beside the answer's own (not shown, not routed)."""
+    job = Job.objects.get(pk=job_id)
+    answer = Answer.objects.prefetch_related("passages").get(pk=answer_id)
+    config = JudgeConfig(
+        backend=job.params["backend"], profile=job.params["profile"], model=job.params["model"], **_endpoint()
+    )
+    try:
+        identity = judges.identify(config)
+        error = None
+    except JudgeError as exc:
+        identity, error = judges.JudgeIdentity(config.profile, "unknown", config.backend, config.model), exc
+    try:
+        with transaction.atomic():  # a savepoint: the unique (job, answer) row is the claim
+            run = JudgeRun.objects.create(
+                answer=answer, job=job, profile=identity.profile, prompt_version=identity.prompt_version,
+                backend=identity.backend, model=identity.model,
+                config_key=JudgeRun.make_config_key(
+                    identity.profile, identity.prompt_version, identity.backend, identity.model),
+            )
+    except IntegrityError:
+        return  # this job already judged this answer (a second delivery)
+    try:
+        if error:
+            raise error
+        output = judges.judge(judge_request_for(answer), config)
+        check_spans(answer, output)
+        with transaction.atomic():
+            run_record_success(answer, run, output)
+    except JudgeError as exc:
+        mark_run_failed(run, str(exc), transient=exc.transient, attempts=exc.attempts, raw_output=exc.raw_output)
+    _count_done(job)
+
+
+def _endpoint() -> dict:
+    from django.conf import settings
+
+    return {"base_url": settings.OPENAI_BASE_URL, "api_key": settings.OPENAI_API_KEY,
+            "timeout_s": settings.JUDGE_TIMEOUT_SECONDS, "retry_budget_s": settings.JUDGE_RETRY_BUDGET_SECONDS,
+            "max_attempts": settings.JUDGE_MAX_ATTEMPTS}
+
+
+def _count_done(job: Job) -> None:
+    Job.objects.filter(pk=job.pk).update(done=F("done") + 1)
+    Job.objects.filter(pk=job.pk, done__gte=F("total"), status=Job.Status.RUNNING).update(
+        status=Job.Status.DONE, finished_at=timezone.now())

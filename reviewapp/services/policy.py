@@ -1,0 +1,49 @@
+"""Policy changes: every change is a new version, with who, when and why."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from reviewapp.models import Policy
+from reviewapp.services.audit import audit_record
+
+POLICY_FIELDS = (
+    "score_threshold", "blocking_labels", "critical_categories", "critical_single_claim_blocks",
+    "audit_sample_rate", "lease_seconds", "judge_profile", "judge_backend", "judge_model",
+)
+
+
+def policy_values(policy: Policy) -> dict[str, Any]:
+    return {field: getattr(policy, field) for field in POLICY_FIELDS}
+
+
+def policy_diff(old: Policy | None, new: Policy) -> list[tuple[str, Any, Any]]:
+    """(field, old value, new value) for each field that changed."""
+    before = policy_values(old) if old else {}
+    return [(field, before.get(field), value) for field, value in policy_values(new).items() if before.get(field) != value]
+
+
+def policy_create(*, user, values: dict[str, Any], note: str) -> Policy:
+    if not note.strip():
+        raise ValueError("Say why the policy changes: the note is required.")
+    for attempt in range(3):  # two admins saving at once: the version number decides, then retry
+        try:
+            with transaction.atomic():
+                current = Policy.current()
+                policy = Policy.objects.create(version=current.version + 1, created_by=user, note=note.strip(),
+                                               **{f: values[f] for f in POLICY_FIELDS})
+                audit_record(actor=user, actor_label=user.get_username(), action="policy.created", obj=policy,
+                             before=policy_values(current), after=policy_values(policy), note=note.strip())
+                return policy
+        except IntegrityError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def policy_rollback(*, user, version: int, note: str) -> Policy:
+    """Roll back = a new version carrying an old version's values."""
+    old = Policy.objects.get(version=version)
+    return policy_create(user=user, values=policy_values(old), note=f"Roll back to v{version}. {note}".strip())

@@ -1,0 +1,159 @@
+"""Policy and routing: versions, preview, rollback, re-route and re-judge jobs."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+
+import judges
+from reviewapp.models import Answer, AuditEvent, Job, JudgeRun, Policy
+from reviewapp.services import jobs as jobs_service
+from reviewapp.services.ingest import answer_ingest
+from reviewapp.services.judging import answer_judge
+from reviewapp.services.routing import decide_route, in_audit_sample
+from tests.conftest import fare_payload
+
+User = get_user_model()
+GROUNDED = "Riders aged 65 and older pay a reduced fare of $1.00 per ride."
+
+
+def judged(answer_text: str = GROUNDED) -> Answer:
+    payload = fare_payload(external_id=None, answer=answer_text)
+    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
+    answer_judge(answer_id=answer.pk)
+    answer.refresh_from_db()
+    return answer
+
+
+@pytest.fixture
+def admin_client(client, db):
+    user = User.objects.create_user("ada", password="pw-ada-123", is_staff=True)
+    user.groups.add(Group.objects.get_or_create(name="admin")[0])
+    client.force_login(user)
+    client.user = user
+    return client
+
+
+def form_values(policy: Policy, **changes) -> dict:
+    values = {
+        "score_threshold": policy.score_threshold, "blocking_labels": policy.blocking_labels,
+        "critical_categories": policy.critical_categories, "audit_sample_rate": policy.audit_sample_rate,
+        "lease_seconds": policy.lease_seconds, "judge_profile": "", "judge_backend": "", "judge_model": "",
+        "note": "test change",
+    }
+    if policy.critical_single_claim_blocks:
+        values["critical_single_claim_blocks"] = "on"
+    return values | changes
+
+
+# --- routing ----------------------------------------------------------------------------------
+
+
+def test_routing_gives_human_readable_reasons_and_countable_kinds():
+    policy = Policy(score_threshold=0.95, blocking_labels=["CONTRADICTED", "UNSUPPORTED"], critical_categories=["price"],
+                    critical_single_claim_blocks=True, audit_sample_rate=0)
+    route = decide_route(policy=policy, answer_id=1, grounding_score=0.5,
+                         claims=[("SUPPORTED", "other"), ("UNSUPPORTED", "price")])
+    assert route.review_status == "in_review"
+    assert route.reason == "score 0.50 < 0.95; 1 UNSUPPORTED claim; UNSUPPORTED price claim"
+    assert route.kinds == ("score", "label:UNSUPPORTED", "critical:price")
+    assert route.priority == 250  # UNSUPPORTED 200 + critical 50
+
+
+def test_the_audit_sample_is_deterministic_per_answer_and_near_its_rate():
+    picked = [in_audit_sample(answer_id, 0.05) for answer_id in range(20_000)]
+    assert picked == [in_audit_sample(answer_id, 0.05) for answer_id in range(20_000)]
+    assert 0.04 < sum(picked) / len(picked) < 0.06
+
+
+# --- the policy page --------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_policy_page_is_for_admins_only(client):
+    assert client.get("/policy/").status_code == 302
+    reviewer = User.objects.create_user("rita", password="pw-rita-123")
+    reviewer.groups.add(Group.objects.get_or_create(name="reviewer")[0])
+    client.force_login(reviewer)
+    for url in ("/policy/", "/jobs/1/"):
+        assert client.get(url).status_code == 403
+    for url in ("/policy/preview", "/policy/1/rollback", "/policy/reroute", "/policy/rejudge"):
+        assert client.post(url).status_code == 403
+
+
+@pytest.mark.django_db
+def test_saving_needs_a_note_and_makes_a_new_version_with_an_audit_event(admin_client):
+    current = Policy.current()
+    response = admin_client.post("/policy/", form_values(current, note="", score_threshold=0.8))
+    assert response.status_code == 400 and Policy.objects.count() == 1
+    admin_client.post("/policy/", form_values(current, note="fewer false alarms", score_threshold=0.8))
+    new = Policy.current()
+    assert (new.version, new.score_threshold, new.created_by, new.note) == (2, 0.8, admin_client.user, "fewer false alarms")
+    event = AuditEvent.objects.get(action="policy.created")
+    assert (event.before["score_threshold"], event.after["score_threshold"]) == (0.95, 0.8)
+    page = admin_client.get("/policy/").content.decode()
+    assert "score_threshold</b>: 0.95 → 0.8" in page
+
+
+@pytest.mark.django_db
+def test_the_preview_counts_answers_each_policy_sends_to_review_with_examples(admin_client):
+    grounded, flagged = judged(GROUNDED), judged(GROUNDED + " A 30-day pass costs $75.00.")
+    current = Policy.current()
+    response = admin_client.post("/policy/preview", form_values(current, blocking_labels=[], critical_categories=[],
+                                                                score_threshold=0.1, audit_sample_rate=0))
+    page = response.content.decode()
+    assert "<b>2</b> answers judged" in page.replace("Of ", "")
+    assert f"#{flagged.pk}" in page  # would newly auto-pass
+    assert "Would newly auto-pass (1)" in page
+    assert f"#{grounded.pk}" not in page.split("Would newly auto-pass")[1] or not in_audit_sample(grounded.pk, 0.05)
+
+
+@pytest.mark.django_db
+def test_rollback_is_a_new_version_with_the_old_values(admin_client):
+    current = Policy.current()
+    admin_client.post("/policy/", form_values(current, score_threshold=0.5))
+    admin_client.post("/policy/1/rollback", {"note": "too lax"})
+    latest = Policy.current()
+    assert (latest.version, latest.score_threshold) == (3, 0.95)
+    assert latest.note.startswith("Roll back to v1.")
+
+
+# --- jobs -------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_reroute_applies_the_current_policy_to_waiting_answers_but_not_adjudicated_ones(admin_client):
+    flagged = judged(GROUNDED + " A 30-day pass costs $75.00.")
+    decided = judged(GROUNDED + " A 30-day pass costs $75.00.")
+    Answer.objects.filter(pk=decided.pk).update(review_status="adjudicated")
+    admin_client.post("/policy/", form_values(Policy.current(), blocking_labels=[], critical_categories=[],
+                                              score_threshold=0.0, audit_sample_rate=0, note="only failures"))
+    admin_client.post("/policy/reroute")
+    job = Job.objects.get()
+    jobs_service.job_run(job_id=job.pk)  # what the worker does (tested end to end in test_judging_worker)
+    job.refresh_from_db()
+    flagged.refresh_from_db()
+    assert (job.status, job.done, job.changed) == ("done", job.total, 1)
+    assert (flagged.review_status, flagged.routing_reason, flagged.policy.version) == ("auto_passed", "passed policy", 2)
+    assert Answer.objects.get(pk=decided.pk).review_status == "adjudicated"
+    progress = admin_client.get(f"/jobs/{job.pk}/")
+    assert progress.status_code == 286  # done: htmx stops polling
+
+
+@pytest.mark.django_db
+def test_rejudge_keeps_the_old_run_and_adds_a_side_run_once(admin_client):
+    answer = judged()
+    admin_client.post("/policy/rejudge", {"limit": 10, "profile": "claim_audit@v1", "backend": "offline", "model": ""})
+    job = Job.objects.get()
+    assert job.total == 1
+    jobs_service.answer_rejudge(job_id=job.pk, answer_id=answer.pk)
+    jobs_service.answer_rejudge(job_id=job.pk, answer_id=answer.pk)  # a second delivery does nothing
+    answer.refresh_from_db()
+    runs = JudgeRun.objects.filter(answer=answer)
+    assert runs.count() == 2
+    side = runs.get(job=job)
+    assert side.status == "succeeded" and side.claims.exists()
+    assert answer.judged_by != side  # the answer still shows its own run
+    job.refresh_from_db()
+    assert (job.done, job.status) == (1, "queued")  # job_run was not called here; done counts the answer
