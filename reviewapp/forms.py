@@ -13,6 +13,10 @@ def _profile_choices() -> list[tuple[str, str]]:
 
 
 class PolicyForm(forms.Form):
+    # The live preview posts this form on every change, note or not; the browser's own
+    # "required" check would block it, so the server alone enforces the note (on save).
+    use_required_attribute = False
+
     score_threshold = forms.FloatField(min_value=0, max_value=1, help_text="Answers scoring below go to review.")
     blocking_labels = forms.MultipleChoiceField(
         choices=[(label, label) for label in LABELS if label != "SUPPORTED"], required=False,

@@ -95,6 +95,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/queue/"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
