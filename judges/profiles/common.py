@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from judges.offline import CATEGORY_RULES
 from judges.profiles.base import Normalized, RenderedPrompt
+from judges.profiles.locate import locate_in_answer
 from judges.profiles.parsing import extract_json, validate
 from judges.profiles.render import PromptTemplate, load_template, render_prompt
 from judges.types import JudgeRequest
@@ -58,6 +59,18 @@ class TemplateProfile:
 
     def normalize(self, raw: Any, request: JudgeRequest) -> Normalized:  # pragma: no cover
         raise NotImplementedError
+
+
+def place_claims(texts: Sequence[str], answer: str) -> list[tuple[tuple[int, int] | None, str]]:
+    """Where each claim text stands in the answer, in order: (span, the answer's own words) or
+    (None, the text as the judge gave it). A repeated claim text goes to its next occurrence."""
+    placed, hint = [], 0
+    for text in texts:
+        span = locate_in_answer(text, answer, hint)
+        if span:
+            hint = span[1]
+        placed.append((span, answer[span[0]:span[1]] if span else text))
+    return placed
 
 
 def claim_ids(given: Sequence[str | None]) -> list[str]:

@@ -30,7 +30,7 @@ from typing import Literal
 
 from judges.locate import distrust_unverified_quotes
 from judges.profiles.base import Normalized
-from judges.profiles.common import TemplateProfile, claim_ids, worse_verdict
+from judges.profiles.common import TemplateProfile, claim_ids, place_claims, worse_verdict
 from judges.profiles.locate import locate_in_answer, locate_quote, resolve_passage_id
 from judges.profiles.parsing import NonBlank, RawModel, array, enum, strict_object, string
 from judges.scoring import grounding_score, verdict_for
@@ -130,14 +130,11 @@ class ClaimAudit(TemplateProfile):
         raw = self.coerce(raw)
         answer = request.answer
         claims: list[Claim] = []
-        hint = 0
-        for claim_id, item in zip(claim_ids([c.id for c in raw.claims]), raw.claims):
-            span = locate_in_answer(item.text, answer, hint)
-            if span:
-                hint = span[1]  # a repeated claim text goes to the next occurrence
+        placed = place_claims([c.text for c in raw.claims], answer)
+        for claim_id, item, (span, text) in zip(claim_ids([c.id for c in raw.claims]), raw.claims, placed):
             claims.append(Claim(
                 id=claim_id,
-                text=answer[span[0]:span[1]] if span else item.text,
+                text=text,
                 answer_span=span,
                 label=item.label,
                 category=item.category,

@@ -28,8 +28,8 @@ from typing import Literal
 
 from judges.locate import distrust_unverified_quotes
 from judges.profiles.base import Normalized
-from judges.profiles.common import TemplateProfile, category_of, claim_ids
-from judges.profiles.locate import locate_in_answer, locate_quote
+from judges.profiles.common import TemplateProfile, category_of, claim_ids, place_claims
+from judges.profiles.locate import locate_quote
 from judges.profiles.parsing import NonBlank, RawModel, array, enum, strict_object, string
 from judges.scoring import grounding_score, verdict_for
 from judges.types import Claim, JudgeRequest
@@ -83,12 +83,8 @@ class ClaimVerification(TemplateProfile):
         raw = self.coerce(raw)
         answer = request.answer
         claims: list[Claim] = []
-        hint = 0
-        for claim_id, item in zip(claim_ids([c.claim_id for c in raw.claims]), raw.claims):
-            span = locate_in_answer(item.claim_text, answer, hint)
-            if span:
-                hint = span[1]
-            text = answer[span[0]:span[1]] if span else item.claim_text
+        placed = place_claims([c.claim_text for c in raw.claims], answer)
+        for claim_id, item, (span, text) in zip(claim_ids([c.claim_id for c in raw.claims]), raw.claims, placed):
             evidence = []
             explanation = item.explanation
             if item.source_text and item.source_text.strip():
