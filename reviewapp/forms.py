@@ -32,6 +32,14 @@ class PolicyForm(forms.Form):
     judge_backend = forms.ChoiceField(
         choices=[("", "(the JUDGE_BACKEND setting)"), ("offline", "offline"), ("openai", "openai")], required=False)
     judge_model = forms.CharField(max_length=200, required=False, help_text="Empty: the JUDGE_MODEL setting.")
+    escalation_profile = forms.ChoiceField(choices=_profile_choices, required=False, label="Escalate to profile",
+                                           help_text="A second judge for flagged or borderline answers, before a human.")
+    escalation_backend = forms.ChoiceField(
+        choices=[("", "(no escalation unless a profile is set)"), ("offline", "offline"), ("openai", "openai")],
+        required=False)
+    escalation_model = forms.CharField(max_length=200, required=False, help_text="e.g. a stronger model")
+    escalation_margin = forms.FloatField(min_value=0, max_value=1, initial=0.05,
+                                         help_text="Also escalate when the score is this close to the threshold.")
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=2000,
                            help_text="Why this change? Required; kept with the version.")
 

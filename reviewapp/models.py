@@ -387,6 +387,11 @@ class Policy(AppendOnly):
     judge_profile = models.CharField(max_length=100, blank=True, help_text="Empty: the JUDGE_PROFILE setting")
     judge_backend = models.CharField(max_length=20, blank=True, help_text="Empty: the JUDGE_BACKEND setting")
     judge_model = models.CharField(max_length=200, blank=True, help_text="Empty: the JUDGE_MODEL setting")
+    # Escalation: a second judge re-judges what the first flagged or scored near the threshold.
+    escalation_profile = models.CharField(max_length=100, blank=True)
+    escalation_backend = models.CharField(max_length=20, blank=True)
+    escalation_model = models.CharField(max_length=200, blank=True)
+    escalation_margin = models.FloatField(default=0.05)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT)
     created_at = models.DateTimeField(auto_now_add=True)
     note = models.TextField()

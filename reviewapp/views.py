@@ -161,6 +161,8 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
         "run": run,
         "failed_run": selectors.latest_failed_run(answer) if answer.status == Answer.Status.FAILED else None,
         "findings": run.findings if run else {},
+        # Every other run on this answer (an escalation's first judge, re-judges), for comparison.
+        "other_runs": answer.runs.exclude(pk=run.pk if run else None).order_by("started_at"),
         "labels": LABELS,
         "holds_lease": answer.lease_holder_id == request.user.pk,
         "pending": review_service.pending_claims(answer).count(),

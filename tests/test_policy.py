@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.test import Client
 
 import judges
 from reviewapp.models import Answer, AuditEvent, Job, JudgeRun, Policy
@@ -40,7 +41,8 @@ def form_values(policy: Policy, **changes) -> dict:
         "score_threshold": policy.score_threshold, "blocking_labels": policy.blocking_labels,
         "critical_categories": policy.critical_categories, "audit_sample_rate": policy.audit_sample_rate,
         "lease_seconds": policy.lease_seconds, "judge_profile": "", "judge_backend": "", "judge_model": "",
-        "note": "test change",
+        "escalation_profile": "", "escalation_backend": "", "escalation_model": "",
+        "escalation_margin": policy.escalation_margin, "note": "test change",
     }
     if policy.critical_single_claim_blocks:
         values["critical_single_claim_blocks"] = "on"
@@ -59,6 +61,33 @@ def test_routing_gives_human_readable_reasons_and_countable_kinds():
     assert route.reason == "score 0.50 < 0.95; 1 UNSUPPORTED claim; UNSUPPORTED price claim"
     assert route.kinds == ("score", "label:UNSUPPORTED", "critical:price")
     assert route.priority == 250  # UNSUPPORTED 200 + critical 50
+
+
+@pytest.mark.parametrize(
+    "score, claims, expected",
+    [
+        (0.95, [("SUPPORTED", "price")], ()),  # exactly at the threshold passes
+        (0.9499, [("SUPPORTED", "price")], ("score",)),
+        (1.0, [("PARTIALLY_SUPPORTED", "other")], ()),  # not a blocking label, not critical
+        (1.0, [("PARTIALLY_SUPPORTED", "price")], ("critical:price",)),
+        (1.0, [("CONTRADICTED", "other")], ("label:CONTRADICTED",)),
+        (0.5, [("UNSUPPORTED", "age"), ("CONTRADICTED", "age")],
+         ("score", "label:CONTRADICTED", "label:UNSUPPORTED", "critical:age")),
+    ],
+)
+def test_each_routing_rule_and_their_combinations_at_the_boundaries(score, claims, expected):
+    policy = Policy(score_threshold=0.95, blocking_labels=["CONTRADICTED", "UNSUPPORTED"], critical_categories=["price", "age"],
+                    critical_single_claim_blocks=True, audit_sample_rate=0)
+    route = decide_route(policy=policy, answer_id=7, grounding_score=score, claims=claims)
+    assert route.kinds == expected
+    assert route.review_status == ("in_review" if expected else "auto_passed")
+
+
+def test_critical_categories_do_not_block_alone_when_the_policy_says_so():
+    policy = Policy(score_threshold=0, blocking_labels=[], critical_categories=["price"],
+                    critical_single_claim_blocks=False, audit_sample_rate=0)
+    assert decide_route(policy=policy, answer_id=7, grounding_score=1.0,
+                        claims=[("PARTIALLY_SUPPORTED", "price")]).review_status == "auto_passed"
 
 
 def test_the_audit_sample_is_deterministic_per_answer_and_near_its_rate():
@@ -157,3 +186,55 @@ def test_rejudge_keeps_the_old_run_and_adds_a_side_run_once(admin_client):
     assert answer.judged_by != side  # the answer still shows its own run
     job.refresh_from_db()
     assert (job.done, job.status) == (1, "queued")  # job_run was not called here; done counts the answer
+
+
+@pytest.mark.django_db
+def test_the_previews_counts_equal_what_the_reroute_then_does(admin_client):
+    answers = [judged(GROUNDED), judged(GROUNDED + " A 30-day pass costs $75.00."),
+               judged(GROUNDED + " Monthly passes cost $30.")]
+    values = form_values(Policy.current(), score_threshold=0.6, blocking_labels=["CONTRADICTED"],
+                         critical_categories=[], audit_sample_rate=0, note="stricter on contradictions only")
+    from reviewapp import selectors
+
+    candidate = Policy(**{k: v for k, v in values.items() if k != "note"} | {"critical_single_claim_blocks": True})
+    preview = selectors.routing_preview(current=Policy.current(), candidate=candidate, days=7)
+    admin_client.post("/policy/", values)
+    admin_client.post("/policy/reroute")
+    jobs_service.job_run(job_id=Job.objects.get().pk)
+    in_review = Answer.objects.filter(pk__in=[a.pk for a in answers], review_status="in_review").count()
+    assert preview["review_candidate"] == in_review
+
+
+@pytest.mark.django_db
+def test_escalation_rejudges_a_flagged_answer_and_shows_the_second_run():
+    Policy.objects.create(version=2, escalation_profile="claim_audit", escalation_backend="offline",
+                          escalation_model="stronger", note="escalate")
+    answer = judged(GROUNDED + " A 30-day pass costs $75.00.")
+    runs = list(JudgeRun.objects.filter(answer=answer).order_by("id"))
+    assert len(runs) == 2 and all(r.status == "succeeded" for r in runs)
+    assert answer.judged_by == runs[1]
+    assert answer.routing_reason.startswith("escalated to offline@")
+    assert runs[0].claims.exists() and runs[1].claims.exists()
+    reviewer = User.objects.create_user("rita")
+    reviewer.groups.add(Group.objects.get_or_create(name="reviewer")[0])
+    client = Client()
+    client.force_login(reviewer)
+    page = client.get(f"/review/{answer.pk}/").content.decode()
+    assert "Other judge runs on this answer (1)" in page and "offline@v" in page
+
+
+@pytest.mark.django_db
+def test_no_escalation_for_a_clean_answer_far_from_the_threshold():
+    Policy.objects.create(version=2, escalation_backend="offline", escalation_margin=0.01, audit_sample_rate=0,
+                          note="escalate")
+    answer = judged(GROUNDED)
+    assert JudgeRun.objects.filter(answer=answer).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_failed_escalation_leaves_the_first_result_and_records_the_failure():
+    Policy.objects.create(version=2, escalation_profile="no_such_profile", escalation_backend="openai", note="bad")
+    answer = judged(GROUNDED + " A 30-day pass costs $75.00.")
+    first, second = JudgeRun.objects.filter(answer=answer).order_by("id")
+    assert answer.judged_by == first and answer.status == "judged"
+    assert second.status == "failed" and "escalation failed" in second.error

@@ -90,29 +90,14 @@ def answer_judge(*, answer_id: int, last_try: bool = True) -> JudgeRun | None:
 
     answer = Answer.objects.prefetch_related("passages").get(pk=answer_id)
     policy = Policy.current()
-    config = judge_config_for(answer, policy)
-    try:
-        identity, config_error = judges.identify(config), None
-    except JudgeError as exc:  # e.g. an unknown profile: still recorded as a failed run below
-        identity, config_error = JudgeIdentity(config.profile, "unknown", config.backend, config.model), exc
     # Runs left 'running' by a delivery whose claim expired (its worker died) are over.
     JudgeRun.objects.filter(answer=answer, status=JudgeRun.Status.RUNNING).update(
         status=JudgeRun.Status.FAILED, error="abandoned: the worker judging it was lost", finished_at=timezone.now()
     )
-    # Record the run before the (possibly slow, possibly failing) judge call.
-    run = JudgeRun.objects.create(
-        answer=answer,
-        profile=identity.profile,
-        prompt_version=identity.prompt_version,
-        backend=identity.backend,
-        model=identity.model,
-        config_key=JudgeRun.make_config_key(identity.profile, identity.prompt_version, identity.backend, identity.model),
-    )
+    config = judge_config_for(answer, policy)
+    run, config_error = _start_run(answer, config)
     try:
-        if config_error:
-            raise config_error
-        output = judges.judge(judge_request_for(answer), config)
-        check_spans(answer, output)
+        output = _run_judge(answer, config, config_error)
     except (JudgeError, SoftTimeLimitExceeded) as exc:
         transient = isinstance(exc, SoftTimeLimitExceeded) or exc.transient
         message = "judge timed out (soft time limit)" if isinstance(exc, SoftTimeLimitExceeded) else str(exc)
@@ -123,11 +108,80 @@ def answer_judge(*, answer_id: int, last_try: bool = True) -> JudgeRun | None:
         log.exception("judge crashed on answer %s", answer_id)
         _fail(answer, run, token, f"{type(exc).__name__}: {exc}", transient=False, last_try=True, attempts=1)
         return run
+    escalation = _escalate(answer, policy, output)
     try:
-        _succeed(answer, run, token, output, policy)
+        _succeed(answer, run, token, output, policy, escalation)
     except ClaimLost:
         mark_run_failed(run, "superseded: the claim on the answer expired and another delivery took over")
     return run
+
+
+def _start_run(answer: Answer, config: JudgeConfig) -> tuple[JudgeRun, JudgeError | None]:
+    """Record the run before the (possibly slow, possibly failing) judge call.
+
+    A configuration the judges cannot identify (an unknown profile) is still recorded; its error
+    is returned, to fail the run when the judge would have been called."""
+    try:
+        identity = judges.identify(config)
+    except JudgeError as exc:  # e.g. an unknown profile: recorded, and fails when the judge runs
+        identity = JudgeIdentity(config.profile, "unknown", config.backend, config.model)
+        run_error = exc
+    else:
+        run_error = None
+    run = JudgeRun.objects.create(
+        answer=answer,
+        profile=identity.profile,
+        prompt_version=identity.prompt_version,
+        backend=identity.backend,
+        model=identity.model,
+        config_key=JudgeRun.make_config_key(identity.profile, identity.prompt_version, identity.backend, identity.model),
+    )
+    return run, run_error
+
+
+def _run_judge(answer: Answer, config: JudgeConfig, config_error: JudgeError | None) -> JudgeOutput:
+    if config_error:
+        raise config_error
+    output = judges.judge(judge_request_for(answer), config)
+    check_spans(answer, output)
+    return output
+
+
+# --- escalation (seed 002: a stronger judge for the hard cases, before a human) -----------------
+
+
+def escalation_config_for(answer: Answer, policy: Policy) -> JudgeConfig | None:
+    if not (policy.escalation_backend or policy.escalation_profile):
+        return None
+    base = judge_config_for(answer, policy)
+    return JudgeConfig(
+        backend=policy.escalation_backend or base.backend,
+        profile=policy.escalation_profile or base.profile,
+        model=policy.escalation_model or base.model,
+        base_url=base.base_url, api_key=base.api_key, timeout_s=base.timeout_s,
+        retry_budget_s=base.retry_budget_s, max_attempts=base.max_attempts,
+    )
+
+
+def escalation_due(policy: Policy, answer_id: int, result) -> bool:
+    """The first judge flagged the answer, or scored it within the margin of the threshold."""
+    route = decide_route(policy=policy, answer_id=answer_id, grounding_score=result.grounding_score,
+                         claims=[(c.label, c.category) for c in result.claims])
+    flagged = route.review_status == "in_review" and route.kinds != ("audit",)
+    return flagged or abs(result.grounding_score - policy.score_threshold) <= policy.escalation_margin
+
+
+def _escalate(answer: Answer, policy: Policy, first: JudgeOutput) -> tuple[JudgeRun, JudgeOutput] | None:
+    config = escalation_config_for(answer, policy)
+    if config is None or not escalation_due(policy, answer.pk, first.result):
+        return None
+    run, config_error = _start_run(answer, config)
+    try:
+        return run, _run_judge(answer, config, config_error)
+    except (JudgeError, SoftTimeLimitExceeded, Exception) as exc:  # the first judge's result stands
+        mark_run_failed(run, f"escalation failed: {exc}", transient=getattr(exc, "transient", False),
+                        attempts=getattr(exc, "attempts", 1), raw_output=getattr(exc, "raw_output", ""))
+        return None
 
 
 def _claim(answer_id: int, token: uuid.UUID) -> bool:
@@ -172,8 +226,11 @@ def check_spans(answer: Answer, output: JudgeOutput) -> None:
                 raise JudgeError(f"claim {claim.id}: evidence span {list(ev.span)} is outside passage {ev.passage_id}")
 
 
-def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutput, policy: Policy) -> None:
-    result = output.result
+def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutput, policy: Policy,
+             escalation: tuple[JudgeRun, JudgeOutput] | None = None) -> None:
+    # With an escalation, both runs are stored and the stronger judge's result is the one shown.
+    shown_run, shown = escalation or (run, output)
+    result = shown.result
     now = timezone.now()
     route = decide_route(
         policy=policy,
@@ -181,18 +238,21 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
         grounding_score=result.grounding_score,
         claims=[(c.label, c.category) for c in result.claims],
     )
+    reason = f"escalated to {shown_run.profile}@{shown_run.prompt_version} ({shown_run.model}): {route.reason}" if escalation else route.reason
     with transaction.atomic():
         run_record_success(answer, run, output)
+        if escalation:
+            run_record_success(answer, shown_run, shown)
         updated = _owned(answer, token).update(
             status=Answer.Status.JUDGED,
             verdict=result.verdict,
             grounding_score=result.grounding_score,
-            judged_by=run,
+            judged_by=shown_run,
             judged_at=now,
             claim_token=None,
             claim_expires_at=None,
             review_status=route.review_status,
-            routing_reason=route.reason,
+            routing_reason=reason[:300],
             priority=route.priority,
             policy=policy,
             updated_at=now,
