@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta
 from datetime import timezone as dt_timezone
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from judges.safe import safe_answer
@@ -201,31 +201,36 @@ def claim_history(claim: Claim) -> list:
 
 # --- policy preview --------------------------------------------------------------------------
 
-PREVIEW_LIMIT = 20_000  # the newest judged answers in the window; enough for a stable estimate
+PREVIEW_LIMIT = 200_000  # the newest judged answers in the window (bench: 100k in about a second or two)
 
 
 def routing_preview(*, current, candidate, days: int) -> dict[str, Any]:
     """How many recently judged answers each policy would send to review, by reason, and some
-    answers that would change lane. Uses the routing code itself (decide_route)."""
+    answers that would change lane. Uses the routing code itself (decide_route).
+
+    Only flagged claims can change a route, so only they are read, already grouped by the database.
+    """
     from reviewapp.services.routing import decide_route
 
     since = timezone.now() - timedelta(days=days)
-    answers = list(
-        Answer.objects.filter(status=Answer.Status.JUDGED, judged_at__gte=since, judged_by__isnull=False)
-        .order_by("-judged_at")
-        .values_list("pk", "grounding_score", "judged_by_id", "question")[:PREVIEW_LIMIT]
-    )
+    window = Answer.objects.filter(status=Answer.Status.JUDGED, judged_at__gte=since, judged_by__isnull=False)
+    scores = dict(window.order_by("-judged_at").values_list("pk", "grounding_score")[:PREVIEW_LIMIT])
     claims: dict[int, list[tuple[str, str]]] = {}
-    for answer_id, label, category in Claim.objects.filter(
-        run_id__in=[run for _, _, run, _ in answers], origin=Claim.Origin.JUDGE
-    ).values_list("answer_id", "label", "category"):
-        claims.setdefault(answer_id, []).append((label, category))
+    flagged = (
+        Claim.objects.filter(answer__in=window, run_id=F("answer__judged_by_id"), origin=Claim.Origin.JUDGE)
+        .exclude(label="SUPPORTED")
+        .values_list("answer_id", "label", "category")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    for answer_id, label, category, n in flagged:
+        claims.setdefault(answer_id, []).extend([(label, category)] * n)
     sides = {"current": Counter(), "candidate": Counter()}
     totals = Counter()
     to_review, to_pass = [], []
-    for pk, score, _, question in answers:
+    for pk, score in scores.items():
         routes = {
-            name: decide_route(policy=policy, answer_id=pk, grounding_score=score or 0.0, claims=claims.get(pk, []))
+            name: decide_route(policy=policy, answer_id=pk, grounding_score=score or 0.0, claims=claims.get(pk, ()))
             for name, policy in (("current", current), ("candidate", candidate))
         }
         for name, route in routes.items():
@@ -234,19 +239,21 @@ def routing_preview(*, current, candidate, days: int) -> dict[str, Any]:
                 sides[name].update(route.kinds)
         lanes = (routes["current"].review_status, routes["candidate"].review_status)
         if lanes == ("auto_passed", "in_review"):
-            to_review.append((pk, question, routes["candidate"].reason))
+            to_review.append((pk, routes["candidate"].reason))
         elif lanes == ("in_review", "auto_passed"):
-            to_pass.append((pk, question, routes["current"].reason))
+            to_pass.append((pk, routes["current"].reason))
+    examples = to_review[:5] + to_pass[:5]
+    questions = dict(Answer.objects.filter(pk__in=[pk for pk, _ in examples]).values_list("pk", "question"))
     kinds = sorted(set(sides["current"]) | set(sides["candidate"]))
     return {
         "days": days,
-        "judged": len(answers),
-        "capped": len(answers) == PREVIEW_LIMIT,
+        "judged": len(scores),
+        "capped": len(scores) == PREVIEW_LIMIT,
         "review_current": totals["current"],
         "review_candidate": totals["candidate"],
         "by_kind": [(kind, sides["current"][kind], sides["candidate"][kind]) for kind in kinds],
-        "to_review": to_review[:5],
+        "to_review": [(pk, questions.get(pk, ""), reason) for pk, reason in to_review[:5]],
         "to_review_count": len(to_review),
-        "to_pass": to_pass[:5],
+        "to_pass": [(pk, questions.get(pk, ""), reason) for pk, reason in to_pass[:5]],
         "to_pass_count": len(to_pass),
     }
