@@ -1,7 +1,8 @@
 """Benchmark of the offline judge (not a test): how many answers per second on one core.
 
 Synthetic transit-fare requests, fixed seed: 5-sentence answers judged against 10 passages of about
-1,500 characters. Two figures, because the judge caches what it learns about each passage text:
+1,500 characters, then against 10 passages of 2k, 5k, 10k and 20k characters. Two figures, because
+the judge caches what it learns about each passage text:
 
 * cold: the cache is emptied before every answer, as if no passage had been seen before;
 * warm: every passage has been seen before (passages come from a pool of retrieved chunks that
@@ -30,6 +31,7 @@ SEED = 20260816
 PASSAGES_PER_REQUEST = 10
 PASSAGE_CHARS = 1500
 POOL_SIZE = 300
+SIZES = (2_000, 5_000, 10_000, 20_000)  # characters per passage, for the second set of figures
 
 RIDERS = ["adult", "senior", "student", "child", "veteran", "disabled", "youth", "commuter"]
 PRODUCTS = ["single ride", "day pass", "weekly pass", "monthly pass", "transfer", "paratransit trip"]
@@ -61,9 +63,9 @@ def sentence(rng: random.Random) -> str:
     )
 
 
-def passage_text(rng: random.Random) -> str:
+def passage_text(rng: random.Random, chars: int = PASSAGE_CHARS) -> str:
     sentences: list[str] = []
-    while sum(len(s) + 1 for s in sentences) < PASSAGE_CHARS:
+    while sum(len(s) + 1 for s in sentences) < chars:
         sentences.append(sentence(rng))
     return " ".join(sentences)
 
@@ -109,6 +111,8 @@ def report(name: str, timings: list[float]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--answers", type=int, default=300, help="answers judged per figure")
+    parser.add_argument("--sized-answers", type=int, default=40,
+                        help="answers judged per figure for the longer passages")
     args = parser.parse_args()
 
     rng = random.Random(SEED)
@@ -121,6 +125,17 @@ def main() -> int:
     report("cold", timed_ms(batch, cold=True))
     timed_ms(batch, cold=False)  # see every passage once
     report("warm", timed_ms(batch, cold=False))
+
+    # Longer passages (issue 4 item 6): the same answers' shape against 10 passages of each size.
+    print(f"\nby passage size ({args.sized_answers} answers each, "
+          f"{PASSAGES_PER_REQUEST} passages per answer)")
+    for chars in SIZES:
+        sized_pool = [passage_text(rng, chars) for _ in range(PASSAGES_PER_REQUEST * 3)]
+        sized = requests(args.sized_answers, sized_pool, rng)
+        print(f"{chars:>6} chars/passage")
+        report("cold", timed_ms(sized, cold=True))
+        timed_ms(sized, cold=False)
+        report("warm", timed_ms(sized, cold=False))
     return 0
 
 

@@ -7,11 +7,16 @@ never evidence for a policy fact, so they are not searched here.
 
 from __future__ import annotations
 
+import bisect
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from judges.text import Span, content_words, key_terms, number_values, rough_pieces, split_sentences
+from judges.text import (
+    Span, Token, content_tokens, content_words, key_terms, number_values, passage_quantities,
+    quantity_readings, quantity_values, rough_pieces, split_sentences,
+)
 
 
 @dataclass(frozen=True)
@@ -75,5 +80,80 @@ def _sentences(text: str) -> tuple[tuple[Span, frozenset[str]], ...]:
 def clear_caches() -> None:
     """Forget every indexed passage (benchmarks use it to measure the cold path)."""
     index_passage.cache_clear()
+    index_units.cache_clear()
+    quantity_values.cache_clear()
+    passage_quantities.cache_clear()
     _pieces.cache_clear()
     _sentences.cache_clear()
+
+
+# --- units: the offline judge v2's view of a passage ----------------------------------------
+
+
+NEGATIONS = frozenset("not no never without none nor neither cannot can't won't don't doesn't didn't isn't "
+                      "aren't wasn't weren't hasn't haven't hadn't shouldn't wouldn't couldn't n't".split())
+# Words stating a cause or an effect; a claim that has one needs a window that has one too.
+CAUSAL = re.compile(
+    r"\b(?:because|due to|owing to|thanks to|as a result|result(?:s|ed|ing)? (?:in|from)|lead(?:s|ing)? to"
+    r"|led to|caus(?:e|es|ed|ing)|so that|therefore|hence|consequently|attribut\w+ to|blame[sd]?"
+    r"|in response to|after which|prompt(?:s|ed|ing)?|sparked|trigger(?:s|ed|ing)?)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A sentence-like piece of a passage (`rough_pieces`), with what the judge compares."""
+
+    span: Span
+    stems: frozenset[str]
+    quantities: frozenset[str]  # `quantity_values` of the piece
+    names: frozenset[str]  # stems of the words written like names
+
+
+@dataclass(frozen=True)
+class UnitIndex:
+    text: str
+    units: tuple[Unit, ...]
+    stems: frozenset[str]
+    quantities: frozenset[str]
+    unit_frequency: dict[str, int]  # stem -> how many units contain it
+    postings: dict[str, tuple[int, ...]]  # stem -> the units containing it
+    quantity_postings: dict[str, tuple[int, ...]]  # quantity value -> the units giving it
+
+
+@lru_cache(maxsize=512)
+def index_units(text: str) -> UnitIndex:
+    spans = rough_pieces(text)
+    starts = [span[0] for span in spans]
+    unit_values: list[set[str]] = [set() for _ in spans]
+    for quantity in passage_quantities(text):  # one pass over the passage, then placed
+        position = bisect.bisect_right(starts, quantity.span[0]) - 1
+        if position >= 0:
+            unit_values[position].update(quantity_readings(quantity))
+    unit_tokens: list[list[Token]] = [[] for _ in spans]
+    for token in content_tokens(text):  # one pass too: a piece starts after "." or a line break
+        position = bisect.bisect_right(starts, token.span[0]) - 1
+        if position >= 0:
+            unit_tokens[position].append(token)
+    units: list[Unit] = []
+    postings: dict[str, list[int]] = {}
+    for span, values, tokens in zip(spans, unit_values, unit_tokens):
+        unit_stems = frozenset(token.stem for token in tokens)
+        for word in unit_stems:
+            postings.setdefault(word, []).append(len(units))
+        units.append(Unit(
+            span=span, stems=unit_stems, quantities=frozenset(values),
+            names=frozenset(token.stem for token in tokens if token.is_name),
+        ))
+    quantity_postings: dict[str, list[int]] = {}
+    for position, values in enumerate(unit_values):
+        for value in values:
+            quantity_postings.setdefault(value, []).append(position)
+    return UnitIndex(
+        text=text, units=tuple(units),
+        stems=frozenset(postings), quantities=quantity_values(text),
+        unit_frequency={word: len(found) for word, found in postings.items()},
+        postings={word: tuple(found) for word, found in postings.items()},
+        quantity_postings={value: tuple(found) for value, found in quantity_postings.items()},
+    )

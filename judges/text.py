@@ -7,6 +7,7 @@ computed here can be stored, highlighted and sliced back out byte-exact.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -448,14 +449,27 @@ def quantity_values(text: str) -> frozenset[str]:
     for match in _YEAR_RANGE.finditer(text):
         if int(match["last"]) > int(match["first"]):
             values.add(match["century"] + match["last"])
-    for quantity in quantities(text, every_word=True):
-        values.add(quantity.value)
-        if quantity.is_date:
-            values.update(_coarser_dates(quantity.value))
-        elif quantity.is_time:
-            hour, minutes = quantity.value.split(":")
-            values.add(f"{(int(hour) - 1) % 12 + 1:02d}:{minutes}")
+    for quantity in passage_quantities(text):
+        values.update(quantity_readings(quantity))
     return frozenset(values)
+
+
+@lru_cache(maxsize=1024)
+def passage_quantities(text: str) -> tuple[Quantity, ...]:
+    """`quantities(text, every_word=True)`, kept for the last passages seen."""
+    return tuple(quantities(text, every_word=True))
+
+
+def quantity_readings(quantity: Quantity) -> list[str]:
+    """What one quantity of a passage offers for matching (see `quantity_values`): its value, and
+    the coarser forms of a date or the 12-hour reading of a time."""
+    values = [quantity.value]
+    if quantity.is_date:
+        values.extend(_coarser_dates(quantity.value))
+    elif quantity.is_time:
+        hour, minutes = quantity.value.split(":")
+        values.append(f"{(int(hour) - 1) % 12 + 1:02d}:{minutes}")
+    return values
 
 
 def _coarser_dates(value: str) -> list[str]:
@@ -494,3 +508,104 @@ def _word_quantity(match: re.Match[str]) -> Quantity:
         is_money=unit.startswith(("dollar", "cent")), is_percent=unit == "percent",
         is_word=True,
     )
+
+
+# --- stems and tokens with their case (the offline judge v2) ---------------------------------
+#
+# `content_words` only folds plurals, so "scored" never meets "scoring". `stem` strips a few more
+# inflections (no dictionary, no model): "-ing", "-ed", "-ly", "-ment" and a final "e", so
+# "scored", "scores", "scoring" and "score" all give "scor". Collisions are rare and harmless for
+# what it is used for (asking whether a passage uses a word at all).
+
+_STEM_SUFFIXES = ("ingly", "edly", "ings", "ing", "ed", "ly")
+_MIN_ROOT = {"ly": 4}
+_VOWELS = frozenset("aeiouy")
+
+
+@lru_cache(maxsize=131072)
+def stem(word: str) -> str:
+    """A crude, deterministic stem of a lowercased word (see above)."""
+    word = _singular(word)
+    for suffix in _STEM_SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_ROOT.get(suffix, 3):
+            root = word[: -len(suffix)]
+            if not _VOWELS & set(root):
+                continue  # "sing", "bed": no vowel left, not a suffix
+            if suffix in ("ed", "edly") and root.endswith("i"):
+                root = root[:-1] + "y"  # "carried" -> "carry"
+            elif len(root) > 3 and root[-1] == root[-2] and root[-1] not in "lsz":
+                root = root[:-1]  # "running" -> "run", but "called" keeps "call"
+            word = root
+            break
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+@dataclass(frozen=True)
+class Token:
+    """A content word of a text: its stem, its offsets, and whether it is written like a name."""
+
+    stem: str
+    span: Span
+    is_name: bool  # capitalized (not just because it opens the text) or all capitals
+
+
+_TOKEN_WORD = re.compile(r"[^\W\d_][^\W\d_\u0300-\u036f]*(?:['’][^\W\d_]+)?")
+
+
+@lru_cache(maxsize=65536)
+def fold_accents(word: str) -> str:
+    """"Angoulême" -> "Angouleme", "Café" (composed or not) -> "Cafe"."""
+    if word.isascii():
+        return word
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def content_tokens(text: str) -> list[Token]:
+    """The content words of `text` (as `content_words` reads them) with offsets, stems and case.
+
+    A word opening the text or following sentence punctuation is not taken for a name because
+    of its capital alone, unless it has inner capitals (McManus) or is all capitals of two letters
+    or more (UKIP, NBA).
+    """
+    tokens: list[Token] = []
+    for match in _TOKEN_WORD.finditer(text):
+        word = match.group()
+        reading = _token_reading(word)
+        if reading is None:
+            continue
+        word_stem, length, capitalized, inner_capitals = reading
+        start = match.start()
+        is_name = False
+        if capitalized:
+            if inner_capitals:
+                is_name = True
+            else:
+                before = text[max(0, start - 8):start].rstrip()
+                if not before and start > 8:
+                    before = text[:start].rstrip()
+                is_name = not (not before or before[-1] in _OPENERS or before.endswith(("[", "]")))
+        tokens.append(Token(word_stem, (start, start + length), is_name))
+    return tokens
+
+
+_OPENERS = frozenset(".!?:;\"“(\n-–—•*")
+
+
+@lru_cache(maxsize=131072)
+def _token_reading(word: str) -> tuple[str, int, bool, bool] | None:
+    """(stem, length of the word without any "'s", capitalized, inner capitals or all capitals),
+    or None for a stopword or a single letter."""
+    raw = word.split("'")[0].split("’")[0]
+    lowered = fold_accents(raw.lower())
+    if len(lowered) < 2 or lowered in STOPWORDS:
+        return None
+    capitalized = raw[0].isupper()
+    inner = capitalized and len(raw) > 1 and (raw.isupper() or any(c.isupper() for c in raw[1:]))
+    return stem(lowered), len(raw), capitalized, inner
+
+
+def stems(text: str) -> frozenset[str]:
+    """The stems of every content word of `text`."""
+    return frozenset(token.stem for token in content_tokens(text))

@@ -29,8 +29,8 @@ pytestmark = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason=f"needs Debian's chromium at {CHROMIUM} (apt-get install chromium)"),
 ]
 
-# Both sentences carry a number that is in no passage, so the offline judge flags both (UNSUPPORTED)
-# and the answer stays in review after the first decision.
+# Both sentences change a number of a near-identical passage sentence, so the offline judge flags both
+# (CONTRADICTED) and the answer stays in review after the first decision.
 TWO_FLAGS = "Riders aged 65 and older pay a reduced fare of $1.50 per ride. A 30-day pass costs $75.00."
 PASSWORD = "pw-rita-browser-123"
 
@@ -97,7 +97,7 @@ def test_a_reviewer_adjudicates_an_answer_by_keyboard_only(page, live_server):
     first, second = answer.claims.exclude(label="SUPPORTED").order_by("position")
     assert answer.review_status == "in_review"
     assert answer.claims.exclude(label="SUPPORTED").count() == 2
-    assert (first.label, second.label) == ("UNSUPPORTED", "UNSUPPORTED")
+    assert (first.label, second.label) == ("CONTRADICTED", "CONTRADICTED")
     later = _judged(fare_payload()["answer"])  # a second, newer item so the queue is a queue
     assert later.review_status == "in_review"
 
@@ -156,14 +156,14 @@ def test_a_reviewer_adjudicates_an_answer_by_keyboard_only(page, live_server):
     page.screenshot(path="/tmp/review.png", full_page=True)
     paused += time.monotonic() - shot
 
-    # ...overturn the other one to CONTRADICTED (o, then 3)...
+    # ...overturn the other one to UNSUPPORTED (o, then 4)...
     go_to(second)
     press("o")
-    panel_post("3", "/decide", decided_as, [second.pk, "overturn by rita"])
+    panel_post("4", "/decide", decided_as, [second.pk, "overturn by rita"])
     page.wait_for_function(adjudicated)
     first_adjudicated = time.monotonic() - started - paused
     keys_first = len(keystrokes)
-    assert "Contradicted" in page.locator(f"#claim-{second.pk} .decided-as").inner_text()
+    assert "Unsupported" in page.locator(f"#claim-{second.pk} .decided-as").inner_text()
 
     # ...undo it (the answer reopens)...
     panel_post("u", "/undo", undecided, [second.pk])
@@ -173,7 +173,7 @@ def test_a_reviewer_adjudicates_an_answer_by_keyboard_only(page, live_server):
     # ...and redo it.
     go_to(second)
     press("o")
-    panel_post("3", "/decide", decided_as, [second.pk, "overturn by rita"])
+    panel_post("4", "/decide", decided_as, [second.pk, "overturn by rita"])
     page.wait_for_function(adjudicated)
     seconds = time.monotonic() - started - paused
     keys_total = len(keystrokes)
@@ -184,7 +184,7 @@ def test_a_reviewer_adjudicates_an_answer_by_keyboard_only(page, live_server):
     second.refresh_from_db()
     answer.refresh_from_db()
     assert (first.human_label, first.decision, first.decided_by) == (first.label, "confirm", rita)
-    assert (second.human_label, second.decision, second.decided_by) == ("CONTRADICTED", "overturn", rita)
+    assert (second.human_label, second.decision, second.decided_by) == ("UNSUPPORTED", "overturn", rita)
     reviews = list(Review.objects.filter(answer=answer).order_by("created_at", "id"))
     assert [(r.claim_id, r.decision) for r in reviews] == [
         (first.pk, "confirm"), (second.pk, "overturn"), (second.pk, "undo"), (second.pk, "overturn"),

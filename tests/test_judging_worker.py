@@ -26,7 +26,7 @@ def test_a_posted_answer_is_judged_by_the_worker_and_returned_by_get(api, celery
     assert body["verdict"] in ("MOSTLY_GROUNDED", "UNGROUNDED")
     assert 0 <= body["grounding_score"] < 1
     claims = body["claims"]
-    assert [c["label"] for c in claims] == ["SUPPORTED", "UNSUPPORTED"]  # $75.00 is in no passage
+    assert [c["label"] for c in claims] == ["SUPPORTED", "CONTRADICTED"]  # P2 says $92.00, not $75.00
     answer_text = fare_payload()["answer"]
     for claim in claims:
         start, end = claim["answer_span"]
@@ -38,7 +38,7 @@ def test_a_posted_answer_is_judged_by_the_worker_and_returned_by_get(api, celery
     assert body["safe_answer"] == "Riders aged 65 and older pay a reduced fare of $1.00 per ride."
     assert body["judge"]["backend"] == "offline"
     assert body["review"] == {"status": "in_review", "reason": body["review"]["reason"]}
-    assert "UNSUPPORTED" in body["review"]["reason"]
+    assert "CONTRADICTED" in body["review"]["reason"]
 
     run = JudgeRun.objects.get(answer_id=answer_id)
     assert run.status == "succeeded" and run.is_current and run.raw_output

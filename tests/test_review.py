@@ -42,7 +42,7 @@ def ron(db):
 
 
 def judged_answer(**overrides) -> Answer:
-    """An answer the offline judge flagged: c1 SUPPORTED, c2 UNSUPPORTED ($75.00 is in no passage)."""
+    """An answer the offline judge flagged: c1 SUPPORTED, c2 CONTRADICTED (P2 says $92.00, not $75.00)."""
     payload = fare_payload(**({"external_id": None} | overrides))
     answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
     answer_judge(answer_id=answer.pk)
@@ -142,8 +142,8 @@ def test_the_queue_filters_by_label_search_client_and_mine(client, rita):
     client.force_login(rita)
     assert f"/review/{answer.pk}/" in client.get("/queue/?q=bicycle").content.decode()
     assert f"/review/{other.pk}/" not in client.get("/queue/?q=bicycle").content.decode()
-    assert f"/review/{answer.pk}/" in client.get("/queue/?label=UNSUPPORTED").content.decode()
-    assert f"/review/{answer.pk}/" not in client.get("/queue/?label=CONTRADICTED").content.decode()
+    assert f"/review/{answer.pk}/" in client.get("/queue/?label=CONTRADICTED").content.decode()
+    assert f"/review/{answer.pk}/" not in client.get("/queue/?label=UNSUPPORTED").content.decode()
     assert f"/review/{answer.pk}/" not in client.get("/queue/?client=nobody").content.decode()
     review_service.lease_take(user=rita, answer=answer)
     mine = client.get("/queue/?mine=1").content.decode()
@@ -247,8 +247,8 @@ def test_confirming_the_last_flagged_claim_adjudicates_and_releases_the_answer(c
     assert response.status_code == 302
     claim.refresh_from_db()
     answer.refresh_from_db()
-    assert (claim.human_label, claim.decision, claim.decided_by, claim.version) == ("UNSUPPORTED", "confirm", rita, 1)
-    assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == ("adjudicated", "MOSTLY_GROUNDED", None)
+    assert (claim.human_label, claim.decision, claim.decided_by, claim.version) == ("CONTRADICTED", "confirm", rita, 1)
+    assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == ("adjudicated", "UNGROUNDED", None)
     assert Review.objects.get().note == "right"
     assert AuditEvent.objects.filter(action="claim.confirm", object_id=str(claim.pk)).count() == 1
     assert AuditEvent.objects.filter(action="answer.adjudicated").count() == 1
@@ -259,12 +259,12 @@ def test_overturning_stores_the_human_label_and_the_adjudicated_verdict_follows_
     answer = judged_answer()
     claim = flagged(answer)
     client.force_login(rita)
-    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "CONTRADICTED", "version": 0},
+    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "UNSUPPORTED", "version": 0},
                 headers={"HX-Request": "true"})
     claim.refresh_from_db()
     answer.refresh_from_db()
-    assert (claim.label, claim.human_label, claim.decision) == ("UNSUPPORTED", "CONTRADICTED", "overturn")
-    assert answer.adjudicated_verdict == "UNGROUNDED"
+    assert (claim.label, claim.human_label, claim.decision) == ("CONTRADICTED", "UNSUPPORTED", "overturn")
+    assert answer.adjudicated_verdict == "MOSTLY_GROUNDED"  # the judge said UNGROUNDED
 
 
 @pytest.mark.django_db
@@ -326,7 +326,7 @@ def test_undo_reverts_my_last_decision_and_reopens_an_adjudicated_answer(client,
     assert [r.decision for r in Review.objects.order_by("id")] == ["overturn", "undo"]
     # Redo: decide again, as a reviewer would after an undo.
     client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 2})
-    assert Claim.objects.get(pk=claim.pk).human_label == "UNSUPPORTED"
+    assert Claim.objects.get(pk=claim.pk).human_label == "CONTRADICTED"
 
 
 @pytest.mark.django_db

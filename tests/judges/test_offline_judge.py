@@ -1,4 +1,5 @@
 import judges
+from judges.types import JudgeRequest
 from judges.offline import OFFLINE_MODEL, OFFLINE_PROFILE, OFFLINE_VERSION, judge_offline
 
 GROUNDED = (
@@ -37,26 +38,85 @@ def test_it_flags_an_invented_price(fare_request):
     assert result.rewrite_note == "Remove or source c2."
 
 
-def test_a_wrong_number_is_unsupported_however_well_the_words_match(fare_request):
+def test_a_changed_number_in_a_near_identical_sentence_is_contradicted(fare_request):
     result = judge_offline(fare_request("Riders aged 65 and older pay a reduced fare of $1.50 per ride."))
     [claim] = result.claims
-    assert claim.label == "UNSUPPORTED"
-    assert claim.confidence is not None and claim.confidence >= 0.8  # the words do match
+    assert claim.label == "CONTRADICTED"
+    assert "'$1.35' where the claim says '$1.50'" in claim.explanation
+    assert claim.confidence is not None and claim.confidence >= 0.6  # the words do match
+    [fabrication] = result.fabrications
+    assert fabrication.text == "$1.50"
     assert result.verdict == "UNGROUNDED"
+
+
+def test_a_number_with_no_counterpart_is_unsupported_not_contradicted(fare_request):
+    [claim] = judge_offline(fare_request("Bicycles ride free on 3 lines.")).claims
+    assert claim.label == "UNSUPPORTED"
 
 
 def test_an_invented_year_is_a_date_fabrication(fare_request):
     answer = "Children under 5 ride free with a paying adult since March 2019."
     [fabrication] = judge_offline(fare_request(answer)).fabrications
     assert fabrication.kind == "date"
-    assert answer[slice(*fabrication.answer_span)] == "2019"
+    assert answer[slice(*fabrication.answer_span)] == "March 2019"
+
+
+def test_a_negation_the_source_does_not_have_is_contradicted(fare_request):
+    [claim] = judge_offline(fare_request("Children under 5 do not ride free with a paying adult.")).claims
+    assert claim.label == "CONTRADICTED"
+    assert "negation" in claim.explanation
+
+
+def test_an_answering_no_is_not_a_negation(fare_request):
+    [claim] = judge_offline(fare_request("No, children under 5 ride free with a paying adult.")).claims
+    assert claim.label == "SUPPORTED"
+
+
+def test_an_antonym_in_the_same_sentence_is_contradicted():
+    request = JudgeRequest(
+        passages=[{"id": "P1", "text": "Ridership decreased by a third after the fare change."}],
+        answer="Ridership increased by a third after the fare change.",
+    )
+    [claim] = judge_offline(request).claims
+    assert claim.label == "CONTRADICTED"
+    assert "'decreas' where the claim says 'increas'" in claim.explanation
+
+
+def test_an_entity_swapped_in_the_same_slot_is_contradicted(fare_request):
+    answer = "Riders aged 65 and older pay a reduced fare of $1.35 per ride with a valid Gold Card."
+    [claim] = judge_offline(fare_request(answer)).claims
+    assert claim.label == "CONTRADICTED"
+    assert "names 'senior' where the claim names 'gold'" in claim.explanation
+
+
+def test_a_name_no_passage_has_makes_a_claim_unsupported(fare_request):
+    [claim] = judge_offline(fare_request("Seniors pay $1.35 per ride on the Orange Line.")).claims
+    assert claim.label == "UNSUPPORTED"
+    assert "'orang'" in claim.explanation
 
 
 def test_a_sentence_sharing_only_some_words_is_partially_supported(fare_request):
     [claim] = judge_offline(fare_request("A monthly pass costs $86 for weekend riders.")).claims
     assert claim.label == "PARTIALLY_SUPPORTED"
-    assert claim.confidence == 0.5
-    assert "'monthly', 'rider', 'weekend'" in claim.explanation
+    assert 0.35 <= claim.confidence < 0.55
+    assert "'month', 'weekend'" in claim.explanation
+
+
+def test_an_invented_cause_is_partially_supported():
+    request = JudgeRequest(
+        passages=[{"id": "P1", "text": "The council raised the parking fee to $4. Traffic fell by 10%."}],
+        answer="Traffic fell by 10% because the council raised the parking fee.",
+    )
+    [claim] = judge_offline(request).claims
+    assert claim.label == "PARTIALLY_SUPPORTED"
+    assert "cause or effect" in claim.explanation
+
+
+def test_an_added_absolute_is_partially_supported(fare_request):
+    answer = "All passes are sold at station vending machines and at the customer service center."
+    [claim] = judge_offline(fare_request(answer)).claims
+    assert claim.label == "PARTIALLY_SUPPORTED"
+    assert "'all'" in claim.explanation
 
 
 def test_evidence_quotes_the_best_passage_sentence_exactly(fare_request):
@@ -158,3 +218,96 @@ def test_the_engine_runs_it_as_the_offline_backend(fare_request):
     output = judges.judge(fare_request(GROUNDED), judges.JudgeConfig(backend="offline"))
     assert output.result.verdict == "GROUNDED"
     assert judges.JudgeResult.model_validate_json(output.raw_output).claims == output.result.claims
+
+
+# --- claims at clause level ---------------------------------------------------------------------
+
+
+def test_long_sentences_split_into_clause_claims_with_exact_spans(fare_request):
+    answer = (
+        "A 30-day pass costs $86.00 and is valid for unlimited rides on buses and trains, "
+        "while Reduced Fare passes for seniors cost $50; passes are sold at the customer service center."
+    )
+    request = fare_request(answer)
+    result = judge_offline(request)
+    assert [claim.text for claim in result.claims] == [
+        "A 30-day pass costs $86.00 and is valid for unlimited rides on buses and trains",
+        "while Reduced Fare passes for seniors cost $50",
+        "passes are sold at the customer service center.",
+    ]
+    for claim in result.claims:
+        assert answer[slice(*claim.answer_span)] == claim.text
+    assert [claim.label for claim in result.claims] == ["SUPPORTED", "CONTRADICTED", "SUPPORTED"]
+
+
+def test_a_short_clause_stays_with_its_sentence(fare_request):
+    [claim] = judge_offline(fare_request("Seniors pay $1.35, and so do kids.")).claims
+    assert claim.text == "Seniors pay $1.35, and so do kids."
+
+
+def test_split_clauses_handles_relative_clauses_and_parentheticals():
+    from judges.offline import split_clauses
+
+    text = (
+        "The museum, which opened in 1901 on the river bank (it was later rebuilt after a fire), "
+        "is free to visit on Sundays."
+    )
+    spans = split_clauses(text, (0, len(text)))
+    assert [text[slice(*span)] for span in spans] == [
+        "The museum, which opened in 1901 on the river bank",
+        "(it was later rebuilt after a fire)",
+        "is free to visit on Sundays.",
+    ]
+
+
+# --- what is not a claim, and what the sources' silence and headers support -------------------
+
+
+def test_hedges_and_redirects_are_not_claims_even_between_facts(fare_request):
+    answer = "I hope this helps! Seniors pay $1.35 per ride. Please contact Metro customer service."
+    assert claim_texts(judge_offline(fare_request(answer))) == ["Seniors pay $1.35 per ride."]
+
+
+def test_a_statement_that_the_sources_are_silent_is_supported_when_they_are(fare_request):
+    answer = "The policy does not specify whether bicycles are allowed on trains."
+    [claim] = judge_offline(fare_request(answer)).claims
+    assert claim.label == "SUPPORTED"
+    assert "silent" in claim.explanation
+
+
+def test_a_statement_that_the_sources_are_silent_is_unsupported_when_they_are_not(fare_request):
+    [claim] = judge_offline(fare_request("The policy does not specify what a 30-day pass costs.")).claims
+    assert claim.label == "UNSUPPORTED"
+
+
+def test_a_provenance_sentence_agreeing_with_the_headers_is_supported(fare_request):
+    answer = "This is from the Metro Fare Policy, section 4.2 (fetched 2026-08-16)."
+    [claim] = judge_offline(fare_request(answer)).claims
+    assert (claim.label, claim.category) == ("SUPPORTED", "provenance")
+    assert "Fare Policy" in claim.explanation and "2026-08-16" in claim.explanation
+
+
+def test_evidence_for_every_claim_is_an_exact_quote(fare_request):
+    request = fare_request(
+        "Riders aged 65 and older pay $1.50 per ride. A weekend pass costs $3.00. "
+        "Passes are sold at stations."
+    )
+    for claim in judge_offline(request).claims:
+        for evidence in claim.evidence:
+            assert request.passage(evidence.passage_id).text[slice(*evidence.span)] == evidence.quote
+
+
+def test_speed_sanity_long_passages_are_indexed_once_per_text(fare_request):
+    """Not a timed test: judging an answer against long passages twice reuses the passage index."""
+    from judges.passages import index_units
+
+    long_text = " ".join([FARE_SENTENCE] * 400)
+    request = fare_request("Seniors pay $1.35 per ride.", passages=[{"id": "P1", "text": long_text}])
+    index_units.cache_clear()
+    judge_offline(request)
+    judge_offline(request)
+    info = index_units.cache_info()
+    assert (info.misses, info.hits) == (1, 1)
+
+
+FARE_SENTENCE = "Riders aged 65 and older pay a reduced fare of $1.35 per ride."
