@@ -132,6 +132,8 @@ class Answer(models.Model):
                 condition=Q(review_status="in_review"),
                 name="answer_queue_order",
             ),
+            # "Being reviewed now" and "assigned to me" look at live leases only.
+            models.Index(fields=["lease_expires_at"], condition=Q(review_status="in_review"), name="answer_live_leases"),
         ]
 
     def __str__(self) -> str:

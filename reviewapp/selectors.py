@@ -9,6 +9,8 @@ from datetime import timezone as dt_timezone
 from typing import Any
 
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
+from django.core.cache import cache
+from django.db import connection
 from django.utils import timezone
 
 from judges.safe import safe_answer
@@ -124,7 +126,8 @@ def queue_answers(*, filters: QueueFilters, user) -> QuerySet[Answer]:
     if filters.category:
         qs = qs.filter(Exists(shown.filter(category=filters.category).exclude(label="SUPPORTED")))
     if filters.client:
-        qs = qs.filter(client__name=filters.client)
+        # Resolve the name first: filtering through the join would scan the queue in order.
+        qs = qs.filter(client_id=ApiClient.objects.filter(name=filters.client).values("pk")[:1])
     if filters.since:
         qs = qs.filter(created_at__date__gte=filters.since)
     if filters.until:
@@ -151,10 +154,13 @@ def queue_page(qs: QuerySet[Answer], *, after: str = "") -> tuple[list[Answer], 
             | Q(priority=priority, created_at__gt=created)
             | Q(priority=priority, created_at=created, id__gt=pk)
         )
+    # Ids first, then the rows: joined in one query, the planner may walk the whole queue in order
+    # instead of using the filter's index (seen with the trigram search at 100k answers: 2 s vs 20 ms).
+    ids = list(qs.order_by("-priority", "created_at", "id").values_list("pk", flat=True)[: QUEUE_PAGE_SIZE + 1])
     rows = list(
-        qs.select_related("client", "lease_holder", "judged_by").order_by("-priority", "created_at", "id")[
-            : QUEUE_PAGE_SIZE + 1
-        ]
+        Answer.objects.filter(pk__in=ids)
+        .select_related("client", "lease_holder", "judged_by")
+        .order_by("-priority", "created_at", "id")
     )
     more = len(rows) > QUEUE_PAGE_SIZE
     rows = rows[:QUEUE_PAGE_SIZE]
@@ -170,14 +176,43 @@ def _decode_cursor(cursor: str):
         return 10**9, datetime.min.replace(tzinfo=dt_timezone.utc), 0  # a bad cursor means the first page
 
 
+# Exact counts over a big table cost a scan per page view; past this many answers the queue's
+# counters are cached for a few seconds instead (they are for orientation, not bookkeeping).
+EXACT_COUNTS_BELOW = 20_000
+COUNTS_TTL_SECONDS = 15
+
+
+def _answer_rows_estimate() -> int:
+    if connection.vendor != "postgresql":
+        return 0  # the demo database: always count exactly
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = 'reviewapp_answer'::regclass")
+        return max(cursor.fetchone()[0], 0)
+
+
+def counted(key: str, compute):
+    """compute() exactly on small tables; cached for COUNTS_TTL_SECONDS on big ones."""
+    if _answer_rows_estimate() < EXACT_COUNTS_BELOW:
+        return compute()
+    return cache.get_or_set(f"claimdesk:{key}", compute, COUNTS_TTL_SECONDS)
+
+
 def queue_counts() -> dict[str, int]:
     """Answers by review state, plus those leased right now."""
-    counts = dict(Answer.objects.values_list("review_status").annotate(n=Count("id")).order_by())
-    counts["leased"] = Answer.objects.filter(
-        review_status=Answer.ReviewStatus.IN_REVIEW, lease_expires_at__gte=timezone.now()
-    ).count()
-    counts["failed"] = Answer.objects.filter(status=Answer.Status.FAILED).count()
-    return counts
+
+    def compute() -> dict[str, int]:
+        counts = dict(Answer.objects.values_list("review_status").annotate(n=Count("id")).order_by())
+        counts["leased"] = Answer.objects.filter(
+            review_status=Answer.ReviewStatus.IN_REVIEW, lease_expires_at__gte=timezone.now()
+        ).count()
+        counts["failed"] = Answer.objects.filter(status=Answer.Status.FAILED).count()
+        return counts
+
+    return counted("queue_counts", compute)
+
+
+def waiting_count() -> int:
+    return counted("waiting", lambda: Answer.objects.filter(review_status=Answer.ReviewStatus.IN_REVIEW).count())
 
 
 def claim_labels_by_answer(answers: list[Answer]) -> dict[int, dict[str, int]]:

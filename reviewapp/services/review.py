@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from judges.scoring import verdict_for
 from judges.types import LABELS
+from reviewapp import selectors
 from reviewapp.models import Answer, Claim, Policy, Review
 from reviewapp.services.audit import audit_record
 
@@ -291,7 +292,7 @@ def review_progress(*, user) -> Progress:
     start_of_day = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
     decisions_today = Review.objects.filter(created_at__gte=start_of_day).exclude(decision=Review.Decision.UNDO)
     return Progress(
-        remaining=Answer.objects.filter(review_status=IN_REVIEW).count(),
+        remaining=selectors.waiting_count(),
         mine_today=decisions_today.filter(reviewer=user).count(),
         everyone_today=decisions_today.count(),
     )
