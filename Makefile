@@ -22,11 +22,15 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed
 	$(PY) -m pytest
 
+# Judge-side benchmarks that need no database (the scale ones are listed in the README).
 bench: $(VENV)/.installed
 	$(PY) bench/offline_judge.py
+	$(PY) bench/locator.py
+	$(PY) bench/judge_faults.py
 
 bench-quick: $(VENV)/.installed
-	$(PY) bench/offline_judge.py --quick
+	$(PY) bench/offline_judge.py --answers 50
+	$(PY) bench/locator.py --quick
 
 check: $(VENV)/.installed
 	$(PY) manage.py check
