@@ -104,3 +104,14 @@ def test_create_api_token_refuses_a_duplicate_name():
     call_command("create_api_token", "dup", stdout=StringIO(), stderr=StringIO())
     with pytest.raises(CommandError, match="already exists"):
         call_command("create_api_token", "dup")
+
+
+def test_pages_forbid_inline_scripts_and_htmx_only_talks_to_its_own_origin(client, reviewer):
+    response = client.get("/queue/")
+    policy = response["Content-Security-Policy"]
+    script_src = next(part for part in policy.split("; ") if part.startswith("script-src"))
+    assert script_src == "script-src 'self'"
+    assert "frame-ancestors 'none'" in policy
+    html = response.content.decode()
+    assert '"selfRequestsOnly": true' in html and '"allowEval": false' in html
+    assert "<script>" not in html  # every script is a file
