@@ -1,4 +1,4 @@
-"""The offline judge (v2): deterministic lexical, numeric and entity rules; no model, no network.
+"""The offline judge (v3): deterministic lexical, numeric and entity rules; no model, no network.
 
 It is the default when no model endpoint is configured, so the app runs on a bare machine.
 
@@ -14,6 +14,10 @@ quantities; each term weighs its inverse unit frequency over the request's passa
 (log((N + 1) / (df + 0.5)), so a word no passage has weighs most), doubled for names (capitalized
 words) and quantities. The claim's *support* is the weighted share of its terms found in the best
 window: one unit, or it and a neighbour. The window's text is the claim's evidence, quoted exactly.
+A clause leans on the rest of its sentence (", which usually targets X" has its subject in the other
+clause), so when a sentence is split into clauses, a clause with at least PARTIALLY_SUPPORTED_AT
+support is held to SUPPORTED_AT by the larger of its support and the whole sentence's (v3); every
+other rule looks at the clause alone.
 
 Labels, in order:
 * a provenance sentence that agrees with the passage headers (`checks.provenance_verdict`) is
@@ -50,7 +54,7 @@ from judges.text import Quantity, Span, content_tokens, content_words, quantitie
 from judges.types import Claim, Evidence, Fabrication, JudgeInfo, JudgeRequest, JudgeResult, Passage
 
 OFFLINE_PROFILE = "offline"
-OFFLINE_VERSION = "v2"
+OFFLINE_VERSION = "v3"
 OFFLINE_MODEL = "rules"
 
 # Thresholds on support (the weighted share of a claim's terms in its best window). How they were
@@ -236,8 +240,11 @@ def judge_offline(request: JudgeRequest) -> JudgeResult:
             continue
         if not _is_claim(sentence, redirect_words):
             continue
-        for span in split_clauses(answer, sentence_span):
-            claim, invented = _judge_claim(f"c{len(claims) + 1}", answer, span, context, skip)
+        spans = split_clauses(answer, sentence_span)
+        sentence_support = _support(answer, sentence_span, context, skip) if len(spans) > 1 else None
+        for span in spans:
+            claim, invented = _judge_claim(
+                f"c{len(claims) + 1}", answer, span, context, skip, sentence_support=sentence_support)
             claims.append(claim)
             fabrications.extend(invented)
 
@@ -383,9 +390,24 @@ def _best_window(terms: _Terms, context: _Request) -> _Window | None:
     return best
 
 
+def _support(answer: str, span: Span, context: _Request, skip: list[Span]) -> float:
+    """The support of `answer[span]` as one claim: the weighted share of its terms in its best window."""
+    said = _CITATION_MARK.sub(lambda m: " " * len(m.group()), answer[slice(*span)])
+    window = _best_window(_terms(said, span[0], context, skip), context)
+    return window.support if window else 0.0
+
+
 def _judge_claim(
-    claim_id: str, answer: str, span: Span, context: _Request, skip: list[Span]
+    claim_id: str, answer: str, span: Span, context: _Request, skip: list[Span],
+    sentence_support: float | None = None,
 ) -> tuple[Claim, list[Fabrication]]:
+    """One claim's label. `sentence_support` is the support of the whole sentence when the claim is
+    one of its clauses: a clause leans on its sentence (", which usually targets X" names its
+    subject in the other clause), so a clause with at least PARTIALLY_SUPPORTED_AT support is
+    compared with SUPPORTED_AT by the larger of the two; a clause below it stays UNSUPPORTED (a
+    clause the passages mostly lack is flagged however well the rest of its sentence is covered), and
+    every other rule (quantities, names, contradictions, causal and absolute words) looks at the
+    clause alone."""
     text = answer[slice(*span)]
     said = _CITATION_MARK.sub(lambda m: " " * len(m.group()), text)
     terms = _terms(said, span[0], context, skip)
@@ -396,7 +418,10 @@ def _judge_claim(
         t for t in terms.names if t not in context.stems and t not in context.question_stems
     )
     support = window.support if window else (0.0 if terms.weights or terms.quantities else 1.0)
-    label, reasons = _label(said, terms, window, support, invented, missing_names, context)
+    label, reasons = _label(
+        said, terms, window, support, invented, missing_names, context,
+        sentence_support=sentence_support,
+    )
     if missing and label != "SUPPORTED":
         reasons.append("Not in any passage: " + ", ".join(_shown(sorted(missing))) + ".")
     fabrications = [
@@ -418,9 +443,15 @@ def _judge_claim(
 def _label(
     text: str, terms: _Terms, window: _Window | None, support: float,
     invented: list[Quantity], missing_names: list[str], context: _Request,
+    sentence_support: float | None = None,
 ) -> tuple[str, list[str]]:
     where = context.request.passages[window.passage].id if window else None
     percent = f"{round(support * 100)}% of its weighted terms are in {where}" if window else ""
+    if window is not None and sentence_support is not None and (
+        PARTIALLY_SUPPORTED_AT <= support < min(SUPPORTED_AT, sentence_support)
+    ):
+        percent += f" (its whole sentence: {round(sentence_support * 100)}%)"
+        support = sentence_support
 
     silence = _SILENCE.search(text)
     if silence and not invented:

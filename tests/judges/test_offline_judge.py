@@ -311,3 +311,32 @@ def test_speed_sanity_long_passages_are_indexed_once_per_text(fare_request):
 
 
 FARE_SENTENCE = "Riders aged 65 and older pay a reduced fare of $1.35 per ride."
+
+
+LIBRARY = (
+    "The Riverside Library opened in 1901 on the east bank of the river. "
+    "Its reading room holds the city's collection of maps and local newspapers."
+)
+
+
+def test_a_clause_leans_on_its_sentence_for_support():
+    answer = (
+        "The Riverside Library opened in 1901 on the east bank of the river, "
+        "whose reading room holds rare maps for historians."
+    )
+    result = judge_offline(JudgeRequest(answer=answer, passages=[{"id": "P1", "text": LIBRARY}]))
+    opened, room = result.claims
+    assert room.text == "whose reading room holds rare maps for historians."
+    assert room.confidence < 0.55  # the clause alone is short of SUPPORTED_AT ...
+    assert room.label == "SUPPORTED"  # ... its sentence as a whole is not
+    assert "its whole sentence" in room.explanation
+    assert opened.label == "SUPPORTED"
+
+
+def test_a_clause_the_passages_mostly_lack_stays_unsupported_in_a_supported_sentence():
+    answer = (
+        "The Riverside Library opened in 1901 on the east bank of the river, "
+        "which holds old maps for historians."
+    )
+    result = judge_offline(JudgeRequest(answer=answer, passages=[{"id": "P1", "text": LIBRARY}]))
+    assert [claim.label for claim in result.claims] == ["SUPPORTED", "UNSUPPORTED"]
