@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import path
 from django.views.generic import RedirectView
 
-from reviewapp import views
+from reviewapp import views, views_labels
 from reviewapp.api import api
 
 urlpatterns = [
@@ -25,6 +25,10 @@ urlpatterns = [
     path("policy/reroute", views.policy_reroute, name="policy_reroute"),
     path("policy/rejudge", views.policy_rejudge, name="policy_rejudge"),
     path("jobs/<int:job_id>/", views.job_progress, name="job_progress"),
+    path("exports/", views_labels.exports, name="exports"),
+    path("exports/download", views_labels.export_download, name="export_download"),
+    path("exports/manifest", views_labels.export_manifest, name="export_manifest"),
+    path("calibration/", views_labels.calibration, name="calibration"),
     path("api/v1/", api.urls),
     path("admin/", admin.site.urls),
     path("accounts/login/", views.LoginView.as_view(), name="login"),

@@ -1,0 +1,337 @@
+"""Calibration: the judge measured against its reviewers (reads only).
+
+Agreement is over adjudicated claims: judge claims a reviewer decided (confirm or overturn).
+Claims a reviewer added are the judge's misses; they count on the audit sample, where the
+false-negative rate is measured (answers the policy would have passed, reviewed anyway).
+
+The pure functions (confusion matrix, kappa, flag precision and recall, drift band, chart
+geometry) need no database; the selectors below them feed the /calibration/ page.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models.functions import TruncDate, TruncWeek
+from django.utils import timezone
+
+from judges.eval import Confusion, precision_recall_f1
+from judges.types import LABELS
+from reviewapp.models import Answer, Claim, Evidence
+
+AUDIT_REASON = "audit sample"  # reviewapp.services.routing's reason for a sampled answer
+DAYS = 30
+WEEKS = 12
+BAND_WEEKS = 8  # the drift band: up to this many weeks before this one
+MIN_BAND_WEEKS = 3
+# A perfectly steady history has sd 0; without a floor any wobble would be an alert.
+MIN_BAND_SD = 0.02
+
+Matrix = list[list[int]]
+
+# --- pure functions ----------------------------------------------------------------------------
+
+
+def confusion_matrix(counts: dict[tuple[str, str], int]) -> Matrix:
+    """Rows: the judge's label; columns: the human's; both in LABELS order."""
+    return [[counts.get((judge, human), 0) for human in LABELS] for judge in LABELS]
+
+
+def raw_agreement(matrix: Matrix) -> float | None:
+    total = sum(map(sum, matrix))
+    return sum(matrix[i][i] for i in range(len(matrix))) / total if total else None
+
+
+def cohen_kappa(matrix: Matrix) -> float | None:
+    """Agreement beyond chance: (po - pe) / (1 - pe). None when undefined (no claims, or both
+    sides used a single, same label so chance agreement is already 1)."""
+    total = sum(map(sum, matrix))
+    if not total:
+        return None
+    observed = raw_agreement(matrix)
+    rows = [sum(row) / total for row in matrix]
+    columns = [sum(column) / total for column in zip(*matrix)]
+    expected = sum(r * c for r, c in zip(rows, columns))
+    return None if expected == 1 else (observed - expected) / (1 - expected)
+
+
+def flag_confusion(matrix: Matrix) -> Confusion:
+    """'Flagged' = any label but SUPPORTED (LABELS[0]); the human is the truth."""
+    flagged = range(1, len(matrix))
+    return Confusion(
+        tp=sum(matrix[j][h] for j in flagged for h in flagged),
+        fp=sum(matrix[j][0] for j in flagged),
+        fn=sum(matrix[0][h] for h in flagged),
+        tn=matrix[0][0],
+    )
+
+
+def flag_precision_recall(matrix: Matrix) -> dict[str, float]:
+    c = flag_confusion(matrix)
+    return precision_recall_f1(c.tp, c.fp, c.fn)
+
+
+@dataclass(frozen=True)
+class Drift:
+    metric: str
+    current: float | None
+    history: tuple[float, ...]  # the weeks before this one, oldest first
+    low: float | None = None
+    high: float | None = None
+
+    @property
+    def status(self) -> str:
+        if self.current is None:
+            return "no data this week"
+        if self.low is None:
+            return "not enough history"
+        return "ok" if self.low <= self.current <= self.high else "alert"
+
+
+def drift(metric: str, current: float | None, history: list[float]) -> Drift:
+    """Is this week's value inside mean ± 2 sd of the previous BAND_WEEKS weeks (with data)?"""
+    history = history[-BAND_WEEKS:]
+    if len(history) < MIN_BAND_WEEKS:
+        return Drift(metric, current, tuple(history))
+    mean = statistics.fmean(history)
+    sd = max(statistics.stdev(history), MIN_BAND_SD)
+    floor = -1.0 if metric == "kappa" else 0.0  # kappa runs from -1 to 1, shares from 0 to 1
+    return Drift(metric, current, tuple(history), low=max(mean - 2 * sd, floor), high=min(mean + 2 * sd, 1.0))
+
+
+# --- charts (SVG geometry from numbers only) ----------------------------------------------------
+
+CHART_W, CHART_H = 640, 200
+PAD_LEFT, PAD_RIGHT, PAD_TOP, PAD_BOTTOM = 44, 24, 10, 24
+COLORS = ("#1d4ed8", "#d46b08", "#2f9e57")  # fixed: series colours never come from data
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A line chart of shares (0..1): polyline point strings, dots and axis labels, all numbers."""
+
+    title: str
+    lines: list[dict[str, Any]]
+    grid: list[tuple[float, str]]
+    xlabels: list[tuple[float, str]]
+    width: int = CHART_W
+    height: int = CHART_H
+    left: int = PAD_LEFT
+    right: int = CHART_W - PAD_RIGHT
+
+
+def line_chart(title: str, xlabels: list[str], series: list[tuple[str, list[float | None]]]) -> Chart:
+    """Each series is (name, values in 0..1 or None); a None breaks its line."""
+    plot_w, plot_h = CHART_W - PAD_LEFT - PAD_RIGHT, CHART_H - PAD_TOP - PAD_BOTTOM
+    step = plot_w / max(len(xlabels) - 1, 1)
+
+    def x(i: int) -> float:
+        return round(PAD_LEFT + i * step, 1)
+
+    def y(value: float) -> float:
+        return round(PAD_TOP + (1 - min(max(value, 0.0), 1.0)) * plot_h, 1)
+
+    lines = []
+    for (name, values), color in zip(series, COLORS):
+        segments, current = [], []
+        for i, value in enumerate(values):
+            if value is not None:
+                current.append(f"{x(i)},{y(value)}")
+            elif current:
+                segments.append(current)
+                current = []
+        if current:
+            segments.append(current)
+        dots = [(x(i), y(v), f"{xlabels[i]}: {v:.0%}") for i, v in enumerate(values) if v is not None]
+        lines.append({"name": name, "color": color, "segments": [" ".join(s) for s in segments], "dots": dots})
+    every = max(1, len(xlabels) // 8)  # about eight labels fit under the axis
+    return Chart(
+        title=title,
+        lines=lines,
+        grid=[(y(v), f"{v:.0%}") for v in (0.0, 0.25, 0.5, 0.75, 1.0)],
+        xlabels=[(x(i), label) for i, label in enumerate(xlabels) if i % every == 0 or i == len(xlabels) - 1],
+    )
+
+
+def _share(part: int, total: int) -> float | None:
+    return part / total if total else None
+
+
+# --- selectors: agreement per judge ------------------------------------------------------------
+
+JUDGE_KEY = ("run__profile", "run__prompt_version", "run__model")
+
+
+def adjudicated_judge_claims():
+    return Claim.objects.filter(origin=Claim.Origin.JUDGE).exclude(decision="")
+
+
+def _judge_name(profile: str, version: str, model: str) -> str:
+    return f"{profile}@{version} · {model}"
+
+
+def judge_agreement() -> list[dict[str, Any]]:
+    """Per judge (profile@version and model): confusion matrix, agreement, kappa, flag precision and
+    recall, unverified quotes, and misses on the audit sample."""
+    counts: dict[tuple, dict[tuple[str, str], int]] = defaultdict(dict)
+    for *judge, label, human, n in (
+        adjudicated_judge_claims().values_list(*JUDGE_KEY, "label", "human_label").annotate(n=Count("id")).order_by()
+    ):
+        counts[tuple(judge)][(label, human)] = n
+    quotes = _unverified_quotes()
+    audit = audit_misses()
+    rows = []
+    for judge in sorted(counts):
+        matrix = confusion_matrix(counts[judge])
+        rows.append({
+            "judge": _judge_name(*judge),
+            "claims": sum(map(sum, matrix)),
+            "matrix": list(zip(LABELS, matrix)),
+            "agreement": raw_agreement(matrix),
+            "kappa": cohen_kappa(matrix),
+            "flag": flag_precision_recall(matrix),
+            "quotes": quotes.get(judge, {"total": 0, "unverified": 0, "share": None}),
+            "audit": audit["by_judge"].get(judge, {"answers": 0, "missed": 0, "rate": None}),
+        })
+    return rows
+
+
+def _unverified_quotes() -> dict[tuple, dict[str, Any]]:
+    """Share of quotes on adjudicated judge claims that the locator found in no passage."""
+    rows = (
+        Evidence.objects.filter(claim__in=adjudicated_judge_claims())
+        .values_list(*(f"claim__{key}" for key in JUDGE_KEY))
+        .annotate(total=Count("id"), unverified=Count("id", filter=Q(match="not_found")))
+        .order_by()
+    )
+    return {
+        (profile, version, model): {"total": total, "unverified": bad, "share": _share(bad, total)}
+        for profile, version, model, total, bad in rows
+    }
+
+
+def audit_misses() -> dict[str, Any]:
+    """The false-negative rate on the audit sample: of sampled answers (the policy passed them)
+    that were adjudicated, the share where a human found a claim not SUPPORTED or added one."""
+    missed = Claim.objects.filter(answer=OuterRef("pk")).exclude(decision="").filter(
+        ~Q(human_label="SUPPORTED") | Q(origin=Claim.Origin.REVIEWER))
+    rows = (
+        Answer.objects.filter(routing_reason=AUDIT_REASON, review_status=Answer.ReviewStatus.ADJUDICATED)
+        .annotate(missed=Exists(missed))
+        .values_list("judged_by__profile", "judged_by__prompt_version", "judged_by__model")
+        .annotate(answers=Count("id"), misses=Count("id", filter=Q(missed=True)))
+        .order_by()
+    )
+    by_judge = {
+        (profile, version, model): {"answers": n, "missed": k, "rate": _share(k, n)}
+        for profile, version, model, n, k in rows
+    }
+    answers, misses = sum(r["answers"] for r in by_judge.values()), sum(r["missed"] for r in by_judge.values())
+    return {"answers": answers, "missed": misses, "rate": _share(misses, answers), "by_judge": by_judge}
+
+
+# --- selectors: rates over time and drift --------------------------------------------------------
+
+
+def _week_start(day: date) -> date:
+    return day - timedelta(days=day.weekday())
+
+
+def routing_rates(trunc, since: datetime) -> dict[date, dict[str, int]]:
+    """Judged answers per bucket: how many, how many passed the policy (auto-passed, or passed and
+    drawn for the audit sample) and how many went to review (the audit sample included)."""
+    rows = (
+        Answer.objects.filter(status=Answer.Status.JUDGED, judged_at__gte=since)
+        .annotate(bucket=trunc("judged_at"))
+        .values_list("bucket")
+        .annotate(
+            total=Count("id"),
+            passed=Count("id", filter=Q(review_status=Answer.ReviewStatus.AUTO_PASSED) | Q(routing_reason=AUDIT_REASON)),
+            reviewed=Count("id", filter=Q(review_status__in=[Answer.ReviewStatus.IN_REVIEW,
+                                                              Answer.ReviewStatus.ADJUDICATED])),
+        )
+        .order_by()
+    )
+    return {_day(bucket): {"total": t, "passed": p, "reviewed": r} for bucket, t, p, r in rows}
+
+
+def _day(value: date | datetime) -> date:
+    return value.date() if isinstance(value, datetime) else value
+
+
+def rate_table(buckets: list[date], counts: dict[date, dict[str, int]]) -> list[dict[str, Any]]:
+    """One row per bucket, empty buckets included (n 0, no rate) so the chart's x axis is even."""
+    rows = []
+    for bucket in buckets:
+        c = counts.get(bucket, {"total": 0, "passed": 0, "reviewed": 0})
+        rows.append({"bucket": bucket, "n": c["total"], "passed": c["passed"], "reviewed": c["reviewed"],
+                     "pass_rate": _share(c["passed"], c["total"]), "review_rate": _share(c["reviewed"], c["total"])})
+    return rows
+
+
+def weekly_agreement(since: datetime) -> dict[date, Matrix]:
+    counts: dict[date, dict[tuple[str, str], int]] = defaultdict(dict)
+    for week, label, human, n in (
+        adjudicated_judge_claims().filter(decided_at__gte=since)
+        .annotate(week=TruncWeek("decided_at")).values_list("week", "label", "human_label")
+        .annotate(n=Count("id")).order_by()
+    ):
+        counts[_day(week)][(label, human)] = n
+    return {week: confusion_matrix(c) for week, c in counts.items()}
+
+
+def agreement_table(weeks: list[date], matrices: dict[date, Matrix]) -> list[dict[str, Any]]:
+    rows = []
+    for week in weeks:
+        matrix = matrices.get(week)
+        rows.append({"bucket": week, "n": sum(map(sum, matrix)) if matrix else 0,
+                     "agreement": raw_agreement(matrix) if matrix else None,
+                     "kappa": cohen_kappa(matrix) if matrix else None})
+    return rows
+
+
+def drifts(weekly_rates: list[dict[str, Any]], weekly_agreement_rows: list[dict[str, Any]]) -> list[Drift]:
+    """This week (the last row) against the weeks before it that have data."""
+    checks = [("pass rate", weekly_rates, "pass_rate"), ("raw agreement", weekly_agreement_rows, "agreement"),
+              ("kappa", weekly_agreement_rows, "kappa")]
+    return [
+        drift(name, rows[-1][key], [row[key] for row in rows[:-1] if row[key] is not None])
+        for name, rows, key in checks
+    ]
+
+
+def calibration_page(now: datetime | None = None) -> dict[str, Any]:
+    """Everything /calibration/ shows."""
+    now = now or timezone.now()
+    today = now.date()
+    days = [today - timedelta(days=n) for n in range(DAYS - 1, -1, -1)]
+    weeks = [_week_start(today) - timedelta(weeks=n) for n in range(WEEKS - 1, -1, -1)]
+    week_since = datetime.combine(weeks[0], datetime.min.time(), tzinfo=now.tzinfo)
+    daily = rate_table(days, routing_rates(TruncDate, datetime.combine(days[0], datetime.min.time(), tzinfo=now.tzinfo)))
+    weekly = rate_table(weeks, routing_rates(TruncWeek, week_since))
+    agreement = agreement_table(weeks, weekly_agreement(week_since))
+    return {
+        "judges": judge_agreement(),
+        "labels": LABELS,
+        "audit": audit_misses(),
+        "daily": daily,
+        "weekly": weekly,
+        "agreement": agreement,
+        "drifts": drifts(weekly, agreement),
+        "charts": {
+            "daily": line_chart("Pass and review rate per day (last 30 days)", [d.strftime("%m-%d") for d in days],
+                                [("pass rate", [r["pass_rate"] for r in daily]),
+                                 ("review rate", [r["review_rate"] for r in daily])]),
+            "weekly": line_chart("Pass and review rate per week", [w.strftime("%m-%d") for w in weeks],
+                                 [("pass rate", [r["pass_rate"] for r in weekly]),
+                                  ("review rate", [r["review_rate"] for r in weekly])]),
+            "agreement": line_chart("Judge-human agreement per week", [w.strftime("%m-%d") for w in weeks],
+                                    [("raw agreement", [r["agreement"] for r in agreement]),
+                                     ("kappa", [r["kappa"] for r in agreement])]),
+        },
+    }

@@ -1,0 +1,78 @@
+"""Golden sets in: labelled records (../shared/data/README.md's format) stored as answers.
+
+Records are validated by judges.eval.load_dataset, the very code `python -m judges eval` reads
+them with, so a file scores the same here and there. A golden answer has no client; its human
+labels live in `metadata` (answer level and spans: they are not claim decisions), and it is
+never routed or queued: `manage.py evaluate` judges it, as a side run. Its status is `judged`
+(nothing waits on it) with no shown run and no judged_at, so the queue, the routing preview and
+the calibration rates leave it out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.db import transaction
+
+from judges.eval import Record, Skipped, load_dataset
+from reviewapp.models import Answer, Passage
+
+BATCH = 500
+
+
+@dataclass
+class GoldenImport:
+    created: int = 0
+    existing: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+def golden_answers(name: str):
+    return Answer.objects.filter(client=None, metadata__golden=name)
+
+
+def golden_metadata(name: str, record: Record) -> dict:
+    answer = record.request.answer
+    return {
+        "golden": name,
+        "dataset": record.dataset,
+        "task_type": record.task_type,
+        "hallucinated": record.hallucinated,
+        "spans": [{"start": s.start, "end": s.end, "text": answer[s.start:s.end], "label": s.label} for s in record.spans],
+        "sentence_labels": None if record.sentence_labels is None
+        else [{"start": s.start, "end": s.end, "label": s.label} for s in record.sentence_labels],
+        "meta": record.meta,  # FaithBench ships detector scores here: evaluate reports them as baselines
+    }
+
+
+def golden_import(*, path: str | Path, name: str) -> GoldenImport:
+    """Store every valid record not already in the set `name` (idempotent on the record id).
+
+    Raises judges.eval.DatasetError when the file cannot be read at all.
+    """
+    records, skipped = load_dataset(path)
+    known = set(golden_answers(name).values_list("external_id", flat=True))
+    new = [record for record in records if record.id not in known]
+    for start in range(0, len(new), BATCH):
+        _store(name, new[start:start + BATCH])
+    return GoldenImport(created=len(new), existing=len(records) - len(new), skipped=skipped)
+
+
+@transaction.atomic
+def _store(name: str, records: list[Record]) -> None:
+    answers = Answer.objects.bulk_create(
+        Answer(
+            client=None, external_id=record.id, question=record.request.question, answer=record.request.answer,
+            metadata=golden_metadata(name, record), status=Answer.Status.JUDGED,
+        )
+        for record in records
+    )
+    Passage.objects.bulk_create(
+        Passage(
+            answer=answer, pid=passage.id, position=position, text=passage.text,
+            **{f: getattr(passage, f) or "" for f in ("tag", "agency", "title", "section", "source_url", "fetched_at")},
+        )
+        for answer, record in zip(answers, records)
+        for position, passage in enumerate(record.request.passages)
+    )

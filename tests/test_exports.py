@@ -1,0 +1,303 @@
+"""Exports: one row per decided claim, JSONL and CSV, one snapshot, a manifest, no CSV formulas."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import threading
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.utils import timezone
+
+import judges
+from reviewapp import exports
+from reviewapp.exports import ExportFilters, export_stream, neutralize, write_export
+from reviewapp.models import Answer, AuditEvent, Claim
+from reviewapp.services import review as review_service
+from reviewapp.services.ingest import answer_ingest
+from reviewapp.services.judging import answer_judge
+from tests import labels_factory as make
+from tests.conftest import fare_payload
+
+JSONL_KEYS = {
+    "answer_id", "external_id", "question", "answer", "passages", "claim_id", "claim_text", "answer_span",
+    "judge_label", "category", "explanation", "quotes", "human_label", "decision", "origin", "note", "reviewer",
+    "decided_at", "judge_profile", "judge_version", "judge_model", "judge_backend", "policy_version",
+}
+
+
+def _jsonl(filters: ExportFilters = ExportFilters()) -> list[dict]:
+    return [json.loads(chunk) for chunk in export_stream("jsonl", filters)]
+
+
+def _csv(filters: ExportFilters = ExportFilters()) -> list[dict]:
+    text = b"".join(export_stream("csv", filters)).decode()
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def judged_and_overturned(reviewer) -> tuple[Answer, Claim]:
+    """Through the real pipeline: ingest, offline judge, a reviewer overturns the flagged claim."""
+    payload = fare_payload(external_id="conv-42")
+    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
+    answer_judge(answer_id=answer.pk)
+    answer.refresh_from_db()
+    Answer.objects.filter(pk=answer.pk).update(review_status="in_review")
+    flagged = answer.claims.exclude(label="SUPPORTED").first()
+    new_label = "PARTIALLY_SUPPORTED" if flagged.label != "PARTIALLY_SUPPORTED" else "CONTRADICTED"
+    review_service.claim_decide(user=reviewer, claim=flagged, decision="overturn", label=new_label,
+                                note="the pass price is wrong", expected_version=flagged.version)
+    flagged.refresh_from_db()
+    return answer, flagged
+
+
+# --- roles ------------------------------------------------------------------------------------
+
+URLS = ["/exports/", "/exports/download?format=jsonl", "/exports/manifest?format=csv"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", URLS)
+def test_exports_are_for_admins_strangers_sign_in_reviewers_get_403(client, url):
+    response = client.get(url)
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+    client.force_login(make.user("rita", "reviewer"))
+    assert client.get(url).status_code == 403
+    client.force_login(make.admin())
+    assert client.get(url).status_code == 200
+
+
+# --- rows -------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_jsonl_row_holds_the_decision_the_judge_label_and_the_context():
+    rita = make.user("rita", "reviewer")
+    answer, decided = judged_and_overturned(rita)
+    rows = _jsonl()
+    assert len(rows) == 1  # the undecided SUPPORTED claim is not exported
+    row = rows[0]
+    run = answer.judged_by
+    assert set(row) == JSONL_KEYS
+    assert (row["answer_id"], row["external_id"], row["question"]) == (answer.pk, "conv-42", answer.question)
+    assert row["answer"] == answer.answer
+    assert [p["id"] for p in row["passages"]] == ["P1", "P2"]
+    assert row["passages"][0] | {"text": ""} == {
+        "id": "P1", "text": "", "tag": "reduced-fare", "agency": "Lakeshore Regional Transit", "title": "Fare Policy",
+        "section": "4.2", "source_url": "https://example.org/fares", "fetched_at": "2026-08-16"}
+    assert (row["claim_id"], row["claim_text"]) == (decided.cid, decided.text)
+    assert row["answer_span"] == [decided.answer_start, decided.answer_end]
+    assert (row["judge_label"], row["category"], row["explanation"]) == (decided.label, decided.category, decided.explanation)
+    assert row["quotes"] == [{"passage_id": ev.passage_pid, "quote": ev.quote, "match": ev.match,
+                              "span": [ev.start, ev.end] if ev.start is not None else None}
+                             for ev in decided.evidence.order_by("position")]
+    assert (row["human_label"], row["decision"], row["origin"]) == (decided.human_label, "overturn", "judge")
+    assert (row["reviewer"], row["note"]) == ("rita", "the pass price is wrong")
+    assert row["decided_at"] == decided.decided_at.isoformat()
+    assert (row["judge_profile"], row["judge_version"], row["judge_model"], row["judge_backend"]) == (
+        run.profile, run.prompt_version, run.model, run.backend)
+    assert row["policy_version"] == answer.policy.version
+
+
+@pytest.mark.django_db
+def test_a_csv_row_flattens_passages_spans_and_quotes():
+    answer, decided = judged_and_overturned(make.user("rita", "reviewer"))
+    [row] = _csv()
+    assert list(row) == list(exports.CSV_FIELDS)
+    assert row["passage_ids"] == "P1;P2"
+    assert (row["answer_start"], row["answer_end"]) == (str(decided.answer_start), str(decided.answer_end))
+    assert json.loads(row["quotes"]) == _jsonl()[0]["quotes"]
+    assert (row["human_label"], row["reviewer"], row["answer_id"]) == (decided.human_label, "rita", str(answer.pk))
+
+
+@pytest.mark.django_db
+def test_undecided_and_undone_claims_are_not_exported_and_added_claims_have_no_judge_label():
+    rita = make.user("rita", "reviewer")
+    answer = make.answer()
+    make.claim(answer, "SUPPORTED")  # never decided
+    make.claim(answer, "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
+    make.claim(answer, "CONTRADICTED", "CONTRADICTED", reviewer=rita, origin="reviewer", span=(19, 47))
+    rows = _jsonl()
+    assert [(r["claim_id"], r["judge_label"], r["origin"]) for r in rows] == [
+        ("c2", "UNSUPPORTED", "judge"), ("c3", None, "reviewer")]
+
+
+@pytest.mark.django_db
+def test_filters_since_and_profile_select_rows():
+    rita = make.user("rita", "reviewer")
+    old = make.answer(version="v1")
+    make.claim(old, "UNSUPPORTED", "SUPPORTED", reviewer=rita, decided_at=timezone.now() - timezone.timedelta(days=10))
+    new = make.answer(version="v2")
+    make.claim(new, "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
+    since = (timezone.now() - timezone.timedelta(days=1)).date()
+    assert [r["answer_id"] for r in _jsonl(ExportFilters(since=since))] == [new.pk]
+    assert [r["answer_id"] for r in _jsonl(ExportFilters(profile="claim_audit@v1"))] == [old.pk]
+    assert len(_jsonl(ExportFilters(profile="claim_audit"))) == 2
+    with pytest.raises(exports.BadFilter):
+        exports.parse_filters(since="last week")
+
+
+@pytest.mark.django_db
+def test_every_jsonl_line_is_one_json_object_with_the_same_keys_so_dataframe_readers_load_it():
+    rita = make.user("rita", "reviewer")
+    for n in range(3):
+        a = make.answer(external_id=None if n == 0 else f"x{n}")
+        make.claim(a, "UNSUPPORTED", "CONTRADICTED", reviewer=rita, quote=("$1.00", "exact") if n else None)
+    data = b"".join(export_stream("jsonl", ExportFilters()))
+    lines = data.decode().splitlines()
+    assert len(lines) == 3 and all(set(json.loads(line)) == JSONL_KEYS for line in lines)
+    try:
+        import pandas
+    except ImportError:
+        return  # not a dependency; the key check above is what the readers need
+    frame = pandas.read_json(io.BytesIO(data), lines=True)
+    assert len(frame) == 3 and set(frame.columns) == JSONL_KEYS
+
+
+# --- CSV injection -----------------------------------------------------------------------------
+
+
+def test_cells_a_spreadsheet_would_run_as_formulas_are_neutralized():
+    for value in ("=1+1", "+1", "-2", "@SUM(A1)", "\tx", "\0x", "\rx"):
+        assert neutralize(value) == "'" + value
+    assert (neutralize("fine"), neutralize(""), neutralize(3), neutralize(None)) == ("fine", "", 3, None)
+
+
+@pytest.mark.django_db
+def test_a_csv_export_neutralizes_formula_cells_from_questions_claims_and_notes():
+    rita = make.user("rita", "reviewer")
+    a = make.answer(question='=HYPERLINK("http://evil.example","x")', text="+1 800 fares. -5 dollars")
+    make.claim(a, "UNSUPPORTED", "UNSUPPORTED", reviewer=rita, span=(0, 13), note="@admin check",
+               explanation="-fabricated")
+    [row] = _csv()
+    assert row["question"] == '\'=HYPERLINK("http://evil.example","x")'
+    assert row["answer"].startswith("'+1") and row["claim_text"] == "'+1 800 fares."
+    assert (row["note"], row["explanation"]) == ("'@admin check", "'-fabricated")
+    assert _jsonl()[0]["question"].startswith("=")  # JSONL is data, not a spreadsheet: left as it is
+
+
+# --- manifest ----------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+def test_the_command_writes_a_manifest_whose_count_and_sha256_match_the_file(tmp_path, fmt):
+    rita = make.user("rita", "reviewer")
+    for _ in range(3):
+        make.claim(make.answer(), "UNSUPPORTED", "SUPPORTED", reviewer=rita, note="line one\nline two")
+    out = tmp_path / f"labels.{fmt}"
+    call_command("export_labels", "--format", fmt, "--out", str(out), "--profile", "claim_audit@v1",
+                 stderr=StringIO())
+    manifest = json.loads((tmp_path / f"labels.{fmt}.manifest.json").read_text())
+    data = out.read_bytes()
+    rows = len(data.splitlines()) if fmt == "jsonl" else len(list(csv.reader(io.StringIO(data.decode())))) - 1
+    assert (manifest["rows"], rows) == (3, 3)  # CSV: records, not lines (the notes hold newlines)
+    assert manifest["sha256"] == hashlib.sha256(data).hexdigest()
+    assert (manifest["schema_version"], manifest["format"], manifest["file"]) == ("1", fmt, out.name)
+    assert manifest["filters"] == {"since": None, "profile": "claim_audit@v1"}
+    assert not (tmp_path / f"labels.{fmt}.part").exists()
+    assert AuditEvent.objects.get(action="labels.exported").after["rows"] == 3
+
+
+@pytest.mark.django_db
+def test_the_web_download_streams_the_same_bytes_the_manifest_describes(client):
+    rita = make.user("rita", "reviewer")
+    make.claim(make.answer(), "CONTRADICTED", "CONTRADICTED", reviewer=rita)
+    client.force_login(make.admin())
+    response = client.get("/exports/download?format=jsonl")
+    assert response.streaming and response["Content-Type"].startswith("application/x-ndjson")
+    assert "attachment" in response["Content-Disposition"]
+    data = b"".join(response.streaming_content)
+    manifest = client.get("/exports/manifest?format=jsonl").json()
+    assert (manifest["rows"], manifest["sha256"]) == (1, hashlib.sha256(data).hexdigest())
+    page = client.get("/exports/").content.decode()
+    assert "<b>1</b> decided claim" in page and "/exports/download?format=csv" in page
+    assert client.get("/exports/download?format=xml").status_code == 400
+    assert client.get("/exports/?since=yesterday").status_code == 400
+
+
+# --- one snapshot ------------------------------------------------------------------------------
+
+
+class _DecideAfterFirstRow:
+    """A file that, when the first row arrives, has another connection commit a new decision and
+    change an exported one, as a reviewer would while the export runs."""
+
+    def __init__(self, later: Claim, changed: Claim, reviewer):
+        self.chunks, self.later, self.changed, self.reviewer = [], later, changed, reviewer
+
+    def write(self, chunk: bytes) -> None:
+        self.chunks.append(chunk)
+        if len(self.chunks) == 1:
+            thread = threading.Thread(target=self._decide)
+            thread.start()
+            thread.join()
+
+    def _decide(self) -> None:
+        try:
+            now = timezone.now()
+            Claim.objects.filter(pk=self.later.pk).update(human_label="CONTRADICTED", decision="overturn",
+                                                          decided_by=self.reviewer, decided_at=now)
+            Claim.objects.filter(pk=self.changed.pk).update(human_label="PARTIALLY_SUPPORTED", note="changed mid-export")
+        finally:
+            connection.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_decision_committed_mid_export_is_not_in_it_and_the_manifest_counts_what_was_written(monkeypatch):
+    monkeypatch.setattr(exports, "BATCH", 1)  # one claim per query: later rows are read after the commit
+    rita = make.user("rita", "reviewer")
+    first = make.claim(make.answer(), "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
+    changed = make.claim(make.answer(), "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
+    later = make.claim(make.answer(), "UNSUPPORTED")  # undecided when the export starts
+    out = _DecideAfterFirstRow(later, changed, rita)
+
+    manifest = write_export(out, fmt="jsonl", filters=ExportFilters())
+
+    rows = [json.loads(chunk) for chunk in out.chunks]
+    assert [r["answer_id"] for r in rows] == [first.answer_id, changed.answer_id]
+    assert (rows[1]["human_label"], rows[1]["note"]) == ("UNSUPPORTED", "")  # as it was when the export began
+    assert manifest["rows"] == len(rows) == 2
+    assert manifest["sha256"] == hashlib.sha256(b"".join(out.chunks)).hexdigest()
+    assert Claim.objects.get(pk=later.pk).decision == "overturn"  # it did commit
+    assert len(_jsonl()) == 3  # and the next export has it
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_export_reads_in_a_repeatable_read_read_only_transaction():
+    make.claim(make.answer(), "UNSUPPORTED", "UNSUPPORTED", reviewer=make.user("rita", "reviewer"))
+    stream = export_stream("jsonl", ExportFilters())
+    next(stream)
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW transaction_isolation")
+        isolation = cursor.fetchone()[0]
+        cursor.execute("SHOW transaction_read_only")
+        read_only = cursor.fetchone()[0]
+    stream.close()
+    assert (isolation, read_only) == ("repeatable read", "on")
+    assert not connection.in_atomic_block  # closing the stream ends the transaction
+
+
+@pytest.mark.django_db
+def test_the_number_of_queries_does_not_grow_with_the_rows_of_a_batch():
+    from django.test.utils import CaptureQueriesContext
+
+    rita = make.user("rita", "reviewer")
+
+    def add_answer():
+        a = make.answer()
+        make.claim(a, "UNSUPPORTED", "UNSUPPORTED", reviewer=rita, quote=("$1.00", "exact"))
+        make.claim(a, "CONTRADICTED", "SUPPORTED", reviewer=rita, span=(19, 47), quote=("invented", "not_found"))
+
+    counts = []
+    for answers in (1, 4):
+        while Answer.objects.count() < answers:
+            add_answer()
+        with CaptureQueriesContext(connection) as queries:
+            assert len(_jsonl()) == 2 * answers
+        counts.append(len(queries))
+    assert counts[0] == counts[1] <= 7  # claims, answers, quotes, passages, the empty next batch, a savepoint pair
