@@ -86,34 +86,25 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _score(value: str) -> float:
-    try:
-        score = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
-    if not 0.0 <= score <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1: {value!r}")
-    return score
+def _number(parse, within, requirement: str):
+    """An argparse type: parse the text, then check it; the messages name what was wrong."""
+    kind = "an integer" if parse is int else "a number"
+
+    def convert(value: str):
+        try:
+            number = parse(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {kind}: {value!r}") from None
+        if not within(number):
+            raise argparse.ArgumentTypeError(f"{requirement}: {value!r}")
+        return number
+
+    return convert
 
 
-def _positive_int(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {value!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {value!r}")
-    return number
-
-
-def _positive_float(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
-    if not number > 0:
-        raise argparse.ArgumentTypeError(f"must be above 0: {value!r}")
-    return number
+_score = _number(float, lambda n: 0.0 <= n <= 1.0, "must be between 0 and 1")
+_positive_int = _number(int, lambda n: n >= 1, "must be at least 1")
+_positive_float = _number(float, lambda n: n > 0, "must be above 0")
 
 
 def _eval(args: argparse.Namespace) -> int:
