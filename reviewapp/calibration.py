@@ -175,16 +175,15 @@ def _judge_name(profile: str, version: str, model: str) -> str:
     return f"{profile}@{version} · {model}"
 
 
-def judge_agreement() -> list[dict[str, Any]]:
+def judge_agreement(audit: dict[str, Any]) -> list[dict[str, Any]]:
     """Per judge (profile@version and model): confusion matrix, agreement, kappa, flag precision and
-    recall, unverified quotes, and misses on the audit sample."""
+    recall, unverified quotes, and its misses on the audit sample (`audit_misses()`)."""
     counts: dict[tuple, dict[tuple[str, str], int]] = defaultdict(dict)
     for *judge, label, human, n in (
         adjudicated_judge_claims().values_list(*JUDGE_KEY, "label", "human_label").annotate(n=Count("id")).order_by()
     ):
         counts[tuple(judge)][(label, human)] = n
     quotes = _unverified_quotes()
-    audit = audit_misses()
     rows = []
     for judge in sorted(counts):
         matrix = confusion_matrix(counts[judge])
@@ -251,7 +250,8 @@ def routing_rates(trunc, since: datetime) -> dict[date, dict[str, int]]:
         .values_list("bucket")
         .annotate(
             total=Count("id"),
-            passed=Count("id", filter=Q(review_status=Answer.ReviewStatus.AUTO_PASSED) | Q(routing_reason=AUDIT_REASON)),
+            passed=Count("id", filter=Q(review_status=Answer.ReviewStatus.AUTO_PASSED)
+                         | Q(routing_reason=AUDIT_REASON)),
             reviewed=Count("id", filter=Q(review_status__in=[Answer.ReviewStatus.IN_REVIEW,
                                                               Answer.ReviewStatus.ADJUDICATED])),
         )
@@ -311,14 +311,16 @@ def calibration_page(now: datetime | None = None) -> dict[str, Any]:
     today = now.date()
     days = [today - timedelta(days=n) for n in range(DAYS - 1, -1, -1)]
     weeks = [_week_start(today) - timedelta(weeks=n) for n in range(WEEKS - 1, -1, -1)]
+    day_since = datetime.combine(days[0], datetime.min.time(), tzinfo=now.tzinfo)
     week_since = datetime.combine(weeks[0], datetime.min.time(), tzinfo=now.tzinfo)
-    daily = rate_table(days, routing_rates(TruncDate, datetime.combine(days[0], datetime.min.time(), tzinfo=now.tzinfo)))
+    daily = rate_table(days, routing_rates(TruncDate, day_since))
     weekly = rate_table(weeks, routing_rates(TruncWeek, week_since))
     agreement = agreement_table(weeks, weekly_agreement(week_since))
+    audit = audit_misses()
     return {
-        "judges": judge_agreement(),
+        "judges": judge_agreement(audit),
         "labels": LABELS,
-        "audit": audit_misses(),
+        "audit": audit,
         "daily": daily,
         "weekly": weekly,
         "agreement": agreement,

@@ -254,7 +254,8 @@ def golden_record(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "sentence_labels": None,
         "meta": {
             "answer_id": first["answer_id"], "external_id": first["external_id"],
-            "claims": [{k: r[k] for k in ("claim_id", "judge_label", "human_label", "decision", "reviewer")} for r in rows],
+            "claims": [{k: r[k] for k in ("claim_id", "judge_label", "human_label", "decision", "reviewer")}
+                       for r in rows],
         },
     }
 

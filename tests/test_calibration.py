@@ -9,7 +9,14 @@ import pytest
 from django.utils import timezone
 
 from reviewapp import calibration
-from reviewapp.calibration import cohen_kappa, confusion_matrix, drift, flag_precision_recall, line_chart, raw_agreement
+from reviewapp.calibration import (
+    cohen_kappa,
+    confusion_matrix,
+    drift,
+    flag_precision_recall,
+    line_chart,
+    raw_agreement,
+)
 from tests import labels_factory as make
 
 S, P, C, U = "SUPPORTED", "PARTIALLY_SUPPORTED", "CONTRADICTED", "UNSUPPORTED"

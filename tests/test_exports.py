@@ -31,11 +31,14 @@ JSONL_KEYS = {
 }
 
 
-def _jsonl(filters: ExportFilters = ExportFilters()) -> list[dict]:
+EVERYTHING = ExportFilters()
+
+
+def _jsonl(filters: ExportFilters = EVERYTHING) -> list[dict]:
     return [json.loads(chunk) for chunk in export_stream("jsonl", filters)]
 
 
-def _csv(filters: ExportFilters = ExportFilters()) -> list[dict]:
+def _csv(filters: ExportFilters = EVERYTHING) -> list[dict]:
     text = b"".join(export_stream("csv", filters)).decode()
     return list(csv.DictReader(io.StringIO(text)))
 
@@ -91,7 +94,8 @@ def test_a_jsonl_row_holds_the_decision_the_judge_label_and_the_context():
         "section": "4.2", "source_url": "https://example.org/fares", "fetched_at": "2026-08-16"}
     assert (row["claim_id"], row["claim_text"]) == (decided.cid, decided.text)
     assert row["answer_span"] == [decided.answer_start, decided.answer_end]
-    assert (row["judge_label"], row["category"], row["explanation"]) == (decided.label, decided.category, decided.explanation)
+    assert (row["judge_label"], row["category"], row["explanation"]) == (
+        decided.label, decided.category, decided.explanation)
     assert row["quotes"] == [{"passage_id": ev.passage_pid, "quote": ev.quote, "match": ev.match,
                               "span": [ev.start, ev.end] if ev.start is not None else None}
                              for ev in decided.evidence.order_by("position")]
@@ -242,7 +246,8 @@ class _DecideAfterFirstRow:
             now = timezone.now()
             Claim.objects.filter(pk=self.later.pk).update(human_label="CONTRADICTED", decision="overturn",
                                                           decided_by=self.reviewer, decided_at=now)
-            Claim.objects.filter(pk=self.changed.pk).update(human_label="PARTIALLY_SUPPORTED", note="changed mid-export")
+            Claim.objects.filter(pk=self.changed.pk).update(human_label="PARTIALLY_SUPPORTED",
+                                                            note="changed mid-export")
         finally:
             connection.close()
 

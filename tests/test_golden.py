@@ -69,7 +69,8 @@ def test_import_golden_stores_answers_with_their_labels_and_reports_bad_lines(tm
     assert "line 5 (no id): not valid JSON" in err
     g2 = Answer.objects.get(external_id="g2")
     assert g2.client is None and g2.metadata["golden"] == "syn"
-    assert (g2.metadata["hallucinated"], g2.metadata["dataset"], g2.metadata["task_type"]) == (True, "synthetic", "rag_qa")
+    labels = g2.metadata
+    assert (labels["hallucinated"], labels["dataset"], labels["task_type"]) == (True, "synthetic", "rag_qa")
     start = g2.answer.index("$75.00")
     assert g2.metadata["spans"] == [{"start": start, "end": start + 6, "text": "$75.00", "label": "Unwanted.Intrinsic"}]
     assert [(p.pid, p.text) for p in g2.passages.all()] == [("P1", PASSAGE)]
@@ -80,7 +81,8 @@ def test_golden_answers_are_not_judged_routed_or_queued_on_import(tmp_path, djan
         _import(golden_file(tmp_path), "--name", "syn")
     assert callbacks == []  # nothing enqueued
     assert not JudgeRun.objects.exists()
-    assert set(Answer.objects.values_list("review_status", "judged_by", "judged_at").distinct()) == {("unrouted", None, None)}
+    states = set(Answer.objects.values_list("review_status", "judged_by", "judged_at"))
+    assert states == {("unrouted", None, None)}
 
 
 def test_reimporting_a_golden_set_adds_nothing(tmp_path):
@@ -195,6 +197,7 @@ def test_export_golden_then_import_then_evaluate_agrees_with_the_reviewers(tmp_p
     _import(path, "--name", "roundtrip")
     direct, via_golden = tmp_path / "direct.json", tmp_path / "golden.json"
     _evaluate("--report", str(direct))  # the shown runs against the decisions
-    _evaluate("--golden", "roundtrip", "--backend", "offline", "--report", str(via_golden))  # re-judged, exported labels
+    # re-judged, against the exported labels:
+    _evaluate("--golden", "roundtrip", "--backend", "offline", "--report", str(via_golden))
     assert _scores(via_golden) == _scores(direct)
     assert _scores(direct)["n"] == 3

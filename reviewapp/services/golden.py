@@ -39,7 +39,8 @@ def golden_metadata(name: str, record: Record) -> dict:
         "dataset": record.dataset,
         "task_type": record.task_type,
         "hallucinated": record.hallucinated,
-        "spans": [{"start": s.start, "end": s.end, "text": answer[s.start:s.end], "label": s.label} for s in record.spans],
+        "spans": [{"start": s.start, "end": s.end, "text": answer[s.start:s.end], "label": s.label}
+                  for s in record.spans],
         "sentence_labels": None if record.sentence_labels is None
         else [{"start": s.start, "end": s.end, "label": s.label} for s in record.sentence_labels],
         "meta": record.meta,  # FaithBench ships detector scores here: evaluate reports them as baselines
