@@ -114,23 +114,14 @@ def _eval(args: argparse.Namespace) -> int:
     from judges.engine import identify
 
     profile = args.profile or os.environ.get("JUDGE_PROFILE") or "claim_audit"
-    if args.backend == "openai":
-        from judges.profiles import UnknownProfile, get_profile
-
-        try:
-            get_profile(profile)
-        except UnknownProfile as error:
-            print(f"bad input: {error}", file=sys.stderr)
-            return EXIT_BAD_INPUT
-    elif args.profile:
+    if not _profile_known(profile, args.backend):
+        return EXIT_BAD_INPUT
+    if args.backend == "offline" and args.profile:
         print(f"note: --profile {args.profile} is ignored by the offline backend", file=sys.stderr)
     defaults = JudgeConfig()
-    config = JudgeConfig(
-        backend=args.backend,
-        profile=profile,
-        model=os.environ.get("JUDGE_MODEL") or "gpt-4o-mini",
-        base_url=os.environ.get("OPENAI_BASE_URL") or None,
-        api_key=os.environ.get("OPENAI_API_KEY") or None,
+    config = _config(
+        args.backend,
+        profile,
         timeout_s=args.timeout or _env_seconds("JUDGE_TIMEOUT_SECONDS", defaults.timeout_s),
         retry_budget_s=args.retry_budget or defaults.retry_budget_s,
         max_attempts=args.max_attempts or defaults.max_attempts,
@@ -187,6 +178,32 @@ def _env_seconds(name: str, default: float) -> float:
     return value if value > 0 else default
 
 
+def _profile_known(profile: str, backend: str) -> bool:
+    """The openai backend needs a real profile; say which exist when it is not one (bad input)."""
+    if backend != "openai":
+        return True
+    from judges.profiles import UnknownProfile, get_profile
+
+    try:
+        get_profile(profile)
+    except UnknownProfile as error:
+        print(f"bad input: {error}", file=sys.stderr)
+        return False
+    return True
+
+
+def _config(backend: str, profile: str, **limits) -> JudgeConfig:
+    """A judge configuration from the environment, as the app reads it (OPENAI_*, JUDGE_MODEL)."""
+    return JudgeConfig(
+        backend=backend,
+        profile=profile,
+        model=os.environ.get("JUDGE_MODEL") or "gpt-4o-mini",
+        base_url=os.environ.get("OPENAI_BASE_URL") or None,
+        api_key=os.environ.get("OPENAI_API_KEY") or None,
+        **limits,
+    )
+
+
 def _check(args: argparse.Namespace) -> int:
     try:
         request = _load_request(args.input)
@@ -194,21 +211,9 @@ def _check(args: argparse.Namespace) -> int:
         print(f"bad input: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     profile = args.profile or request.profile or os.environ.get("JUDGE_PROFILE") or "claim_audit"
-    if args.backend == "openai":
-        from judges.profiles import UnknownProfile, get_profile
-
-        try:
-            get_profile(profile)
-        except UnknownProfile as error:
-            print(f"bad input: {error}", file=sys.stderr)
-            return EXIT_BAD_INPUT
-    config = JudgeConfig(
-        backend=args.backend,
-        profile=profile,
-        model=os.environ.get("JUDGE_MODEL") or "gpt-4o-mini",
-        base_url=os.environ.get("OPENAI_BASE_URL") or None,
-        api_key=os.environ.get("OPENAI_API_KEY") or None,
-    )
+    if not _profile_known(profile, args.backend):
+        return EXIT_BAD_INPUT
+    config = _config(args.backend, profile)
     try:
         output = judge(request, config)
     except JudgeError as error:
