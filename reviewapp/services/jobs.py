@@ -9,11 +9,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-import judges
 from judges import JudgeConfig, JudgeError
-from reviewapp.models import Answer, Claim, Job, JudgeRun, Policy
+from reviewapp.models import Answer, Claim, Job, Policy
 from reviewapp.services.audit import audit_record
-from reviewapp.services.judging import check_spans, judge_request_for, mark_run_failed, run_record_success
+from reviewapp.services.judging import endpoint_settings, mark_run_failed, run_judge, run_record_success, start_run
 from reviewapp.services.routing import decide_route, judge_failed_route
 
 log = logging.getLogger(__name__)
@@ -117,41 +116,21 @@ def answer_rejudge(*, job_id: int, answer_id: int) -> None:
     job = Job.objects.get(pk=job_id)
     answer = Answer.objects.prefetch_related("passages").get(pk=answer_id)
     config = JudgeConfig(
-        backend=job.params["backend"], profile=job.params["profile"], model=job.params["model"], **_endpoint()
+        backend=job.params["backend"], profile=job.params["profile"], model=job.params["model"],
+        **endpoint_settings(),
     )
     try:
-        identity = judges.identify(config)
-        error = None
-    except JudgeError as exc:
-        identity, error = judges.JudgeIdentity(config.profile, "unknown", config.backend, config.model), exc
-    try:
         with transaction.atomic():  # a savepoint: the unique (job, answer) row is the claim
-            run = JudgeRun.objects.create(
-                answer=answer, job=job, profile=identity.profile, prompt_version=identity.prompt_version,
-                backend=identity.backend, model=identity.model,
-                config_key=JudgeRun.make_config_key(
-                    identity.profile, identity.prompt_version, identity.backend, identity.model),
-            )
+            run, config_error = start_run(answer, config, job=job)
     except IntegrityError:
         return  # this job already judged this answer (a second delivery)
     try:
-        if error:
-            raise error
-        output = judges.judge(judge_request_for(answer), config)
-        check_spans(answer, output)
+        output = run_judge(answer, config, config_error)
         with transaction.atomic():
             run_record_success(answer, run, output)
     except JudgeError as exc:
         mark_run_failed(run, str(exc), transient=exc.transient, attempts=exc.attempts, raw_output=exc.raw_output)
     _count_done(job)
-
-
-def _endpoint() -> dict:
-    from django.conf import settings
-
-    return {"base_url": settings.OPENAI_BASE_URL, "api_key": settings.OPENAI_API_KEY,
-            "timeout_s": settings.JUDGE_TIMEOUT_SECONDS, "retry_budget_s": settings.JUDGE_RETRY_BUDGET_SECONDS,
-            "max_attempts": settings.JUDGE_MAX_ATTEMPTS}
 
 
 def _count_done(job: Job) -> None:

@@ -43,16 +43,23 @@ class ClaimLost(Exception):
     """Our claim on the answer expired and another delivery took it over."""
 
 
+def endpoint_settings() -> dict:
+    """Where and how patiently to call the LLM: the same for every judge configuration."""
+    return {
+        "base_url": settings.OPENAI_BASE_URL,
+        "api_key": settings.OPENAI_API_KEY,
+        "timeout_s": settings.JUDGE_TIMEOUT_SECONDS,
+        "retry_budget_s": settings.JUDGE_RETRY_BUDGET_SECONDS,
+        "max_attempts": settings.JUDGE_MAX_ATTEMPTS,
+    }
+
+
 def judge_config_for(answer: Answer, policy: Policy) -> JudgeConfig:
     return JudgeConfig(
         backend=policy.judge_backend or settings.JUDGE_BACKEND,
         profile=answer.requested_profile or policy.judge_profile or settings.JUDGE_PROFILE,
         model=policy.judge_model or settings.JUDGE_MODEL,
-        base_url=settings.OPENAI_BASE_URL,
-        api_key=settings.OPENAI_API_KEY,
-        timeout_s=settings.JUDGE_TIMEOUT_SECONDS,
-        retry_budget_s=settings.JUDGE_RETRY_BUDGET_SECONDS,
-        max_attempts=settings.JUDGE_MAX_ATTEMPTS,
+        **endpoint_settings(),
     )
 
 
@@ -95,9 +102,9 @@ def answer_judge(*, answer_id: int, last_try: bool = True) -> JudgeRun | None:
         status=JudgeRun.Status.FAILED, error="abandoned: the worker judging it was lost", finished_at=timezone.now()
     )
     config = judge_config_for(answer, policy)
-    run, config_error = _start_run(answer, config)
+    run, config_error = start_run(answer, config)
     try:
-        output = _run_judge(answer, config, config_error)
+        output = run_judge(answer, config, config_error)
     except (JudgeError, SoftTimeLimitExceeded) as exc:
         transient = isinstance(exc, SoftTimeLimitExceeded) or exc.transient
         message = "judge timed out (soft time limit)" if isinstance(exc, SoftTimeLimitExceeded) else str(exc)
@@ -116,7 +123,7 @@ def answer_judge(*, answer_id: int, last_try: bool = True) -> JudgeRun | None:
     return run
 
 
-def _start_run(answer: Answer, config: JudgeConfig) -> tuple[JudgeRun, JudgeError | None]:
+def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRun, JudgeError | None]:
     """Record the run before the (possibly slow, possibly failing) judge call.
 
     A configuration the judges cannot identify (an unknown profile) is still recorded; its error
@@ -130,6 +137,7 @@ def _start_run(answer: Answer, config: JudgeConfig) -> tuple[JudgeRun, JudgeErro
         run_error = None
     run = JudgeRun.objects.create(
         answer=answer,
+        job=job,
         profile=identity.profile,
         prompt_version=identity.prompt_version,
         backend=identity.backend,
@@ -139,7 +147,7 @@ def _start_run(answer: Answer, config: JudgeConfig) -> tuple[JudgeRun, JudgeErro
     return run, run_error
 
 
-def _run_judge(answer: Answer, config: JudgeConfig, config_error: JudgeError | None) -> JudgeOutput:
+def run_judge(answer: Answer, config: JudgeConfig, config_error: JudgeError | None) -> JudgeOutput:
     if config_error:
         raise config_error
     output = judges.judge(judge_request_for(answer), config)
@@ -158,8 +166,7 @@ def escalation_config_for(answer: Answer, policy: Policy) -> JudgeConfig | None:
         backend=policy.escalation_backend or base.backend,
         profile=policy.escalation_profile or base.profile,
         model=policy.escalation_model or base.model,
-        base_url=base.base_url, api_key=base.api_key, timeout_s=base.timeout_s,
-        retry_budget_s=base.retry_budget_s, max_attempts=base.max_attempts,
+        **endpoint_settings(),
     )
 
 
@@ -175,9 +182,9 @@ def _escalate(answer: Answer, policy: Policy, first: JudgeOutput) -> tuple[Judge
     config = escalation_config_for(answer, policy)
     if config is None or not escalation_due(policy, answer.pk, first.result):
         return None
-    run, config_error = _start_run(answer, config)
+    run, config_error = start_run(answer, config)
     try:
-        return run, _run_judge(answer, config, config_error)
+        return run, run_judge(answer, config, config_error)
     except (JudgeError, SoftTimeLimitExceeded, Exception) as exc:  # the first judge's result stands
         mark_run_failed(run, f"escalation failed: {exc}", transient=getattr(exc, "transient", False),
                         attempts=getattr(exc, "attempts", 1), raw_output=getattr(exc, "raw_output", ""))
