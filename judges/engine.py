@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from judges.examples import WorkedExamples, versioned
 from judges.types import JudgeRequest, JudgeResult
 
 Backend = Literal["offline", "openai"]
@@ -24,6 +25,9 @@ class JudgeConfig:
     retry_budget_s: float = 120.0  # all requests for one answer, retries and repair included
     max_attempts: int = 5  # failed requests before giving up (a transient JudgeError)
     backoff_cap_s: float = 20.0
+    # Worked examples from human reviewers, put in the prompt (prompt-based backends only: the
+    # offline judge reads no prompt, so it ignores them and its identity says so).
+    examples: WorkedExamples | None = None
 
 
 class JudgeError(Exception):
@@ -51,9 +55,10 @@ class JudgeIdentity:
     """Which judge a configuration runs, known before the call so a run can be recorded first."""
 
     profile: str
-    prompt_version: str
+    prompt_version: str  # with the examples' tag when it carries examples: "v3+ex2"
     backend: str
     model: str
+    examples: str | None = None  # the tag of the worked examples it carries, if any
 
 
 def identify(config: JudgeConfig) -> JudgeIdentity:
@@ -62,7 +67,8 @@ def identify(config: JudgeConfig) -> JudgeIdentity:
 
         return JudgeIdentity(OFFLINE_PROFILE, OFFLINE_VERSION, "offline", OFFLINE_MODEL)
     profile = _profile(config)
-    return JudgeIdentity(profile.name, profile.version, config.backend, config.model)
+    tag = config.examples.tag if config.examples else None
+    return JudgeIdentity(profile.name, versioned(profile.version, config.examples), config.backend, config.model, tag)
 
 
 def _profile(config: JudgeConfig):

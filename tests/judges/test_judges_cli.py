@@ -102,7 +102,7 @@ def test_check_uses_the_openai_backend_when_an_endpoint_is_set(run):
     assert finished.returncode == 1, finished.stderr  # judged, below --fail-under
     result = json.loads(finished.stdout)
     assert result["judge"] | {"latency_ms": 0} == {
-        "profile": "fare_policy", "prompt_version": "v3", "backend": "openai", "model": "fake-judge",
+        "profile": "fare_policy", "prompt_version": "v3", "examples": None, "backend": "openai", "model": "fake-judge",
         "latency_ms": 0, "attempts": 1, "usage": {"prompt_tokens": 100, "completion_tokens": 50},
     }
     assert [c["label"] for c in result["claims"]] == ["SUPPORTED", "UNSUPPORTED"]
