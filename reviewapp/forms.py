@@ -1,7 +1,9 @@
 from django import forms
+from django.conf import settings
 
-from judges.profiles import list_profiles
+from judges.profiles import UnknownProfile, get_profile, list_profiles
 from judges.types import CATEGORIES, LABELS
+from reviewapp.models import ExampleSet
 
 
 def _profile_choices() -> list[tuple[str, str]]:
@@ -40,6 +42,10 @@ class PolicyForm(forms.Form):
     escalation_model = forms.CharField(max_length=200, required=False, help_text="e.g. a stronger model")
     escalation_margin = forms.FloatField(min_value=0, max_value=1, initial=0.05,
                                          help_text="Also escalate when the score is this close to the threshold.")
+    example_set = forms.ModelChoiceField(
+        queryset=ExampleSet.objects.all(), required=False, label="Worked examples",
+        empty_label="(none: the profile's own prompt)",
+        help_text="A set made on the Examples page, for the judge profile above (and its version).")
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=2000,
                            help_text="Why this change? Required; kept with the version.")
 
@@ -47,6 +53,26 @@ class PolicyForm(forms.Form):
         super().__init__(*args, **kwargs)
         if preview:
             self.fields["note"].required = False
+
+    def clean(self):
+        data = super().clean()
+        example_set = data.get("example_set")
+        if example_set is None or "judge_profile" not in data:
+            return data
+        # Refuse a set the judge would not carry, rather than save a policy that silently ignores it.
+        if (data.get("judge_backend") or settings.JUDGE_BACKEND) == "offline":
+            self.add_error("example_set", "The offline judge reads no prompt, so it cannot carry worked examples: "
+                                          "choose the openai backend, or no examples.")
+            return data
+        profile = data["judge_profile"] or settings.JUDGE_PROFILE
+        try:
+            spec = get_profile(profile)
+        except UnknownProfile:
+            return data  # the judge_profile field says what is wrong
+        if (spec.name, spec.version) != (example_set.profile, example_set.base_version):
+            self.add_error("example_set", f"{example_set} was made for {example_set.base_spec}; the judge profile "
+                                          f"is {spec.name}@{spec.version}. Choose that profile, or another set.")
+        return data
 
 
 class RejudgeForm(forms.Form):
@@ -58,3 +84,11 @@ class RejudgeForm(forms.Form):
     profile = forms.ChoiceField(choices=_profile_choices()[1:])
     backend = forms.ChoiceField(choices=[("openai", "openai"), ("offline", "offline")])
     model = forms.CharField(max_length=200, required=False)
+
+
+class ExampleSetForm(forms.Form):
+    """The picked claims come as `claim` checkboxes and their reasons as `reason-<claim id>` fields."""
+
+    profile = forms.ChoiceField(choices=lambda: _profile_choices()[1:], label="For profile",
+                                help_text="The set is for this profile's version (latest unless named).")
+    note = forms.CharField(max_length=2000, required=False, widget=forms.Textarea(attrs={"rows": 2}))
