@@ -244,3 +244,29 @@ def _one_overturned_claim():
     row = make.answer()
     return make.claim(row, "CONTRADICTED", "UNSUPPORTED", span=(19, 47), reviewer=make.user("rho", "reviewer"),
                       note="No passage prices the monthly pass.")
+
+
+def test_evaluate_measures_a_named_set_or_the_plain_prompt(ada, overturned, openai_settings, capsys):
+    from django.core.management import CommandError, call_command
+
+    fake = openai_settings
+    example_set = example_set_create(user=ada, profile="claim_verification", claim_ids=[overturned["plain"].pk])
+    reply = json.dumps({"claims": [
+        {"claim_id": "c1", "claim_text": "Seniors pay $1.00.", "verification_status": "SUPPORTED",
+         "source_passage_id": "P1", "source_text": "reduced fare of $1.00 per ride", "explanation": "P1."},
+        {"claim_id": "c2", "claim_text": "A monthly pass costs $75.00.", "verification_status": "UNSUPPORTED",
+         "source_passage_id": None, "source_text": None, "explanation": "No price."}],
+        "grounding_score": 0.5, "total_claims": 2, "supported_claims": 1, "unsupported_claims": 1,
+        "contradicted_claims": 0})
+    fake.enqueue(*[Reply.ok(reply)] * 6)
+    for examples in ("claim_verification@v1+ex1", "none"):  # overturned's three answers are adjudicated
+        call_command("evaluate", "--backend", "openai", "--profile", "claim_verification", "--examples", examples)
+    assert "claim_verification@v1+ex1" in capsys.readouterr().out
+
+    side_runs = JudgeRun.objects.filter(profile="claim_verification")
+    assert sorted(side_runs.values_list("prompt_version", "example_set")) == [("v1", None)] * 3 + [
+        ("v1+ex1", example_set.pk)] * 3
+    carried = [r for r in fake.requests if "worked example 1>>>" in r["messages"][1]["content"]]
+    assert len(carried) == 3 and len(fake.requests) == 6
+    with pytest.raises(CommandError, match="no example set named 'claim_verification@v1\\+ex9'"):
+        call_command("evaluate", "--backend", "openai", "--examples", "claim_verification@v1+ex9")

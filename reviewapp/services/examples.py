@@ -150,3 +150,22 @@ def example_set_in_force(policy, profile: str) -> ExampleSet | None:
     except UnknownProfile:
         return None
     return example_set if (spec.name, spec.version) == (example_set.profile, example_set.base_version) else None
+
+
+def example_set_named(name: str) -> ExampleSet:
+    """A set by its name as runs and pages show it: "fare_policy@v3+ex2"."""
+    profile, _, version = name.partition("@")
+    base, _, tag = version.partition("+")
+    found = ExampleSet.objects.filter(profile=profile, base_version=base,
+                                      sequence=int(tag[2:]) if tag[:2] == "ex" and tag[2:].isdigit() else -1).first()
+    if found is None:
+        known = ", ".join(str(s) for s in ExampleSet.objects.all()[:20]) or "none yet"
+        raise ExampleSetError(f"no example set named {name!r} (NAME@VERSION+exN); sets: {known}")
+    return found
+
+
+def example_set_of(identity) -> ExampleSet | None:
+    """The set a judge identity carries (its prompt version ends in +exN), for the run to name."""
+    if not identity.examples:
+        return None
+    return example_set_named(f"{identity.profile}@{identity.prompt_version}")

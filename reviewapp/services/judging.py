@@ -21,8 +21,8 @@ from django.utils import timezone
 
 import judges
 from judges import JudgeConfig, JudgeError, JudgeIdentity, JudgeOutput, JudgeRequest
-from reviewapp.models import Answer, Claim, Evidence, ExampleSet, JudgeRun, Policy
-from reviewapp.services.examples import example_set_in_force, worked_examples_for
+from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy
+from reviewapp.services.examples import example_set_in_force, example_set_of, worked_examples_for
 from reviewapp.services.routing import decide_route, judge_failed_route
 
 log = logging.getLogger(__name__)
@@ -107,7 +107,7 @@ def answer_judge(*, answer_id: int, last_try: bool = True) -> JudgeRun | None:
         status=JudgeRun.Status.FAILED, error="abandoned: the worker judging it was lost", finished_at=timezone.now()
     )
     config = judge_config_for(answer, policy)
-    run, config_error = start_run(answer, config, example_set=policy.example_set if config.examples else None)
+    run, config_error = start_run(answer, config)
     try:
         output = run_judge(answer, config, config_error)
     except (JudgeError, SoftTimeLimitExceeded) as exc:
@@ -128,13 +128,12 @@ def answer_judge(*, answer_id: int, last_try: bool = True) -> JudgeRun | None:
     return run
 
 
-def start_run(answer: Answer, config: JudgeConfig, *, job=None,
-              example_set: ExampleSet | None = None) -> tuple[JudgeRun, JudgeError | None]:
+def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRun, JudgeError | None]:
     """Record the run before the (possibly slow, possibly failing) judge call.
 
     A configuration the judges cannot identify (an unknown profile) is still recorded; its error
-    is returned, to fail the run when the judge would have been called. `example_set` is the set
-    `config.examples` came from; the run names it only if its judge reads them (not offline)."""
+    is returned, to fail the run when the judge would have been called. The run names the example
+    set its prompt carries (none for the offline judge, which reads no prompt)."""
     try:
         identity = judges.identify(config)
     except JudgeError as exc:  # e.g. an unknown profile: recorded, and fails when the judge runs
@@ -145,7 +144,7 @@ def start_run(answer: Answer, config: JudgeConfig, *, job=None,
     run = JudgeRun.objects.create(
         answer=answer,
         job=job,
-        example_set=example_set if identity.examples else None,
+        example_set=example_set_of(identity),
         profile=identity.profile,
         prompt_version=identity.prompt_version,
         backend=identity.backend,
