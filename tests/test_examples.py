@@ -162,7 +162,10 @@ def test_the_policy_refuses_a_set_its_judge_would_not_carry(client, ada, overtur
     assert Policy.current().example_set == example_set
     event = AuditEvent.objects.filter(action="policy.created").get()
     assert (event.before["example_set"], event.after["example_set"]) == (None, "fare_policy@v3+ex1")
-    assert "example_set</b>: — → fare_policy@v3+ex1" in client.get("/policy/").content.decode()
+    page = client.get("/policy/").content.decode()
+    assert "example_set</b>: — → fare_policy@v3+ex1" in page
+    assert f'Worked examples: <a href="/examples/{example_set.pk}/">fare_policy@v3+ex1</a>' in page
+    assert "<b>In force</b>" in client.get(f"/examples/{example_set.pk}/").content.decode()
 
 
 @pytest.fixture
