@@ -11,7 +11,7 @@ from reviewapp.services.examples import example_set_create, passage_excerpt
 from reviewapp.services.ingest import answer_ingest
 from reviewapp.services.judging import answer_judge
 from tests import labels_factory as make
-from tests.conftest import fare_payload, wait_for
+from tests.conftest import fare_payload
 from tests.fake_openai import Reply
 from tests.test_policy import form_values
 
@@ -117,6 +117,18 @@ def test_more_examples_than_a_prompt_carries_are_refused(ada, overturned):
         example_set_create(user=ada, profile="claim_audit", claim_ids=list(range(1, 10)))
     with pytest.raises(ExampleSetError, match="unknown judge profile"):
         example_set_create(user=ada, profile="nope", claim_ids=[overturned["plain"].pk])
+    with pytest.raises(ExampleSetError, match=f"shorten the one for claim {overturned['plain'].pk}"):
+        example_set_create(user=ada, profile="claim_audit", claim_ids=[overturned["plain"].pk],
+                           reasons={overturned["plain"].pk: "x" * 601})
+    assert not ExampleSet.objects.exists()
+
+
+def test_the_set_page_shows_user_text_escaped(client, ada, overturned):
+    example_set = example_set_create(user=ada, profile="fare_policy", claim_ids=[overturned["hostile"].pk],
+                                     reasons={overturned["hostile"].pk: "<b>bold</b> claim"})
+    page = client.get(f"/examples/{example_set.pk}/").content.decode()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert(1)" not in page
+    assert "&lt;b&gt;bold&lt;/b&gt; claim" in page
 
 
 def test_without_located_evidence_the_excerpt_comes_from_the_passage_sharing_most_words(overturned):
@@ -222,31 +234,6 @@ def test_a_client_asking_for_another_profile_gets_its_plain_prompt(ada, overturn
     run = answer_judge(answer_id=_ingest(profile="fare_policy").pk)
     assert (run.status, run.profile, run.prompt_version, run.example_set) == ("succeeded", "fare_policy", "v3", None)
     assert "worked example" not in fake.requests[0]["messages"][1]["content"]
-
-
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.worker
-def test_the_worker_judges_with_the_policys_examples_and_the_api_reports_them(api, celery_worker, fake_llm):
-    from tests.judges.test_openai_backend import GOOD
-
-    example_set = example_set_create(user=make.admin("root"), profile="claim_verification",
-                                     claim_ids=[_one_overturned_claim().pk])
-    _policy(example_set)
-    fake_llm.enqueue(Reply.ok(GOOD))
-    answer_id = api.post(fare_payload(answer=ANSWER_FOR_GOOD, passages=[{"text": PASSAGE_FOR_GOOD}])).json()["id"]
-    body = wait_for(lambda: (lambda b: b if b["status"] in ("judged", "failed") else None)(api.get(answer_id).json()))
-
-    assert body["status"] == "judged", body["error"]
-    assert (body["judge"]["prompt_version"], body["judge"]["examples"]) == ("v1+ex1", "ex1")
-    run = JudgeRun.objects.get(answer_id=answer_id)
-    assert (run.example_set_id, run.prompt_version) == (example_set.pk, "v1+ex1")
-    assert "worked example 1>>>\nClaim: A monthly pass costs $75.00." in fake_llm.requests[0]["messages"][1]["content"]
-
-
-def _one_overturned_claim():
-    row = make.answer()
-    return make.claim(row, "CONTRADICTED", "UNSUPPORTED", span=(19, 47), reviewer=make.user("rho", "reviewer"),
-                      note="No passage prices the monthly pass.")
 
 
 def test_evaluate_measures_a_named_set_or_the_plain_prompt(ada, overturned, openai_settings, capsys):

@@ -91,7 +91,11 @@ def example_set_create(*, user, profile: str, claim_ids: list[int], reasons: dic
     missing = sorted(set(claim_ids) - set(picked))
     if missing:
         raise ExampleSetError(f"Not overturned claims (any more?): {', '.join(map(str, missing))}.")
-    reasons = reasons or {}
+    reasons = {claim_id: " ".join(text.split()) for claim_id, text in (reasons or {}).items()}
+    too_long = [claim_id for claim_id, text in reasons.items() if len(text) > MAX_REASON_CHARS]
+    if too_long:
+        raise ExampleSetError(f"A reason holds at most {MAX_REASON_CHARS} characters; shorten the one for claim "
+                              f"{too_long[0]}.")
     rows = []
     for position, claim_id in enumerate(dict.fromkeys(claim_ids)):  # in the order picked, once each
         claim = picked[claim_id]
@@ -99,7 +103,7 @@ def example_set_create(*, user, profile: str, claim_ids: list[int], reasons: dic
         rows.append(dict(position=position, source_claim=claim, claim_text=_clip(claim.text, MAX_CLAIM_CHARS),
                          passage_pid=pid, passage_excerpt=excerpt or "(no passage)", judge_label=claim.label,
                          human_label=claim.human_label,
-                         reason=_clip(reasons.get(claim_id, ""), MAX_REASON_CHARS) or default_reason(claim)))
+                         reason=reasons.get(claim_id) or default_reason(claim)))
     try:  # the same caps the judge applies, checked before anything is stored
         _as_judge_examples("ex1", rows)
     except ValidationError as exc:
