@@ -1,9 +1,10 @@
 from django import forms
 from django.conf import settings
 
-from judges.profiles import UnknownProfile, get_profile, list_profiles
+from judges.profiles import list_profiles
 from judges.types import CATEGORIES, LABELS
 from reviewapp.models import ExampleSet
+from reviewapp.services.examples import example_set_problem
 
 
 def _profile_choices() -> list[tuple[str, str]]:
@@ -56,22 +57,11 @@ class PolicyForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        example_set = data.get("example_set")
-        if example_set is None or "judge_profile" not in data:
-            return data
-        # Refuse a set the judge would not carry, rather than save a policy that silently ignores it.
-        if (data.get("judge_backend") or settings.JUDGE_BACKEND) == "offline":
-            self.add_error("example_set", "The offline judge reads no prompt, so it cannot carry worked examples: "
-                                          "choose the openai backend, or no examples.")
-            return data
-        profile = data["judge_profile"] or settings.JUDGE_PROFILE
-        try:
-            spec = get_profile(profile)
-        except UnknownProfile:
-            return data  # the judge_profile field says what is wrong
-        if (spec.name, spec.version) != (example_set.profile, example_set.base_version):
-            self.add_error("example_set", f"{example_set} was made for {example_set.base_spec}; the judge profile "
-                                          f"is {spec.name}@{spec.version}. Choose that profile, or another set.")
+        if data.get("example_set") and "judge_profile" in data:
+            problem = example_set_problem(data["example_set"], profile=data["judge_profile"] or settings.JUDGE_PROFILE,
+                                          backend=data.get("judge_backend") or settings.JUDGE_BACKEND)
+            if problem:
+                self.add_error("example_set", problem)
         return data
 
 
@@ -84,6 +74,16 @@ class RejudgeForm(forms.Form):
     profile = forms.ChoiceField(choices=_profile_choices()[1:])
     backend = forms.ChoiceField(choices=[("openai", "openai"), ("offline", "offline")])
     model = forms.CharField(max_length=200, required=False)
+    example_set = forms.ModelChoiceField(queryset=ExampleSet.objects.all(), required=False, label="Worked examples",
+                                         empty_label="(none)")
+
+    def clean(self):
+        data = super().clean()
+        if data.get("example_set") and "profile" in data and "backend" in data:
+            problem = example_set_problem(data["example_set"], profile=data["profile"], backend=data["backend"])
+            if problem:
+                self.add_error("example_set", problem)
+        return data
 
 
 class ExampleSetForm(forms.Form):

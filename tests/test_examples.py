@@ -260,3 +260,28 @@ def test_evaluate_measures_a_named_set_or_the_plain_prompt(ada, overturned, open
     assert len(carried) == 3 and len(fake.requests) == 6
     with pytest.raises(CommandError, match="no example set named 'claim_verification@v1\\+ex9'"):
         call_command("evaluate", "--backend", "openai", "--examples", "claim_verification@v1+ex9")
+
+
+def test_a_rejudge_job_can_carry_a_set_beside_the_answers_own_run(client, ada, overturned, openai_settings):
+    from reviewapp.models import Job
+    from reviewapp.services import jobs as jobs_service
+    from tests.judges.test_openai_backend import GOOD
+
+    fake = openai_settings
+    example_set = example_set_create(user=ada, profile="claim_verification", claim_ids=[overturned["plain"].pk])
+    answer = _ingest()
+    answer_judge(answer_id=answer.pk)  # the answer's own run, by the offline judge
+    form = {"limit": 1, "profile": "claim_verification", "backend": "offline", "model": "", "example_set": example_set.pk}
+    client.post("/policy/rejudge", form)
+    assert not Job.objects.exists()
+    assert "The offline judge reads no prompt" in client.get("/policy/").content.decode()
+
+    client.post("/policy/rejudge", form | {"backend": "openai"})
+    job = Job.objects.get()
+    assert (job.params["profile"], job.params["example_set"]) == ("claim_verification@v1", example_set.pk)
+    fake.enqueue(Reply.ok(GOOD))
+    jobs_service.answer_rejudge(job_id=job.pk, answer_id=answer.pk)
+    side = JudgeRun.objects.get(job=job)
+    assert (side.status, side.prompt_version, side.example_set) == ("succeeded", "v1+ex1", example_set)
+    assert JudgeRun.objects.get(answer=answer, job=None).example_set is None
+    assert "worked example 1>>>" in fake.requests[0]["messages"][1]["content"]

@@ -173,3 +173,18 @@ def example_set_of(identity) -> ExampleSet | None:
     if not identity.examples:
         return None
     return example_set_named(f"{identity.profile}@{identity.prompt_version}")
+
+
+def example_set_problem(example_set: ExampleSet, *, profile: str, backend: str) -> str:
+    """Why a judge of this profile and backend would not carry the set ("" when it would), so a form
+    refuses the choice instead of saving one that is silently ignored."""
+    if backend == "offline":
+        return "The offline judge reads no prompt, so it cannot carry worked examples: choose the openai backend, or no examples."
+    try:
+        spec = get_profile(profile)
+    except UnknownProfile:
+        return ""  # the profile field says what is wrong
+    if (spec.name, spec.version) != (example_set.profile, example_set.base_version):
+        return (f"{example_set} was made for {example_set.base_spec}; the judge profile is {spec.name}@{spec.version}. "
+                "Choose that profile, or another set.")
+    return ""
