@@ -827,18 +827,16 @@ def _apply(findings: list[Finding], answer: _Answer, result: JudgeResult) -> Jud
     can_add_claims = all(span is not None for span in spans)
     labels_changed = added_fabrication = False
     changed: list[str] = []  # ids of claims the checks added or lowered
-    notes = dict.fromkeys(range(len(claims)), 0)
 
+    # First every claim the findings need is added, then every finding is attached to every claim
+    # it overlaps. In one pass a finding would miss a claim that a later finding adds, and checking
+    # the result again would attach it then: the checks must be idempotent.
     for finding in findings:
         if finding.fabrication is not None and not reported.has(finding.fabrication):
             fabrications.append(finding.fabrication)
             reported.add(finding.fabrication)
             added_fabrication = True
-        hits = placed.overlapping(finding.span)
-        if not hits:
-            hits = [i for i, span in enumerate(spans) if span is None
-                    and _texts_overlap(answer.text[slice(*finding.span)], claims[i].text)]
-        if not hits and can_add_claims:
+        if can_add_claims and not _hits(finding, answer, claims, spans, placed):
             span = _uncovered_span(answer, finding.span, placed, spans)
             claims.append(Claim(
                 id=_next_claim_id(claims), text=answer.text[slice(*span)], answer_span=span,
@@ -846,11 +844,13 @@ def _apply(findings: list[Finding], answer: _Answer, result: JudgeResult) -> Jud
             ))
             spans.append(span)
             placed.add(span, len(claims) - 1)
-            notes[len(claims) - 1] = 0
-            hits = [len(claims) - 1]
             labels_changed = True
             changed.append(claims[-1].id)
-        for i in hits:
+
+    # Notes already there count towards the cap, so checking twice adds none.
+    notes = {i: sum(1 for f in findings if f.note in claim.explanation) for i, claim in enumerate(claims)}
+    for finding in findings:
+        for i in _hits(finding, answer, claims, spans, placed):
             claim = claims[i]
             lowered = _lower(claim.label, finding.lower_to)
             if lowered != claim.label:
@@ -875,6 +875,17 @@ def _apply(findings: list[Finding], answer: _Answer, result: JudgeResult) -> Jud
         "verdict": verdict,
         "rewrite_note": _rewrite_note(result.rewrite_note, [c for c in claims if c.id in changed]),
     })
+
+
+def _hits(finding: Finding, answer: _Answer, claims: list[Claim], spans: list[Span | None],
+          placed: _SpanIndex) -> list[int]:
+    """The claims a finding belongs to: those whose span overlaps it, else spanless claims whose
+    text shares its text."""
+    hits = placed.overlapping(finding.span)
+    if not hits:
+        hits = [i for i, span in enumerate(spans) if span is None
+                and _texts_overlap(answer.text[slice(*finding.span)], claims[i].text)]
+    return hits
 
 
 def _lower(label: str, to: str) -> str:

@@ -5,11 +5,12 @@ Backends plug in here; nothing in `judges` knows about Django or the database.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Literal
 
 from judges.examples import WorkedExamples, versioned
-from judges.types import JudgeRequest, JudgeResult
+from judges.types import JudgeInfo, JudgeRequest, JudgeResult
 
 Backend = Literal["offline", "openai"]
 
@@ -90,6 +91,8 @@ def judge(request: JudgeRequest, config: JudgeConfig) -> JudgeOutput:
 
 
 def _judge_with_backend(request: JudgeRequest, config: JudgeConfig) -> JudgeOutput:
+    if not request.passages:
+        return _judge_without_passages(request, config)
     if config.backend == "offline":
         from judges.offline import judge_offline
 
@@ -100,3 +103,32 @@ def _judge_with_backend(request: JudgeRequest, config: JudgeConfig) -> JudgeOutp
 
         return judge_openai(request, config, _profile(config))
     raise JudgeError(f"unknown judge backend {config.backend!r}", transient=False)
+
+
+NO_PASSAGES = "No passages were retrieved, so nothing supports this."
+
+
+def _judge_without_passages(request: JudgeRequest, config: JudgeConfig) -> JudgeOutput:
+    """With no passages every checkable claim is UNSUPPORTED whatever the judge: no model is asked
+    (there is nothing to weigh the answer against, and a call would cost money and time). The
+    offline judge's claim split gives the claims; the result names the configured judge, with
+    zero attempts, since the run is recorded under that judge's identity."""
+    from judges.offline import judge_offline
+
+    started = time.perf_counter()
+    result = judge_offline(request)
+    claims = [
+        claim.model_copy(update={"explanation": NO_PASSAGES}) if claim.label != "SUPPORTED" else claim
+        for claim in result.claims
+    ]
+    identity = identify(config)
+    result = result.model_copy(update={
+        "claims": claims,
+        "rewrite_note": NO_PASSAGES if claims else result.rewrite_note,
+        "judge": JudgeInfo(
+            profile=identity.profile, prompt_version=identity.prompt_version, examples=identity.examples,
+            backend=identity.backend, model=identity.model,
+            latency_ms=round((time.perf_counter() - started) * 1000), attempts=0,
+        ),
+    })
+    return JudgeOutput(result=result, raw_output=result.model_dump_json())

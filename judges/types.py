@@ -81,7 +81,9 @@ class JudgeRequest(_Strict):
     external_id: str | None = Field(default=None, min_length=1, max_length=200)
     question: str = Field(default="", max_length=MAX_ANSWER_CHARS)
     prior_turns: list[Turn] = Field(default_factory=list, max_length=MAX_TURNS)
-    passages: list[Passage] = Field(min_length=1, max_length=MAX_PASSAGES)
+    # An empty list is allowed: a RAG system that retrieved nothing and answered anyway is the
+    # plainest hallucination there is, and must reach review rather than bounce with a 400.
+    passages: list[Passage] = Field(max_length=MAX_PASSAGES)
     answer: str = Field(min_length=1, max_length=MAX_ANSWER_CHARS)
     metadata: dict[str, Any] = Field(default_factory=dict)
     profile: str | None = Field(default=None, max_length=100)

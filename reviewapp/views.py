@@ -53,7 +53,9 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 @reviewer_required
 def answers(request: HttpRequest) -> HttpResponse:
-    rows = list(Answer.objects.select_related("client").order_by("-created_at", "-id")[:50])
+    # Golden-set answers (no client, imported for `evaluate`) are measuring material, not traffic.
+    posted = Answer.objects.exclude(client=None, metadata__has_key="golden")
+    rows = list(posted.select_related("client").order_by("-created_at", "-id")[:50])
     still_judging = any(a.status in (Answer.Status.QUEUED, Answer.Status.JUDGING) for a in rows)
     context = {"answers": rows, "still_judging": still_judging}
     if request.htmx:

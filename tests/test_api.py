@@ -39,7 +39,7 @@ def test_it_returns_the_state_of_a_queued_answer(api):
     [
         ({"answer": ""}, "answer"),
         ({"answer": "   "}, "answer"),
-        ({"passages": []}, "passages"),
+        ({"passages": None}, "passages"),
         ({"passages": [{"id": "P1"}]}, "passages.0.text"),
         ({"passages": [{"text": "a"}, {"id": "P1", "text": "b"}]}, "passages"),
         ({"passages": [{"text": "fine", "fetched_at": "last tuesday"}]}, "passages.0.fetched_at"),

@@ -85,6 +85,20 @@ def test_golden_answers_are_not_judged_routed_or_queued_on_import(tmp_path, djan
     assert states == {("unrouted", None, None)}
 
 
+def test_golden_answers_stay_off_the_answers_page(tmp_path, client, api):
+    from django.contrib.auth.models import Group, User
+
+    _import(golden_file(tmp_path), "--name", "syn")
+    assert api.post(fare_payload(external_id="live-1")).status_code == 202
+    reviewer = User.objects.create_user("rita", password="pw")
+    reviewer.groups.add(Group.objects.get(name="reviewer"))
+    client.force_login(reviewer)
+    page = client.get("/answers/").content.decode()
+    assert "live-1" in page
+    assert "/ live-1" in page
+    assert not any(f"/ {rid}<" in page for rid in ("g1", "g2", "g3"))
+
+
 def test_reimporting_a_golden_set_adds_nothing(tmp_path):
     path = golden_file(tmp_path)
     _import(path, "--name", "syn")

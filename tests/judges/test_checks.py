@@ -557,3 +557,24 @@ def test_the_engine_runs_the_checks_after_the_openai_backend_too(fare_request, m
     assert output.raw_output == '{"raw": 1}'  # the backend's own output, for the audit trail
     assert [c.label for c in output.result.claims] == ["SUPPORTED", "UNSUPPORTED"]
     assert [f.text for f in output.result.fabrications] == ["$75.00"]
+
+
+def test_checking_twice_adds_nothing_when_a_finding_belongs_to_a_claim_another_finding_adds():
+    # Found by hypothesis: the citation finding of the first sentence missed the provenance claim
+    # that a later finding added for "Source: ...", and a second pass attached it.
+    from judges.checks import apply_checks
+
+    sentence = "Children under 5 ride free [P3]."
+    request = JudgeRequest.model_validate({
+        "passages": [{"id": "P1", "text": "Riders aged 65 and older pay $1.35.", "source_url": "https://metro.example/"}],
+        "answer": f"Source: https://x.example/a {sentence} {sentence}",
+    })
+    before = JudgeResult(
+        verdict="GROUNDED", grounding_score=1.0,
+        claims=[Claim(id="c2", text=sentence, label="SUPPORTED", category="other", explanation="model")],
+        judge=JudgeInfo(profile="claim_audit", prompt_version="v1", backend="openai", model="m"),
+    )
+    once = apply_checks(request, before)
+    assert apply_checks(request, once) == once
+    source_claim = next(c for c in once.claims if c.text.startswith("Source:"))
+    assert "cites P3, which does not exist" in source_claim.explanation

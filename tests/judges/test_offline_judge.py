@@ -1,3 +1,5 @@
+import pytest
+
 import judges
 from judges.types import JudgeRequest
 from judges.offline import OFFLINE_MODEL, OFFLINE_PROFILE, OFFLINE_VERSION, judge_offline
@@ -340,3 +342,22 @@ def test_a_clause_the_passages_mostly_lack_stays_unsupported_in_a_supported_sent
     )
     result = judge_offline(JudgeRequest(answer=answer, passages=[{"id": "P1", "text": LIBRARY}]))
     assert [claim.label for claim in result.claims] == ["SUPPORTED", "UNSUPPORTED"]
+
+
+# --- no passages at all -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["offline", "openai"])
+def test_an_answer_with_no_passages_is_unsupported_and_no_model_is_asked(backend):
+    from judges.engine import NO_PASSAGES, JudgeConfig, judge
+
+    # Port 9 (discard) on loopback: if the openai backend tried to call out, judging would fail.
+    config = JudgeConfig(backend=backend, profile="claim_audit", model="m", base_url="http://127.0.0.1:9/v1",
+                         api_key="k", timeout_s=1, retry_budget_s=1, max_attempts=1)
+    request = JudgeRequest(question="What do seniors pay?", passages=[],
+                           answer="Seniors pay $1.00 per ride. The pass costs $92.")
+    result = judge(request, config).result
+    assert result.verdict == "UNGROUNDED" and result.grounding_score == 0.0
+    assert [c.label for c in result.claims] == ["UNSUPPORTED", "UNSUPPORTED"]
+    assert all(c.explanation.startswith(NO_PASSAGES) for c in result.claims)
+    assert result.judge.attempts == 0 and result.judge.backend == backend
