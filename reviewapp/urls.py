@@ -31,6 +31,7 @@ urlpatterns = [
     path("calibration/", views_labels.calibration, name="calibration"),
     path("examples/", views_examples.examples, name="examples"),
     path("examples/<int:set_id>/", views_examples.example_set, name="example_set"),
+    path("examples/<int:set_id>/set.json", views_examples.example_set_json, name="example_set_json"),
     path("api/v1/", api.urls),
     path("admin/", admin.site.urls),
     path("accounts/login/", views.LoginView.as_view(), name="login"),

@@ -4,7 +4,7 @@ made so far; /examples/<id>/ shows one set and what it carries. Thin: parse, cal
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from judges.examples import MAX_EXAMPLES
@@ -69,3 +69,13 @@ def example_set(request: HttpRequest, set_id: int) -> HttpResponse:
         "in_force": Policy.current().example_set_id == chosen.pk,
         "runs": chosen.runs.count(),
     })
+
+
+@admin_required
+def example_set_json(request: HttpRequest, set_id: int) -> HttpResponse:
+    """The set as `python -m judges check|eval --examples SET.json` reads it."""
+    chosen = get_object_or_404(ExampleSet, pk=set_id)
+    response = JsonResponse(examples_service.worked_examples_for(chosen).model_dump(mode="json"),
+                            json_dumps_params={"indent": 2, "ensure_ascii": False})
+    response["Content-Disposition"] = f'attachment; filename="{chosen}.json"'
+    return response

@@ -285,3 +285,16 @@ def test_a_rejudge_job_can_carry_a_set_beside_the_answers_own_run(client, ada, o
     assert (side.status, side.prompt_version, side.example_set) == ("succeeded", "v1+ex1", example_set)
     assert JudgeRun.objects.get(answer=answer, job=None).example_set is None
     assert "worked example 1>>>" in fake.requests[0]["messages"][1]["content"]
+
+
+def test_a_set_downloads_as_the_json_the_judges_cli_reads(client, ada, overturned):
+    from judges.examples import WorkedExamples
+
+    example_set = example_set_create(user=ada, profile="claim_audit", claim_ids=[overturned["with_quote"].pk])
+    response = client.get(f"/examples/{example_set.pk}/set.json")
+    assert response["Content-Disposition"] == 'attachment; filename="claim_audit@v1+ex1.json"'
+    loaded = WorkedExamples.model_validate(json.loads(response.content))
+    assert loaded.tag == "ex1" and [(i.claim, i.label, i.judge_label) for i in loaded.items] == [
+        ("Seniors pay $1.00.", "SUPPORTED", "UNSUPPORTED")]
+    client.force_login(make.user("rex", "reviewer"))
+    assert client.get(f"/examples/{example_set.pk}/set.json").status_code == 403
