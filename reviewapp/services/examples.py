@@ -179,7 +179,8 @@ def example_set_problem(example_set: ExampleSet, *, profile: str, backend: str) 
     """Why a judge of this profile and backend would not carry the set ("" when it would), so a form
     refuses the choice instead of saving one that is silently ignored."""
     if backend == "offline":
-        return "The offline judge reads no prompt, so it cannot carry worked examples: choose the openai backend, or no examples."
+        return ("The offline judge reads no prompt, so it cannot carry worked examples: "
+                "choose the openai backend, or no examples.")
     try:
         spec = get_profile(profile)
     except UnknownProfile:
