@@ -41,6 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     return args.run(args)
 
 
+EXAMPLES_HELP = ("worked examples to put in the prompt: {\"tag\": \"ex2\", \"items\": [{\"claim\", \"passage\", "
+                 "\"label\", \"judge_label\", \"reason\"}]} as a set's page downloads it (openai backend only)")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m judges", description="ClaimDesk judges, without Django.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -56,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
                             "then claim_audit); see `profiles`")
     check.add_argument("--fail-under", type=_score, default=None, metavar="SCORE",
                        help="exit 1 when grounding_score is below SCORE (0..1)")
+    check.add_argument("--examples", default=None, metavar="SET.json", help=EXAMPLES_HELP)
     check.set_defaults(run=_check)
 
     evaluate = commands.add_parser(
@@ -66,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
                           help="default: openai when OPENAI_BASE_URL is set, else offline")
     evaluate.add_argument("--profile", default=None, metavar="NAME[@VERSION]",
                           help="judge profile for the openai backend (default: JUDGE_PROFILE, then claim_audit)")
+    evaluate.add_argument("--examples", default=None, metavar="SET.json", help=EXAMPLES_HELP)
     evaluate.add_argument("--report", default=None, metavar="OUT.json", help="also write the figures as JSON")
     evaluate.add_argument("--predictions", default=None, metavar="OUT.jsonl",
                           help="also write one line per record (gold, prediction, flagged spans) for error analysis")
@@ -118,10 +124,16 @@ def _eval(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if args.backend == "offline" and args.profile:
         print(f"note: --profile {args.profile} is ignored by the offline backend", file=sys.stderr)
+    try:
+        examples = _load_examples(args.examples, args.backend)
+    except BadInput as error:
+        print(f"bad input: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     defaults = JudgeConfig()
     config = _config(
         args.backend,
         profile,
+        examples=examples,
         timeout_s=args.timeout or _env_seconds("JUDGE_TIMEOUT_SECONDS", defaults.timeout_s),
         retry_budget_s=args.retry_budget or defaults.retry_budget_s,
         max_attempts=args.max_attempts or defaults.max_attempts,
@@ -213,7 +225,12 @@ def _check(args: argparse.Namespace) -> int:
     profile = args.profile or request.profile or os.environ.get("JUDGE_PROFILE") or "claim_audit"
     if not _profile_known(profile, args.backend):
         return EXIT_BAD_INPUT
-    config = _config(args.backend, profile)
+    try:
+        examples = _load_examples(args.examples, args.backend)
+    except BadInput as error:
+        print(f"bad input: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    config = _config(args.backend, profile, examples=examples)
     try:
         output = judge(request, config)
     except JudgeError as error:
@@ -224,6 +241,20 @@ def _check(args: argparse.Namespace) -> int:
     if args.fail_under is not None and result.grounding_score < args.fail_under:
         return EXIT_BELOW_THRESHOLD
     return EXIT_OK
+
+
+def _load_examples(source: str | None, backend: str):
+    """The --examples file as WorkedExamples (None without one); BadInput naming the field."""
+    from judges.examples import WorkedExamples
+
+    if source is None:
+        return None
+    if backend == "offline":
+        print(f"note: --examples {source} is ignored by the offline backend (it reads no prompt)", file=sys.stderr)
+    try:
+        return WorkedExamples.model_validate(_read_json(source))
+    except ValidationError as error:
+        raise BadInput(f"{source}: {_describe(error)}") from None
 
 
 def _load_request(source: str) -> JudgeRequest:

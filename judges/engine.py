@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
+from judges.examples import WorkedExamples, versioned
 from judges.types import JudgeInfo, JudgeRequest, JudgeResult
 
 Backend = Literal["offline", "openai"]
@@ -25,6 +26,9 @@ class JudgeConfig:
     retry_budget_s: float = 120.0  # all requests for one answer, retries and repair included
     max_attempts: int = 5  # failed requests before giving up (a transient JudgeError)
     backoff_cap_s: float = 20.0
+    # Worked examples from human reviewers, put in the prompt (prompt-based backends only: the
+    # offline judge reads no prompt, so it ignores them and its identity says so).
+    examples: WorkedExamples | None = None
 
 
 class JudgeError(Exception):
@@ -52,9 +56,10 @@ class JudgeIdentity:
     """Which judge a configuration runs, known before the call so a run can be recorded first."""
 
     profile: str
-    prompt_version: str
+    prompt_version: str  # with the examples' tag when it carries examples: "v3+ex2"
     backend: str
     model: str
+    examples: str | None = None  # the tag of the worked examples it carries, if any
 
 
 def identify(config: JudgeConfig) -> JudgeIdentity:
@@ -63,7 +68,8 @@ def identify(config: JudgeConfig) -> JudgeIdentity:
 
         return JudgeIdentity(OFFLINE_PROFILE, OFFLINE_VERSION, "offline", OFFLINE_MODEL)
     profile = _profile(config)
-    return JudgeIdentity(profile.name, profile.version, config.backend, config.model)
+    tag = config.examples.tag if config.examples else None
+    return JudgeIdentity(profile.name, versioned(profile.version, config.examples), config.backend, config.model, tag)
 
 
 def _profile(config: JudgeConfig):
@@ -120,8 +126,9 @@ def _judge_without_passages(request: JudgeRequest, config: JudgeConfig) -> Judge
         "claims": claims,
         "rewrite_note": NO_PASSAGES if claims else result.rewrite_note,
         "judge": JudgeInfo(
-            profile=identity.profile, prompt_version=identity.prompt_version, backend=identity.backend,
-            model=identity.model, latency_ms=round((time.perf_counter() - started) * 1000), attempts=0,
+            profile=identity.profile, prompt_version=identity.prompt_version, examples=identity.examples,
+            backend=identity.backend, model=identity.model,
+            latency_ms=round((time.perf_counter() - started) * 1000), attempts=0,
         ),
     })
     return JudgeOutput(result=result, raw_output=result.model_dump_json())

@@ -155,9 +155,11 @@ class Usage(BaseModel):
 
 class JudgeInfo(BaseModel):
     profile: str
-    prompt_version: str
+    prompt_version: str  # "v3", or "v3+ex2" with worked examples (judges.examples)
     backend: Literal["openai", "offline"]
     model: str
+    # Added beside DESIGN.md's fields: the tag of the worked examples the prompt carried, if any.
+    examples: str | None = None
     latency_ms: int = 0
     attempts: int = 1
     usage: Usage = Field(default_factory=Usage)

@@ -1,7 +1,7 @@
 from django.contrib import admin, messages
 from django.utils import timezone
 
-from reviewapp.models import Answer, ApiClient, AuditEvent, JudgeRun, Policy
+from reviewapp.models import Answer, ApiClient, AuditEvent, ExampleSet, JudgeRun, Policy, WorkedExample
 from reviewapp.services.audit import audit_record
 
 
@@ -41,7 +41,7 @@ class AnswerAdmin(admin.ModelAdmin):
 @admin.register(JudgeRun)
 class JudgeRunAdmin(admin.ModelAdmin):
     list_display = ["id", "answer", "config_key", "status", "is_current", "latency_ms", "attempts", "started_at"]
-    list_filter = ["status", "backend", "profile"]
+    list_filter = ["status", "backend", "profile", "example_set"]
     readonly_fields = [f.name for f in JudgeRun._meta.fields]
 
 
@@ -67,3 +67,24 @@ class PolicyAdmin(ReadOnlyAdmin):
 class AuditEventAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "actor_label", "action", "object_type", "object_id"]
     list_filter = ["action", "object_type"]
+
+
+class WorkedExampleInline(admin.TabularInline):
+    model = WorkedExample
+    fields = ["position", "claim_text", "passage_pid", "passage_excerpt", "judge_label", "human_label", "reason",
+              "source_claim"]
+    readonly_fields = fields
+    can_delete = False
+    extra = 0
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ExampleSet)
+class ExampleSetAdmin(ReadOnlyAdmin):
+    """Made on /examples/; frozen once made."""
+
+    list_display = ["__str__", "created_by", "created_at", "note"]
+    list_filter = ["profile"]
+    inlines = [WorkedExampleInline]

@@ -55,6 +55,7 @@ class Accepted(BaseModel):
 class JudgeOut(BaseModel):
     profile: str
     prompt_version: str
+    examples: str | None = None  # the worked examples' tag when the prompt carried a set: "ex2"
     backend: str
     model: str
     latency_ms: int | None

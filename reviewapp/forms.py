@@ -1,7 +1,10 @@
 from django import forms
+from django.conf import settings
 
 from judges.profiles import list_profiles
 from judges.types import CATEGORIES, LABELS
+from reviewapp.models import ExampleSet
+from reviewapp.services.examples import example_set_problem
 
 
 def _profile_choices() -> list[tuple[str, str]]:
@@ -40,6 +43,10 @@ class PolicyForm(forms.Form):
     escalation_model = forms.CharField(max_length=200, required=False, help_text="e.g. a stronger model")
     escalation_margin = forms.FloatField(min_value=0, max_value=1, initial=0.05,
                                          help_text="Also escalate when the score is this close to the threshold.")
+    example_set = forms.ModelChoiceField(
+        queryset=ExampleSet.objects.all(), required=False, label="Worked examples",
+        empty_label="(none: the profile's own prompt)",
+        help_text="A set made on the Examples page, for the judge profile above (and its version).")
     note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=2000,
                            help_text="Why this change? Required; kept with the version.")
 
@@ -47,6 +54,15 @@ class PolicyForm(forms.Form):
         super().__init__(*args, **kwargs)
         if preview:
             self.fields["note"].required = False
+
+    def clean(self):
+        data = super().clean()
+        if data.get("example_set") and "judge_profile" in data:
+            problem = example_set_problem(data["example_set"], profile=data["judge_profile"] or settings.JUDGE_PROFILE,
+                                          backend=data.get("judge_backend") or settings.JUDGE_BACKEND)
+            if problem:
+                self.add_error("example_set", problem)
+        return data
 
 
 class RejudgeForm(forms.Form):
@@ -58,3 +74,21 @@ class RejudgeForm(forms.Form):
     profile = forms.ChoiceField(choices=_profile_choices()[1:])
     backend = forms.ChoiceField(choices=[("openai", "openai"), ("offline", "offline")])
     model = forms.CharField(max_length=200, required=False)
+    example_set = forms.ModelChoiceField(queryset=ExampleSet.objects.all(), required=False, label="Worked examples",
+                                         empty_label="(none)")
+
+    def clean(self):
+        data = super().clean()
+        if data.get("example_set") and "profile" in data and "backend" in data:
+            problem = example_set_problem(data["example_set"], profile=data["profile"], backend=data["backend"])
+            if problem:
+                self.add_error("example_set", problem)
+        return data
+
+
+class ExampleSetForm(forms.Form):
+    """The picked claims come as `claim` checkboxes and their reasons as `reason-<claim id>` fields."""
+
+    profile = forms.ChoiceField(choices=lambda: _profile_choices()[1:], label="For profile",
+                                help_text="The set is for this profile's version (latest unless named).")
+    note = forms.CharField(max_length=2000, required=False, widget=forms.Textarea(attrs={"rows": 2}))

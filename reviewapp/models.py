@@ -214,6 +214,8 @@ class JudgeRun(models.Model):
     is_current = models.BooleanField(default=False)
     # Set for a run a re-judge job made: kept beside the answer's own run, for comparison.
     job = models.ForeignKey(Job, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
+    # The worked examples its prompt carried (prompt_version then reads e.g. "v3+ex2").
+    example_set = models.ForeignKey("ExampleSet", null=True, blank=True, on_delete=models.PROTECT, related_name="runs")
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
     started_at = models.DateTimeField(auto_now_add=True)
@@ -394,6 +396,9 @@ class Policy(AppendOnly):
     escalation_backend = models.CharField(max_length=20, blank=True)
     escalation_model = models.CharField(max_length=200, blank=True)
     escalation_margin = models.FloatField(default=0.05)
+    # Worked examples for the judge profile's prompt (only when the set is for that profile@version).
+    example_set = models.ForeignKey("ExampleSet", null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+                                    help_text="Empty: the profile's own prompt, no worked examples")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT)
     created_at = models.DateTimeField(auto_now_add=True)
     note = models.TextField()
@@ -437,3 +442,60 @@ class AuditEvent(AppendOnly):
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["object_type", "object_id"], name="auditevent_object")]
+
+
+class ExampleSet(AppendOnly):
+    """Worked examples an admin picked from overturned claims, for one profile version's prompt.
+
+    Frozen: its examples are snapshots, so what a run carried can always be read back, however the
+    source claims change later. The prompt version carrying it is `<base_version>+ex<sequence>`.
+    """
+
+    profile = models.CharField(max_length=100)
+    base_version = models.CharField(max_length=20)
+    sequence = models.PositiveIntegerField(help_text="1, 2, ... per profile")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["profile", "-sequence"]
+        constraints = [models.UniqueConstraint(fields=["profile", "sequence"], name="exampleset_sequence_per_profile")]
+
+    def __str__(self) -> str:
+        return f"{self.profile}@{self.version}"
+
+    @property
+    def tag(self) -> str:
+        return f"ex{self.sequence}"
+
+    @property
+    def version(self) -> str:
+        return f"{self.base_version}+{self.tag}"
+
+    @property
+    def base_spec(self) -> str:
+        return f"{self.profile}@{self.base_version}"
+
+
+class WorkedExample(AppendOnly):
+    """One example of a set: a snapshot of an overturned claim, its passage excerpt and the labels."""
+
+    example_set = models.ForeignKey(ExampleSet, on_delete=models.PROTECT, related_name="examples")
+    position = models.PositiveIntegerField()
+    # Where it came from; the snapshot below is what the prompt carries.
+    source_claim = models.ForeignKey(Claim, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    claim_text = models.TextField()
+    passage_pid = models.CharField(max_length=64, blank=True)
+    passage_excerpt = models.TextField()
+    judge_label = models.CharField(max_length=20, choices=LABEL_CHOICES)
+    human_label = models.CharField(max_length=20, choices=LABEL_CHOICES)
+    reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["example_set", "position"], name="workedexample_position_per_set"),
+            models.CheckConstraint(condition=~Q(judge_label=F("human_label")), name="workedexample_is_an_overturn"),
+        ]

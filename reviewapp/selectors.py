@@ -89,6 +89,7 @@ def _judge_info(run: JudgeRun) -> dict[str, Any]:
     return {
         "profile": run.profile,
         "prompt_version": run.prompt_version,
+        "examples": run.prompt_version.partition("+")[2] or None,  # "v3+ex2" -> "ex2"
         "backend": run.backend,
         "model": run.model,
         "latency_ms": run.latency_ms,
@@ -292,3 +293,23 @@ def routing_preview(*, current, candidate, days: int) -> dict[str, Any]:
         "to_pass": [(pk, questions.get(pk, ""), reason) for pk, reason in to_pass[:5]],
         "to_pass_count": len(to_pass),
     }
+
+
+# --- worked examples (admins) ------------------------------------------------------------------
+
+EXAMPLE_CANDIDATES_SHOWN = 200
+
+
+def overturned_claims(*, profile: str = "") -> QuerySet[Claim]:
+    """Claims whose current human label differs from the judge's (claims reviewers added are not the
+    judge's mistakes), newest decision first; `profile` keeps those of runs of that profile name."""
+    qs = (Claim.objects.filter(origin=Claim.Origin.JUDGE).exclude(human_label="").exclude(human_label=F("label"))
+          .select_related("run", "answer", "decided_by"))
+    if profile:
+        qs = qs.filter(run__profile=profile)
+    return qs.order_by("-decided_at", "-id")
+
+
+def overturned_profiles() -> list[str]:
+    """The profile names of the runs whose claims were overturned, for the page's filter."""
+    return sorted(set(overturned_claims().order_by().values_list("run__profile", flat=True).distinct()))

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import path
 from django.views.generic import RedirectView
 
-from reviewapp import views, views_labels
+from reviewapp import views, views_examples, views_labels
 from reviewapp.api import api
 
 urlpatterns = [
@@ -29,6 +29,9 @@ urlpatterns = [
     path("exports/download", views_labels.export_download, name="export_download"),
     path("exports/manifest", views_labels.export_manifest, name="export_manifest"),
     path("calibration/", views_labels.calibration, name="calibration"),
+    path("examples/", views_examples.examples, name="examples"),
+    path("examples/<int:set_id>/", views_examples.example_set, name="example_set"),
+    path("examples/<int:set_id>/set.json", views_examples.example_set_json, name="example_set_json"),
     path("api/v1/", api.urls),
     path("admin/", admin.site.urls),
     path("accounts/login/", views.LoginView.as_view(), name="login"),

@@ -376,8 +376,10 @@ def policy_rejudge(request: HttpRequest) -> HttpResponse:
         answers = answers.filter(review_status=data["review_status"])
     ids = list(answers.order_by("-created_at").values_list("pk", flat=True)[: data["limit"]])
     job = jobs_service.job_start_rejudge(user=request.user, answer_ids=ids, profile=data["profile"],
-                                         backend=data["backend"], model=data["model"] or settings.JUDGE_MODEL)
-    messages.success(request, f"Re-judging {job.total} answers with {data['profile']} ({data['backend']}).")
+                                         backend=data["backend"], model=data["model"] or settings.JUDGE_MODEL,
+                                         example_set=data["example_set"])
+    judge = data["example_set"] or data["profile"]
+    messages.success(request, f"Re-judging {job.total} answers with {judge} ({data['backend']}).")
     return redirect(reverse("policy") + "#jobs")
 
 

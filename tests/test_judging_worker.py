@@ -125,3 +125,26 @@ def test_a_reroute_job_runs_on_the_worker_and_reports_progress(api, celery_worke
     job = wait_for(lambda: Job.objects.filter(pk=job.pk, status="done").first())
     assert (job.done, job.changed) == (1, 1)
     assert Answer.objects.get(pk=answer_id).review_status == "auto_passed"
+
+
+def test_the_worker_judges_with_the_policys_example_set_and_the_api_reports_it(api, celery_worker, fake_llm):
+    from reviewapp.services.examples import example_set_create
+    from tests import labels_factory as make
+    from tests.judges.test_openai_backend import GOOD, PASSAGE
+
+    overturned = make.claim(make.answer(), "CONTRADICTED", "UNSUPPORTED", span=(19, 47),
+                            reviewer=make.user("rho", "reviewer"), note="No passage prices the monthly pass.")
+    example_set = example_set_create(user=make.admin("root"), profile="claim_verification", claim_ids=[overturned.pk])
+    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai",
+                          judge_profile="claim_verification", example_set=example_set, note="calibrated on overturns")
+    fake_llm.enqueue(Reply.ok(GOOD))
+    answer_id = api.post(fare_payload(answer=ANSWER_FOR_GOOD, passages=[{"text": PASSAGE}])).json()["id"]
+    body = wait_for(lambda: _judged(api, answer_id))
+
+    assert body["status"] == "judged", body["error"]
+    assert (body["judge"]["prompt_version"], body["judge"]["examples"]) == ("v1+ex1", "ex1")
+    run = JudgeRun.objects.get(answer_id=answer_id)
+    assert (run.example_set_id, run.config_key) == (example_set.pk, "claim_verification@v1+ex1/openai/fake-judge")
+    sent = fake_llm.requests[0]["messages"][1]["content"]
+    assert "worked example 1>>>\nClaim: A monthly pass costs $75.00.\n" in sent
+    assert "Reviewers' reason: No passage prices the monthly pass." in sent

@@ -28,6 +28,7 @@ from typing import Any
 import openai
 
 from judges.engine import JudgeConfig, JudgeError, JudgeOutput
+from judges.examples import versioned
 from judges.profiles.base import OutputError, Profile
 from judges.types import JudgeInfo, JudgeRequest, JudgeResult, Usage
 
@@ -65,7 +66,7 @@ def judge_openai(request: JudgeRequest, config: JudgeConfig, profile: Profile) -
         raise JudgeError("the openai backend needs an endpoint: set OPENAI_BASE_URL", transient=False)
     started = time.monotonic()
     call = _Call(deadline=started + config.retry_budget_s)
-    prompt = profile.render(request)
+    prompt = profile.render(request, examples=config.examples)
     messages = prompt.messages
 
     reply = _complete(config, profile, messages, temperature=0.0, call=call)
@@ -97,7 +98,8 @@ def judge_openai(request: JudgeRequest, config: JudgeConfig, profile: Profile) -
         rewrite_note=normalized.rewrite_note,
         judge=JudgeInfo(
             profile=profile.name,
-            prompt_version=profile.version,
+            prompt_version=versioned(profile.version, config.examples),
+            examples=config.examples.tag if config.examples else None,
             backend="openai",
             model=config.model,
             latency_ms=round((time.monotonic() - started) * 1000),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from judges.examples import WorkedExamples
 from judges.types import Claim, Fabrication, JudgeRequest, Omission, Verdict
 
 
@@ -42,7 +43,9 @@ class Profile(Protocol):
     schema_name: str  # a name for response_format json_schema: ^[a-zA-Z0-9_-]{1,64}$
     output_schema: dict[str, Any]  # JSON Schema of the raw output
 
-    def render(self, request: JudgeRequest) -> RenderedPrompt: ...
+    def render(self, request: JudgeRequest, examples: WorkedExamples | None = None) -> RenderedPrompt:
+        """The messages for `request`; `examples` (worked examples from human reviewers) go in as
+        extra data blocks ahead of the request's material."""
 
     def parse(self, text: str, request: JudgeRequest | None = None) -> Any:
         """Reply text -> the validated raw output. Raises OutputError with the reason.

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from judges.examples import WorkedExamples
 from judges.offline import CATEGORY_RULES
 from judges.profiles.base import Normalized, RenderedPrompt
 from judges.profiles.locate import locate_in_answer
@@ -42,8 +43,8 @@ class TemplateProfile:
     def __repr__(self) -> str:
         return f"<judge profile {self.name}@{self.version}>"
 
-    def render(self, request: JudgeRequest) -> RenderedPrompt:
-        return render_prompt(self.template, request)
+    def render(self, request: JudgeRequest, examples: WorkedExamples | None = None) -> RenderedPrompt:
+        return render_prompt(self.template, request, examples=examples)
 
     def parse(self, text: str, request: JudgeRequest | None = None) -> Any:
         raw = validate(self.raw_model, extract_json(text))

@@ -27,6 +27,9 @@ from judges.types import JudgeInfo, JudgeResult
 from reviewapp.exports import human_truth
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy
 from reviewapp.selectors import claim_as_result
+from reviewapp.services.examples import (
+    ExampleSetError, example_set_in_force, example_set_named, example_set_of, worked_examples_for,
+)
 from reviewapp.services.golden import golden_answers
 from reviewapp.services.judging import check_spans, judge_request_for, mark_run_failed, run_record_success
 
@@ -37,12 +40,26 @@ GATE_METRICS = (
 HEADER_FIELDS = ("tag", "agency", "title", "section", "source_url", "fetched_at")
 
 
-def evaluation_config(*, profile: str | None = None, backend: str | None = None) -> JudgeConfig:
-    """The asked-for judge; what is not asked for comes from the policy, then the settings."""
+def evaluation_config(*, profile: str | None = None, backend: str | None = None,
+                      examples: str | None = None) -> JudgeConfig:
+    """The asked-for judge; what is not asked for comes from the policy, then the settings.
+
+    `examples`: "none" (the plain prompt), a set's name ("fare_policy@v3+ex2": its profile version
+    too), or None: the policy's set when it was made for the profile judged. Raises ExampleSetError."""
     policy = Policy.current()
+    profile = profile or policy.judge_profile or settings.JUDGE_PROFILE
+    if examples == "none":
+        example_set = None
+    elif examples:
+        example_set = example_set_named(examples)
+        if profile.partition("@")[0] != example_set.profile:
+            raise ExampleSetError(f"{example_set} is for {example_set.profile}, not {profile}")
+    else:
+        example_set = example_set_in_force(policy, profile)
     return JudgeConfig(
         backend=backend or policy.judge_backend or settings.JUDGE_BACKEND,
-        profile=profile or policy.judge_profile or settings.JUDGE_PROFILE,
+        profile=example_set.base_spec if example_set else profile,
+        examples=worked_examples_for(example_set) if example_set else None,
         model=policy.judge_model or settings.JUDGE_MODEL,
         base_url=settings.OPENAI_BASE_URL, api_key=settings.OPENAI_API_KEY,
         timeout_s=settings.JUDGE_TIMEOUT_SECONDS, retry_budget_s=settings.JUDGE_RETRY_BUDGET_SECONDS,
@@ -61,7 +78,8 @@ def run_or_reuse(answer: Answer, config: JudgeConfig, identity: JudgeIdentity) -
     if run is not None:
         return run, ""
     run = JudgeRun.objects.create(answer=answer, profile=identity.profile, prompt_version=identity.prompt_version,
-                                  backend=identity.backend, model=identity.model, config_key=key)
+                                  backend=identity.backend, model=identity.model, config_key=key,
+                                  example_set=example_set_of(identity))
     try:  # the judge call stays outside any transaction: it may wait on the network
         output = judges.judge(judge_request_for(answer), config)
         check_spans(answer, output)
@@ -83,7 +101,8 @@ def stored_result(run: JudgeRun) -> JudgeResult:
         claims=[claim_as_result(claim) for claim in claims],
         fabrications=run.findings.get("fabrications", []),
         judge=JudgeInfo(profile=run.profile, prompt_version=run.prompt_version, backend=run.backend,
-                        model=run.model, latency_ms=run.latency_ms or 0, attempts=run.attempts or 1),
+                        model=run.model, latency_ms=run.latency_ms or 0, attempts=run.attempts or 1,
+                        examples=run.prompt_version.partition("+")[2] or None),
     )
 
 

@@ -10,8 +10,9 @@ from django.db.models import F
 from django.utils import timezone
 
 from judges import JudgeConfig, JudgeError
-from reviewapp.models import Answer, Claim, Job, Policy
+from reviewapp.models import Answer, Claim, ExampleSet, Job, Policy
 from reviewapp.services.audit import audit_record
+from reviewapp.services.examples import worked_examples_for
 from reviewapp.services.judging import endpoint_settings, mark_run_failed, run_judge, run_record_success, start_run
 from reviewapp.services.routing import decide_route, judge_failed_route
 
@@ -38,12 +39,13 @@ def job_start_reroute(*, user) -> Job:
     return job
 
 
-def job_start_rejudge(*, user, answer_ids: list[int], profile: str, backend: str, model: str) -> Job:
+def job_start_rejudge(*, user, answer_ids: list[int], profile: str, backend: str, model: str,
+                      example_set: ExampleSet | None = None) -> Job:
+    params = {"answer_ids": answer_ids, "profile": profile, "backend": backend, "model": model}
+    if example_set:  # the set fixes the profile version it was made for
+        params |= {"profile": example_set.base_spec, "example_set": example_set.pk}
     with transaction.atomic():
-        job = Job.objects.create(
-            kind=Job.Kind.REJUDGE, created_by=user, total=len(answer_ids),
-            params={"answer_ids": answer_ids, "profile": profile, "backend": backend, "model": model},
-        )
+        job = Job.objects.create(kind=Job.Kind.REJUDGE, created_by=user, total=len(answer_ids), params=params)
         audit_record(actor=user, actor_label=user.get_username(), action="job.started", obj=job,
                      after={k: v for k, v in job.params.items() if k != "answer_ids"} | {"answers": len(answer_ids)})
         _enqueue(job)
@@ -115,8 +117,10 @@ def answer_rejudge(*, job_id: int, answer_id: int) -> None:
     """Judge one answer for a re-judge job: a side run beside the answer's own (not shown, not routed)."""
     job = Job.objects.get(pk=job_id)
     answer = Answer.objects.prefetch_related("passages").get(pk=answer_id)
+    example_set = ExampleSet.objects.filter(pk=job.params.get("example_set")).first()
     config = JudgeConfig(
         backend=job.params["backend"], profile=job.params["profile"], model=job.params["model"],
+        examples=worked_examples_for(example_set) if example_set else None,
         **endpoint_settings(),
     )
     try:

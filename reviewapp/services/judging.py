@@ -22,6 +22,7 @@ from django.utils import timezone
 import judges
 from judges import JudgeConfig, JudgeError, JudgeIdentity, JudgeOutput, JudgeRequest
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy
+from reviewapp.services.examples import example_set_in_force, example_set_of, worked_examples_for
 from reviewapp.services.routing import decide_route, judge_failed_route
 
 log = logging.getLogger(__name__)
@@ -55,10 +56,14 @@ def endpoint_settings() -> dict:
 
 
 def judge_config_for(answer: Answer, policy: Policy) -> JudgeConfig:
+    profile = answer.requested_profile or policy.judge_profile or settings.JUDGE_PROFILE
+    example_set = example_set_in_force(policy, profile)
     return JudgeConfig(
         backend=policy.judge_backend or settings.JUDGE_BACKEND,
-        profile=answer.requested_profile or policy.judge_profile or settings.JUDGE_PROFILE,
+        # Pinned to the version the examples were picked for, even if a newer one appears later.
+        profile=example_set.base_spec if example_set else profile,
         model=policy.judge_model or settings.JUDGE_MODEL,
+        examples=worked_examples_for(example_set) if example_set else None,
         **endpoint_settings(),
     )
 
@@ -127,7 +132,8 @@ def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRu
     """Record the run before the (possibly slow, possibly failing) judge call.
 
     A configuration the judges cannot identify (an unknown profile) is still recorded; its error
-    is returned, to fail the run when the judge would have been called."""
+    is returned, to fail the run when the judge would have been called. The run names the example
+    set its prompt carries (none for the offline judge, which reads no prompt)."""
     try:
         identity = judges.identify(config)
     except JudgeError as exc:  # e.g. an unknown profile: recorded, and fails when the judge runs
@@ -138,6 +144,7 @@ def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRu
     run = JudgeRun.objects.create(
         answer=answer,
         job=job,
+        example_set=example_set_of(identity),
         profile=identity.profile,
         prompt_version=identity.prompt_version,
         backend=identity.backend,

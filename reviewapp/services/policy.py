@@ -12,12 +12,19 @@ from reviewapp.services.audit import audit_record
 POLICY_FIELDS = (
     "score_threshold", "blocking_labels", "critical_categories", "critical_single_claim_blocks",
     "audit_sample_rate", "lease_seconds", "judge_profile", "judge_backend", "judge_model",
-    "escalation_profile", "escalation_backend", "escalation_model", "escalation_margin",
+    "escalation_profile", "escalation_backend", "escalation_model", "escalation_margin", "example_set",
 )
 
 
 def policy_values(policy: Policy) -> dict[str, Any]:
     return {field: getattr(policy, field) for field in POLICY_FIELDS}
+
+
+def _recorded(policy: Policy) -> dict[str, Any]:
+    """policy_values as JSON for the audit trail (the example set by its name, e.g. fare_policy@v3+ex2)."""
+    values = policy_values(policy)
+    values["example_set"] = str(values["example_set"]) if values["example_set"] else None
+    return values
 
 
 def policy_diff(old: Policy | None, new: Policy) -> list[tuple[str, Any, Any]]:
@@ -36,7 +43,7 @@ def policy_create(*, user, values: dict[str, Any], note: str) -> Policy:
                 policy = Policy.objects.create(version=current.version + 1, created_by=user, note=note.strip(),
                                                **{f: values[f] for f in POLICY_FIELDS})
                 audit_record(actor=user, actor_label=user.get_username(), action="policy.created", obj=policy,
-                             before=policy_values(current), after=policy_values(policy), note=note.strip())
+                             before=_recorded(current), after=_recorded(policy), note=note.strip())
                 return policy
         except IntegrityError:
             if attempt == 2:

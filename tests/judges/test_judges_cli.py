@@ -102,7 +102,7 @@ def test_check_uses_the_openai_backend_when_an_endpoint_is_set(run):
     assert finished.returncode == 1, finished.stderr  # judged, below --fail-under
     result = json.loads(finished.stdout)
     assert result["judge"] | {"latency_ms": 0} == {
-        "profile": "fare_policy", "prompt_version": "v3", "backend": "openai", "model": "fake-judge",
+        "profile": "fare_policy", "prompt_version": "v3", "examples": None, "backend": "openai", "model": "fake-judge",
         "latency_ms": 0, "attempts": 1, "usage": {"prompt_tokens": 100, "completion_tokens": 50},
     }
     assert [c["label"] for c in result["claims"]] == ["SUPPORTED", "UNSUPPORTED"]
@@ -122,3 +122,32 @@ def test_check_exits_2_for_an_unknown_profile(run):
                    request=GROUNDED_REQUEST, env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
     assert finished.returncode == 2
     assert "unknown judge profile 'nope'" in finished.stderr
+
+
+EXAMPLES = {"tag": "ex2", "items": [
+    {"claim": "A day pass costs $7.", "passage": "Day passes are not sold.", "label": "UNSUPPORTED",
+     "judge_label": "PARTIALLY_SUPPORTED", "reason": "No passage prices a day pass."}]}
+
+
+def test_check_carries_an_examples_file_into_the_prompt_and_the_identity(run, tmp_path):
+    from tests.fake_openai import FakeOpenAI, Reply
+
+    (tmp_path / "set.json").write_text(json.dumps(EXAMPLES), encoding="utf-8")
+    reply = {"grounded": False, "unsupported_claims": ["A day pass costs $9."], "reasoning": "No day pass price."}
+    with FakeOpenAI(default=Reply.ok(json.dumps(reply))) as fake:
+        finished = run("check", "--input", "REQUEST", "--profile", "fare_policy@v3", "--examples",
+                       str(tmp_path / "set.json"), request=HALF_GROUNDED_REQUEST, env=_fake_env(fake))
+        sent = fake.requests[0]["messages"][1]["content"]
+    assert finished.returncode == 0, finished.stderr
+    judge_info = json.loads(finished.stdout)["judge"]
+    assert (judge_info["prompt_version"], judge_info["examples"]) == ("v3+ex2", "ex2")
+    assert "worked example 1>>>\nClaim: A day pass costs $7.\n" in sent
+
+
+def test_a_bad_examples_file_is_bad_input_naming_the_field(run, tmp_path):
+    (tmp_path / "set.json").write_text(json.dumps({"tag": "ex2", "items": [{"claim": "c", "passage": "p",
+                                                                             "label": "MAYBE"}]}))
+    finished = run("check", "--input", "REQUEST", "--backend", "openai", "--examples", str(tmp_path / "set.json"),
+                   request=GROUNDED_REQUEST)
+    assert finished.returncode == 2
+    assert "items[0].label" in finished.stderr and "set.json" in finished.stderr

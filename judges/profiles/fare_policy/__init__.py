@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from judges.examples import WorkedExamples
 from judges.profiles.base import Normalized, OutputError, RenderedPrompt
 from judges.profiles.common import TemplateProfile, category_of
 from judges.profiles.locate import locate_in_answer
@@ -67,9 +68,10 @@ class FarePolicy(TemplateProfile):
     def shows_headers(self) -> bool:
         return self.version not in ("v1", "v2")
 
-    def render(self, request: JudgeRequest) -> RenderedPrompt:
+    def render(self, request: JudgeRequest, examples: WorkedExamples | None = None) -> RenderedPrompt:
         return render_prompt(
-            self.template, request, prior_turns=self.shows_prior_turns, headers=self.shows_headers
+            self.template, request, prior_turns=self.shows_prior_turns, headers=self.shows_headers,
+            examples=examples,
         )
 
     def check(self, raw: FarePolicyOutput, request: JudgeRequest | None) -> None:

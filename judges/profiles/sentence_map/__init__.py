@@ -25,6 +25,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Literal
 
+from judges.examples import WorkedExamples
 from judges.profiles.base import Normalized, OutputError, RenderedPrompt
 from judges.profiles.common import TemplateProfile, category_of
 from judges.profiles.parsing import RawModel, array, enum, strict_object, string
@@ -105,12 +106,12 @@ class SentenceMap(TemplateProfile):
     raw_model = SentenceMapOutput
     output_schema = OUTPUT_SCHEMA
 
-    def render(self, request: JudgeRequest) -> RenderedPrompt:
+    def render(self, request: JudgeRequest, examples: WorkedExamples | None = None) -> RenderedPrompt:
         spans = split_sentences(request.answer)
         index_range = f"0 to {len(spans) - 1}" if spans else "none"
         return render_prompt(
             self.template, request, sentences=spans,
-            values={"sentence_count": str(len(spans)), "index_range": index_range},
+            values={"sentence_count": str(len(spans)), "index_range": index_range}, examples=examples,
         )
 
     def check(self, raw: SentenceMapOutput, request: JudgeRequest | None) -> None:

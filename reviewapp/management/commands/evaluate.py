@@ -1,4 +1,5 @@
-"""`manage.py evaluate [--golden NAME] [--profile NAME@VERSION] [--backend offline|openai] [--fail-under M=V ...]`.
+"""`manage.py evaluate [--golden NAME] [--profile NAME@VERSION] [--backend offline|openai]
+[--examples SET|none] [--fail-under M=V ...]`.
 
 Exit codes: 0 measured and every gate met; 1 a gate failed (CI blocks the change); 2 bad
 arguments or nothing to measure; 3 the judge failed on some answers (listed, left out of the
@@ -23,6 +24,7 @@ from reviewapp.services.evaluation import (
     judges_named,
     parse_gate,
 )
+from reviewapp.services.examples import ExampleSetError
 from reviewapp.services.golden import golden_answers
 
 
@@ -38,18 +40,22 @@ class Command(BaseCommand):
                             help="judge with this profile (default on a golden set: the policy's)")
         parser.add_argument("--backend", choices=("offline", "openai"), default="",
                             help="judge with this backend (default on a golden set: the policy's)")
+        parser.add_argument("--examples", default="", metavar="SET|none",
+                            help="carry this example set (e.g. fare_policy@v3+ex2, which fixes the profile version), "
+                                 "or none (default: the policy's set, when it is for the profile judged)")
         parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                             help=f"exit 1 when METRIC < VALUE; METRIC one of {', '.join(GATE_METRICS)} "
                                  "(a bare name means response.NAME); repeatable")
         parser.add_argument("--report", default="", metavar="OUT.json", help="also write the figures as JSON")
 
-    def handle(self, *args, golden: str, profile: str, backend: str, fail_under: list[str], report: str, **options):
+    def handle(self, *args, golden: str, profile: str, backend: str, examples: str, fail_under: list[str], report: str,
+               **options):
         try:
             gates = [parse_gate(text) for text in fail_under]
         except ValueError as exc:
             raise CommandError(f"--fail-under {exc}", returncode=2) from None
         started = time.perf_counter()
-        outcomes, dataset = self._outcomes(golden, profile, backend)
+        outcomes, dataset = self._outcomes(golden, profile, backend, examples)
         wall = time.perf_counter() - started
         named_profile, named_backend = judges_named(outcomes)
         figures = build_report(outcomes, dataset=dataset, backend=named_backend, profile=named_profile)
@@ -61,8 +67,12 @@ class Command(BaseCommand):
         if figures["errors"]:
             raise CommandError(f"the judge failed on {len(figures['errors'])} of {len(outcomes)} answers", returncode=3)
 
-    def _outcomes(self, golden: str, profile: str, backend: str):
-        config = evaluation_config(profile=profile, backend=backend) if golden or profile or backend else None
+    def _outcomes(self, golden: str, profile: str, backend: str, examples: str):
+        try:
+            config = (evaluation_config(profile=profile, backend=backend, examples=examples or None)
+                      if golden or profile or backend or examples else None)
+        except ExampleSetError as exc:
+            raise CommandError(str(exc), returncode=2) from None
         if config and config.backend == "offline" and profile:
             self.stderr.write(f"note: --profile {profile} is ignored by the offline backend")
         if golden and not golden_answers(golden).exists():
