@@ -1,7 +1,7 @@
 from django.contrib import admin, messages
 from django.utils import timezone
 
-from reviewapp.models import Answer, ApiClient, AuditEvent, JudgeRun, Policy
+from reviewapp.models import Answer, ApiClient, AuditEvent, JudgeRun, Policy, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from reviewapp.services.audit import audit_record
 
 
@@ -67,3 +67,29 @@ class PolicyAdmin(ReadOnlyAdmin):
 class AuditEventAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "actor_label", "action", "object_type", "object_id"]
     list_filter = ["action", "object_type"]
+
+
+class WebhookAttemptInline(admin.TabularInline):
+    model = WebhookAttempt
+    extra = 0
+    can_delete = False
+    readonly_fields = ["number", "started_at", "finished_at", "http_status", "latency_ms", "error"]
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(WebhookEndpoint)
+class WebhookEndpointAdmin(ReadOnlyAdmin):
+    """Clients manage their endpoints through the API; /webhooks/ is the page for following them."""
+
+    list_display = ["client", "url", "active", "created_at", "removed_at"]
+    exclude = ["secret", "previous_secret"]  # signing keys are not for display
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(ReadOnlyAdmin):
+    list_display = ["id", "event", "answer", "endpoint", "status", "attempts", "created_at"]
+    list_filter = ["status", "event"]
+    search_fields = ["event_id"]
+    inlines = [WebhookAttemptInline]

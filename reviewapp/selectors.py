@@ -292,3 +292,39 @@ def routing_preview(*, current, candidate, days: int) -> dict[str, Any]:
         "to_pass": [(pk, questions.get(pk, ""), reason) for pk, reason in to_pass[:5]],
         "to_pass_count": len(to_pass),
     }
+
+
+# --- webhooks (admin page) ----------------------------------------------------------------------
+
+WEBHOOK_PAGE_SIZE = 100
+
+
+def webhook_endpoints():
+    from reviewapp.models import WebhookEndpoint
+
+    return (
+        WebhookEndpoint.objects.select_related("client")
+        .annotate(
+            pending=Count("deliveries", filter=Q(deliveries__status="pending")),
+            failed=Count("deliveries", filter=Q(deliveries__status="failed")),
+            delivered=Count("deliveries", filter=Q(deliveries__status="delivered")),
+        )
+        .order_by("removed_at", "-created_at", "-id")
+    )
+
+
+def webhook_deliveries(*, status: str = "", endpoint_id: int | None = None, ids: list[int] | None = None) -> list:
+    """The newest deliveries, with every attempt, for the admin page."""
+    from reviewapp.models import WebhookAttempt, WebhookDelivery
+
+    qs = WebhookDelivery.objects.select_related("endpoint__client")
+    if ids is not None:
+        qs = qs.filter(pk__in=ids)
+    if status:
+        qs = qs.filter(status=status)
+    if endpoint_id:
+        qs = qs.filter(endpoint_id=endpoint_id)
+    return list(
+        qs.order_by("-created_at", "-id")
+        .prefetch_related(Prefetch("attempt_rows", queryset=WebhookAttempt.objects.order_by("number")))[:WEBHOOK_PAGE_SIZE]
+    )

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import path
 from django.views.generic import RedirectView
 
-from reviewapp import views, views_labels
+from reviewapp import views, views_labels, views_webhooks
 from reviewapp.api import api
 
 urlpatterns = [
@@ -29,6 +29,8 @@ urlpatterns = [
     path("exports/download", views_labels.export_download, name="export_download"),
     path("exports/manifest", views_labels.export_manifest, name="export_manifest"),
     path("calibration/", views_labels.calibration, name="calibration"),
+    path("webhooks/", views_webhooks.webhooks, name="webhooks"),
+    path("webhooks/deliveries/<int:delivery_id>/retry", views_webhooks.webhook_retry, name="webhook_retry"),
     path("api/v1/", api.urls),
     path("admin/", admin.site.urls),
     path("accounts/login/", views.LoginView.as_view(), name="login"),
