@@ -175,8 +175,8 @@ NINJA_PAGINATION_MAX_LIMIT = 200
 WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 10.0, minimum=0.1)
 # Attempts per delivery before it is marked failed (an admin can still retry it by hand).
 WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8, minimum=1)
-# Retry n waits about BACKOFF * 2**(n-1) seconds (with jitter), at most BACKOFF_MAX: by default
-# 1 min, 2 min, 4 min ... so eight attempts span about four hours.
+# Retry n waits between half and all of BACKOFF * 2**(n-1) seconds, capped at BACKOFF_MAX: by default
+# up to 1, 2, 4 ... 60 minutes, so eight attempts span one to two hours.
 WEBHOOK_BACKOFF_SECONDS = env_float("WEBHOOK_BACKOFF_SECONDS", 60.0, minimum=0.01)
 WEBHOOK_BACKOFF_MAX_SECONDS = env_float("WEBHOOK_BACKOFF_MAX_SECONDS", 3600.0, minimum=0.01)
 # After a secret rotation the old secret also signs for this long, so receivers can switch over.

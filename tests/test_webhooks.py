@@ -504,3 +504,17 @@ def test_resend_enqueues_overdue_unclaimed_deliveries_only(monkeypatch):
     monkeypatch.setattr(webhooks_service, "enqueue_delivery", lambda pk, countdown=None: sent.append(pk))
     assert webhooks_service.deliveries_resend_due(older_than_seconds=60) == 1
     assert sent == [overdue.pk] and fresh.pk not in sent
+
+
+def test_the_readme_receiver_snippet_accepts_a_real_signature_and_refuses_a_tampered_body():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    snippet = readme.split("## Webhooks", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict = {}
+    exec(snippet, namespace)  # noqa: S102 - our own README
+    header = signature_header([SECRET], BODY, int(time.time()))
+    assert namespace["verify"](SECRET, BODY, header) is True
+    assert namespace["verify"](SECRET, BODY + b"x", header) is False
+    assert namespace["verify"]("whsec_other", BODY, header) is False
+    assert namespace["verify"](SECRET, BODY, signature_header([SECRET], BODY, int(time.time()) - 600)) is False
