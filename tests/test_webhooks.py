@@ -231,6 +231,23 @@ def test_judging_records_one_delivery_with_the_apis_answer_shape():
 
 
 @pytest.mark.django_db
+def test_a_judge_that_fails_for_good_records_a_judged_event_with_status_failed_and_the_error(settings, fake_llm):
+    from reviewapp.models import Policy
+    from tests.fake_openai import Reply
+
+    settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = fake_llm.base_url, "test-key"
+    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai",
+                          judge_profile="claim_verification", note="judge with the (fake) LLM")
+    fake_llm.enqueue(Reply.refusal("I cannot evaluate this content."))
+    client, _ = _client_with_endpoint()
+    answer = _judged(client)
+    assert answer.status == "failed"
+    data = WebhookDelivery.objects.get(event="answer.judged").payload["data"]["answer"]
+    assert data["status"] == "failed" and "cannot evaluate" in data["error"]
+    assert data["claims"] == [] and data["review"] == {"status": "in_review", "reason": "judge failed"}
+
+
+@pytest.mark.django_db
 def test_adjudication_records_a_delivery_with_the_human_decisions():
     client, _ = _client_with_endpoint()
     answer = _judged(client)
