@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from django.http import HttpRequest
 from django.urls import reverse
-from ninja import NinjaAPI, Status
+from ninja import NinjaAPI, Query, Status
 from ninja.errors import AuthenticationError, ValidationError
 from ninja.security import HttpBearer
 from pydantic import BaseModel, Field
@@ -181,3 +181,41 @@ def webhook_delete(request: HttpRequest):
     if not webhooks_service.endpoint_remove(client=request.auth):
         return Status(404, {"detail": "no webhook registered", "errors": []})
     return Status(204, None)
+
+
+class WebhookAttemptOut(BaseModel):
+    number: int
+    started_at: datetime
+    http_status: int | None
+    latency_ms: int | None
+    error: str
+
+
+class WebhookDeliveryOut(BaseModel):
+    event_id: str
+    event: str
+    answer_id: int
+    status: Literal["pending", "delivered", "failed"]
+    attempts: list[WebhookAttemptOut]
+    next_attempt_at: datetime | None
+    delivered_at: datetime | None
+    error: str
+    created_at: datetime
+
+
+@api.get(
+    "/webhook/deliveries",
+    response={200: list[WebhookDeliveryOut], 401: ErrorOut},
+    summary="This client's latest webhook deliveries, with every attempt",
+)
+def webhook_deliveries(request: HttpRequest, status: Literal["pending", "delivered", "failed"] | None = None,
+                       limit: int = Query(50, ge=1, le=200)):
+    rows = selectors.webhook_deliveries(client=request.auth, status=status or "", limit=limit)
+    return Status(200, [
+        {"event_id": d.event_id, "event": d.event, "answer_id": d.answer_id, "status": d.status,
+         "next_attempt_at": d.next_attempt_at if d.status == "pending" else None, "delivered_at": d.delivered_at,
+         "error": d.error, "created_at": d.created_at,
+         "attempts": [{"number": a.number, "started_at": a.started_at, "http_status": a.http_status,
+                       "latency_ms": a.latency_ms, "error": a.error} for a in d.attempt_rows.all()]}
+        for d in rows
+    ])

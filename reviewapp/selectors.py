@@ -313,11 +313,14 @@ def webhook_endpoints():
     )
 
 
-def webhook_deliveries(*, status: str = "", endpoint_id: int | None = None, ids: list[int] | None = None) -> list:
-    """The newest deliveries, with every attempt, for the admin page."""
+def webhook_deliveries(*, status: str = "", endpoint_id: int | None = None, ids: list[int] | None = None,
+                       client: ApiClient | None = None, limit: int = WEBHOOK_PAGE_SIZE) -> list:
+    """The newest deliveries, with every attempt: all of them (the admin page) or one client's (the API)."""
     from reviewapp.models import WebhookAttempt, WebhookDelivery
 
     qs = WebhookDelivery.objects.select_related("endpoint__client")
+    if client is not None:
+        qs = qs.filter(endpoint__client=client)
     if ids is not None:
         qs = qs.filter(pk__in=ids)
     if status:
@@ -326,5 +329,5 @@ def webhook_deliveries(*, status: str = "", endpoint_id: int | None = None, ids:
         qs = qs.filter(endpoint_id=endpoint_id)
     return list(
         qs.order_by("-created_at", "-id")
-        .prefetch_related(Prefetch("attempt_rows", queryset=WebhookAttempt.objects.order_by("number")))[:WEBHOOK_PAGE_SIZE]
+        .prefetch_related(Prefetch("attempt_rows", queryset=WebhookAttempt.objects.order_by("number")))[:limit]
     )

@@ -155,7 +155,8 @@ def test_the_openapi_document_describes_every_operation(client):
     response = client.get("/api/v1/openapi.json")
     assert response.status_code == 200
     doc = response.json()
-    assert set(doc["paths"]) == {"/api/v1/answers", "/api/v1/answers/{answer_id}", "/api/v1/webhook"}
+    assert set(doc["paths"]) == {"/api/v1/answers", "/api/v1/answers/{answer_id}", "/api/v1/webhook",
+                                 "/api/v1/webhook/deliveries"}
     assert set(doc["paths"]["/api/v1/webhook"]) == {"put", "get", "delete"}
     post = doc["paths"]["/api/v1/answers"]["post"]
     assert {"200", "202", "400", "401"} <= set(post["responses"])

@@ -188,8 +188,9 @@ def test_the_webhook_api_needs_a_token(client):
 # --- events ----------------------------------------------------------------------------------
 
 
-def _client_with_endpoint(url="https://hooks.example.com/h", events=("answer.judged", "answer.adjudicated")):
-    client = ApiClient.objects.create(name="fares-bot", token_hash="x" * 64, token_prefix="cdk_x")
+def _client_with_endpoint(url="https://hooks.example.com/h", events=("answer.judged", "answer.adjudicated"),
+                          client=None):
+    client = client or ApiClient.objects.create(name="other-bot", token_hash="x" * 64, token_prefix="cdk_x")
     endpoint = WebhookEndpoint.objects.create(client=client, url=url, events=list(events),
                                               secret=WebhookEndpoint.new_secret())
     return client, endpoint
@@ -432,6 +433,27 @@ def test_a_delivery_is_never_sent_twice_at_once(private_ok):
     assert sorted(outcomes) == ["delivered"] + ["skipped"] * 5
     assert len(receiver.received) == 1 and receiver.max_in_flight == 1
     assert WebhookAttempt.objects.filter(delivery=delivery).count() == 1
+
+
+def test_a_client_sees_its_own_deliveries_with_every_attempt(client, api_token):
+    headers = {"Authorization": f"Bearer {api_token}"}
+    _, mine = _client_with_endpoint(client=ApiClient.objects.get(name="fares-bot"))
+    _, theirs = _client_with_endpoint()
+    failed = _delivery(mine, status="failed", attempts=1, error="")
+    WebhookAttempt.objects.create(delivery=failed, number=1, http_status=500, latency_ms=7, error="HTTP 500: no")
+    delivered = _delivery(mine, status="delivered", attempts=1, delivered_at=timezone.now())
+    _delivery(theirs)
+
+    rows = client.get("/api/v1/webhook/deliveries", headers=headers).json()
+    assert [r["event_id"] for r in rows] == [delivered.event_id, failed.event_id]
+    assert rows[1]["status"] == "failed" and rows[1]["answer_id"] == failed.answer_id
+    assert rows[1]["attempts"] == [{"number": 1, "started_at": rows[1]["attempts"][0]["started_at"],
+                                    "http_status": 500, "latency_ms": 7, "error": "HTTP 500: no"}]
+    only_failed = client.get("/api/v1/webhook/deliveries?status=failed", headers=headers).json()
+    assert [r["event_id"] for r in only_failed] == [failed.event_id]
+    bad = client.get("/api/v1/webhook/deliveries?limit=0&status=lost", headers=headers)
+    assert bad.status_code == 400
+    assert {e["field"] for e in bad.json()["errors"]} == {"query.limit", "query.status"}
 
 
 # --- the admin page --------------------------------------------------------------------------
