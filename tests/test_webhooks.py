@@ -14,7 +14,7 @@ from django.contrib.auth.models import Group
 from django.utils import timezone
 
 import judges
-from reviewapp.models import ApiClient, AuditEvent, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from reviewapp.models import Answer, ApiClient, AuditEvent, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from reviewapp.services import review as review_service
 from reviewapp.services import webhooks as webhooks_service
 from reviewapp.services.ingest import answer_ingest
@@ -260,7 +260,7 @@ def test_adjudication_records_a_delivery_with_the_human_decisions():
     delivery = WebhookDelivery.objects.get(event="answer.adjudicated")
     data = delivery.payload["data"]
     assert data["answer"]["review"]["status"] == "adjudicated"
-    assert data["adjudication"]["verdict"] == answer.__class__.objects.get(pk=answer.pk).adjudicated_verdict
+    assert data["adjudication"]["verdict"] == Answer.objects.get(pk=answer.pk).adjudicated_verdict
     decisions = {d["claim_id"]: d for d in data["adjudication"]["decisions"]}
     overturned = decisions[contradicted.cid]
     assert (overturned["judge_label"], overturned["human_label"], overturned["decision"], overturned["note"]) == (
@@ -283,9 +283,9 @@ def test_no_delivery_for_unsubscribed_events_paused_endpoints_or_answers_without
 
 
 def _delivery(endpoint, **fields):
-    client = endpoint.client
-    answer = answer_ingest(client=client, request=judges.JudgeRequest.model_validate(
-        fare_payload(external_id=f"d-{WebhookDelivery.objects.count()}"))).answer
+    # Made directly, not ingested: ingesting would queue it for judging (and, with a worker running,
+    # a judged event of its own to the same receiver).
+    answer = Answer.objects.create(client=endpoint.client, answer="Riders aged 65 and older pay $1.00 per ride.")
     return WebhookDelivery.objects.create(endpoint=endpoint, answer=answer, event="answer.judged",
                                           event_id=f"evt_{answer.pk}", next_attempt_at=timezone.now(),
                                           payload={"id": f"evt_{answer.pk}", "type": "answer.judged",
