@@ -1,7 +1,10 @@
 from django.contrib import admin, messages
 from django.utils import timezone
 
-from reviewapp.models import Answer, ApiClient, AuditEvent, ExampleSet, JudgeRun, Policy, WorkedExample
+from reviewapp.models import (
+    Answer, ApiClient, AuditEvent, ExampleSet, JudgeRun, Policy, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
+    WorkedExample,
+)
 from reviewapp.services.audit import audit_record
 
 
@@ -77,6 +80,13 @@ class WorkedExampleInline(admin.TabularInline):
     can_delete = False
     extra = 0
 
+
+class WebhookAttemptInline(admin.TabularInline):
+    model = WebhookAttempt
+    extra = 0
+    can_delete = False
+    readonly_fields = ["number", "started_at", "finished_at", "http_status", "latency_ms", "error"]
+
     def has_add_permission(self, request, obj=None):
         return False
 
@@ -88,3 +98,19 @@ class ExampleSetAdmin(ReadOnlyAdmin):
     list_display = ["__str__", "created_by", "created_at", "note"]
     list_filter = ["profile"]
     inlines = [WorkedExampleInline]
+
+
+@admin.register(WebhookEndpoint)
+class WebhookEndpointAdmin(ReadOnlyAdmin):
+    """Clients manage their endpoints through the API; /webhooks/ is the page for following them."""
+
+    list_display = ["client", "url", "active", "created_at", "removed_at"]
+    exclude = ["secret", "previous_secret"]  # signing keys are not for display
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(ReadOnlyAdmin):
+    list_display = ["id", "event", "answer", "endpoint", "status", "attempts", "created_at"]
+    list_filter = ["status", "event"]
+    search_fields = ["event_id"]
+    inlines = [WebhookAttemptInline]

@@ -8,13 +8,15 @@ from typing import Any, Literal
 
 from django.http import HttpRequest
 from django.urls import reverse
-from ninja import NinjaAPI, Status
+from ninja import NinjaAPI, Query, Status
 from ninja.errors import AuthenticationError, ValidationError
 from ninja.security import HttpBearer
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from judges.types import Claim, JudgeRequest
+from judges.types import JudgeRequest
 from reviewapp import selectors
+from reviewapp.schemas import AnswerState
+from reviewapp.services import webhooks as webhooks_service
 from reviewapp.services.clients import api_client_authenticate
 from reviewapp.services.ingest import InvalidRequest, answer_ingest
 
@@ -52,38 +54,7 @@ class Accepted(BaseModel):
     url: str
 
 
-class JudgeOut(BaseModel):
-    profile: str
-    prompt_version: str
-    examples: str | None = None  # the worked examples' tag when the prompt carried a set: "ex2"
-    backend: str
-    model: str
-    latency_ms: int | None
-    attempts: int
-    usage: dict[str, int]
-
-
-class ReviewOut(BaseModel):
-    status: Literal["unrouted", "auto_passed", "in_review", "adjudicated"]
-    reason: str | None
-
-
-class AnswerOut(BaseModel):
-    id: int
-    external_id: str | None
-    status: Literal["queued", "judging", "judged", "failed"]
-    verdict: Literal["GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED"] | None
-    grounding_score: float | None
-    claims: list[Claim]
-    fabrications: list[dict[str, Any]]
-    omissions: list[dict[str, Any]]
-    rewrite_note: str
-    safe_answer: str | None
-    error: str | None
-    judge: JudgeOut | None
-    review: ReviewOut
-    created_at: datetime
-    judged_at: datetime | None
+class AnswerOut(AnswerState):
     url: str
 
 
@@ -148,3 +119,103 @@ def answer_get(request: HttpRequest, answer_id: int):
     if answer is None:
         return Status(404, {"detail": "no such answer for this client", "errors": []})
     return Status(200, _state(request, answer))
+
+
+# --- webhooks --------------------------------------------------------------------------------
+
+WebhookEvent = Literal["answer.judged", "answer.adjudicated"]
+
+
+class WebhookIn(BaseModel):
+    url: str = Field(max_length=2000, description="http:// or https://; deliveries are POSTed here")
+    events: list[WebhookEvent] = Field(default=["answer.judged", "answer.adjudicated"], min_length=1)
+    active: bool = True
+    rotate_secret: bool = Field(False, description="Issue a new secret; the old one keeps signing for a grace period")
+
+
+class WebhookOut(BaseModel):
+    url: str
+    events: list[str]
+    active: bool
+    secret_hint: str = Field(description="The secret's first characters, to recognise it")
+    secret: str | None = Field(None, description="Only in the reply that created or rotated it: store it now")
+    created_at: datetime
+    updated_at: datetime
+
+
+def _webhook_out(endpoint, secret: str | None = None) -> dict[str, Any]:
+    return {"url": endpoint.url, "events": endpoint.events, "active": endpoint.active,
+            "secret_hint": endpoint.secret_hint, "secret": secret, "created_at": endpoint.created_at,
+            "updated_at": endpoint.updated_at}
+
+
+@api.put(
+    "/webhook",
+    response={200: WebhookOut, 201: WebhookOut, 400: ErrorOut, 401: ErrorOut},
+    summary="Register (or change) this client's webhook endpoint",
+    description="201 with the signing `secret` when created; 200 when changed (with a new `secret` only if "
+    "`rotate_secret`). Each delivery is signed: see the README's 'Webhooks' section.",
+)
+def webhook_put(request: HttpRequest, payload: WebhookIn):
+    try:
+        registered = webhooks_service.endpoint_register(
+            client=request.auth, url=payload.url, events=list(payload.events), active=payload.active,
+            rotate_secret=payload.rotate_secret,
+        )
+    except webhooks_service.InvalidWebhook as exc:
+        return Status(400, {"detail": "invalid payload", "errors": [{"field": exc.field, "message": exc.message,
+                                                                     "type": "invalid_webhook"}]})
+    return Status(201 if registered.created else 200, _webhook_out(registered.endpoint, registered.secret))
+
+
+@api.get("/webhook", response={200: WebhookOut, 401: ErrorOut, 404: ErrorOut}, summary="This client's webhook endpoint")
+def webhook_get(request: HttpRequest):
+    endpoint = webhooks_service.live_endpoint(request.auth)
+    if endpoint is None:
+        return Status(404, {"detail": "no webhook registered", "errors": []})
+    return Status(200, _webhook_out(endpoint))
+
+
+@api.delete("/webhook", response={204: None, 401: ErrorOut, 404: ErrorOut}, summary="Remove this client's webhook endpoint")
+def webhook_delete(request: HttpRequest):
+    if not webhooks_service.endpoint_remove(client=request.auth):
+        return Status(404, {"detail": "no webhook registered", "errors": []})
+    return Status(204, None)
+
+
+class WebhookAttemptOut(BaseModel):
+    number: int
+    started_at: datetime
+    http_status: int | None
+    latency_ms: int | None
+    error: str
+
+
+class WebhookDeliveryOut(BaseModel):
+    event_id: str
+    event: str
+    answer_id: int
+    status: Literal["pending", "delivered", "failed"]
+    attempts: list[WebhookAttemptOut]
+    next_attempt_at: datetime | None
+    delivered_at: datetime | None
+    error: str
+    created_at: datetime
+
+
+@api.get(
+    "/webhook/deliveries",
+    response={200: list[WebhookDeliveryOut], 401: ErrorOut},
+    summary="This client's latest webhook deliveries, with every attempt",
+)
+def webhook_deliveries(request: HttpRequest, status: Literal["pending", "delivered", "failed"] | None = None,
+                       limit: int = Query(50, ge=1, le=200)):
+    rows = selectors.webhook_deliveries(client=request.auth, status=status or "", limit=limit)
+    return Status(200, [
+        {"event_id": d.event_id, "event": d.event, "answer_id": d.answer_id, "status": d.status,
+         "next_attempt_at": d.next_attempt_at if d.status == "pending" else None, "delivered_at": d.delivered_at,
+         "error": d.error, "created_at": d.created_at,
+         "attempts": [{"number": a.number, "started_at": a.started_at, "http_status": a.http_status,
+                       "latency_ms": a.latency_ms, "error": a.error} for a in d.attempt_rows.all()]}
+        for d in rows
+    ])

@@ -499,3 +499,113 @@ class WorkedExample(AppendOnly):
             models.UniqueConstraint(fields=["example_set", "position"], name="workedexample_position_per_set"),
             models.CheckConstraint(condition=~Q(judge_label=F("human_label")), name="workedexample_is_an_overturn"),
         ]
+
+
+# --- webhooks --------------------------------------------------------------------------------
+
+WEBHOOK_EVENTS = ("answer.judged", "answer.adjudicated")
+
+
+def default_webhook_events() -> list[str]:
+    return list(WEBHOOK_EVENTS)
+
+
+class WebhookEndpoint(models.Model):
+    """Where a client wants to be told about its answers. One live endpoint per client.
+
+    The secret is kept in clear: it must sign every delivery (unlike the API token, which is only
+    compared). After a rotation the previous secret also signs, for a grace period, so a receiver
+    can switch over without dropping deliveries.
+    """
+
+    SECRET_PREFIX = "whsec_"
+
+    client = models.ForeignKey(ApiClient, on_delete=models.PROTECT, related_name="webhook_endpoints")
+    url = models.CharField(max_length=2000)
+    secret = models.CharField(max_length=100)
+    previous_secret = models.CharField(max_length=100, blank=True)
+    previous_secret_expires_at = models.DateTimeField(null=True, blank=True)
+    events = models.JSONField(default=default_webhook_events)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    # Removed endpoints are kept, with their deliveries, so admins can still see what was sent.
+    removed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["client"], condition=Q(removed_at__isnull=True), name="webhookendpoint_one_live_per_client"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.client} -> {self.url}"
+
+    @classmethod
+    def new_secret(cls) -> str:
+        return cls.SECRET_PREFIX + secrets.token_urlsafe(32)
+
+    @property
+    def secret_hint(self) -> str:
+        return self.secret[: len(self.SECRET_PREFIX) + 4] + "…"
+
+
+class WebhookDelivery(models.Model):
+    """One event for one endpoint: its payload is frozen when the event happens; it is sent
+    until a 2xx comes back or the attempts run out."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        DELIVERED = "delivered"
+        FAILED = "failed"
+
+    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries")
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="webhook_deliveries")
+    event = models.CharField(max_length=40, choices=_choices(WEBHOOK_EVENTS))
+    # The receiver's idempotency key: the same on every attempt of this delivery.
+    event_id = models.CharField(max_length=40, unique=True)
+    payload = models.JSONField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    # Set while one worker is sending it: nobody else may send it until this passes.
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    # Why it failed without an attempt (e.g. the endpoint was removed); attempts hold their own errors.
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["status", "next_attempt_at"], name="webhookdelivery_due"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event} {self.event_id} ({self.status})"
+
+
+class WebhookAttempt(models.Model):
+    """One POST of a delivery. Written before the request goes out and completed after it."""
+
+    ERROR_MAX = 1000
+
+    delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="attempt_rows")
+    number = models.PositiveIntegerField()
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    http_status = models.PositiveIntegerField(null=True, blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(fields=["delivery", "number"], name="webhookattempt_number_unique_per_delivery"),
+        ]
+
+    @property
+    def succeeded(self) -> bool:
+        return self.http_status is not None and 200 <= self.http_status < 300

@@ -169,3 +169,18 @@ JUDGE_MAX_RETRIES = env_int("JUDGE_MAX_RETRIES", 5, minimum=0)
 
 # --- API -------------------------------------------------------------------------------------
 NINJA_PAGINATION_MAX_LIMIT = 200
+
+# --- Webhooks --------------------------------------------------------------------------------
+# Per POST to a client's endpoint: a slow receiver must not hold a worker thread for long.
+WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 10.0, minimum=0.1)
+# Attempts per delivery before it is marked failed (an admin can still retry it by hand).
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8, minimum=1)
+# Retry n waits between half and all of BACKOFF * 2**(n-1) seconds, capped at BACKOFF_MAX: by default
+# up to 1, 2, 4 ... 60 minutes, so eight attempts span one to two hours.
+WEBHOOK_BACKOFF_SECONDS = env_float("WEBHOOK_BACKOFF_SECONDS", 60.0, minimum=0.01)
+WEBHOOK_BACKOFF_MAX_SECONDS = env_float("WEBHOOK_BACKOFF_MAX_SECONDS", 3600.0, minimum=0.01)
+# After a secret rotation the old secret also signs for this long, so receivers can switch over.
+WEBHOOK_SECRET_GRACE_SECONDS = env_int("WEBHOOK_SECRET_GRACE_SECONDS", 86400, minimum=0)
+# Endpoints on loopback, private or link-local addresses are refused in production (they would let
+# a client make ClaimDesk call its internal network); the demo and tests post to 127.0.0.1.
+WEBHOOK_ALLOW_PRIVATE_URLS = env_bool("WEBHOOK_ALLOW_PRIVATE_URLS", DEBUG)

@@ -8,6 +8,7 @@ from django.db import InterfaceError, OperationalError
 
 from reviewapp.services.jobs import answer_rejudge, job_run
 from reviewapp.services.judging import AnswerBusy, TransientJudgeFailure, answer_judge
+from reviewapp.services.webhooks import CLAIM_MARGIN_SECONDS, delivery_send
 
 
 def _backoff(retries: int) -> float:
@@ -35,3 +36,13 @@ def rejudge_answer(self, job_id: int, answer_id: int) -> None:
         answer_rejudge(job_id=job_id, answer_id=answer_id)
     except (OperationalError, InterfaceError) as exc:
         raise self.retry(exc=exc, countdown=_backoff(self.request.retries))
+
+
+@shared_task(bind=True, max_retries=None)  # the service counts attempts (WEBHOOK_MAX_ATTEMPTS), not Celery
+def deliver_webhook(self, delivery_id: int) -> None:
+    try:
+        outcome = delivery_send(delivery_id=delivery_id)
+    except (OperationalError, InterfaceError) as exc:  # after a claim this long, any worker may take it
+        raise self.retry(exc=exc, countdown=settings.WEBHOOK_TIMEOUT_SECONDS + CLAIM_MARGIN_SECONDS)
+    if outcome.retry_in is not None:
+        raise self.retry(countdown=outcome.retry_in)

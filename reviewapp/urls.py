@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import path
 from django.views.generic import RedirectView
 
-from reviewapp import views, views_examples, views_labels
+from reviewapp import views, views_examples, views_labels, views_webhooks
 from reviewapp.api import api
 
 urlpatterns = [
@@ -32,6 +32,10 @@ urlpatterns = [
     path("examples/", views_examples.examples, name="examples"),
     path("examples/<int:set_id>/", views_examples.example_set, name="example_set"),
     path("examples/<int:set_id>/set.json", views_examples.example_set_json, name="example_set_json"),
+
+
+    path("webhooks/", views_webhooks.webhooks, name="webhooks"),
+    path("webhooks/deliveries/<int:delivery_id>/retry", views_webhooks.webhook_retry, name="webhook_retry"),
     path("api/v1/", api.urls),
     path("admin/", admin.site.urls),
     path("accounts/login/", views.LoginView.as_view(), name="login"),

@@ -109,6 +109,11 @@ def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory, fake_llm
         "OPENAI_BASE_URL": fake_llm_server.base_url,
         "OPENAI_API_KEY": "test-key",
         "JUDGE_MODEL": "fake-judge",
+        # Webhook receivers in tests listen on 127.0.0.1; retries come fast and give up soon.
+        "WEBHOOK_ALLOW_PRIVATE_URLS": "true",
+        "WEBHOOK_MAX_ATTEMPTS": "3",
+        "WEBHOOK_BACKOFF_SECONDS": "0.2",
+        "WEBHOOK_TIMEOUT_SECONDS": "5",
     }
     command = [
         sys.executable, "-m", "celery", "-A", "reviewapp", "worker", "-P", "threads", "-c", "4",

@@ -151,11 +151,13 @@ def test_it_records_when_a_token_was_last_used(api):
     assert ApiClient.objects.get().last_used_at is not None
 
 
-def test_the_openapi_document_describes_both_operations(client):
+def test_the_openapi_document_describes_every_operation(client):
     response = client.get("/api/v1/openapi.json")
     assert response.status_code == 200
     doc = response.json()
-    assert set(doc["paths"]) == {"/api/v1/answers", "/api/v1/answers/{answer_id}"}
+    assert set(doc["paths"]) == {"/api/v1/answers", "/api/v1/answers/{answer_id}", "/api/v1/webhook",
+                                 "/api/v1/webhook/deliveries"}
+    assert set(doc["paths"]["/api/v1/webhook"]) == {"put", "get", "delete"}
     post = doc["paths"]["/api/v1/answers"]["post"]
     assert {"200", "202", "400", "401"} <= set(post["responses"])
     schemas = doc["components"]["schemas"]
@@ -163,6 +165,7 @@ def test_the_openapi_document_describes_both_operations(client):
     assert set(schemas["AnswerOut"]["properties"]) >= {
         "status", "verdict", "grounding_score", "claims", "safe_answer", "error"
     }
+    assert set(schemas["WebhookIn"]["properties"]) == {"url", "events", "active", "rotate_secret"}
     assert doc["components"]["securitySchemes"]["BearerToken"]["scheme"] == "bearer"
 
 

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviewapp', '0006_queue_indexes'),
+        ('reviewapp', '0007_webhooks'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -24,6 +24,7 @@ from judges import JudgeConfig, JudgeError, JudgeIdentity, JudgeOutput, JudgeReq
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy
 from reviewapp.services.examples import example_set_in_force, example_set_of, worked_examples_for
 from reviewapp.services.routing import decide_route, judge_failed_route
+from reviewapp.services.webhooks import event_record
 
 log = logging.getLogger(__name__)
 
@@ -273,6 +274,7 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
         )
         if not updated:
             raise ClaimLost()  # rolls back the claims written above
+        event_record(answer=answer, event="answer.judged")
 
 
 def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput) -> None:
@@ -349,13 +351,16 @@ def _fail(answer, run, token, error: str, *, transient: bool, last_try: bool, at
         _owned(answer, token).update(status=Answer.Status.QUEUED, claim_token=None, claim_expires_at=None, updated_at=now)
         raise TransientJudgeFailure(error)
     route = judge_failed_route()
-    _owned(answer, token).update(
-        status=Answer.Status.FAILED,
-        claim_token=None,
-        claim_expires_at=None,
-        review_status=route.review_status,
-        routing_reason=route.reason,
-        priority=route.priority,
-        policy=Policy.current(),
-        updated_at=now,
-    )
+    with transaction.atomic():
+        failed = _owned(answer, token).update(
+            status=Answer.Status.FAILED,
+            claim_token=None,
+            claim_expires_at=None,
+            review_status=route.review_status,
+            routing_reason=route.reason,
+            priority=route.priority,
+            policy=Policy.current(),
+            updated_at=now,
+        )
+        if failed:  # the client hears about a final failure too (status "failed", with the error)
+            event_record(answer=answer, event="answer.judged")

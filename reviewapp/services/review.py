@@ -23,6 +23,7 @@ from judges.types import LABELS
 from reviewapp import selectors
 from reviewapp.models import Answer, Claim, Policy, Review
 from reviewapp.services.audit import audit_record
+from reviewapp.services.webhooks import event_record
 
 IN_REVIEW = Answer.ReviewStatus.IN_REVIEW
 ADJUDICATED = Answer.ReviewStatus.ADJUDICATED
@@ -270,6 +271,7 @@ def _adjudicate_if_complete(answer: Answer, user, *, finishing: bool = False) ->
         audit_record(actor=user, actor_label=user.get_username(), action="answer.adjudicated", obj=answer,
                      before={"verdict": answer.verdict}, after={"adjudicated_verdict": verdict})
         answer.refresh_from_db()
+        event_record(answer=answer, event="answer.adjudicated")
     return bool(done)
 
 

@@ -1,0 +1,46 @@
+"""Output shapes shared by the API and the webhook payloads (DESIGN.md field names)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from judges.types import Claim
+
+
+class JudgeOut(BaseModel):
+    profile: str
+    prompt_version: str
+    examples: str | None = None  # the worked examples' tag when the prompt carried a set: "ex2"
+    backend: str
+    model: str
+    latency_ms: int | None
+    attempts: int
+    usage: dict[str, int]
+
+
+class ReviewOut(BaseModel):
+    status: Literal["unrouted", "auto_passed", "in_review", "adjudicated"]
+    reason: str | None
+
+
+class AnswerState(BaseModel):
+    """What ClaimDesk says about an answer: the API's GET and the webhooks' payloads."""
+
+    id: int
+    external_id: str | None
+    status: Literal["queued", "judging", "judged", "failed"]
+    verdict: Literal["GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED"] | None
+    grounding_score: float | None
+    claims: list[Claim]
+    fabrications: list[dict[str, Any]]
+    omissions: list[dict[str, Any]]
+    rewrite_note: str
+    safe_answer: str | None
+    error: str | None
+    judge: JudgeOut | None
+    review: ReviewOut
+    created_at: datetime
+    judged_at: datetime | None

@@ -1,0 +1,386 @@
+"""Webhooks: clients register an endpoint; ClaimDesk POSTs signed events to it.
+
+* An event (`answer.judged`, `answer.adjudicated`) creates one delivery row per subscribed endpoint
+  in the transaction that changes the answer, with its payload frozen then; the Celery task is
+  enqueued on commit, so it never runs before the row exists, nor for a change that rolled back.
+* Sending: the delivery is claimed with a conditional UPDATE (never sent twice at once), an attempt
+  row is written, then the POST goes out (no transaction open, no redirects followed, a short
+  timeout); a 2xx marks it delivered, anything else schedules the next attempt with exponential
+  backoff and jitter, until WEBHOOK_MAX_ATTEMPTS, when it is marked failed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import random
+import socket
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from urllib.parse import urlsplit
+
+import httpx2 as httpx  # the httpx fork the openai package already depends on
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from reviewapp import selectors
+from reviewapp.models import WEBHOOK_EVENTS, Answer, ApiClient, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from reviewapp.schemas import AnswerState
+from reviewapp.services.audit import audit_record
+from reviewapp.webhooks import DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signature_header
+
+log = logging.getLogger(__name__)
+
+JUDGED, ADJUDICATED = WEBHOOK_EVENTS
+USER_AGENT = "ClaimDesk-Webhooks/1"
+# How long past its timeout a claimed delivery stays claimed: a worker that died mid-send lets go.
+CLAIM_MARGIN_SECONDS = 30
+
+
+class InvalidWebhook(ValueError):
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+# --- registration ----------------------------------------------------------------------------
+
+
+def _non_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    mapped = getattr(address, "ipv4_mapped", None)
+    return not (mapped or address).is_global
+
+
+def _numeric_address(host: str):
+    """The address a numeric host means, in any spelling the resolver accepts ("2130706433",
+    "0x7f.1", "[::1]"), without asking DNS; None for a name."""
+    try:
+        infos = socket.getaddrinfo(host, None, flags=socket.AI_NUMERICHOST)
+    except (socket.gaierror, UnicodeError):
+        return None
+    return ipaddress.ip_address(infos[0][4][0].split("%")[0])
+
+
+def validate_url(url: str) -> str:
+    """Refuse what a webhook URL must not be; the message names the problem for the client."""
+    url = url.strip()
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise InvalidWebhook("url", "must start with http:// or https://")
+    if not parts.hostname:
+        raise InvalidWebhook("url", "has no host")
+    if parts.username is not None or parts.password is not None:
+        raise InvalidWebhook("url", "must not contain credentials; authenticate deliveries by their signature")
+    if parts.fragment:
+        raise InvalidWebhook("url", "must not have a #fragment (it is never sent)")
+    try:
+        parts.port  # noqa: B018 - raises for a port out of range
+    except ValueError:
+        raise InvalidWebhook("url", "has an invalid port") from None
+    if not settings.WEBHOOK_ALLOW_PRIVATE_URLS:
+        host = parts.hostname.rstrip(".")
+        address = _numeric_address(host)
+        if host == "localhost" or host.endswith(".localhost") or (address is not None and _non_public(address)):
+            raise InvalidWebhook("url", "must be a public address, not loopback, private or link-local")
+    return url
+
+
+@dataclass(frozen=True)
+class Registered:
+    endpoint: WebhookEndpoint
+    created: bool
+    secret: str | None  # only when new or rotated: it is shown to the client this once
+
+
+@transaction.atomic
+def endpoint_register(*, client: ApiClient, url: str, events: list[str], active: bool = True,
+                      rotate_secret: bool = False) -> Registered:
+    """Create the client's endpoint, or change its URL, events or state (and rotate its secret)."""
+    url = validate_url(url)
+    unknown = [event for event in events if event not in WEBHOOK_EVENTS]
+    if unknown or not events:
+        raise InvalidWebhook("events", f"choose one or more of {', '.join(WEBHOOK_EVENTS)}")
+    events = [event for event in WEBHOOK_EVENTS if event in events]
+    endpoint = WebhookEndpoint.objects.select_for_update().filter(client=client, removed_at__isnull=True).first()
+    actor = {"actor_label": f"api:{client.name}"}
+    if endpoint is None:
+        endpoint = WebhookEndpoint.objects.create(client=client, url=url, events=events, active=active,
+                                                  secret=WebhookEndpoint.new_secret())
+        audit_record(**actor, action="webhook.created", obj=endpoint, after=_audit_state(endpoint))
+        return Registered(endpoint, created=True, secret=endpoint.secret)
+    before = _audit_state(endpoint)
+    endpoint.url, endpoint.events, endpoint.active = url, events, active
+    if rotate_secret:
+        endpoint.previous_secret = endpoint.secret
+        endpoint.previous_secret_expires_at = timezone.now() + timedelta(seconds=settings.WEBHOOK_SECRET_GRACE_SECONDS)
+        endpoint.secret = WebhookEndpoint.new_secret()
+    endpoint.save()
+    audit_record(**actor, action="webhook.secret_rotated" if rotate_secret else "webhook.updated", obj=endpoint,
+                 before=before, after=_audit_state(endpoint))
+    return Registered(endpoint, created=False, secret=endpoint.secret if rotate_secret else None)
+
+
+@transaction.atomic
+def endpoint_remove(*, client: ApiClient) -> bool:
+    """Stop sending to the client's endpoint. Pending deliveries fail when their turn comes."""
+    endpoint = WebhookEndpoint.objects.select_for_update().filter(client=client, removed_at__isnull=True).first()
+    if endpoint is None:
+        return False
+    WebhookEndpoint.objects.filter(pk=endpoint.pk).update(removed_at=timezone.now(), active=False)
+    audit_record(actor_label=f"api:{client.name}", action="webhook.removed", obj=endpoint,
+                 before=_audit_state(endpoint))
+    return True
+
+
+def _audit_state(endpoint: WebhookEndpoint) -> dict:
+    return {"url": endpoint.url, "events": endpoint.events, "active": endpoint.active}
+
+
+def live_endpoint(client: ApiClient) -> WebhookEndpoint | None:
+    return WebhookEndpoint.objects.filter(client=client, removed_at__isnull=True).first()
+
+
+# --- events ----------------------------------------------------------------------------------
+
+
+def answer_payload(answer: Answer) -> dict:
+    """The API's view of the answer (the same shape as GET /api/v1/answers/<id>, without url)."""
+    answer = Answer.objects.select_related("judged_by").get(pk=answer.pk)
+    return AnswerState.model_validate(selectors.answer_state(answer)).model_dump(mode="json")
+
+
+def adjudication_payload(answer: Answer) -> dict:
+    """What the reviewers decided: the verdict after review and one decision per claim."""
+    from reviewapp.services.review import shown_claims_for_review
+
+    claims = shown_claims_for_review(answer).order_by("position")
+    return {
+        "verdict": answer.adjudicated_verdict or None,
+        "decisions": [
+            {
+                "claim_id": claim.cid,
+                "text": claim.text,
+                "answer_span": [claim.answer_start, claim.answer_end] if claim.answer_start is not None else None,
+                "judge_label": claim.label if claim.origin == claim.Origin.JUDGE else None,
+                "human_label": claim.human_label or None,
+                "decision": claim.decision or None,  # confirm | overturn | add (a claim the judge missed)
+                "note": claim.note,
+                "decided_at": claim.decided_at.isoformat() if claim.decided_at else None,
+            }
+            for claim in claims
+        ],
+    }
+
+
+def event_record(*, answer: Answer, event: str) -> list[WebhookDelivery]:
+    """Create the deliveries of `event` for the answer's client (call inside the transaction that
+    made the change); their tasks are enqueued once it commits."""
+    if answer.client_id is None:
+        return []
+    endpoint = WebhookEndpoint.objects.filter(client_id=answer.client_id, removed_at__isnull=True, active=True).first()
+    if endpoint is None or event not in endpoint.events:
+        return []
+    data = {"answer": answer_payload(answer)}
+    if event == ADJUDICATED:
+        data["adjudication"] = adjudication_payload(answer)
+    event_id = f"evt_{uuid.uuid4().hex}"
+    now = timezone.now()
+    delivery = WebhookDelivery.objects.create(
+        endpoint=endpoint, answer=answer, event=event, event_id=event_id, next_attempt_at=now,
+        payload={"id": event_id, "type": event, "created": now.isoformat(), "data": data},
+    )
+    # robust: a broker outage must not undo the change that caused the event; the row stays
+    # pending and `manage.py webhooks_resend` (or an admin's "retry now") sends it later.
+    transaction.on_commit(lambda: enqueue_delivery(delivery.pk), robust=True)
+    return [delivery]
+
+
+def enqueue_delivery(delivery_id: int, countdown: float | None = None) -> None:
+    from reviewapp.tasks import deliver_webhook
+
+    deliver_webhook.apply_async((delivery_id,), countdown=countdown)
+
+
+# --- sending ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # delivered | pending (retry_in set) | failed | skipped (not ours to send now)
+    retry_in: float | None = None
+
+
+def backoff_seconds(attempt: int) -> float:
+    """Wait before the attempt after `attempt` (1-based): doubling, capped, with half of it random
+    so that many deliveries failing together do not all come back together."""
+    delay = min(settings.WEBHOOK_BACKOFF_SECONDS * 2 ** (attempt - 1), settings.WEBHOOK_BACKOFF_MAX_SECONDS)
+    return delay / 2 + random.uniform(0, delay / 2)
+
+
+def _claim(delivery_id: int, now):
+    """Take the delivery for one attempt; returns the claim's expiry (our token) or None."""
+    until = now + timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS + CLAIM_MARGIN_SECONDS)
+    # A scheduled retry may arrive a moment early, and a stale task message (the admin retried
+    # by hand meanwhile) must not send before its turn: allow one second of slack only.
+    taken = (
+        WebhookDelivery.objects.filter(pk=delivery_id, status=WebhookDelivery.Status.PENDING)
+        .filter(Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now + timedelta(seconds=1)))
+        .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
+        .update(attempts=F("attempts") + 1, claimed_until=until)
+    )
+    return until if taken else None
+
+
+def delivery_send(*, delivery_id: int) -> Outcome:
+    """One attempt at a delivery, if it is due and nobody else is sending it."""
+    claim = _claim(delivery_id, timezone.now())
+    if claim is None:
+        return Outcome("skipped")
+    delivery = WebhookDelivery.objects.select_related("endpoint").get(pk=delivery_id)
+    endpoint = delivery.endpoint
+    if endpoint.removed_at is not None or not endpoint.active:
+        WebhookDelivery.objects.filter(pk=delivery_id, claimed_until=claim).update(
+            status=WebhookDelivery.Status.FAILED, claimed_until=None, attempts=F("attempts") - 1,
+            error="not sent: the endpoint was removed or deactivated",
+        )
+        return Outcome("failed")
+    attempt = WebhookAttempt.objects.create(delivery=delivery, number=delivery.attempts)
+    http_status, error, latency_ms = _post(delivery, endpoint)
+    WebhookAttempt.objects.filter(pk=attempt.pk).update(
+        finished_at=timezone.now(), http_status=http_status, latency_ms=latency_ms,
+        error=error[: WebhookAttempt.ERROR_MAX],
+    )
+    return _settle(delivery, claim, delivered=http_status is not None and 200 <= http_status < 300)
+
+
+def _settle(delivery: WebhookDelivery, claim, *, delivered: bool) -> Outcome:
+    now = timezone.now()
+    # Only while our claim stands: if it ran out (a very slow receiver) and another attempt took
+    # over, that attempt settles the delivery, not this one.
+    mine = WebhookDelivery.objects.filter(pk=delivery.pk, status=WebhookDelivery.Status.PENDING, claimed_until=claim)
+    if delivered:
+        settled = mine.update(status=WebhookDelivery.Status.DELIVERED, delivered_at=now, claimed_until=None,
+                              next_attempt_at=None)
+        return Outcome("delivered" if settled else "skipped")
+    if delivery.attempts >= settings.WEBHOOK_MAX_ATTEMPTS:
+        settled = mine.update(status=WebhookDelivery.Status.FAILED, claimed_until=None, next_attempt_at=None)
+        return Outcome("failed" if settled else "skipped")
+    wait = backoff_seconds(delivery.attempts)
+    settled = mine.update(claimed_until=None, next_attempt_at=now + timedelta(seconds=wait))
+    return Outcome("pending", retry_in=wait) if settled else Outcome("skipped")
+
+
+def _post(delivery: WebhookDelivery, endpoint: WebhookEndpoint) -> tuple[int | None, str, int | None]:
+    """POST the payload; returns (HTTP status or None, error text, latency in ms)."""
+    refused = _refused_address(endpoint.url)
+    if refused:
+        return None, refused, None
+    body = json.dumps(delivery.payload, separators=(",", ":"), ensure_ascii=False).encode()
+    secrets = [endpoint.secret]
+    if endpoint.previous_secret and endpoint.previous_secret_expires_at and endpoint.previous_secret_expires_at > timezone.now():
+        secrets.append(endpoint.previous_secret)
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        EVENT_HEADER: delivery.event,
+        DELIVERY_HEADER: delivery.event_id,
+        SIGNATURE_HEADER: signature_header(secrets, body, int(time.time())),
+    }
+    started = time.monotonic()
+    try:
+        # Redirects are not followed: the signed request goes to the registered URL or nowhere.
+        # Streamed, and only the start of the reply read: a receiver cannot make us hold a huge body.
+        with _http().stream("POST", endpoint.url, content=body, headers=headers,
+                            timeout=settings.WEBHOOK_TIMEOUT_SECONDS, follow_redirects=False) as response:
+            latency = _ms(started)
+            excerpt = b""
+            if not 200 <= response.status_code < 300:
+                for chunk in response.iter_bytes():
+                    excerpt += chunk
+                    if len(excerpt) >= 300:
+                        break
+    except httpx.TimeoutException:
+        return None, f"timed out after {settings.WEBHOOK_TIMEOUT_SECONDS:g}s", _ms(started)
+    except httpx.HTTPError as exc:
+        return None, f"{type(exc).__name__}: {exc}", _ms(started)
+    if 200 <= response.status_code < 300:
+        return response.status_code, "", latency
+    if response.is_redirect:
+        return response.status_code, f"redirect to {response.headers.get('location', '?')} not followed", latency
+    text = excerpt[:300].decode("utf-8", errors="replace")
+    return response.status_code, f"HTTP {response.status_code}: {text}".strip(), latency
+
+
+_client: httpx.Client | None = None
+_client_lock = threading.Lock()
+
+
+def _http() -> httpx.Client:
+    """One client per process, shared by the worker's threads: building one costs an SSL context
+    (tens of ms of CPU), and its pool keeps connections to busy receivers open."""
+    global _client
+    with _client_lock:
+        if _client is None:
+            _client = httpx.Client(trust_env=False, follow_redirects=False)  # trust_env: no proxy from env
+        return _client
+
+
+def _ms(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)
+
+
+def _refused_address(url: str) -> str:
+    """Checked at send time too: a public name registered earlier may now resolve to a private
+    address (DNS rebinding)."""
+    if settings.WEBHOOK_ALLOW_PRIVATE_URLS:
+        return ""
+    parts = urlsplit(url)
+    try:
+        infos = socket.getaddrinfo(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80),
+                                   type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        return f"cannot resolve {parts.hostname}: {exc}"
+    for info in infos:
+        if _non_public(ipaddress.ip_address(info[4][0].split("%")[0])):
+            return f"refused: {parts.hostname} resolves to non-public address {info[4][0]}"
+    return ""
+
+
+# --- admin actions ---------------------------------------------------------------------------
+
+
+def delivery_retry_now(*, delivery_id: int, user) -> bool:
+    """Send a failed delivery once more, now (one more attempt; it fails again if that fails)."""
+    with transaction.atomic():
+        done = WebhookDelivery.objects.filter(pk=delivery_id, status=WebhookDelivery.Status.FAILED).update(
+            status=WebhookDelivery.Status.PENDING, next_attempt_at=timezone.now(), claimed_until=None, error=""
+        )
+        if not done:
+            return False
+        delivery = WebhookDelivery.objects.get(pk=delivery_id)
+        audit_record(actor=user, actor_label=user.get_username(), action="webhook.retried", obj=delivery)
+        transaction.on_commit(lambda: enqueue_delivery(delivery_id), robust=True)
+    return True
+
+
+def deliveries_resend_due(*, older_than_seconds: float = 60) -> int:
+    """Enqueue again pending deliveries whose task was lost (broker outage at commit, a purged
+    queue): due for a while and nobody is sending them. Sending twice is harmless: the claim
+    lets only one through."""
+    now = timezone.now()
+    ids = list(
+        WebhookDelivery.objects.filter(status=WebhookDelivery.Status.PENDING,
+                                       next_attempt_at__lt=now - timedelta(seconds=older_than_seconds))
+        .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
+        .values_list("pk", flat=True)
+    )
+    for delivery_id in ids:
+        enqueue_delivery(delivery_id)
+    return len(ids)
