@@ -51,3 +51,12 @@ def _requires(check):
 
 reviewer_required = _requires(is_reviewer)
 admin_required = _requires(is_admin)
+
+
+def role_flags(request) -> dict[str, bool]:
+    """Template context: the navigation shows a page's link to those the page lets in (the role,
+    not Django's is_staff, which the pages do not look at)."""
+    user = getattr(request, "user", None)
+    if user is None:
+        return {"is_reviewer": False, "is_admin": False}
+    return {"is_reviewer": is_reviewer(user), "is_admin": is_admin(user)}

@@ -472,3 +472,15 @@ def test_an_answer_posted_with_no_passages_is_accepted_flagged_and_says_so(api, 
     page = client.get(f"/review/{answer.pk}/").content.decode()
     assert "No passages were retrieved for this answer" in page
     assert api.get(answer.pk).json()["verdict"] == "UNGROUNDED"
+
+
+@pytest.mark.django_db
+def test_the_navigation_shows_admin_pages_by_role_not_by_is_staff(client, rita):
+    admin_links = ('href="/policy/"', 'href="/exports/"', 'href="/webhooks/"', 'href="/examples/"')
+    client.force_login(rita)
+    page = client.get("/queue/").content.decode()
+    assert not any(link in page for link in admin_links)
+    client.force_login(_user("ada", "admin"))  # an admin who is not Django staff
+    page = client.get("/queue/").content.decode()
+    assert all(link in page for link in admin_links)
+    assert 'href="/admin/"' not in page
