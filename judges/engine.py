@@ -24,6 +24,11 @@ class JudgeConfig:
     retry_budget_s: float = 120.0  # all requests for one answer, retries and repair included
     max_attempts: int = 5  # failed requests before giving up (a transient JudgeError)
     backoff_cap_s: float = 20.0
+    # A fleet-wide limit on LLM requests / tokens per minute (judges.ratelimit), shared through
+    # Redis by every worker judging with the same endpoint and model. 0: no limit.
+    rate_limit_rpm: int = 0
+    rate_limit_tpm: int = 0
+    rate_limit_redis_url: str | None = None
 
 
 class JudgeError(Exception):

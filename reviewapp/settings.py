@@ -167,5 +167,19 @@ else:
 JUDGE_CLAIM_SECONDS = CELERY_TASK_TIME_LIMIT + 30
 JUDGE_MAX_RETRIES = env_int("JUDGE_MAX_RETRIES", 5, minimum=0)
 
+# A fleet-wide limit on LLM requests and tokens per minute (judges.ratelimit), shared by every
+# worker through Redis: Celery's own rate_limit is per worker. 0 = no limit.
+JUDGE_RATE_LIMIT_RPM = env_int("JUDGE_RATE_LIMIT_RPM", 0, minimum=0)
+JUDGE_RATE_LIMIT_TPM = env_int("JUDGE_RATE_LIMIT_TPM", 0, minimum=0)
+JUDGE_RATE_LIMIT_REDIS_URL = env_url(
+    "JUDGE_RATE_LIMIT_REDIS_URL",
+    CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None,
+    schemes=("redis", "rediss"),
+)
+if (JUDGE_RATE_LIMIT_RPM or JUDGE_RATE_LIMIT_TPM) and not JUDGE_RATE_LIMIT_REDIS_URL:
+    # A limit each process kept to itself would let N workers send N times the limit.
+    raise ImproperlyConfigured("JUDGE_RATE_LIMIT_RPM/TPM need Redis: set JUDGE_RATE_LIMIT_REDIS_URL "
+                               "(it defaults to CELERY_BROKER_URL when that is redis://)")
+
 # --- API -------------------------------------------------------------------------------------
 NINJA_PAGINATION_MAX_LIMIT = 200

@@ -28,7 +28,9 @@ from reviewapp.exports import human_truth
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy
 from reviewapp.selectors import claim_as_result
 from reviewapp.services.golden import golden_answers
-from reviewapp.services.judging import check_spans, judge_request_for, mark_run_failed, run_record_success
+from reviewapp.services.judging import (
+    check_spans, endpoint_settings, judge_request_for, mark_run_failed, run_record_success,
+)
 
 GATE_METRICS = (
     "response.precision", "response.recall", "response.f1", "response.balanced_accuracy",
@@ -44,9 +46,7 @@ def evaluation_config(*, profile: str | None = None, backend: str | None = None)
         backend=backend or policy.judge_backend or settings.JUDGE_BACKEND,
         profile=profile or policy.judge_profile or settings.JUDGE_PROFILE,
         model=policy.judge_model or settings.JUDGE_MODEL,
-        base_url=settings.OPENAI_BASE_URL, api_key=settings.OPENAI_API_KEY,
-        timeout_s=settings.JUDGE_TIMEOUT_SECONDS, retry_budget_s=settings.JUDGE_RETRY_BUDGET_SECONDS,
-        max_attempts=settings.JUDGE_MAX_ATTEMPTS,
+        **endpoint_settings(),  # the same endpoint, patience and fleet rate limit as the workers'
     )
 
 

@@ -51,6 +51,9 @@ def endpoint_settings() -> dict:
         "timeout_s": settings.JUDGE_TIMEOUT_SECONDS,
         "retry_budget_s": settings.JUDGE_RETRY_BUDGET_SECONDS,
         "max_attempts": settings.JUDGE_MAX_ATTEMPTS,
+        "rate_limit_rpm": settings.JUDGE_RATE_LIMIT_RPM,
+        "rate_limit_tpm": settings.JUDGE_RATE_LIMIT_TPM,
+        "rate_limit_redis_url": settings.JUDGE_RATE_LIMIT_REDIS_URL,
     }
 
 
