@@ -81,7 +81,18 @@ def _database(url: str) -> dict:
         }
     elif not engine.endswith("postgresql"):
         raise ImproperlyConfigured(f"DATABASE_URL={url!r}: only postgres:// and sqlite:// are supported")
+    elif DATABASE_POOL_SIZE:
+        # One pool per process shared by its threads (psycopg_pool), instead of a connection per
+        # thread: a judge worker's 64 threads spend most of their time waiting on the LLM, with
+        # the connection handed back (services.judging.run_judge), so a few connections serve all.
+        config["CONN_MAX_AGE"] = 0  # Django's pool requires it; the pool keeps the connections
+        config["CONN_HEALTH_CHECKS"] = False
+        config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_SIZE, "timeout": 30}
     return config
+
+
+# 0: a persistent connection per thread (CONN_MAX_AGE=60). N: a pool of at most N per process.
+DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", 0, minimum=0)
 
 
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{DEMO_STATE_DIR / 'claimdesk.sqlite3'}")
