@@ -14,7 +14,8 @@ the real code on a real Postgres and a real Redis broker:
 
 The LLM request is replaced by its reply (no network): `_complete` is the only function swapped.
 CPU is `time.process_time()` of this one-thread process (the database's own CPU is not in it);
-medians and p95 over the answers; SQL queries per answer counted with CaptureQueriesContext.
+medians and p95 over the answers (after `--warmup` answers on which the SQL queries are counted,
+with CaptureQueriesContext).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk_perf CELERY_BROKER_URL=redis://127.0.0.1:6379/11 \\
         python bench/answer_cost.py [--quick] [--answers 500] [--show-queries]
@@ -29,6 +30,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from contextlib import nullcontext
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -117,26 +119,31 @@ def main() -> int:
         queries: dict[str, list[int]] = defaultdict(list)
         for number, body in enumerate(bodies):
             spent.clear()
-            with CaptureQueriesContext(connection) as ingest_queries:
+            # Queries are counted on the warm-up answers only: capturing them puts Django's debug
+            # cursor (which formats every query) into the CPU being measured.
+            counting = number < args.warmup
+            ingest_queries, task_queries = CaptureQueriesContext(connection), CaptureQueriesContext(connection)
+            with ingest_queries if counting else nullcontext():
                 started = time.process_time()
                 answer = answer_ingest(client=None, request=JudgeRequest.model_validate(body)).answer
                 spent["ingest"] = time.process_time() - started
-            with CaptureQueriesContext(connection) as task_queries:
+            with task_queries if counting else nullcontext():
                 started = time.process_time()
                 judge_answer(answer.pk)
                 spent["task"] = time.process_time() - started
-            if number < args.warmup:
+            if counting:
+                queries["ingest"].append(len(ingest_queries.captured_queries))
+                queries["task"].append(len(task_queries.captured_queries))
+                shown = ingest_queries.captured_queries + task_queries.captured_queries
                 continue
             spent["task other"] = spent["task"] - spent["parse"] - spent["checks"] - spent["store"]
             spent["total"] = spent["ingest"] + spent["task"]
             for stage in STAGES:
                 figures[stage].append(spent[stage] * 1000)
-            queries["ingest"].append(len(ingest_queries.captured_queries))
-            queries["task"].append(len(task_queries.captured_queries))
         judged = Answer.objects.filter(status=Answer.Status.JUDGED).count()
         assert judged == len(bodies), f"only {judged} of {len(bodies)} answers were judged"
         if args.show_queries:
-            for query in ingest_queries.captured_queries + task_queries.captured_queries:
+            for query in shown:
                 print("   ", query["sql"][:160])
 
         command = " ".join(["python", "bench/answer_cost.py", *sys.argv[1:]])
