@@ -184,14 +184,15 @@ def main() -> int:
                  "concurrency": args.concurrency, "latency_s": args.latency}
         print(f"judged {answers - failed} ({failed} failed) in {seconds:.1f}s: {rate:.1f} answers/s; "
               f"limit C/latency = {limit:.0f}/s; fraction {rate / limit:.3f}")
-        print(f"workers: {worker_cpu:.1f} CPU s = {worker_cpu / seconds * 100:.0f}% of one core, "
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+              f"workers: {worker_cpu:.1f} CPU s = {worker_cpu / seconds * 100:.0f}% of one core, "
               f"{worker_cpu / answers * 1000:.1f} ms CPU per answer; fake LLM {fake_cpu:.1f} CPU s")
-        record("judge throughput", rate, "answers/s", command=command, **setup)
-        record("judge throughput / limit (C=64, 1 s)" if (args.concurrency, args.latency) == (64, 1.0)
-               else f"judge throughput / limit (C={args.concurrency}, {args.latency} s)",
-               rate / limit, "fraction", target=0.9, command=command, **setup)
-        record("judge worker CPU per answer", worker_cpu / answers * 1000, "ms", command=command, **setup)
-        record("judge worker CPU", worker_cpu / seconds * 100, "% of one core", command=command, **setup)
+        layout = f"C={args.concurrency}, {args.latency:g} s, {args.workers}x{args.threads} threads"
+        setup["load_average_1m"] = os.getloadavg()[0]  # the box is shared: how busy it was
+        record(f"judge throughput ({layout})", rate, "answers/s", command=command, **setup)
+        record(f"judge throughput / limit ({layout})", rate / limit, "fraction", target=0.9, command=command, **setup)
+        record(f"judge worker CPU per answer ({layout})", worker_cpu / answers * 1000, "ms", command=command, **setup)
+        record(f"judge worker CPU ({layout})", worker_cpu / seconds * 100, "% of one core", command=command, **setup)
         return 0
     finally:
         if args.py_spy and processes[0].args[0] == "py-spy":
