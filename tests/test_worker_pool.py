@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 from django.conf import settings
@@ -66,12 +65,10 @@ def test_eight_threads_wait_on_the_llm_at_once_with_two_connections(pooled_worke
                           judge_profile="claim_verification", note="judge with the (fake) LLM")
     request = JudgeRequest.model_validate(fare_payload(external_id=None, answer=ANSWER_FOR_GOOD,
                                                        passages=[{"text": PASSAGE}]))
-    started = time.monotonic()
     ids = [ingest.answer_ingest(client=None, request=request).answer.pk for _ in range(THREADS)]
     wait_for(lambda: Answer.objects.filter(pk__in=ids, status="judged").count() == THREADS, timeout=60)
 
     # Had each thread kept its connection through the LLM call, only 2 could be waiting on it at
-    # once (the others blocked on the pool before their claim): 4 rounds of 2 s.
+    # once (the others blocked on the pool before their claim). The 2 s latency lets all 8 overlap.
     assert pooled_worker.peak_concurrency == THREADS
     assert len(pooled_worker.requests) == THREADS
-    assert time.monotonic() - started < 4 * LATENCY
