@@ -162,9 +162,12 @@ def main() -> int:
 
         limit = args.concurrency / args.latency
         deadline = time.monotonic() + answers / limit * 4 + 60
-        done = 0
+        done = peak_connections = 0
         while time.monotonic() < deadline:
             done = Answer.objects.filter(status__in=(Answer.Status.JUDGED, Answer.Status.FAILED)).count()
+            with connection.cursor() as cursor:  # the workers' connections (ours not counted)
+                cursor.execute("SELECT count(*) - 1 FROM pg_stat_activity WHERE datname = current_database()")
+                peak_connections = max(peak_connections, cursor.fetchone()[0])
             if done == answers:
                 break
             time.sleep(0.5)
@@ -186,13 +189,16 @@ def main() -> int:
               f"limit C/latency = {limit:.0f}/s; fraction {rate / limit:.3f}")
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
               f"workers: {worker_cpu:.1f} CPU s = {worker_cpu / seconds * 100:.0f}% of one core, "
-              f"{worker_cpu / answers * 1000:.1f} ms CPU per answer; fake LLM {fake_cpu:.1f} CPU s")
+              f"{worker_cpu / answers * 1000:.1f} ms CPU per answer; fake LLM {fake_cpu:.1f} CPU s; "
+              f"peak Postgres connections of the workers {peak_connections}")
         layout = f"C={args.concurrency}, {args.latency:g} s, {args.workers}x{args.threads} threads"
         setup["load_average_1m"] = os.getloadavg()[0]  # the box is shared: how busy it was
         record(f"judge throughput ({layout})", rate, "answers/s", command=command, **setup)
         record(f"judge throughput / limit ({layout})", rate / limit, "fraction", target=0.9, command=command, **setup)
         record(f"judge worker CPU per answer ({layout})", worker_cpu / answers * 1000, "ms", command=command, **setup)
         record(f"judge worker CPU ({layout})", worker_cpu / seconds * 100, "% of one core", command=command, **setup)
+        record(f"judge worker Postgres connections, peak ({layout}, pool {args.pool_size})", peak_connections,
+               "connections", command=command, **setup)
         return 0
     finally:
         if args.py_spy and processes[0].args[0] == "py-spy":
