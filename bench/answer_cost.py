@@ -165,7 +165,7 @@ def main() -> int:
         try:
             import redis
 
-            redis.Redis.from_url(broker).delete(queue)
+            redis.Redis.from_url(broker).delete(queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
         except Exception as exc:  # cleanup only
             print(f"could not delete the queue: {exc}", file=sys.stderr)
         from django.db import connections

@@ -208,7 +208,8 @@ def main() -> int:
         try:
             import redis
 
-            redis.Redis.from_url(broker).delete(env["CELERY_QUEUE"])
+            queue = env["CELERY_QUEUE"]  # and kombu's bindings of it: the name is never used again
+            redis.Redis.from_url(broker).delete(queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
         except Exception as exc:  # cleanup only: say so, do not hide the figures
             print(f"could not delete the queue: {exc}", file=sys.stderr)
         from django.db import connections

@@ -57,7 +57,8 @@ def pooled_worker(tmp_path, monkeypatch):
                 worker.kill()
             import redis
 
-            redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(queue)
+            redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(
+                queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
 
 
 def test_eight_threads_wait_on_the_llm_at_once_with_two_connections(pooled_worker):
