@@ -29,6 +29,11 @@ class JudgeConfig:
     # Worked examples from human reviewers, put in the prompt (prompt-based backends only: the
     # offline judge reads no prompt, so it ignores them and its identity says so).
     examples: WorkedExamples | None = None
+    # A fleet-wide limit on LLM requests / tokens per minute (judges.ratelimit), shared through
+    # Redis by every worker judging with the same endpoint and model. 0: no limit.
+    rate_limit_rpm: int = 0
+    rate_limit_tpm: int = 0
+    rate_limit_redis_url: str | None = None
 
 
 class JudgeError(Exception):

@@ -252,8 +252,17 @@ MONTHS: dict[str, int] = {
 # A month is a capitalized (or all-capitals) word found in MONTHS, so "may" the verb is not May.
 # Each one is read with the day and year around it: "January 5, 2027", "5 January 2027", "the 5th
 # of Jan. 2027", "July 2026", "June 30", "30 June".
-_MONTH_WORD = re.compile(r"[A-Z](?:[a-z]{2,8}|[A-Z]{2,8})\b\.?")
-_MONTH_WORD_ANY_CASE = re.compile(r"[A-Za-z][a-z]{2,8}\b\.?|[A-Z]{3,9}\b\.?")  # passages: "on may 30 ."
+# The month names themselves, so the regex engine skips the other words (it used to match every
+# word and look it up, a Python step per word of every passage): capitalized or all capitals, and
+# for passages also lowercase ("on may 30 ."). A name glued to letters before it is skipped below.
+_MONTH_WORD = re.compile(
+    "(?:" + "|".join(sorted({f for m in MONTHS for f in (m.capitalize(), m.upper())}, key=len, reverse=True))
+    + r")\b\.?"
+)
+_MONTH_WORD_ANY_CASE = re.compile(
+    "(?:" + "|".join(sorted({f for m in MONTHS for f in (m, m.capitalize(), m.upper())}, key=len, reverse=True))
+    + r")\b\.?"
+)
 # "2007 -- 11" and "2001–07" in a passage are year ranges: they also give 2011 and 2007.
 _YEAR_RANGE = re.compile(
     r"\b(?P<century>19|20)(?P<first>\d\d)\s*(?:-{1,2}|–|—|to)\s*(?P<last>\d\d)\b(?![-–—]?\d)"
@@ -304,7 +313,12 @@ _COUNTED = re.compile(
 )
 _WEB_ADDRESS = re.compile(r"\bhttps?://[^\s<>\"'\])]+|\bwww\.[^\s<>\"'\])]+", re.IGNORECASE)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
-_ALPHA_RUN = re.compile(r"[A-Za-z]+")
+# A run of ASCII letters that is a number word, in any case ("Five", "TWELVE"), found by the regex
+# engine rather than by looking up every word of the text.
+_NUMBER_WORD_RUN = re.compile(
+    r"(?<![A-Za-z])(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")(?![A-Za-z])",
+    re.IGNORECASE | re.ASCII,
+)
 # "1." or "2)" opening a line is a list item's number, not a quantity.
 _LIST_ORDINAL = re.compile(r"^[ \t]*(?:[-*•][ \t]+)?(\d{1,3})[.)](?=\s)", re.MULTILINE)
 
@@ -377,8 +391,8 @@ def quantities(text: str, *, every_word: bool = False) -> list[Quantity]:
         if _MERIDIEM_HINT.search(text):
             for match in _HOUR_TIME.finditer(text):
                 add(Quantity(match.group(), match.span(), _time_value(match), False, False, is_time=True))
-    for word in _ALPHA_RUN.finditer(text):
-        if word.group().lower() not in NUMBER_WORDS or not free(word.span()):
+    for word in _NUMBER_WORD_RUN.finditer(text):
+        if not free(word.span()):
             continue
         match = _NUMBER_WORD.match(text, word.start())
         if match and (every_word or match.group("unit") or _COUNTED.match(text, match.end())):

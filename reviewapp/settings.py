@@ -82,7 +82,18 @@ def _database(url: str) -> dict:
         }
     elif not engine.endswith("postgresql"):
         raise ImproperlyConfigured(f"DATABASE_URL={url!r}: only postgres:// and sqlite:// are supported")
+    elif DATABASE_POOL_SIZE:
+        # One pool per process shared by its threads (psycopg_pool), instead of a connection per
+        # thread: a judge worker's 64 threads spend most of their time waiting on the LLM, with
+        # the connection handed back (services.judging.run_judge), so a few connections serve all.
+        config["CONN_MAX_AGE"] = 0  # Django's pool requires it; the pool keeps the connections
+        config["CONN_HEALTH_CHECKS"] = False
+        config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_SIZE, "timeout": 30}
     return config
+
+
+# 0: a persistent connection per thread (CONN_MAX_AGE=60). N: a pool of at most N per process.
+DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", 0, minimum=0)
 
 
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{DEMO_STATE_DIR / 'claimdesk.sqlite3'}")
@@ -167,6 +178,20 @@ else:
 # How long a claimed answer stays claimed before another delivery may take it over.
 JUDGE_CLAIM_SECONDS = CELERY_TASK_TIME_LIMIT + 30
 JUDGE_MAX_RETRIES = env_int("JUDGE_MAX_RETRIES", 5, minimum=0)
+
+# A fleet-wide limit on LLM requests and tokens per minute (judges.ratelimit), shared by every
+# worker through Redis: Celery's own rate_limit is per worker. 0 = no limit.
+JUDGE_RATE_LIMIT_RPM = env_int("JUDGE_RATE_LIMIT_RPM", 0, minimum=0)
+JUDGE_RATE_LIMIT_TPM = env_int("JUDGE_RATE_LIMIT_TPM", 0, minimum=0)
+JUDGE_RATE_LIMIT_REDIS_URL = env_url(
+    "JUDGE_RATE_LIMIT_REDIS_URL",
+    CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None,
+    schemes=("redis", "rediss"),
+)
+if (JUDGE_RATE_LIMIT_RPM or JUDGE_RATE_LIMIT_TPM) and not JUDGE_RATE_LIMIT_REDIS_URL:
+    # A limit each process kept to itself would let N workers send N times the limit.
+    raise ImproperlyConfigured("JUDGE_RATE_LIMIT_RPM/TPM need Redis: set JUDGE_RATE_LIMIT_REDIS_URL "
+                               "(it defaults to CELERY_BROKER_URL when that is redis://)")
 
 # --- API -------------------------------------------------------------------------------------
 NINJA_PAGINATION_MAX_LIMIT = 200

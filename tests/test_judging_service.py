@@ -199,3 +199,46 @@ def test_history_rows_cannot_be_changed_or_deleted():
         policy.save()
     with pytest.raises(ValueError, match="append-only"):
         policy.delete()
+
+
+def _judge_with_claims(settings, fake_llm, count: int) -> tuple[Answer, int]:
+    """Judge (openai backend, fake LLM) an answer of `count` sentences that the reply splits into
+    `count` claims with two quotes each; return the answer and the SQL queries the service ran."""
+    import json
+
+    from django.test.utils import CaptureQueriesContext
+
+    from reviewapp.models import Policy
+    from tests.fake_openai import Reply
+
+    sentences = [f"Fare option {i} costs ${i}.25 per ride." for i in range(count)]
+    claims = [{"id": f"c{i}", "text": sentence, "label": "SUPPORTED", "category": "price",
+               "quotes": [{"passage_id": "P1", "quote": sentence.rstrip(".")},
+                          {"passage_id": "P2", "quote": f"option {i} costs ${i}.25"}],
+               "explanation": "P1 and P2 state it."} for i, sentence in enumerate(sentences)]
+    fake_llm.enqueue(Reply.ok(json.dumps({
+        "claims": claims, "fabrications": [], "omissions": [],
+        "counts": {"total": count, "supported": count, "partially_supported": 0, "contradicted": 0, "unsupported": 0},
+        "verdict": "GROUNDED", "rewrite_note": "",
+    })))
+    settings.OPENAI_BASE_URL = fake_llm.base_url
+    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai", judge_profile="claim_audit",
+                          note="judge with the (fake) LLM")
+    text = " ".join(sentences)
+    answer = _ingest(external_id=None, answer=text, passages=[{"text": text}, {"text": text.lower() + " " + text}])
+    with CaptureQueriesContext(connection) as queries:
+        run = answer_judge(answer_id=answer.pk)
+    assert run.status == "succeeded", run.error
+    return answer, len(queries.captured_queries)
+
+
+@pytest.mark.django_db
+def test_storing_a_result_costs_the_same_queries_for_5_claims_as_for_50(settings, fake_llm):
+    # Claims and evidence go in with one bulk insert each: no query per claim or per quote.
+    few, few_queries = _judge_with_claims(settings, fake_llm, 5)
+    many, many_queries = _judge_with_claims(settings, fake_llm, 50)
+    assert (Claim.objects.filter(answer=few).count(), Evidence.objects.filter(claim__answer=few).count()) == (5, 10)
+    assert (Claim.objects.filter(answer=many).count(), Evidence.objects.filter(claim__answer=many).count()) == (50, 100)
+    assert many_queries == few_queries
+    # claim; answer, passages, policy; the run; then savepoint, 5 writes, release (a transaction outside tests)
+    assert few_queries <= 12, few_queries

@@ -33,6 +33,8 @@ def _start(**env) -> subprocess.CompletedProcess:
         ("JUDGE_TASK_TIME_LIMIT", "ten"),
         ("ALLOWED_HOSTS", "a,,b"),
         ("JUDGE_TIMEOUT_SECONDS", "0"),
+        ("JUDGE_RATE_LIMIT_RPM", "lots"),
+        ("JUDGE_RATE_LIMIT_REDIS_URL", "http://127.0.0.1:6379"),
     ],
 )
 def test_a_malformed_value_stops_start_up_naming_the_variable(variable, value):
@@ -46,6 +48,13 @@ def test_the_openai_backend_without_an_endpoint_stops_start_up():
     result = _start(JUDGE_BACKEND="openai", OPENAI_BASE_URL=None)
     assert result.returncode != 0
     assert "OPENAI_BASE_URL" in result.stderr
+
+
+def test_a_rate_limit_without_redis_stops_start_up():
+    # Kept per process, a limit would let every worker send the whole limit.
+    result = _start(JUDGE_RATE_LIMIT_RPM="600", CELERY_BROKER_URL="filesystem://", JUDGE_RATE_LIMIT_REDIS_URL=None)
+    assert result.returncode != 0
+    assert "JUDGE_RATE_LIMIT_REDIS_URL" in result.stderr
 
 
 def test_well_formed_values_start():

@@ -15,6 +15,10 @@ What it does about every way such a call fails:
 
 Temperature is 0 for the judgment itself. Usage, latency and attempts are summed over every
 request made for the answer.
+
+With a fleet-wide rate limit configured (judges.ratelimit), every attempt first waits for a slot;
+that wait is spent from the same retry budget, so a saturated limit ends in a transient JudgeError
+(the task retries later) instead of a job that hangs.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import openai
 from judges.engine import JudgeConfig, JudgeError, JudgeOutput
 from judges.examples import versioned
 from judges.profiles.base import OutputError, Profile
+from judges.ratelimit import RateLimiter, RateLimitTimeout, RateLimitUnavailable, Ticket, estimate_tokens, limiter_for
 from judges.types import JudgeInfo, JudgeRequest, JudgeResult, Usage
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
@@ -173,13 +178,15 @@ def _complete(config: JudgeConfig, profile: Profile, messages: list[dict], *, te
                 transient=True,
                 attempts=call.attempts,
             )
+        ticket = _wait_for_rate_limit(config, call, messages)
+        remaining = call.deadline - time.monotonic()
         call.attempts += 1
         try:
             response = client.chat.completions.create(
                 model=config.model,
                 messages=messages,
                 temperature=temperature,
-                timeout=min(config.timeout_s, remaining),
+                timeout=max(min(config.timeout_s, remaining), 0.001),
                 **_response_format(kind, profile),
             )
         except openai.APIStatusError as exc:
@@ -197,7 +204,29 @@ def _complete(config: JudgeConfig, profile: Profile, messages: list[dict], *, te
             reason = "timed out" if isinstance(exc, openai.APITimeoutError) else f"connection failed: {exc}"
             failures = _wait_before_retry(config, call, failures, reason, None)
             continue
+        if ticket is not None and response.usage is not None:
+            usage = response.usage
+            _limiter(config).settle(ticket, (usage.prompt_tokens or 0) + (usage.completion_tokens or 0))
         return _reply_text(response, call)
+
+
+def _limiter(config: JudgeConfig) -> RateLimiter | None:
+    if not (config.rate_limit_rpm or config.rate_limit_tpm) or not config.rate_limit_redis_url:
+        return None
+    # Providers limit per key and model; the endpoint and model name stand for both here.
+    return limiter_for(config.rate_limit_redis_url, key=f"judges:llm-rate:{config.base_url}|{config.model}",
+                       rpm=config.rate_limit_rpm, tpm=config.rate_limit_tpm)
+
+
+def _wait_for_rate_limit(config: JudgeConfig, call: _Call, messages: list[dict]) -> Ticket | None:
+    limiter = _limiter(config)
+    if limiter is None:
+        return None
+    try:
+        return limiter.acquire(estimate_tokens(messages), deadline=call.deadline)
+    except (RateLimitTimeout, RateLimitUnavailable) as exc:
+        raise JudgeError(f"gave up after {call.attempts} attempts: {exc}", transient=True,
+                         attempts=call.attempts) from None
 
 
 def _wait_before_retry(config: JudgeConfig, call: _Call, failures: int, reason: str, retry_after: float | None) -> int:

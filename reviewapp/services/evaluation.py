@@ -31,7 +31,9 @@ from reviewapp.services.examples import (
     ExampleSetError, example_set_in_force, example_set_named, example_set_of, worked_examples_for,
 )
 from reviewapp.services.golden import golden_answers
-from reviewapp.services.judging import check_spans, judge_request_for, mark_run_failed, run_record_success
+from reviewapp.services.judging import (
+    check_spans, endpoint_settings, judge_request_for, mark_run_failed, run_record_success,
+)
 
 GATE_METRICS = (
     "response.precision", "response.recall", "response.f1", "response.balanced_accuracy",
@@ -61,9 +63,7 @@ def evaluation_config(*, profile: str | None = None, backend: str | None = None,
         profile=example_set.base_spec if example_set else profile,
         examples=worked_examples_for(example_set) if example_set else None,
         model=policy.judge_model or settings.JUDGE_MODEL,
-        base_url=settings.OPENAI_BASE_URL, api_key=settings.OPENAI_API_KEY,
-        timeout_s=settings.JUDGE_TIMEOUT_SECONDS, retry_budget_s=settings.JUDGE_RETRY_BUDGET_SECONDS,
-        max_attempts=settings.JUDGE_MAX_ATTEMPTS,
+        **endpoint_settings(),  # the same endpoint, patience and fleet rate limit as the workers'
     )
 
 

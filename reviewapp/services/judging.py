@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -53,6 +53,9 @@ def endpoint_settings() -> dict:
         "timeout_s": settings.JUDGE_TIMEOUT_SECONDS,
         "retry_budget_s": settings.JUDGE_RETRY_BUDGET_SECONDS,
         "max_attempts": settings.JUDGE_MAX_ATTEMPTS,
+        "rate_limit_rpm": settings.JUDGE_RATE_LIMIT_RPM,
+        "rate_limit_tpm": settings.JUDGE_RATE_LIMIT_TPM,
+        "rate_limit_redis_url": settings.JUDGE_RATE_LIMIT_REDIS_URL,
     }
 
 
@@ -97,16 +100,18 @@ def answer_judge(*, answer_id: int, last_try: bool = True) -> JudgeRun | None:
     when the answer is failed instead). Returns the run, or None when there was nothing to do.
     """
     token = uuid.uuid4()
-    if not _claim(answer_id, token):
+    claimed = _claim(answer_id, token)
+    if not claimed:
         _explain_unclaimed(answer_id)
         return None
 
     answer = Answer.objects.prefetch_related("passages").get(pk=answer_id)
     policy = Policy.current()
-    # Runs left 'running' by a delivery whose claim expired (its worker died) are over.
-    JudgeRun.objects.filter(answer=answer, status=JudgeRun.Status.RUNNING).update(
-        status=JudgeRun.Status.FAILED, error="abandoned: the worker judging it was lost", finished_at=timezone.now()
-    )
+    if claimed == TAKEN_OVER:
+        # Runs left 'running' by the delivery whose claim expired (its worker died) are over.
+        JudgeRun.objects.filter(answer=answer, status=JudgeRun.Status.RUNNING).update(
+            status=JudgeRun.Status.FAILED, error="abandoned: the worker judging it was lost", finished_at=timezone.now()
+        )
     config = judge_config_for(answer, policy)
     run, config_error = start_run(answer, config)
     try:
@@ -158,9 +163,20 @@ def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRu
 def run_judge(answer: Answer, config: JudgeConfig, config_error: JudgeError | None) -> JudgeOutput:
     if config_error:
         raise config_error
-    output = judges.judge(judge_request_for(answer), config)
+    request = judge_request_for(answer)
+    _release_pooled_connection()
+    output = judges.judge(request, config)
     check_spans(answer, output)
     return output
+
+
+def _release_pooled_connection() -> None:
+    """Give the database connection back to the pool for the LLM call, which takes seconds
+    while the database work around it takes milliseconds: otherwise every waiting thread holds a
+    connection, and a 64-thread worker needs 64. Without a pool, closing would cost a reconnect
+    per answer, so the connection stays; inside a transaction it must stay too."""
+    if getattr(connection, "pool", None) is not None and not connection.in_atomic_block:
+        connection.close()
 
 
 # --- escalation (seed 002: a stronger judge for the hard cases, before a human) -----------------
@@ -199,20 +215,28 @@ def _escalate(answer: Answer, policy: Policy, first: JudgeOutput) -> tuple[Judge
         return None
 
 
-def _claim(answer_id: int, token: uuid.UUID) -> bool:
+FRESH, TAKEN_OVER = "fresh", "taken over"
+
+
+def _claim(answer_id: int, token: uuid.UUID) -> str | None:
+    """Claim a queued answer (FRESH), else one whose earlier claim expired (TAKEN_OVER), else None.
+
+    Two conditional UPDATEs rather than one, so the common case needs no look for runs a lost
+    delivery left behind: only a take-over can find one."""
     now = timezone.now()
+    claim = {
+        "status": Answer.Status.JUDGING,
+        "claim_token": token,
+        "claim_expires_at": now + timedelta(seconds=settings.JUDGE_CLAIM_SECONDS),
+        "updated_at": now,
+    }
+    answers = Answer.objects.filter(pk=answer_id)
+    if answers.filter(status=Answer.Status.QUEUED).update(**claim):
+        return FRESH
     expired = Q(claim_expires_at__lt=now) | Q(claim_expires_at__isnull=True)
-    claimable = Answer.objects.filter(pk=answer_id).filter(
-        Q(status=Answer.Status.QUEUED) | (Q(status=Answer.Status.JUDGING) & expired)
-    )
-    return bool(
-        claimable.update(
-            status=Answer.Status.JUDGING,
-            claim_token=token,
-            claim_expires_at=now + timedelta(seconds=settings.JUDGE_CLAIM_SECONDS),
-            updated_at=now,
-        )
-    )
+    if answers.filter(Q(status=Answer.Status.JUDGING) & expired).update(**claim):
+        return TAKEN_OVER
+    return None
 
 
 def _explain_unclaimed(answer_id: int) -> None:

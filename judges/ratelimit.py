@@ -1,0 +1,178 @@
+"""A fleet-wide limit on LLM requests and tokens per minute, shared through Redis.
+
+Celery's `rate_limit` is per worker; a provider's limit is per key. Every worker thread and process
+asks one Redis sorted set for a slot before each request attempt, so the fleet together stays
+under the limit however many workers run.
+
+The window slides: a request is admitted only if fewer than `rpm` requests (and fewer than `tpm`
+tokens, counting its own estimate) were admitted in the 60 seconds before it. Unlike a fixed
+window this never lets 2 x rpm through around a minute boundary, and unlike a token bucket it never
+lets a burst exceed the cap in any 60 s window. Each admitted request is one member
+"<id>:<tokens>" scored by the Redis server's clock (one clock for the whole fleet); the check and
+the admission are one Lua script, so two workers cannot both take the last slot.
+
+Tokens: a request is admitted on an estimate of its prompt's tokens (characters / 4), then
+`settle()` replaces the estimate with the usage the endpoint reported, so the window holds what
+was really spent.
+
+Why not the `limits` package (checked: its Redis moving window is the same idea): it stores one
+list entry per unit of cost, i.e. per token (a 1M tokens/min limit means a 1M-entry list and
+thousands of pushes per request), stamps entries with each worker's own clock, and cannot correct
+a hit once the real usage is known.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+
+log = logging.getLogger(__name__)
+
+WINDOW_SECONDS = 60.0
+CHARS_PER_TOKEN = 4  # OpenAI's rule of thumb for English; corrected by settle() after the call
+POLL_SECONDS = 0.25  # longest single sleep while waiting, so a freed slot is noticed soon
+
+# KEYS[1]: the window (sorted set). ARGV: window seconds, rpm (0 = none), tpm (0 = none),
+# tokens of this request, its id. Returns {1, admission time} when admitted, else {0, seconds to
+# wait}. Numbers travel as strings: Redis would truncate a Lua number to an integer.
+_ACQUIRE = """
+local now = redis.call('TIME')
+local t = tonumber(now[1]) + tonumber(now[2]) / 1000000
+local window, rpm, tpm = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local tokens, id = tonumber(ARGV[4]), ARGV[5]
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', t - window)
+local entries = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+local count = #entries / 2
+if rpm > 0 and count >= rpm then
+  -- the request that must leave the window before this one fits
+  local leaves = tonumber(entries[(count - rpm) * 2 + 2])
+  return {0, tostring(leaves + window - t)}
+end
+if tpm > 0 and count > 0 then
+  local used = 0
+  for i = 1, #entries, 2 do used = used + tonumber(string.match(entries[i], ':(%d+)$')) end
+  local excess = used + tokens - tpm
+  if excess > 0 then
+    local freed = 0
+    for i = 1, #entries, 2 do
+      freed = freed + tonumber(string.match(entries[i], ':(%d+)$'))
+      if freed >= excess then return {0, tostring(tonumber(entries[i + 1]) + window - t)} end
+    end
+  end
+end
+redis.call('ZADD', KEYS[1], t, id .. ':' .. tokens)
+redis.call('PEXPIRE', KEYS[1], math.ceil(window * 1000) + 1000)
+return {1, tostring(t)}
+"""
+
+# Replace an admitted request's token estimate by its real usage, keeping its time.
+_SETTLE = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[1], score, ARGV[2])
+return 1
+"""
+
+
+class RateLimitUnavailable(Exception):
+    """Redis could not be asked; the request must not go out unlimited, so the caller retries later."""
+
+
+class RateLimitTimeout(Exception):
+    """The limit would not admit the request before the caller's deadline."""
+
+    def __init__(self, waited: float, wait_more: float):
+        super().__init__(f"fleet rate limit: waited {waited:.1f}s and a slot frees up only in {wait_more:.1f}s more")
+        self.waited = waited
+        self.wait_more = wait_more
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """One admitted request; hand it to settle() with the real usage."""
+
+    member: str
+    tokens: int
+    admitted_at: float  # the Redis server's clock, in seconds since the epoch
+
+
+def estimate_tokens(messages: list[dict]) -> int:
+    chars = sum(len(str(message.get("content") or "")) for message in messages)
+    return max(1, math.ceil(chars / CHARS_PER_TOKEN))
+
+
+class RateLimiter:
+    """Requests and tokens per minute for everyone using the same Redis key."""
+
+    def __init__(self, redis_url: str, *, key: str, rpm: int = 0, tpm: int = 0, window_s: float = WINDOW_SECONDS):
+        import redis  # only needed when a limit is configured
+
+        if rpm < 0 or tpm < 0 or not (rpm or tpm):
+            raise ValueError("a rate limiter needs rpm and/or tpm above 0")
+        self.key = key
+        self.rpm = rpm
+        self.tpm = tpm
+        self.window_s = window_s
+        self._errors = redis.RedisError
+        # Short socket timeouts: a Redis that hangs must not hold the judge past its budget.
+        self._redis = redis.Redis.from_url(redis_url, socket_timeout=5, socket_connect_timeout=5)
+        self._acquire = self._redis.register_script(_ACQUIRE)
+        self._settle = self._redis.register_script(_SETTLE)
+
+    def try_acquire(self, tokens: int = 1) -> tuple[Ticket | None, float]:
+        """Admit one request now, or say how many seconds until it could be admitted."""
+        tokens = max(int(tokens), 0)
+        member = uuid.uuid4().hex
+        try:
+            admitted, value = self._acquire(keys=[self.key], args=[self.window_s, self.rpm, self.tpm, tokens, member])
+        except self._errors as exc:
+            raise RateLimitUnavailable(f"fleet rate limit: Redis unavailable: {exc}") from None
+        if admitted:
+            return Ticket(f"{member}:{tokens}", tokens, float(value)), 0.0
+        return None, max(float(value), 0.001)
+
+    def acquire(self, tokens: int = 1, *, deadline: float | None = None) -> Ticket:
+        """Block (in short sleeps) until admitted. Raises RateLimitTimeout rather than wait past
+        `deadline` (a time.monotonic() value), so the caller's time budget bounds the wait."""
+        started = time.monotonic()
+        while True:
+            ticket, wait = self.try_acquire(tokens)
+            if ticket is not None:
+                return ticket
+            now = time.monotonic()
+            if deadline is not None and now + wait >= deadline:
+                raise RateLimitTimeout(now - started, wait)
+            # Jitter, so the waiting workers do not all ask again at the same instant.
+            time.sleep(min(wait, POLL_SECONDS) * random.uniform(0.5, 1.0))
+
+    def settle(self, ticket: Ticket, actual_tokens: int) -> None:
+        if actual_tokens == ticket.tokens:
+            return
+        member = ticket.member.rsplit(":", 1)[0]
+        try:
+            self._settle(keys=[self.key], args=[ticket.member, f"{member}:{max(int(actual_tokens), 0)}"])
+        except self._errors as exc:  # the request was made; only the token count stays an estimate
+            log.warning("fleet rate limit: could not record actual usage: %s", exc)
+
+    def reset(self) -> None:
+        self._redis.delete(self.key)
+
+
+_limiters: dict[tuple, RateLimiter] = {}
+_lock = threading.Lock()
+
+
+def limiter_for(redis_url: str, *, key: str, rpm: int, tpm: int) -> RateLimiter:
+    """One limiter (and one Redis connection pool) per configuration, shared by a process's threads."""
+    config = (redis_url, key, rpm, tpm)
+    with _lock:
+        limiter = _limiters.get(config)
+        if limiter is None:
+            limiter = _limiters[config] = RateLimiter(redis_url, key=key, rpm=rpm, tpm=tpm)
+    return limiter
