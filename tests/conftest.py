@@ -12,6 +12,23 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _flush_may_truncate_history():
+    """Transactional tests are cleaned up with Django's flush, one TRUNCATE of every table; the
+    append-only triggers (migration 0009) refuse that unless the transaction allows it on purpose."""
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    original = DatabaseOperations.sql_flush
+
+    def sql_flush(self, style, tables, **kwargs):
+        statements = original(self, style, tables, **kwargs)
+        return ["SET LOCAL claimdesk.allow_truncate = 'on';", *statements] if statements else statements
+
+    DatabaseOperations.sql_flush = sql_flush
+    yield
+    DatabaseOperations.sql_flush = original
+
+
 @pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
