@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest
 from django.urls import reverse
 from ninja import NinjaAPI, Status
@@ -14,14 +16,27 @@ from ninja.security import HttpBearer
 from pydantic import BaseModel
 
 from judges.types import Claim, JudgeRequest
-from reviewapp import selectors
+from reviewapp import ratelimit, selectors
+from reviewapp.middleware import request_too_large
 from reviewapp.services.clients import api_client_authenticate
 from reviewapp.services.ingest import InvalidRequest, answer_ingest
 
 
+class RateLimited(Exception):
+    def __init__(self, retry_after: int):
+        super().__init__(retry_after)
+        self.retry_after = retry_after
+
+
 class BearerToken(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str):
-        return api_client_authenticate(token)
+        client = api_client_authenticate(token)
+        if client is not None:
+            # Keyed by the token (its hash), not the client: a rotated token starts afresh.
+            wait = ratelimit.retry_after(client.token_hash)
+            if wait is not None:
+                raise RateLimited(wait)
+        return client
 
 
 api = NinjaAPI(
@@ -110,6 +125,19 @@ def unauthorized(request: HttpRequest, exc: AuthenticationError):
     return response
 
 
+@api.exception_handler(RateLimited)
+def rate_limited(request: HttpRequest, exc: RateLimited):
+    detail = f"rate limit exceeded ({settings.API_RATE_LIMIT} per token); retry in {exc.retry_after} s"
+    response = api.create_response(request, {"detail": detail, "errors": []}, status=429)
+    response["Retry-After"] = str(exc.retry_after)
+    return response
+
+
+@api.exception_handler(RequestDataTooBig)
+def too_large(request: HttpRequest, exc: RequestDataTooBig):
+    return request_too_large()
+
+
 def _answer_url(request: HttpRequest, answer_id: int) -> str:
     return request.build_absolute_uri(reverse("api:answer_get", args=[answer_id]))
 
@@ -120,7 +148,7 @@ def _state(request: HttpRequest, answer) -> dict[str, Any]:
 
 @api.post(
     "/answers",
-    response={200: AnswerOut, 202: Accepted, 400: ErrorOut, 401: ErrorOut},
+    response={200: AnswerOut, 202: Accepted, 400: ErrorOut, 401: ErrorOut, 413: ErrorOut, 429: ErrorOut},
     summary="Submit an answer for judging",
     description="202 when stored and queued. The same external_id from the same client returns the "
     "stored answer (200, its current state) and never creates a second one.",
@@ -138,7 +166,7 @@ def answer_create(request: HttpRequest, payload: JudgeRequest):
 
 @api.get(
     "/answers/{answer_id}",
-    response={200: AnswerOut, 401: ErrorOut, 404: ErrorOut},
+    response={200: AnswerOut, 401: ErrorOut, 404: ErrorOut, 429: ErrorOut},
     url_name="answer_get",
     summary="An answer's judging status, verdict, claims and safe answer",
 )

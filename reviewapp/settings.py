@@ -35,6 +35,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "reviewapp.middleware.security_headers",
+    "reviewapp.middleware.api_body_limit",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -169,3 +170,24 @@ JUDGE_MAX_RETRIES = env_int("JUDGE_MAX_RETRIES", 5, minimum=0)
 
 # --- API -------------------------------------------------------------------------------------
 NINJA_PAGINATION_MAX_LIMIT = 200
+# Requests per API token, "N/second|minute|hour|day" (moving window); "off" disables it.
+API_RATE_LIMIT = env_str("API_RATE_LIMIT", "600/minute")
+if API_RATE_LIMIT == "off":
+    API_RATE_LIMIT = None
+else:
+    from limits import parse as _parse_limit
+
+    try:
+        _parse_limit(API_RATE_LIMIT)
+    except ValueError:
+        raise ImproperlyConfigured(f"API_RATE_LIMIT={API_RATE_LIMIT!r} is not a rate like 600/minute (or off)") from None
+# Shared counts in Redis (by default the broker's); without Redis, this process's memory (the demo).
+API_RATE_LIMIT_REDIS_URL = env_url(
+    "API_RATE_LIMIT_REDIS_URL",
+    CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None,
+    schemes=("redis", "rediss"),
+)
+API_RATE_LIMIT_STORAGE_URL = API_RATE_LIMIT_REDIS_URL or "memory://"
+# A bigger API request body is refused with 413 before it is read; forms get Django's own cap.
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 2 * 1024 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES

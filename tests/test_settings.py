@@ -33,6 +33,9 @@ def _start(**env) -> subprocess.CompletedProcess:
         ("JUDGE_TASK_TIME_LIMIT", "ten"),
         ("ALLOWED_HOSTS", "a,,b"),
         ("JUDGE_TIMEOUT_SECONDS", "0"),
+        ("API_RATE_LIMIT", "lots"),
+        ("API_RATE_LIMIT_REDIS_URL", "http://127.0.0.1:6379"),
+        ("API_MAX_BODY_BYTES", "2MB"),
     ],
 )
 def test_a_malformed_value_stops_start_up_naming_the_variable(variable, value):
