@@ -11,7 +11,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest
 from django.urls import reverse
 from ninja import NinjaAPI, Status
-from ninja.errors import AuthenticationError, ValidationError
+from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import HttpBearer
 from pydantic import BaseModel
 
@@ -118,6 +118,16 @@ def validation_failed(request: HttpRequest, exc: ValidationError):
     return api.create_response(request, {"detail": "invalid payload", "errors": errors}, status=400)
 
 
+@api.exception_handler(HttpError)
+def http_error(request: HttpRequest, exc: HttpError):
+    # ninja's own 400 is a body it cannot parse as JSON; say so in the API's error shape.
+    errors = []
+    if exc.status_code == 400:
+        errors = [{"field": "body", "message": f"not valid JSON: {exc.__cause__ or exc}", "type": "json_invalid"}]
+    return api.create_response(request, {"detail": "invalid payload" if errors else str(exc), "errors": errors},
+                               status=exc.status_code)
+
+
 @api.exception_handler(AuthenticationError)
 def unauthorized(request: HttpRequest, exc: AuthenticationError):
     response = api.create_response(request, {"detail": "missing or invalid bearer token", "errors": []}, status=401)
@@ -166,7 +176,7 @@ def answer_create(request: HttpRequest, payload: JudgeRequest):
 
 @api.get(
     "/answers/{answer_id}",
-    response={200: AnswerOut, 401: ErrorOut, 404: ErrorOut, 429: ErrorOut},
+    response={200: AnswerOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 429: ErrorOut},
     url_name="answer_get",
     summary="An answer's judging status, verdict, claims and safe answer",
 )
