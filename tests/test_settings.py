@@ -108,3 +108,12 @@ def test_healthz_stays_on_http_while_everything_else_redirects_to_https(client, 
     assert client.get("/healthz").status_code == 200
     response = client.get("/queue/")
     assert response.status_code == 301 and response["Location"] == "https://testserver/queue/"
+
+
+def test_an_empty_value_is_unset_so_a_secure_default_stays(monkeypatch):
+    from reviewapp.env import env_bool
+
+    monkeypatch.setenv("SECURE_SSL_REDIRECT", "")
+    assert env_bool("SECURE_SSL_REDIRECT", True) is True
+    monkeypatch.setenv("SECURE_SSL_REDIRECT", "off")
+    assert env_bool("SECURE_SSL_REDIRECT", True) is False
