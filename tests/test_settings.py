@@ -78,6 +78,7 @@ PRODUCTION = {
     "DEBUG": "false", "ALLOWED_HOSTS": "claimdesk.example.org", "SECRET_KEY": secrets.token_urlsafe(50),
     "SECURE_SSL_REDIRECT": None, "SECURE_COOKIES": None, "SECURE_HSTS_SECONDS": None,
     "SECURE_HSTS_INCLUDE_SUBDOMAINS": None, "SECURE_HSTS_PRELOAD": None,
+    "DJANGO_ALLOW_ASYNC_UNSAFE": None,  # set while the browser tests' Chromium runs; never in production
 }
 
 

@@ -22,9 +22,8 @@ from reviewapp.models import Answer, Claim, Policy
 from reviewapp.services import review as review_service
 from reviewapp.services.ingest import answer_ingest
 from reviewapp.services.judging import answer_judge
-from tests.conftest import fare_payload
+from tests.conftest import CHROMIUM, fare_payload
 from tests.fake_openai import Reply
-from tests.test_browser import CHROMIUM, browser  # noqa: F401  (the session's Chromium)
 from tests.xss_corpus import PAYLOADS
 
 pytestmark = [
@@ -67,7 +66,7 @@ DANGEROUS_DOM = """() => {
 
 
 @pytest.fixture
-def page(browser, live_server):  # noqa: F811
+def page(browser, live_server):
     context = browser.new_context(base_url=live_server.url, viewport={"width": 1400, "height": 900})
     context.set_default_timeout(5000)
     context.add_init_script(WATCH)
