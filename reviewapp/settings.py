@@ -195,7 +195,9 @@ else:
     try:
         _parse_limit(API_RATE_LIMIT)
     except ValueError:
-        raise ImproperlyConfigured(f"API_RATE_LIMIT={API_RATE_LIMIT!r} is not a rate like 600/minute (or off)") from None
+        raise ImproperlyConfigured(
+            f"API_RATE_LIMIT={API_RATE_LIMIT!r} is not a rate like 600/minute (or off)"
+        ) from None
 # Shared counts in Redis (by default the broker's); without Redis, this process's memory (the demo).
 API_RATE_LIMIT_REDIS_URL = env_url(
     "API_RATE_LIMIT_REDIS_URL",

@@ -90,7 +90,8 @@ def world():
     job = Job.objects.create(kind=Job.Kind.REROUTE, created_by=admin, total=1)
     return {
         "args": {
-            "answer_id": answer.pk, "claim_id": flagged(answer).pk, "version": Policy.current().version, "job_id": job.pk,
+            "answer_id": answer.pk, "claim_id": flagged(answer).pk,
+            "version": Policy.current().version, "job_id": job.pk,
         },
         "users": {"visitor": _user("vic"), REVIEWER: _user("rita", "reviewer"), ADMIN: admin},
     }

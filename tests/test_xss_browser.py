@@ -207,7 +207,8 @@ def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(page
     _assert_nothing_ran(page, "review after j")
 
     # The exports page echoing hostile filters, with and without an error.
-    for query in ({"profile": PAYLOADS[8], "since": PAYLOADS[0]}, {"profile": PAYLOADS[4]}, {"profile": "claim_verification"}):
+    queries = [{"profile": PAYLOADS[8], "since": PAYLOADS[0]}, {"profile": PAYLOADS[4]}, {"profile": "claim_verification"}]
+    for query in queries:
         page.goto("/exports/?" + urlencode(query))
         _assert_nothing_ran(page, f"exports {query}")
         assert page.locator("input[name=profile]").input_value() == query["profile"]
