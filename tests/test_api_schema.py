@@ -19,8 +19,15 @@ import schemathesis
 from django.core import signals
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
+from django.test import override_settings
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+import judges
+from reviewapp.models import ApiClient, Policy
+from reviewapp.services.ingest import answer_ingest
+from reviewapp.services.judging import answer_judge
+from tests.conftest import fare_payload
 
 EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "100"))
 # Responses seen, per operation and status; written to SCHEMATHESIS_REPORT (a path) when set.
@@ -71,3 +78,31 @@ def _report():
     if os.environ.get("SCHEMATHESIS_REPORT"):
         with open(os.environ["SCHEMATHESIS_REPORT"], "w") as out:
             json.dump({"examples_per_operation": EXAMPLES, "responses": dict(SEEN)}, out, indent=2)
+
+
+@pytest.mark.django_db
+def test_every_documented_answer_state_matches_the_document(api_token, wsgi_in_test_transaction):
+    """Generated ids rarely name a stored answer, so the 200 bodies are checked here on purpose:
+    queued, judged (claims, evidence, findings), and failed, plus the 200 of a repeated external_id."""
+    headers = {"Authorization": f"Bearer {api_token}"}
+    client = ApiClient.objects.get()
+
+    def ingest(external_id):
+        payload = judges.JudgeRequest.model_validate(fare_payload(external_id=external_id))
+        return answer_ingest(client=client, request=payload).answer
+
+    queued, judged, failed = ingest("q"), ingest("j"), ingest("f")
+    answer_judge(answer_id=judged.pk)
+    # An LLM endpoint where nobody listens: the last try fails the answer, with its error.
+    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai", note="nobody answers")
+    with override_settings(OPENAI_BASE_URL="http://127.0.0.1:9/v1", JUDGE_MAX_ATTEMPTS=1, JUDGE_RETRY_BUDGET_SECONDS=1):
+        answer_judge(answer_id=failed.pk, last_try=True)
+    get = schema["/api/v1/answers/{answer_id}"]["GET"]
+    seen = {}
+    for answer in (queued, judged, failed):
+        response = get.Case(path_parameters={"answer_id": answer.pk}).call_and_validate(headers=headers)
+        seen[answer.external_id] = response.json()["status"]
+    assert seen == {"q": "queued", "j": "judged", "f": "failed"}
+    post = schema["/api/v1/answers"]["POST"]
+    again = post.Case(body=fare_payload(external_id="j"), media_type="application/json").call_and_validate(headers=headers)
+    assert again.status_code == 200 and again.json()["claims"]
