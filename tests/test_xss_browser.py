@@ -215,6 +215,20 @@ def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(page
     page.goto("/exports/?" + urlencode({"profile": PAYLOADS[8], "since": PAYLOADS[0]}))
     assert repr(PAYLOADS[0]) in page.locator("p.error").text_content()
 
+    # What the export links serve: files to download or plain text, never HTML a browser would run.
+    for fmt in ("jsonl", "csv", "golden"):
+        download = page.request.get(f"/exports/download?format={fmt}")
+        assert download.status == 200
+        assert download.headers["content-disposition"].startswith("attachment;")
+        assert download.headers["x-content-type-options"] == "nosniff"
+        assert "html" not in download.headers["content-type"]
+        if fmt != "golden":  # the golden set holds adjudicated answers only; this one is still in review
+            assert ">htmx</div>" in download.text()  # the last payload, a note and explanation, as data
+    manifest = page.request.get("/exports/manifest?" + urlencode({"format": "jsonl", "profile": PAYLOADS[0]}))
+    assert manifest.headers["content-type"].split(";")[0] in ("text/plain", "application/json")
+    page.goto("/exports/manifest?" + urlencode({"format": "jsonl", "profile": PAYLOADS[2]}))
+    _assert_nothing_ran(page, "manifest error")
+
     page.goto("/calibration/")
     _assert_nothing_ran(page, "calibration")
     assert Claim.objects.filter(answer=hostile, decision="overturn").count() == 2
