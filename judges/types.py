@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 Label = Literal["SUPPORTED", "PARTIALLY_SUPPORTED", "CONTRADICTED", "UNSUPPORTED"]
 LABELS: tuple[str, ...] = ("SUPPORTED", "PARTIALLY_SUPPORTED", "CONTRADICTED", "UNSUPPORTED")
@@ -75,6 +75,16 @@ class Passage(_Strict):
         return value
 
 
+def _nul_paths(value: Any, path: tuple = ()) -> list[tuple]:
+    if isinstance(value, str):
+        return [path] if "\x00" in value else []
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in (_nul_paths(k, path) or _nul_paths(v, (*path, k)))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _nul_paths(v, (*path, i))]
+    return []
+
+
 class JudgeRequest(_Strict):
     """DESIGN.md's ingest payload. Only `answer` and `passages[].text` are required."""
 
@@ -87,6 +97,20 @@ class JudgeRequest(_Strict):
     answer: str = Field(min_length=1, max_length=MAX_ANSWER_CHARS)
     metadata: dict[str, Any] = Field(default_factory=dict)
     profile: str | None = Field(default=None, max_length=100)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nul(cls, data: Any) -> Any:
+        # NUL is never text, and Postgres cannot store it: refuse it up front, naming each field.
+        # (Checked on the request, not on each part, so the judges library itself stays liberal.)
+        paths = _nul_paths(data) if isinstance(data, dict) else []
+        if paths:
+            raise ValidationError.from_exception_data(cls.__name__, [
+                {"type": "value_error", "loc": path or ("body",), "input": "\x00",
+                 "ctx": {"error": "must not contain NUL (\\u0000) characters"}}
+                for path in paths
+            ])
+        return data
 
     @field_validator("question", mode="before")
     @classmethod

@@ -40,6 +40,10 @@ class AnswerAdmin(admin.ModelAdmin):
     search_fields = ["external_id", "question"]
     readonly_fields = [f.name for f in Answer._meta.fields]
 
+    def has_delete_permission(self, request, obj=None):
+        # An answer's reviews are append-only history (a database trigger refuses the cascade).
+        return False
+
 
 @admin.register(JudgeRun)
 class JudgeRunAdmin(admin.ModelAdmin):

@@ -6,24 +6,39 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest
 from django.urls import reverse
 from ninja import NinjaAPI, Query, Status
-from ninja.errors import AuthenticationError, ValidationError
+from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import HttpBearer
 from pydantic import BaseModel, Field
 
 from judges.types import JudgeRequest
-from reviewapp import selectors
+from reviewapp import ratelimit, selectors
+from reviewapp.middleware import request_too_large
 from reviewapp.schemas import AnswerState
 from reviewapp.services import webhooks as webhooks_service
 from reviewapp.services.clients import api_client_authenticate
 from reviewapp.services.ingest import InvalidRequest, answer_ingest
 
 
+class RateLimited(Exception):
+    def __init__(self, retry_after: int):
+        super().__init__(retry_after)
+        self.retry_after = retry_after
+
+
 class BearerToken(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str):
-        return api_client_authenticate(token)
+        client = api_client_authenticate(token)
+        if client is not None:
+            # Keyed by the token (its hash), not the client: a rotated token starts afresh.
+            wait = ratelimit.retry_after(client.token_hash)
+            if wait is not None:
+                raise RateLimited(wait)
+        return client
 
 
 api = NinjaAPI(
@@ -75,11 +90,34 @@ def validation_failed(request: HttpRequest, exc: ValidationError):
     return api.create_response(request, {"detail": "invalid payload", "errors": errors}, status=400)
 
 
+@api.exception_handler(HttpError)
+def http_error(request: HttpRequest, exc: HttpError):
+    # ninja's own 400 is a body it cannot parse as JSON; say so in the API's error shape.
+    errors = []
+    if exc.status_code == 400:
+        errors = [{"field": "body", "message": f"not valid JSON: {exc.__cause__ or exc}", "type": "json_invalid"}]
+    return api.create_response(request, {"detail": "invalid payload" if errors else str(exc), "errors": errors},
+                               status=exc.status_code)
+
+
 @api.exception_handler(AuthenticationError)
 def unauthorized(request: HttpRequest, exc: AuthenticationError):
     response = api.create_response(request, {"detail": "missing or invalid bearer token", "errors": []}, status=401)
     response["WWW-Authenticate"] = 'Bearer realm="claimdesk"'
     return response
+
+
+@api.exception_handler(RateLimited)
+def rate_limited(request: HttpRequest, exc: RateLimited):
+    detail = f"rate limit exceeded ({settings.API_RATE_LIMIT} per token); retry in {exc.retry_after} s"
+    response = api.create_response(request, {"detail": detail, "errors": []}, status=429)
+    response["Retry-After"] = str(exc.retry_after)
+    return response
+
+
+@api.exception_handler(RequestDataTooBig)
+def too_large(request: HttpRequest, exc: RequestDataTooBig):
+    return request_too_large()
 
 
 def _answer_url(request: HttpRequest, answer_id: int) -> str:
@@ -92,7 +130,7 @@ def _state(request: HttpRequest, answer) -> dict[str, Any]:
 
 @api.post(
     "/answers",
-    response={200: AnswerOut, 202: Accepted, 400: ErrorOut, 401: ErrorOut},
+    response={200: AnswerOut, 202: Accepted, 400: ErrorOut, 401: ErrorOut, 413: ErrorOut, 429: ErrorOut},
     summary="Submit an answer for judging",
     description="202 when stored and queued. The same external_id from the same client returns the "
     "stored answer (200, its current state) and never creates a second one.",
@@ -110,7 +148,7 @@ def answer_create(request: HttpRequest, payload: JudgeRequest):
 
 @api.get(
     "/answers/{answer_id}",
-    response={200: AnswerOut, 401: ErrorOut, 404: ErrorOut},
+    response={200: AnswerOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 429: ErrorOut},
     url_name="answer_get",
     summary="An answer's judging status, verdict, claims and safe answer",
 )
@@ -151,7 +189,7 @@ def _webhook_out(endpoint, secret: str | None = None) -> dict[str, Any]:
 
 @api.put(
     "/webhook",
-    response={200: WebhookOut, 201: WebhookOut, 400: ErrorOut, 401: ErrorOut},
+    response={200: WebhookOut, 201: WebhookOut, 400: ErrorOut, 401: ErrorOut, 413: ErrorOut, 429: ErrorOut},
     summary="Register (or change) this client's webhook endpoint",
     description="201 with the signing `secret` when created; 200 when changed (with a new `secret` only if "
     "`rotate_secret`). Each delivery is signed: see the README's 'Webhooks' section.",
@@ -168,7 +206,7 @@ def webhook_put(request: HttpRequest, payload: WebhookIn):
     return Status(201 if registered.created else 200, _webhook_out(registered.endpoint, registered.secret))
 
 
-@api.get("/webhook", response={200: WebhookOut, 401: ErrorOut, 404: ErrorOut}, summary="This client's webhook endpoint")
+@api.get("/webhook", response={200: WebhookOut, 401: ErrorOut, 404: ErrorOut, 429: ErrorOut}, summary="This client's webhook endpoint")
 def webhook_get(request: HttpRequest):
     endpoint = webhooks_service.live_endpoint(request.auth)
     if endpoint is None:
@@ -176,7 +214,7 @@ def webhook_get(request: HttpRequest):
     return Status(200, _webhook_out(endpoint))
 
 
-@api.delete("/webhook", response={204: None, 401: ErrorOut, 404: ErrorOut}, summary="Remove this client's webhook endpoint")
+@api.delete("/webhook", response={204: None, 401: ErrorOut, 404: ErrorOut, 429: ErrorOut}, summary="Remove this client's webhook endpoint")
 def webhook_delete(request: HttpRequest):
     if not webhooks_service.endpoint_remove(client=request.auth):
         return Status(404, {"detail": "no webhook registered", "errors": []})
@@ -205,7 +243,7 @@ class WebhookDeliveryOut(BaseModel):
 
 @api.get(
     "/webhook/deliveries",
-    response={200: list[WebhookDeliveryOut], 401: ErrorOut},
+    response={200: list[WebhookDeliveryOut], 401: ErrorOut, 429: ErrorOut},
     summary="This client's latest webhook deliveries, with every attempt",
 )
 def webhook_deliveries(request: HttpRequest, status: Literal["pending", "delivered", "failed"] | None = None,

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 _TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
+_FALSE = {"0", "false", "no", "off"}
 
 
 def _raw(name: str) -> str | None:
@@ -27,7 +27,8 @@ def env_str(name: str, default: str | None = None) -> str | None:
 
 def env_bool(name: str, default: bool) -> bool:
     value = _raw(name)
-    if value is None:
+    # Empty is unset (compose passes `${X:-}` through): a secure default must not flip to false.
+    if value in (None, ""):
         return default
     if value.lower() in _TRUE:
         return True

@@ -1,4 +1,7 @@
-"""Security headers Django does not set itself."""
+"""Security headers Django does not set itself, and the API's request size cap."""
+
+from django.conf import settings
+from django.http import JsonResponse
 
 # Scripts only from our own origin (htmx and our two files): no inline script, no eval, so a
 # script smuggled into an answer or passage cannot run even if escaping ever failed.
@@ -22,3 +25,27 @@ def security_headers(get_response):
         return response
 
     return middleware
+
+
+def api_body_limit(get_response):
+    """A body over API_MAX_BODY_BYTES gets 413 from its Content-Length, before anything reads it.
+
+    (A body without a length is read by Django up to DATA_UPLOAD_MAX_MEMORY_SIZE, the same cap;
+    the API turns that error into the same 413.)"""
+
+    def middleware(request):
+        if request.path_info.startswith("/api/"):
+            try:
+                length = int(request.META.get("CONTENT_LENGTH") or 0)
+            except ValueError:
+                length = 0
+            if length > settings.API_MAX_BODY_BYTES:
+                return request_too_large()
+        return get_response(request)
+
+    return middleware
+
+
+def request_too_large() -> JsonResponse:
+    limit = settings.API_MAX_BODY_BYTES
+    return JsonResponse({"detail": f"request body too large: the limit is {limit} bytes", "errors": []}, status=413)

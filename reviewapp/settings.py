@@ -19,6 +19,21 @@ DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY", "django-insecure-claimdesk-demo-key-set-SECRET_KEY-in-production")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 
+# HTTPS: secure by default whenever DEBUG is off (`check --deploy --fail-level WARNING` passes);
+# the demo (DEBUG=true) and the test settings in pyproject.toml turn them off explicitly, being
+# plain http on localhost. Behind a TLS-terminating proxy set SECURE_PROXY_SSL_HEADER=true.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # health checks call it over http from inside the host
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 365 * 24 * 3600, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+if env_bool("SECURE_PROXY_SSL_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = CSRF_COOKIE_SAMESITE = "Lax"
+X_FRAME_OPTIONS = "DENY"
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -35,6 +50,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "reviewapp.middleware.security_headers",
+    "reviewapp.middleware.api_body_limit",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -210,3 +226,26 @@ WEBHOOK_SECRET_GRACE_SECONDS = env_int("WEBHOOK_SECRET_GRACE_SECONDS", 86400, mi
 # Endpoints on loopback, private or link-local addresses are refused in production (they would let
 # a client make ClaimDesk call its internal network); the demo and tests post to 127.0.0.1.
 WEBHOOK_ALLOW_PRIVATE_URLS = env_bool("WEBHOOK_ALLOW_PRIVATE_URLS", DEBUG)
+# Requests per API token, "N/second|minute|hour|day" (moving window); "off" disables it.
+API_RATE_LIMIT = env_str("API_RATE_LIMIT", "600/minute")
+if API_RATE_LIMIT == "off":
+    API_RATE_LIMIT = None
+else:
+    from limits import parse as _parse_limit
+
+    try:
+        _parse_limit(API_RATE_LIMIT)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"API_RATE_LIMIT={API_RATE_LIMIT!r} is not a rate like 600/minute (or off)"
+        ) from None
+# Shared counts in Redis (by default the broker's); without Redis, this process's memory (the demo).
+API_RATE_LIMIT_REDIS_URL = env_url(
+    "API_RATE_LIMIT_REDIS_URL",
+    CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None,
+    schemes=("redis", "rediss"),
+)
+API_RATE_LIMIT_STORAGE_URL = API_RATE_LIMIT_REDIS_URL or "memory://"
+# A bigger API request body is refused with 413 before it is read; forms get Django's own cap.
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 2 * 1024 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES

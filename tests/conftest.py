@@ -10,6 +10,25 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _flush_may_truncate_history():
+    """Transactional tests are cleaned up with Django's flush, one TRUNCATE of every table; the
+    append-only triggers (migration 0009) refuse that unless the transaction allows it on purpose."""
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    original = DatabaseOperations.sql_flush
+
+    def sql_flush(self, style, tables, **kwargs):
+        statements = original(self, style, tables, **kwargs)
+        return ["SET LOCAL claimdesk.allow_truncate = 'on';", *statements] if statements else statements
+
+    DatabaseOperations.sql_flush = sql_flush
+    yield
+    DatabaseOperations.sql_flush = original
 
 
 @pytest.fixture(autouse=True)
@@ -150,3 +169,25 @@ def wait_for(condition, timeout=30.0, interval=0.1):
         if time.monotonic() > deadline:
             pytest.fail(f"condition not met within {timeout}s (last value: {value!r})")
         time.sleep(interval)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the session (the browser tests share it)."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright Python package")
+    # Playwright's sync API keeps an asyncio loop running in this thread, and Django refuses ORM
+    # calls from a thread with a running loop. The ORM calls here are plain synchronous test code.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_api.sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+            try:
+                yield chromium
+            finally:
+                chromium.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous

@@ -46,6 +46,12 @@ def test_it_returns_the_state_of_a_queued_answer(api):
         ({"prior_turns": [{"role": "robot", "content": "hi"}]}, "prior_turns.0.role"),
         ({"surprise": 1}, "surprise"),
         ({"metadata": "not an object"}, "metadata"),
+        ({"answer": "Seniors pay\x00 $1."}, "answer"),
+        ({"question": "\x00"}, "question"),
+        ({"passages": [{"text": "ok", "title": "a\x00"}]}, "passages.0.title"),
+        ({"prior_turns": [{"role": "user", "content": "\x00"}]}, "prior_turns.0.content"),
+        ({"metadata": {"k": ["v\x00"]}}, "metadata.k.0"),
+        ({"metadata": {"k\x00": 1}}, "metadata"),
     ],
 )
 def test_it_rejects_a_bad_payload_field_by_field_and_stores_nothing(api, change, field):
@@ -83,6 +89,7 @@ def test_it_rejects_a_body_that_is_not_json(client, api_token):
         "/api/v1/answers", data="{not json", content_type="application/json", headers={"Authorization": f"Bearer {api_token}"}
     )
     assert response.status_code == 400
+    assert [e["field"] for e in response.json()["errors"]] == ["body"]
     assert Answer.objects.count() == 0
 
 

@@ -7,9 +7,7 @@ pytest-django's live server, which runs the real app in a thread on the test dat
 
 from __future__ import annotations
 
-import os
 import time
-from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -19,10 +17,8 @@ import judges
 from reviewapp.models import Answer, AuditEvent, Claim, Review
 from reviewapp.services.ingest import answer_ingest
 from reviewapp.services.judging import answer_judge
-from tests.conftest import fare_payload, wait_for
+from tests.conftest import CHROMIUM, fare_payload, wait_for
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 
 pytestmark = [
     pytest.mark.browser,
@@ -33,27 +29,6 @@ pytestmark = [
 # (CONTRADICTED) and the answer stays in review after the first decision.
 TWO_FLAGS = "Riders aged 65 and older pay a reduced fare of $1.50 per ride. A 30-day pass costs $75.00."
 PASSWORD = "pw-rita-browser-123"
-
-
-@pytest.fixture(scope="session")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright Python package")
-    # Playwright's sync API keeps an asyncio loop running in this thread, and Django refuses ORM
-    # calls from a thread with a running loop. The ORM calls here are plain synchronous test code.
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with sync_api.sync_playwright() as playwright:
-            chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-            try:
-                yield chromium
-            finally:
-                chromium.close()
-    finally:
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """Settings come from the environment; a malformed value stops start-up naming the variable."""
 
 import os
+import secrets
 import subprocess
 import sys
 
@@ -9,10 +10,10 @@ import pytest
 from tests.conftest import ROOT
 
 
-def _start(**env) -> subprocess.CompletedProcess:
+def _start(*args, **env) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if k not in env}
     return subprocess.run(
-        [sys.executable, "manage.py", "check"],
+        [sys.executable, "manage.py", "check", *args],
         cwd=ROOT,
         env=clean | {k: v for k, v in env.items() if v is not None},
         capture_output=True,
@@ -35,6 +36,9 @@ def _start(**env) -> subprocess.CompletedProcess:
         ("JUDGE_TIMEOUT_SECONDS", "0"),
         ("JUDGE_RATE_LIMIT_RPM", "lots"),
         ("JUDGE_RATE_LIMIT_REDIS_URL", "http://127.0.0.1:6379"),
+        ("API_RATE_LIMIT", "lots"),
+        ("API_RATE_LIMIT_REDIS_URL", "http://127.0.0.1:6379"),
+        ("API_MAX_BODY_BYTES", "2MB"),
     ],
 )
 def test_a_malformed_value_stops_start_up_naming_the_variable(variable, value):
@@ -75,3 +79,51 @@ def test_the_celery_app_is_configured_for_at_least_once_delivery():
     assert conf.task_acks_late and conf.task_reject_on_worker_lost
     assert conf.worker_prefetch_multiplier == 1
     assert conf.task_soft_time_limit < conf.task_time_limit
+
+
+# Production: DEBUG off and nothing else about HTTPS said, so the secure defaults apply (the test
+# run's own pyproject env turns them off; None removes a variable).
+PRODUCTION = {
+    "DEBUG": "false", "ALLOWED_HOSTS": "claimdesk.example.org", "SECRET_KEY": secrets.token_urlsafe(50),
+    "SECURE_SSL_REDIRECT": None, "SECURE_COOKIES": None, "SECURE_HSTS_SECONDS": None,
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS": None, "SECURE_HSTS_PRELOAD": None,
+    "DJANGO_ALLOW_ASYNC_UNSAFE": None,  # set while the browser tests' Chromium runs; never in production
+}
+
+
+def test_the_deploy_check_passes_under_production_settings():
+    result = _start("--deploy", "--fail-level", "WARNING", **PRODUCTION)
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "variable, value, warning",
+    [
+        ("SECRET_KEY", None, "security.W009"),  # the demo key
+        ("SECURE_SSL_REDIRECT", "false", "security.W008"),
+        ("SECURE_COOKIES", "false", "security.W012"),
+        ("SECURE_HSTS_SECONDS", "0", "security.W004"),
+        ("DEBUG", "true", "security.W018"),
+    ],
+)
+def test_the_deploy_check_fails_when_a_production_setting_is_weakened(variable, value, warning):
+    result = _start("--deploy", "--fail-level", "WARNING", **(PRODUCTION | {variable: value}))
+    assert result.returncode != 0
+    assert warning in result.stderr
+
+
+def test_healthz_stays_on_http_while_everything_else_redirects_to_https(client, settings, db):
+    settings.SECURE_SSL_REDIRECT = True
+    assert client.get("/healthz").status_code == 200
+    response = client.get("/queue/")
+    assert response.status_code == 301 and response["Location"] == "https://testserver/queue/"
+
+
+def test_an_empty_value_is_unset_so_a_secure_default_stays(monkeypatch):
+    from reviewapp.env import env_bool
+
+    monkeypatch.setenv("SECURE_SSL_REDIRECT", "")
+    assert env_bool("SECURE_SSL_REDIRECT", True) is True
+    monkeypatch.setenv("SECURE_SSL_REDIRECT", "off")
+    assert env_bool("SECURE_SSL_REDIRECT", True) is False
