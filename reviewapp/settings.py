@@ -175,7 +175,7 @@ JUDGE_CLAIM_SECONDS = CELERY_TASK_TIME_LIMIT + env_int("JUDGE_CLAIM_MARGIN_SECON
 JUDGE_MAX_RETRIES = env_int("JUDGE_MAX_RETRIES", 5, minimum=0)
 # First wait before a transient failure is retried; it doubles per retry (capped at 300 s).
 JUDGE_RETRY_BACKOFF_SECONDS = env_float("JUDGE_RETRY_BACKOFF_SECONDS", 5.0, minimum=0.1)
-# Each worker also consumes its own queue (<hostname>.dq), so a canary can reach every worker.
+# Each worker also consumes its own queue (<hostname>.dq2), so a canary can reach every worker.
 CELERY_WORKER_DIRECT = True
 if CELERY_BROKER_URL.startswith("filesystem://"):
     CELERY_BEAT_SCHEDULE_FILENAME = str(DEMO_STATE_DIR / "celerybeat-schedule")

@@ -1,7 +1,7 @@
 """Worker liveness from canaries: a process that is up but no longer consumes is caught.
 
 A periodic `canary_dispatch` sends one `canary` to every known worker's own queue
-(<hostname>.dq, CELERY_WORKER_DIRECT) and one to the judge queue. A worker records itself when
+(CELERY_WORKER_DIRECT) and one to the judge queue. A worker records itself when
 it starts; each canary it *runs* stamps `last_consumed_at`. A worker whose last consumed canary is
 older than two intervals, although canaries were sent to it since, is stale: its process may
 answer pings, but it is not taking work (e.g. it did not resume consuming after a broker
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from celery.utils.nodenames import worker_direct
 from django.conf import settings
 from django.db.models import F
 from django.utils import timezone
@@ -77,7 +78,7 @@ def canary_dispatch() -> list[str]:
     hostnames = list(WorkerHeartbeat.objects.values_list("hostname", flat=True))
     expires = settings.CANARY_INTERVAL_SECONDS * 2  # a canary nobody took in time is dropped, not piled up
     for hostname in hostnames:
-        canary.apply_async((now.isoformat(),), queue=f"{hostname}.dq", expires=expires)
+        canary.apply_async((now.isoformat(),), queue=worker_direct(hostname), expires=expires)
     canary.apply_async((now.isoformat(),), expires=expires)
     canary_sent(hostnames=hostnames, at=now)
     return hostnames

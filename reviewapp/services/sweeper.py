@@ -1,8 +1,9 @@
 """The sweeper: no answer stays queued or judging forever.
 
 Two ways an answer can be left behind by the broker or a worker:
-- *lost message*: `queued` with no live claim for JUDGE_SWEEP_AFTER_SECONDS (the broker was down
-  when its ingest committed, or lost the message in a restart without persistence);
+- *lost message*: `queued` with no live claim for JUDGE_SWEEP_AFTER_SECONDS while the judge queue
+  is empty (the broker was down when its ingest committed, or lost the message in a restart
+  without persistence);
 - *lost worker*: `judging` with an expired claim (the worker died and the message was not
   redelivered, e.g. it sits unacknowledged until the visibility timeout).
 
@@ -45,12 +46,31 @@ def stuck_answers(now=None):
     return Answer.objects.filter(lost_message | lost_worker)
 
 
+def judge_queue_backlog() -> int | None:
+    """Messages waiting in the judge queue, or None when the broker cannot be asked."""
+    from reviewapp.celery import app
+
+    try:
+        with app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1)
+            return conn.default_channel.queue_declare(queue=settings.CELERY_TASK_DEFAULT_QUEUE).message_count
+    except Exception as exc:  # kombu raises a different type per transport
+        log.warning("judge sweep: cannot read the judge queue's length (%s)", exc)
+        return None
+
+
 def answers_sweep(*, batch: int = 500) -> Sweep:
     sweep = Sweep()
     now = timezone.now()
+    stuck_rows = stuck_answers(now)
+    if judge_queue_backlog() != 0:
+        # A queued answer behind a backlog is waiting, not lost: only when the queue has drained
+        # (or cannot be read: enqueueing would fail too) is a quiet 'queued' answer known lost.
+        # A lost worker's answer is known lost from its expired claim alone.
+        stuck_rows = stuck_rows.filter(status=Answer.Status.JUDGING)
     with transaction.atomic():
         stuck = list(
-            stuck_answers(now).select_for_update(skip_locked=True).order_by("id")
+            stuck_rows.select_for_update(skip_locked=True).order_by("id")
             .only("id", "status", "sweep_count")[:batch]
         )
         for answer in stuck:
