@@ -66,3 +66,19 @@ def test_the_celery_app_is_configured_for_at_least_once_delivery():
     assert conf.task_acks_late and conf.task_reject_on_worker_lost
     assert conf.worker_prefetch_multiplier == 1
     assert conf.task_soft_time_limit < conf.task_time_limit
+
+
+def test_a_visibility_timeout_not_above_the_hard_time_limit_stops_start_up():
+    result = _start(CELERY_BROKER_URL="redis://127.0.0.1:6379/13", JUDGE_TASK_TIME_LIMIT="300",
+                    CELERY_VISIBILITY_TIMEOUT="300")
+    assert result.returncode != 0
+    assert "CELERY_VISIBILITY_TIMEOUT=300 must be greater than JUDGE_TASK_TIME_LIMIT=300" in result.stderr
+
+
+def test_the_default_visibility_timeout_is_above_the_hard_time_limit():
+    from django.conf import settings
+
+    visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    assert visibility > settings.CELERY_TASK_TIME_LIMIT > settings.CELERY_TASK_SOFT_TIME_LIMIT
+    assert settings.CELERY_TASK_SOFT_TIME_LIMIT > settings.JUDGE_RETRY_BUDGET_SECONDS
+    assert settings.JUDGE_CLAIM_SECONDS > settings.CELERY_TASK_TIME_LIMIT
