@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from celery.utils.nodenames import worker_direct
 from django.conf import settings
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from reviewapp.models import WorkerHeartbeat
@@ -74,7 +74,10 @@ def canary_dispatch() -> list[str]:
 
     now = timezone.now()
     # A worker killed long ago (its container is gone) would be flagged forever; forget it after a day.
-    WorkerHeartbeat.objects.filter(last_consumed_at__lt=now - timedelta(days=1)).delete()
+    day_ago = now - timedelta(days=1)
+    WorkerHeartbeat.objects.filter(
+        Q(last_consumed_at__lt=day_ago) | Q(last_consumed_at__isnull=True, started_at__lt=day_ago)
+    ).delete()
     hostnames = list(WorkerHeartbeat.objects.values_list("hostname", flat=True))
     expires = settings.CANARY_INTERVAL_SECONDS * 2  # a canary nobody took in time is dropped, not piled up
     for hostname in hostnames:
