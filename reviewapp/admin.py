@@ -1,7 +1,7 @@
 from django.contrib import admin, messages
 from django.utils import timezone
 
-from reviewapp.models import Answer, ApiClient, AuditEvent, JudgeRun, Policy
+from reviewapp.models import Answer, ApiClient, AuditEvent, JudgeRun, Policy, WorkerHeartbeat
 from reviewapp.services.audit import audit_record
 
 
@@ -67,3 +67,13 @@ class PolicyAdmin(ReadOnlyAdmin):
 class AuditEventAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "actor_label", "action", "object_type", "object_id"]
     list_filter = ["action", "object_type"]
+
+
+@admin.register(WorkerHeartbeat)
+class WorkerHeartbeatAdmin(ReadOnlyAdmin):
+    """Each worker's last consumed canary (see /health/); a killed worker's row can be deleted here."""
+
+    list_display = ["hostname", "last_consumed_at", "last_sent_at", "consumed", "started_at"]
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser
