@@ -15,7 +15,7 @@ from reviewapp.models import Answer, AuditEvent, Claim, JudgeRun, WorkerHeartbea
 from reviewapp.services.ingest import answer_ingest
 from reviewapp.services.judging import AnswerBusy, answer_judge
 from reviewapp.services.liveness import canary_consumed, worker_started, worker_status
-from reviewapp.services.sweeper import answers_sweep, judge_queue_backlog
+from reviewapp.services.sweeper import BACKLOG_SLACK, answers_sweep, judge_queue_backlog
 from tests.conftest import fare_payload
 
 pytestmark = pytest.mark.django_db
@@ -79,7 +79,7 @@ def test_quiet_queued_answers_are_not_swept_while_the_queue_has_a_backlog(settin
     _age(queued, settings.JUDGE_SWEEP_AFTER_SECONDS + 5)
     lost_worker = _ingest(external_id="lost-worker")
     _age(lost_worker, 10, status="judging", claim_token=uuid.uuid4(), claim_expires_at=timezone.now() - timedelta(seconds=1))
-    redis.Redis.from_url(settings.CELERY_BROKER_URL).lpush(_own_queue, "a message waiting its turn")
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).lpush(_own_queue, *["a message waiting its turn"] * (BACKLOG_SLACK + 1))
 
     assert answers_sweep().requeued == [lost_worker.pk]  # a lost worker shows by its expired claim alone
 

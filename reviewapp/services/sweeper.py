@@ -2,7 +2,7 @@
 
 Two ways an answer can be left behind by the broker or a worker:
 - *lost message*: `queued` with no live claim for JUDGE_SWEEP_AFTER_SECONDS while the judge queue
-  is empty (the broker was down when its ingest committed, or lost the message in a restart
+  is (nearly) empty (the broker was down when its ingest committed, or lost the message in a restart
   without persistence);
 - *lost worker*: `judging` with an expired claim (the worker died and the message was not
   redelivered, e.g. it sits unacknowledged until the visibility timeout).
@@ -29,6 +29,11 @@ from reviewapp.services.ingest import enqueue_judging
 from reviewapp.services.judging import abandon_running_runs, answer_fail, judge_config_for, mark_run_failed, start_run
 
 log = logging.getLogger(__name__)
+
+
+# Messages the judge queue may hold and still count as drained: beat's own periodic tasks and
+# canaries pass through it, and a duplicate delivery of an answer that was only waiting is a no-op.
+BACKLOG_SLACK = 10
 
 
 @dataclass
@@ -63,10 +68,11 @@ def answers_sweep(*, batch: int = 500) -> Sweep:
     sweep = Sweep()
     now = timezone.now()
     stuck_rows = stuck_answers(now)
-    if judge_queue_backlog() != 0:
-        # A queued answer behind a backlog is waiting, not lost: only when the queue has drained
-        # (or cannot be read: enqueueing would fail too) is a quiet 'queued' answer known lost.
-        # A lost worker's answer is known lost from its expired claim alone.
+    backlog = judge_queue_backlog()
+    if backlog is None or backlog > BACKLOG_SLACK:
+        # A queued answer behind a backlog is waiting, not lost: only when the queue has (nearly)
+        # drained is a quiet 'queued' answer known lost; when the broker cannot be read, enqueueing
+        # would fail too. A lost worker's answer is known lost from its expired claim alone.
         stuck_rows = stuck_rows.filter(status=Answer.Status.JUDGING)
     with transaction.atomic():
         stuck = list(
