@@ -29,6 +29,12 @@ def _own_queue(settings):
     redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(settings.CELERY_TASK_DEFAULT_QUEUE)
 
 
+@pytest.fixture
+def no_workers(db):
+    # The session's celery_worker fixture registers itself in the test database: start from none.
+    WorkerHeartbeat.objects.all().delete()
+
+
 def _ingest(**overrides) -> Answer:
     return answer_ingest(client=None, request=judges.JudgeRequest.model_validate(fare_payload(**overrides))).answer
 
@@ -155,7 +161,7 @@ def test_an_answer_that_keeps_losing_its_worker_fails_to_review_after_the_bound(
     assert run.status == "failed" and f"lost {settings.JUDGE_MAX_LOST + 1} times" in run.error
 
 
-def test_worker_status_flags_a_worker_whose_last_canary_is_older_than_two_intervals(settings):
+def test_worker_status_flags_a_worker_whose_last_canary_is_older_than_two_intervals(settings, no_workers):
     settings.CANARY_INTERVAL_SECONDS = 10
     worker_started(hostname="fresh@a")
     canary_consumed(hostname="fresh@a", sent_at=timezone.now())
@@ -169,7 +175,7 @@ def test_worker_status_flags_a_worker_whose_last_canary_is_older_than_two_interv
     assert WorkerHeartbeat.objects.get(hostname="fresh@a").consumed == 1
 
 
-def test_health_json_is_503_with_a_stale_worker_and_200_when_all_consume(client, settings):
+def test_health_json_is_503_with_a_stale_worker_and_200_when_all_consume(client, settings, no_workers):
     settings.CANARY_INTERVAL_SECONDS = 10
     canary_consumed(hostname="w1@host", sent_at=timezone.now())
     assert client.get("/health/").status_code == 200
@@ -181,12 +187,12 @@ def test_health_json_is_503_with_a_stale_worker_and_200_when_all_consume(client,
     assert response.json()["stale_workers"] == ["w1@host"]
 
 
-def test_health_is_503_when_no_worker_has_ever_reported(client):
+def test_health_is_503_when_no_worker_has_ever_reported(client, no_workers):
     response = client.get("/health/")
     assert response.status_code == 503 and response.json()["workers"] == []
 
 
-def test_the_policy_page_shows_each_worker_and_flags_a_stale_one(client, settings):
+def test_the_policy_page_shows_each_worker_and_flags_a_stale_one(client, settings, no_workers):
     user = User.objects.create_user("ada", password="pw-ada-123", is_staff=True)
     user.groups.add(Group.objects.get_or_create(name="admin")[0])
     client.force_login(user)
