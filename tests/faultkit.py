@@ -648,7 +648,22 @@ def llm_storm(rig: Rig, llm, answers: int, *, seed: int = 9, concurrency: int = 
         (slowest,) = rig.conn.execute(
             "select coalesce(max(extract(epoch from greatest(judged_at, updated_at) - created_at)), 0) "
             "from reviewapp_answer where id = any(%s)", (ids,)).fetchone()
+        # From an answer's first judge run to its verdict or failure: the retry time the bound is about.
+        (longest,) = rig.conn.execute(
+            "select coalesce(max(extract(epoch from a.updated_at - r.first)), 0) from reviewapp_answer a "
+            "join (select answer_id, min(started_at) as first from reviewapp_judgerun group by answer_id) r "
+            "on r.answer_id = a.id where a.id = any(%s)", (ids,)).fetchone()
     finally:
         worker.stop()
         llm.default = good_reply()
-    return _row("LLM faults storm", 1, t, elapsed, llm_requests=len(llm.requests), slowest_answer_s=round(float(slowest), 1))
+    return _row("LLM faults storm", 1, t, elapsed, llm_requests=len(llm.requests),
+                slowest_answer_s=round(float(slowest), 1), longest_judging_s=round(float(longest), 1))
+
+
+def storm_retry_bound_s() -> float:
+    """The longest an answer may take from its first judge run to verdict or failure: every try
+    spends at most the retry budget, and the backoffs between tries are at most 1.2x nominal."""
+    limits = FAST_LIMITS
+    tries = int(limits["JUDGE_MAX_RETRIES"]) + 1
+    backoffs = sum(float(limits["JUDGE_RETRY_BACKOFF_SECONDS"]) * 2**i * 1.2 for i in range(tries - 1))
+    return tries * float(limits["JUDGE_RETRY_BUDGET_SECONDS"]) + backoffs

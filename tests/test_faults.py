@@ -81,11 +81,10 @@ def test_an_llm_fault_storm_ends_with_every_answer_judged_or_failed_with_a_reaso
 
     assert_none_lost_doubled_or_wrong(row)  # 'wrong' covers: failed without reason or review
     assert row["judged"] > 0 and row["failed"] > 0
-    # Bounded: an answer gets (JUDGE_MAX_RETRIES + 1) tries of at most the retry budget each,
-    # plus the backoffs between them; the slowest must fit (with room for queueing behind others).
-    limits = faultkit.FAST_LIMITS
-    per_answer = (int(limits["JUDGE_MAX_RETRIES"]) + 1) * float(limits["JUDGE_RETRY_BUDGET_SECONDS"]) + 10
-    assert row["slowest_answer_s"] < per_answer + row["recover_s"] / 2, row
+    # Bounded: (JUDGE_MAX_RETRIES + 1) tries of at most the retry budget each, plus the backoffs,
+    # from an answer's first run to its end; 10 s of slack for retries waiting for a free thread
+    # (the bench's 500-answer storm measured 31.3 s against the 28.2 s of retry time).
+    assert row["longest_judging_s"] < faultkit.storm_retry_bound_s() + 10, row
 
 
 def test_a_worker_that_stops_consuming_is_flagged_stale_and_resumes_after_a_redis_restart(rig, llm):
