@@ -3,7 +3,7 @@ from django.utils import timezone
 
 from reviewapp.models import (
     Answer, ApiClient, AuditEvent, ExampleSet, JudgeRun, Policy, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
-    WorkedExample,
+    WorkedExample, WorkerHeartbeat,
 )
 from reviewapp.services.audit import audit_record
 
@@ -118,3 +118,13 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
     list_filter = ["status", "event"]
     search_fields = ["event_id"]
     inlines = [WebhookAttemptInline]
+
+
+@admin.register(WorkerHeartbeat)
+class WorkerHeartbeatAdmin(ReadOnlyAdmin):
+    """Each worker's last consumed canary (see /health/); a killed worker's row can be deleted here."""
+
+    list_display = ["hostname", "last_consumed_at", "last_sent_at", "consumed", "started_at"]
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser

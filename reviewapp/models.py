@@ -93,6 +93,10 @@ class Answer(models.Model):
     # Which delivery of judge_answer owns this answer while it is judging, and until when.
     claim_token = models.UUIDField(null=True, blank=True)
     claim_expires_at = models.DateTimeField(null=True, blank=True)
+    # Deliveries lost with their worker (the claim was taken over from a dead holder) and
+    # re-enqueues by the sweeper: both are bounded, then the answer fails to a human.
+    lost_count = models.PositiveIntegerField(default=0)
+    sweep_count = models.PositiveIntegerField(default=0)
     verdict = models.CharField(max_length=20, choices=VERDICT_CHOICES, blank=True)
     grounding_score = models.FloatField(null=True, blank=True)
     # The run whose claims this answer shows (the latest successful one).
@@ -609,3 +613,16 @@ class WebhookAttempt(models.Model):
     @property
     def succeeded(self) -> bool:
         return self.http_status is not None and 200 <= self.http_status < 300
+
+
+class WorkerHeartbeat(models.Model):
+    """The last canary each worker consumed from its own queue (liveness, not just "process up")."""
+
+    hostname = models.CharField(max_length=200, unique=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    last_sent_at = models.DateTimeField(null=True, blank=True, help_text="last canary sent to its queue")
+    last_consumed_at = models.DateTimeField(null=True, blank=True, help_text="last canary it ran")
+    consumed = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return self.hostname

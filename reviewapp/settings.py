@@ -190,10 +190,33 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 else:
     # An unacknowledged task is redelivered after the visibility timeout; it must outlast the
     # longest a task may legitimately run, or a slow judge call would be judged twice.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT * 2 + 60}
-# How long a claimed answer stays claimed before another delivery may take it over.
-JUDGE_CLAIM_SECONDS = CELERY_TASK_TIME_LIMIT + 30
+    CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", CELERY_TASK_TIME_LIMIT * 2 + 60, minimum=1)
+    if CELERY_VISIBILITY_TIMEOUT <= CELERY_TASK_TIME_LIMIT:
+        raise ImproperlyConfigured(
+            f"CELERY_VISIBILITY_TIMEOUT={CELERY_VISIBILITY_TIMEOUT} must be greater than JUDGE_TASK_TIME_LIMIT="
+            f"{CELERY_TASK_TIME_LIMIT}: the broker would hand a running judge task to a second worker"
+        )
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
+# How long a claimed answer stays claimed before another delivery may take it over: past the
+# hard time limit, so a live delivery never loses its claim to a duplicate.
+JUDGE_CLAIM_SECONDS = CELERY_TASK_TIME_LIMIT + env_int("JUDGE_CLAIM_MARGIN_SECONDS", 30, minimum=1)
 JUDGE_MAX_RETRIES = env_int("JUDGE_MAX_RETRIES", 5, minimum=0)
+# First wait before a transient failure is retried; it doubles per retry (capped at 300 s).
+JUDGE_RETRY_BACKOFF_SECONDS = env_float("JUDGE_RETRY_BACKOFF_SECONDS", 5.0, minimum=0.1)
+# Each worker also consumes its own queue (<hostname>.dq2), so a canary can reach every worker.
+CELERY_WORKER_DIRECT = True
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    CELERY_BEAT_SCHEDULE_FILENAME = str(DEMO_STATE_DIR / "celerybeat-schedule")
+
+# --- Sweeper and liveness (periodic tasks; run `celery beat`, or a worker with -B) ----------------
+# An answer 'queued' this long with no live claim lost its message (broker down at commit, a
+# restart without persistence): the sweeper enqueues it again. So does a claim that expired.
+JUDGE_SWEEP_AFTER_SECONDS = env_int("JUDGE_SWEEP_AFTER_SECONDS", 600, minimum=1)
+JUDGE_SWEEP_INTERVAL_SECONDS = env_float("JUDGE_SWEEP_INTERVAL_SECONDS", 60.0, minimum=0.5)
+# Bounds, after which the answer fails with the reason and goes to a human.
+JUDGE_MAX_SWEEPS = env_int("JUDGE_MAX_SWEEPS", 5, minimum=1)
+JUDGE_MAX_LOST = env_int("JUDGE_MAX_LOST", 3, minimum=1)
+CANARY_INTERVAL_SECONDS = env_float("CANARY_INTERVAL_SECONDS", 60.0, minimum=0.5)
 
 # A fleet-wide limit on LLM requests and tokens per minute (judges.ratelimit), shared by every
 # worker through Redis: Celery's own rate_limit is per worker. 0 = no limit.

@@ -1,28 +1,48 @@
 """Celery tasks: thin wrappers that load by id and call a service. Limits live in settings."""
 
 import random
+from datetime import datetime
 
 from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from reviewapp.services import liveness
 from reviewapp.services.jobs import answer_rejudge, job_run
 from reviewapp.services.judging import AnswerBusy, TransientJudgeFailure, answer_judge
+from reviewapp.services.sweeper import answers_sweep
 from reviewapp.services.webhooks import CLAIM_MARGIN_SECONDS, delivery_send
 
 
 def _backoff(retries: int) -> float:
-    return min(5 * 2**retries, 300) * random.uniform(0.8, 1.2)
+    return min(settings.JUDGE_RETRY_BACKOFF_SECONDS * 2**retries, 300) * random.uniform(0.8, 1.2)
 
 
 @shared_task(bind=True, max_retries=settings.JUDGE_MAX_RETRIES)
 def judge_answer(self, answer_id: int) -> None:
+    countdown = _backoff(self.request.retries)
     try:
-        answer_judge(answer_id=answer_id, last_try=self.request.retries >= self.max_retries)
+        answer_judge(answer_id=answer_id, last_try=self.request.retries >= self.max_retries,
+                     delivery_id=self.request.id, retry_in=countdown)
     except AnswerBusy as exc:  # another delivery holds it: look again once its claim can expire
         raise self.retry(exc=exc, countdown=exc.retry_in, max_retries=None)
     except (TransientJudgeFailure, OperationalError, InterfaceError) as exc:  # only transient errors retry
-        raise self.retry(exc=exc, countdown=_backoff(self.request.retries))
+        raise self.retry(exc=exc, countdown=countdown)
+
+
+@shared_task
+def sweep_stuck_answers() -> None:
+    answers_sweep()
+
+
+@shared_task
+def canary_dispatch() -> None:
+    liveness.canary_dispatch()
+
+
+@shared_task(bind=True)
+def canary(self, sent_at: str) -> None:
+    liveness.canary_consumed(hostname=self.request.hostname, sent_at=datetime.fromisoformat(sent_at))
 
 
 @shared_task

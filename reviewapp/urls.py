@@ -8,6 +8,7 @@ from reviewapp.api import api
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="queue"), name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("health/", views.health, name="health"),
     path("queue/", views.queue, name="queue"),
     path("queue/next", views.queue_next, name="queue_next"),
     path("answers/", views.answers, name="answers"),

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.db import DatabaseError, connection
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -25,6 +25,7 @@ from reviewapp.forms import PolicyForm, RejudgeForm
 from reviewapp.highlight import segments
 from reviewapp.models import Answer, Claim, Job, Policy
 from reviewapp.services import jobs as jobs_service
+from reviewapp.services import liveness
 from reviewapp.services import policy as policy_service
 from reviewapp.services import review as review_service
 from reviewapp.services.policy import policy_diff
@@ -46,6 +47,16 @@ def healthz(request: HttpRequest) -> HttpResponse:
     except DatabaseError:
         return HttpResponse("database unavailable", status=503, content_type="text/plain")
     return HttpResponse("ok", content_type="text/plain")
+
+
+def health(request: HttpRequest) -> HttpResponse:
+    """For monitors: each worker's last consumed canary, stale workers, answers stuck; 503 if not ok.
+    Hostnames and counts only, no answer content."""
+    try:
+        status = liveness.worker_status()
+    except DatabaseError:
+        return JsonResponse({"ok": False, "error": "database unavailable"}, status=503)
+    return JsonResponse(status, status=200 if status["ok"] else 503)
 
 
 # --- answers (everything posted, newest first) ------------------------------------------------
@@ -313,6 +324,7 @@ def _policy_page(request: HttpRequest, form: PolicyForm, status: int = 200) -> H
         "rejudge_form": RejudgeForm(initial={"backend": settings.JUDGE_BACKEND, "model": settings.JUDGE_MODEL}),
         "history": _history(),
         "jobs": Job.objects.select_related("created_by")[:10],
+        "health": liveness.worker_status(),
     }, status=status)
 
 

@@ -352,7 +352,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if not isinstance(request, dict):
             self._error(400, "The request body must be a JSON object.")
             return
-        admitted = fake._arrive(request, {k.lower(): v for k, v in self.headers.items()})
+        admitted = fake._arrive(request, {k.lower(): v for k, v in self.headers.items()}, peer=self.client_address)
         try:
             if not admitted:
                 seconds = fake._concurrency_retry_after()
@@ -397,6 +397,7 @@ class FakeOpenAI:
 
         self.requests: list[dict] = []
         self.request_headers: list[dict] = []
+        self.request_peers: list[tuple | None] = []  # (host, port) of the client of each request
         self.errors: list[str] = []  # exceptions raised by a `default` function
         self.peak_concurrency = 0  # most chat requests in flight at once (incl. ones refused with 429)
         self.concurrency_rejections = 0  # how many got the max_concurrency 429
@@ -471,6 +472,7 @@ class FakeOpenAI:
             self._script.clear()
             self.requests.clear()
             self.request_headers.clear()
+            self.request_peers.clear()
             self.errors.clear()
             self.peak_concurrency = self._in_flight
             self.concurrency_rejections = 0
@@ -490,11 +492,12 @@ class FakeOpenAI:
             else:
                 self._connections.discard(conn)
 
-    def _arrive(self, request: dict, headers: dict) -> bool:
+    def _arrive(self, request: dict, headers: dict, peer: tuple | None = None) -> bool:
         """Record the request; count it in flight; return whether it is admitted."""
         with self._lock:
             self.requests.append(request)
             self.request_headers.append(headers)
+            self.request_peers.append(peer)
             self._in_flight += 1
             self.peak_concurrency = max(self.peak_concurrency, self._in_flight)
             if self.max_concurrency is not None and self._admitted >= self.max_concurrency:

@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVICES = ("postgres", "redis", "web", "worker")
-APP_SERVICES = ("web", "worker")
+SERVICES = ("postgres", "redis", "web", "worker", "beat")
+APP_SERVICES = ("web", "worker", "beat")
 LLM_VARIABLES = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_MODEL", "JUDGE_PROFILE")
 # gunicorn options that take a value, so that their value is not mistaken for the app target.
 GUNICORN_VALUE_OPTIONS = {
@@ -179,3 +179,14 @@ def test_the_worker_healthcheck_pings_the_same_celery_app(compose):
     argv = _step(test, "celery")
     assert _celery_app_name(argv) == _celery_app_name(_step(_service(compose, "worker")["command"], "celery"))
     assert argv[argv.index("inspect") + 1] == "ping"
+
+
+def test_beat_runs_the_same_celery_app_and_schedules_the_sweeper_and_the_canary(compose):
+    argv = _step(_service(compose, "beat")["command"], "celery")
+    assert "beat" in argv
+    assert _celery_app_name(argv) == _celery_app_name(_step(_service(compose, "worker")["command"], "celery"))
+    app = importlib.import_module("reviewapp.celery").app
+    tasks = {entry["task"] for entry in app.conf.beat_schedule.values()}
+    assert tasks == {"reviewapp.tasks.sweep_stuck_answers", "reviewapp.tasks.canary_dispatch"}
+    importlib.import_module("reviewapp.tasks")  # what the worker's autodiscovery imports
+    assert tasks <= set(app.tasks)

@@ -127,3 +127,19 @@ def test_an_empty_value_is_unset_so_a_secure_default_stays(monkeypatch):
     assert env_bool("SECURE_SSL_REDIRECT", True) is True
     monkeypatch.setenv("SECURE_SSL_REDIRECT", "off")
     assert env_bool("SECURE_SSL_REDIRECT", True) is False
+
+
+def test_a_visibility_timeout_not_above_the_hard_time_limit_stops_start_up():
+    result = _start(CELERY_BROKER_URL="redis://127.0.0.1:6379/13", JUDGE_TASK_TIME_LIMIT="300",
+                    CELERY_VISIBILITY_TIMEOUT="300")
+    assert result.returncode != 0
+    assert "CELERY_VISIBILITY_TIMEOUT=300 must be greater than JUDGE_TASK_TIME_LIMIT=300" in result.stderr
+
+
+def test_the_default_visibility_timeout_is_above_the_hard_time_limit():
+    from django.conf import settings
+
+    visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    assert visibility > settings.CELERY_TASK_TIME_LIMIT > settings.CELERY_TASK_SOFT_TIME_LIMIT
+    assert settings.CELERY_TASK_SOFT_TIME_LIMIT > settings.JUDGE_RETRY_BUDGET_SECONDS
+    assert settings.JUDGE_CLAIM_SECONDS > settings.CELERY_TASK_TIME_LIMIT

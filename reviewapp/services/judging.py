@@ -5,6 +5,14 @@ conditional UPDATE (queued -> judging, with a random token and an expiry), and i
 land if the answer is still claimed by that token when they are written. A second delivery of
 the same task finds the answer claimed or already judged and does nothing; a delivery that
 outlives its claim (its worker was killed, the claim expired, another took over) writes nothing.
+
+The claim's token is the Celery task id when there is one. The broker hands the *same* message
+out again only when its earlier delivery is dead (its worker process was lost and the message
+rejected back, or it went unacknowledged past the visibility timeout, which is longer than the hard
+time limit) or when that delivery retried itself: so a delivery that finds its own task id on the
+claim takes it over at once instead of waiting for the claim to expire. Each takeover from a dead
+holder counts in `lost_count`; past JUDGE_MAX_LOST the answer fails to a human (a poison answer
+that kills its worker must not loop forever).
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ from datetime import timedelta
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 import judges
@@ -93,13 +101,16 @@ def judge_request_for(answer: Answer) -> JudgeRequest:
     )
 
 
-def answer_judge(*, answer_id: int, last_try: bool = True) -> JudgeRun | None:
+def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | None = None,
+                 retry_in: float = 0.0) -> JudgeRun | None:
     """Judge the answer unless another delivery already did or is doing it.
 
+    `delivery_id` is the Celery task id (the claim's token); `retry_in` is how soon a transient
+    failure will be retried, so the sweeper leaves the answer alone until then.
     Raises AnswerBusy (retry later), TransientJudgeFailure (retry later; unless `last_try`,
     when the answer is failed instead). Returns the run, or None when there was nothing to do.
     """
-    token = uuid.uuid4()
+    token = _token(delivery_id)
     claimed = _claim(answer_id, token)
     if not claimed:
         _explain_unclaimed(answer_id)
@@ -108,18 +119,21 @@ def answer_judge(*, answer_id: int, last_try: bool = True) -> JudgeRun | None:
     answer = Answer.objects.prefetch_related("passages").get(pk=answer_id)
     policy = Policy.current()
     if claimed == TAKEN_OVER:
-        # Runs left 'running' by the delivery whose claim expired (its worker died) are over.
-        JudgeRun.objects.filter(answer=answer, status=JudgeRun.Status.RUNNING).update(
-            status=JudgeRun.Status.FAILED, error="abandoned: the worker judging it was lost", finished_at=timezone.now()
-        )
+        # Runs left 'running' by the delivery whose claim was taken over (its worker died) are over.
+        abandon_running_runs(answer)
     config = judge_config_for(answer, policy)
+    if answer.lost_count > settings.JUDGE_MAX_LOST:
+        run, _ = start_run(answer, config)
+        _fail(answer, run, token, f"gave up: the worker judging it was lost {answer.lost_count} times",
+              transient=False, last_try=True, attempts=0)
+        return run
     run, config_error = start_run(answer, config)
     try:
         output = run_judge(answer, config, config_error)
     except (JudgeError, SoftTimeLimitExceeded) as exc:
         transient = isinstance(exc, SoftTimeLimitExceeded) or exc.transient
         message = "judge timed out (soft time limit)" if isinstance(exc, SoftTimeLimitExceeded) else str(exc)
-        _fail(answer, run, token, message, transient=transient, last_try=last_try,
+        _fail(answer, run, token, message, transient=transient, last_try=last_try, retry_in=retry_in,
               attempts=getattr(exc, "attempts", 1), raw_output=getattr(exc, "raw_output", ""))
         return run
     except Exception as exc:  # a bug in a judge must not leave the answer stuck in 'judging'
@@ -215,14 +229,29 @@ def _escalate(answer: Answer, policy: Policy, first: JudgeOutput) -> tuple[Judge
         return None
 
 
+def _token(delivery_id: str | None) -> uuid.UUID:
+    try:
+        return uuid.UUID(delivery_id) if delivery_id else uuid.uuid4()
+    except ValueError:  # a task id that is not a UUID (set by hand): no takeover, just a claim
+        return uuid.uuid4()
+
+
+def abandon_running_runs(answer: Answer) -> None:
+    JudgeRun.objects.filter(answer=answer, status=JudgeRun.Status.RUNNING).update(
+        status=JudgeRun.Status.FAILED, error="abandoned: the worker judging it was lost", finished_at=timezone.now()
+    )
+
+
 FRESH, TAKEN_OVER = "fresh", "taken over"
 
 
 def _claim(answer_id: int, token: uuid.UUID) -> str | None:
-    """Claim a queued answer (FRESH), else one whose earlier claim expired (TAKEN_OVER), else None.
+    """Claim a queued answer (FRESH), else one being judged by a dead holder (TAKEN_OVER): its claim
+    expired, or it carries our own token, i.e. an earlier delivery of this same message died (the
+    broker re-sends a message only once its earlier delivery is gone). Else None.
 
     Two conditional UPDATEs rather than one, so the common case needs no look for runs a lost
-    delivery left behind: only a take-over can find one."""
+    delivery left behind: only a take-over can find one. A take-over counts as a lost delivery."""
     now = timezone.now()
     claim = {
         "status": Answer.Status.JUDGING,
@@ -234,7 +263,8 @@ def _claim(answer_id: int, token: uuid.UUID) -> str | None:
     if answers.filter(status=Answer.Status.QUEUED).update(**claim):
         return FRESH
     expired = Q(claim_expires_at__lt=now) | Q(claim_expires_at__isnull=True)
-    if answers.filter(Q(status=Answer.Status.JUDGING) & expired).update(**claim):
+    dead_holder = expired | Q(claim_token=token)
+    if answers.filter(Q(status=Answer.Status.JUDGING) & dead_holder).update(**claim, lost_count=F("lost_count") + 1):
         return TAKEN_OVER
     return None
 
@@ -367,16 +397,30 @@ def mark_run_failed(run: JudgeRun, error: str, *, transient: bool = False, attem
     )
 
 
-def _fail(answer, run, token, error: str, *, transient: bool, last_try: bool, attempts: int, raw_output: str = ""):
+def _fail(answer, run, token, error: str, *, transient: bool, last_try: bool, attempts: int, raw_output: str = "",
+          retry_in: float = 0.0):
     mark_run_failed(run, error, transient=transient, attempts=attempts, raw_output=raw_output)
     now = timezone.now()
     if transient and not last_try:
-        # Give the answer back so the retry (or any other delivery) can claim it.
-        _owned(answer, token).update(status=Answer.Status.QUEUED, claim_token=None, claim_expires_at=None, updated_at=now)
+        # Give the answer back so the retry (or any other delivery) can claim it; the expiry
+        # tells the sweeper a retry is due then, so it does not enqueue a second one before.
+        _owned(answer, token).update(status=Answer.Status.QUEUED, claim_token=None,
+                                     claim_expires_at=now + timedelta(seconds=retry_in), updated_at=now)
         raise TransientJudgeFailure(error)
+    answer_fail(answer_id=answer.pk, owned_by=token)
+
+
+def answer_fail(*, answer_id: int, owned_by: uuid.UUID | None = None) -> bool:
+    """Fail the answer and route it to a human, if it is still ours (or, without a token, still
+    queued or judging: the sweeper giving up). Its reason is on its latest failed run."""
+    now = timezone.now()
+    if owned_by is not None:
+        rows = Answer.objects.filter(pk=answer_id, claim_token=owned_by, status=Answer.Status.JUDGING)
+    else:
+        rows = Answer.objects.filter(pk=answer_id, status__in=[Answer.Status.QUEUED, Answer.Status.JUDGING])
     route = judge_failed_route()
     with transaction.atomic():
-        failed = _owned(answer, token).update(
+        failed = rows.update(
             status=Answer.Status.FAILED,
             claim_token=None,
             claim_expires_at=None,
@@ -387,4 +431,5 @@ def _fail(answer, run, token, error: str, *, transient: bool, last_try: bool, at
             updated_at=now,
         )
         if failed:  # the client hears about a final failure too (status "failed", with the error)
-            event_record(answer=answer, event="answer.judged")
+            event_record(answer=Answer.objects.get(pk=answer_id), event="answer.judged")
+    return bool(failed)

@@ -81,8 +81,9 @@ class Command(BaseCommand):
         return api_client_rotate_token(client=client, actor_label="demo")  # the old one was shown once
 
     def _start_worker(self) -> subprocess.Popen:
+        # -B: the worker also runs beat (the sweeper and the canary); production runs one beat service.
         command = [sys.executable, "-m", "celery", "-A", "reviewapp", "worker", "-P", "threads", "-c", "2",
-                   "-l", "warning", "-n", "demo@%h"]
+                   "-l", "warning", "-n", "demo@%h", "-B", "-s", str(settings.DEMO_STATE_DIR / "celerybeat-schedule")]
         self.stdout.write(f"Starting a Celery worker on {settings.CELERY_BROKER_URL} ...")
         # Its own session: the terminal's Ctrl-C reaches only us, and we stop it in order.
         return subprocess.Popen(command, cwd=settings.BASE_DIR, start_new_session=True)
