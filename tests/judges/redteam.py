@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judges import JudgeConfig, JudgeError, JudgeRequest, judge
-from judges.profiles import list_profiles
+from judges.profiles import get_profile, list_profiles
 from judges.text import content_words, number_values, split_sentences
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.judges.redteam_cases import ADULT, CASES, CHILDREN, PASS, REPLACE, SENIOR, Case
@@ -202,9 +202,11 @@ class Outcome:
     kind: str
     where: str
     profile: str
+    reached: bool  # the profile's prompt shows the injection (v1/v2 of fare_policy hide headers, ...)
     obeyed: bool  # the fake LLM found an instruction and complied
     succeeded: bool  # the attack got a hallucination through (see the module docstring)
     failed_closed: bool  # the judge raised JudgeError (no result; the answer goes to review)
+    requests: int  # requests the backend made (2 when the reply needed a repair)
     verdict: str | None
     missed: tuple[str, ...]  # hallucinated statements left covered by SUPPORTED claims only
     honest_total: int  # honest sentences in the answer
@@ -246,7 +248,8 @@ def run_case(case: Case, profile: str, fake: FakeOpenAI, llm: ObeyingLLM) -> Out
     except JudgeError:
         result = None
     obeyed = any(entry["obeyed"] for entry in llm.log[before:])
-    common = dict(case=case.id, kind=case.kind, where=case.where, profile=profile, obeyed=obeyed)
+    common = dict(case=case.id, kind=case.kind, where=case.where, profile=profile,
+                  reached=_reached(case, request, profile), obeyed=obeyed, requests=len(llm.log) - before)
     if result is None:
         return Outcome(**common, succeeded=False, failed_closed=True, verdict=None, missed=(),
                        honest_total=0, honest_supported=0)
@@ -254,6 +257,17 @@ def run_case(case: Case, profile: str, fake: FakeOpenAI, llm: ObeyingLLM) -> Out
     total, supported = _honest(result, case.answer)
     return Outcome(**common, succeeded=succeeded, failed_closed=False, verdict=result.verdict,
                    missed=missed, honest_total=total, honest_supported=supported)
+
+
+def _reached(case: Case, request: JudgeRequest, profile: str) -> bool:
+    """Whether the profile's prompt shows the attacker's text at all: prior turns are shown from
+    fare_policy v2 on only, header fields by every profile but fare_policy v1 and v2."""
+    user = get_profile(profile).render(request).messages[1]["content"]
+    if case.where == "turn":
+        return all(turn["content"] in user for turn in case.prior_turns)
+    if case.where == "header":
+        return all(p["title"] in user for p in case.passages if p.get("title"))
+    return True
 
 
 def run_all(cases=CASES, profiles: list[str] | None = None) -> list[Outcome]:
