@@ -5,7 +5,6 @@ spotlighting delimiter."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 import pytest
@@ -20,7 +19,7 @@ from judges.profiles.parsing import extract_json
 from judges.profiles.render import new_delimiter, render_prompt, untrusted_texts
 from judges.types import JudgeRequest
 from tests.judges.redteam import ObeyingLLM, profile_specs, run_all, run_case
-from tests.judges.redteam_cases import CASES, FARES, PASSES, REFUNDS, Case
+from tests.judges.redteam_cases import CASES, FARES, PASSES, REFUNDS
 from tests.fake_openai import FakeOpenAI
 
 KINDS = {"ignore_previous", "return_grounded", "fake_delimiter", "fake_passage", "fake_header", "role_play",
