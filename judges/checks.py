@@ -1,7 +1,7 @@
 """Deterministic answer checks: run after every backend, no model, only ever adding findings.
 
 `apply_checks(request, result)` reads the answer and the passages itself and adds what it finds to
-any backend's result (DESIGN.md, "Deterministic checks"; issue 4, item 2). Four checks:
+any backend's result (DESIGN.md, "Deterministic checks"; issue 4, item 2). Four answer checks:
 
 1. **Quotations** -- text the answer puts in quotation marks ("…", “…”, or '…' when it is clearly a
    quotation and not an apostrophe) that is at least QUOTE_MIN_WORDS words or QUOTE_MIN_CHARS
@@ -42,6 +42,23 @@ any backend's result (DESIGN.md, "Deterministic checks"; issue 4, item 2). Four 
    (less "policy", "website" and the like) are in one passage's agency, title, section and tag, or
    their initials ("LRT"). `provenance_verdict(sentence, request)` tells a judge whether a sentence
    is a provenance statement that agrees with the headers.
+
+Prompt injection (issue 9, item 6; judges.injection finds it). Checks 1-4 read the answer with
+its invisible characters removed (zero-width spaces, bidi controls, tag characters: a zero-width
+space must not hide "fifty percent" from check 2; spans are mapped back to the real answer) and
+only the passages that do not address the judge (`trusted_passages`: a passage whose text or
+header holds an instruction to the judge, forged data markers or hidden text keeps its id but
+supports nothing; the rewrite note names it). Then:
+
+5. **Injection** -- text in the answer that addresses the judge or hides text: the claims over it
+   become UNSUPPORTED (a claim is added for it when none covers it).
+6. **Evidence** -- a SUPPORTED claim whose found quotes are all in passages that address the
+   judge becomes PARTIALLY_SUPPORTED.
+7. **Support** -- a SUPPORTED claim with no quote found in a trusted passage (fare_policy and
+   sentence_map give none) must have SUPPORT_MIN of its content words (names double; words of
+   quantities and provenance statements are checks 2 and 4's) in one trusted passage sentence, else
+   PARTIALLY_SUPPORTED. When anything in the request (question, turns, passages, answer) addresses
+   the judge, every SUPPORTED claim, quoted or not, needs all of its content words there.
 
 How findings land: a finding over a claim (by answer span, or by text when the claim has none)
 lowers that claim's label -- never raises it (SUPPORTED < PARTIALLY_SUPPORTED < UNSUPPORTED /
@@ -850,9 +867,12 @@ def _header_words(passage: Passage) -> frozenset[str]:
 
 # A SUPPORTED claim the judge gave no verified quote for must have at least this weighted share
 # of its content words (names count double) in ONE sentence of one trusted passage, or it is
-# lowered to PARTIALLY_SUPPORTED. 0.6 lowers 9% (HAGRID) to 15% (FaithBench) of the offline
-# judge's SUPPORTED claims when their quotes are taken away (0.7: 18-29%, 0.5: 3-5%).
-SUPPORT_MIN = 0.6
+# lowered to PARTIALLY_SUPPORTED. Its cost (python bench/support_check_cost.py: the offline
+# judge's SUPPORTED claims with their quotes taken away): at 0.5 it lowers 3.0% (HAGRID) and 4.9%
+# (FaithBench) of them, touching 4.5% and 11.9% of the hallucination-free answers; at 0.6 9.2% and
+# 15.1% (12.2% and 34.6% of those answers), at 0.7 18.0% and 28.4%. 0.5 still stops a claim made of
+# words no passage sentence has ("bought with the GoldWave mobile wallet").
+SUPPORT_MIN = 0.5
 # When anything in the request addresses the judge, the judge's SUPPORTED is suspect: every
 # SUPPORTED claim, quoted or not, must have ALL its content words in one trusted passage sentence.
 SUPPORT_MIN_UNDER_ATTACK = 1.0
@@ -943,6 +963,8 @@ def check_support(answer: _Answer, result: JudgeResult, under_attack: bool = Fal
     Claims with a verified quote are left to the judge: measured on the dev sets of README.md's
     "Accuracy", checking them too lowered the offline judge's balanced accuracy (FaithBench 0.651
     -> 0.630, HAGRID 0.782 -> 0.748 at 0.6), as one sentence is a narrower window than its own.
+    Below SUPPORT_MIN means strictly below: half the words of "Seniors can ride free on holidays"
+    pass outside an attack.
 
     `under_attack` (something in the request addresses the judge): every SUPPORTED claim is
     checked, quoted or not, at SUPPORT_MIN_UNDER_ATTACK. A judge that may have been talked round
@@ -997,7 +1019,7 @@ def _has_trusted_quote(claim: Claim, passages: Sequence[Passage]) -> bool:
     return any(e.match != "not_found" and e.passage_id in trusted for e in claim.evidence)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=256)
 def _sentence_stems(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     clean = strip_invisible(text)[0]
     return tuple((clean[s:e], stems(clean[s:e])) for s, e in split_sentences(clean))

@@ -104,7 +104,7 @@ def original_span(where: list[int], span: Span) -> Span:
     return where[start], (where[end - 1] + 1 if end > start else where[start])
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=256)  # a request has at most 100 passages; texts are kept alive by the cache
 def find_injections(text: str, *, passage: bool = False) -> tuple[Injection, ...]:
     """Everything in `text` that addresses the judge, hides text or forges structure. With
     `passage`, a passage header line ("[P9] ...") after the first line counts as forged too."""
