@@ -134,7 +134,8 @@ def apply_checks(request: JudgeRequest, result: JudgeResult) -> JudgeResult:
             *check_provenance(checked),
         )
     ]
-    answer = _Answer(request.model_copy(update={"passages": trusted}))
+    answer = checked if clean_text == request.answer else _Answer(
+        request.model_copy(update={"passages": trusted}))
     answer_injections = check_answer_injections(answer)
     findings += answer_injections
     findings += check_evidence(answer, result, poisoned)
@@ -169,9 +170,18 @@ class _Answer:
         self.request = request
         self.text = request.answer
         self.passages = request.passages
-        self.quantities = quantities(self.text)
-        self.quotations = quotations(self.text)
-        self.provenance = provenance_mentions(self.text, request)
+
+    @cached_property
+    def quantities(self) -> list[Quantity]:
+        return quantities(self.text)
+
+    @cached_property
+    def quotations(self) -> list[Quotation]:
+        return quotations(self.text)
+
+    @cached_property
+    def provenance(self) -> list[ProvenanceMention]:
+        return provenance_mentions(self.text, self.request)
 
     @cached_property
     def sentences(self) -> list[Span]:

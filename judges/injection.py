@@ -25,7 +25,6 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -67,6 +66,12 @@ INSTRUCTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 
+# One scan instead of one per pattern: each alternative is a named group saying its kind.
+_ANY_INSTRUCTION = re.compile(
+    "|".join(f"(?P<k{index}>{pattern.pattern})" for index, (_, pattern) in enumerate(INSTRUCTION_PATTERNS)),
+    re.IGNORECASE,
+)
+
 _BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{24,}={0,2}(?![A-Za-z0-9+/=])")
 _BIDI_OVERRIDES = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 # "[P9] Agency · Title" opening a line after the passage's first line: a forged passage header.
@@ -83,17 +88,32 @@ class Injection:
         return f"{self.kind} ({self.text!r})"
 
 
+# Every format character (Unicode category Cf) as of Unicode 15: soft hyphen, Arabic number signs,
+# zero-width spaces and joiners, bidi controls, word joiner, invisible operators, BOM, interlinear
+# annotation, Egyptian format controls, shorthand and musical format controls, tag characters.
+# Written out because building it from unicodedata costs a second at start-up; a test checks that
+# it covers the running Python's Cf characters and adds only unassigned code points.
+FORMAT_CHARACTERS = re.compile(
+    "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
+)
+
+
 def strip_invisible(text: str) -> tuple[str, list[int]]:
     """`text` without format characters (category Cf), and for each character of the result its
     index in `text`, plus len(text) at the end (so a half-open span maps back with it)."""
-    if text.isascii():
+    if text.isascii() or not FORMAT_CHARACTERS.search(text):
         return text, list(range(len(text) + 1))
     kept: list[str] = []
     where: list[int] = []
-    for index, char in enumerate(text):
-        if unicodedata.category(char) != "Cf":
-            kept.append(char)
-            where.append(index)
+    position = 0
+    for match in FORMAT_CHARACTERS.finditer(text):
+        kept.append(text[position:match.start()])
+        where.extend(range(position, match.start()))
+        position = match.end()
+    kept.append(text[position:])
+    where.extend(range(position, len(text)))
     where.append(len(text))
     return "".join(kept), where
 
@@ -110,9 +130,9 @@ def find_injections(text: str, *, passage: bool = False) -> tuple[Injection, ...
     `passage`, a passage header line ("[P9] ...") after the first line counts as forged too."""
     found: list[Injection] = []
     clean, where = strip_invisible(text)
-    for kind, pattern in INSTRUCTION_PATTERNS:
-        for match in pattern.finditer(clean):
-            found.append(Injection(original_span(where, match.span()), kind, _short(match.group())))
+    for match in _ANY_INSTRUCTION.finditer(clean):
+        kind = INSTRUCTION_PATTERNS[int(match.lastgroup[1:])][0]
+        found.append(Injection(original_span(where, match.span()), kind, _short(match.group())))
     found.extend(_hidden(text))
     for match in _BASE64_RUN.finditer(clean):
         plain = _decode_base64(match.group())
@@ -130,6 +150,8 @@ def find_injections(text: str, *, passage: bool = False) -> tuple[Injection, ...
 def _hidden(text: str) -> list[Injection]:
     """Runs of tag characters (read out as ASCII) and bidi override characters."""
     found: list[Injection] = []
+    if text.isascii():
+        return found
     index = 0
     while index < len(text):
         char = text[index]
