@@ -116,7 +116,7 @@ def extract_json(text: str) -> dict[str, Any]:
 
 # `"key": value`, or a closing brace or bracket right after a string's quote or another closer
 # ("{P2}" in prose is neither).
-_STRAY_JSON = re.compile(r'"\s*:\s*["\[{\dtfn-]|"\s*[}\]]|[}\]]\s*[}\],]')
+_STRAY_JSON = re.compile(r'"\s*:\s*(?:["\[{\d-]|(?:true|false|null)\b)|"\s*[}\]]|[}\]]\s*[}\],]')
 
 
 def _truncated(start: int, reason: str) -> str:
