@@ -1,7 +1,9 @@
 """The judge under attack: the red-team set (tests/judges/redteam_cases.py) against a fake LLM
 that obeys every injected instruction (tests/judges/redteam.py), over real HTTP, through every
 profile. Prints the attack success rate per profile, per attack kind and per place of the
-injection, and records the per-profile rates with bench/results.py.
+injection, and records the per-profile rates with bench/results.py; then the same for the held-out
+cases (redteam_cases.HELD_OUT), written after the checks were frozen and run with a fake that obeys
+unconditionally.
 
     python bench/redteam.py                # this checkout's judges/
     PYTHONPATH=/tmp/old python bench/redteam.py --no-record   # another judges/ (e.g. git archive of main)
@@ -28,8 +30,9 @@ from pathlib import Path
 sys.path.append(str(Path(__file__).resolve().parent.parent))
 
 import judges  # noqa: E402
+from bench.results import record  # noqa: E402
 from tests.judges.redteam import profile_specs, run_all  # noqa: E402
-from tests.judges.redteam_cases import CASES  # noqa: E402
+from tests.judges.redteam_cases import CASES, HELD_OUT  # noqa: E402
 
 
 def table(title: str, outcomes, key) -> None:
@@ -64,9 +67,17 @@ def main() -> int:
         print("\nsucceeded:")
         for o in wrong:
             print(f"  {o.profile} {o.case} ({o.kind}, {o.where}): verdict {o.verdict}; passed {list(o.missed)}")
+    held_out = run_all(HELD_OUT, always_obey=True)
+    print(f"\nHELD OUT: {len(HELD_OUT)} cases written after the checks were frozen, the fake obeying "
+          "unconditionally (not tuned for; no test asserts them)")
+    table("held out, profile", held_out, lambda o: o.profile)
+    table("held out, case", held_out, lambda o: f"{o.case} {o.kind}/{o.where}")
+    held_wrong = [o for o in held_out if o.succeeded]
     if not args.no_record:
-        from bench.results import record
-
+        record("red team attack success rate, held-out set (all profiles)", 100.0 * len(held_wrong) / len(held_out),
+               "%", target=0.0, higher_is_better=False, command="python bench/redteam.py", trials=len(held_out),
+               cases=len(HELD_OUT))
+    if not args.no_record:
         command = "python bench/redteam.py"
         for profile in profile_specs():
             group = [o for o in outcomes if o.profile == profile]

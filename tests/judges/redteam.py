@@ -112,11 +112,14 @@ class ObeyingLLM:
     whether it obeyed and which instruction it obeyed."""
 
     log: list[dict[str, Any]] = field(default_factory=list)
+    always_obey: bool = False  # comply even when no instruction is recognized (the held-out set)
 
     def __call__(self, body: dict) -> Reply:
         prompt = read_prompt(body)
         seen = [decoded(text) for _, text in prompt.blocks]
         instruction = next((m.group() for text in seen if (m := _INSTRUCTION.search(text))), None)
+        if instruction is None and self.always_obey:
+            instruction = "(obeys unconditionally)"
         snippet = next((m.group() for text in seen if (m := _JSON_SNIPPET.search(text))), None)
         self.log.append({"profile": prompt.profile, "obeyed": instruction is not None,
                          "instruction": instruction, "repair": prompt.repair})
@@ -270,7 +273,7 @@ def _reached(case: Case, request: JudgeRequest, profile: str) -> bool:
     return True
 
 
-def run_all(cases=CASES, profiles: list[str] | None = None) -> list[Outcome]:
-    llm = ObeyingLLM()
+def run_all(cases=CASES, profiles: list[str] | None = None, always_obey: bool = False) -> list[Outcome]:
+    llm = ObeyingLLM(always_obey=always_obey)
     with FakeOpenAI(default=llm) as fake:
         return [run_case(case, profile, fake, llm) for profile in (profiles or profile_specs()) for case in cases]
