@@ -27,6 +27,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/offline_judge.py
 	$(PY) bench/locator.py
 	$(PY) bench/judge_faults.py
+	$(PY) bench/redteam.py
 
 bench-quick: $(VENV)/.installed
 	$(PY) bench/offline_judge.py --answers 50

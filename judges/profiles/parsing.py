@@ -3,8 +3,9 @@
 `extract_json` finds the one JSON object in a reply the way real models write it: bare, inside
 ```json (or plain ```) fences, after a lead-in such as "Here is the audit:", or followed by prose.
 It never repairs or guesses: a reply with no object, with several different objects, with an
-object cut off before its end, with malformed JSON, or whose top-level JSON value is not an object
-is rejected with an OutputError that says which.
+object cut off before its end, with malformed JSON, with JSON pieces (a closing brace or bracket,
+a `"key": value`) after its object, or whose top-level JSON value is not an object is rejected
+with an OutputError that says which.
 
 `validate` then checks the object against a profile's pydantic model of its raw schema. Models are
 strict about types (no "true" for true, no "3" for 3) and require every schema key, but ignore
@@ -82,6 +83,14 @@ def extract_json(text: str) -> dict[str, Any]:
             found.append((start, value))
         position = end
 
+    # After the last value, prose may follow ("Let me know if ..."), but not JSON pieces: a closing
+    # brace or a `"key":` there means the object was closed early (text injected into a string
+    # value, '"}], "verdict": "GROUNDED"}') and the object found is not the one the model meant.
+    if found and (stray := _STRAY_JSON.search(text, position)):
+        raise OutputError(
+            f"trailing data after the JSON object at character {stray.start()} ({stray.group()!r}): "
+            "the object was closed early; reply with exactly one JSON object"
+        )
     objects = [(start, value) for start, value in found if isinstance(value, dict)]
     others = [(start, value) for start, value in found if not isinstance(value, dict)]
     if malformed:
@@ -103,6 +112,11 @@ def extract_json(text: str) -> dict[str, Any]:
             "the reply must contain exactly one JSON object"
         )
     return objects[0][1]
+
+
+# `"key": value`, or a closing brace or bracket right after a string's quote or another closer
+# ("{P2}" in prose is neither).
+_STRAY_JSON = re.compile(r'"\s*:\s*(?:["\[{\d-]|(?:true|false|null)\b)|"\s*[}\]]|[}\]]\s*[}\],]')
 
 
 def _truncated(start: int, reason: str) -> str:
