@@ -243,11 +243,18 @@ class WebhookDeliveryOut(BaseModel):
 
 @api.get(
     "/webhook/deliveries",
-    response={200: list[WebhookDeliveryOut], 401: ErrorOut, 429: ErrorOut},
+    response={200: list[WebhookDeliveryOut], 400: ErrorOut, 401: ErrorOut, 429: ErrorOut},
     summary="This client's latest webhook deliveries, with every attempt",
 )
 def webhook_deliveries(request: HttpRequest, status: Literal["pending", "delivered", "failed"] | None = None,
                        limit: int = Query(50, ge=1, le=200)):
+    # Like the payloads, the query admits only what it documents: a misspelt filter is an error,
+    # not a silently unfiltered list.
+    unknown = sorted(set(request.GET) - {"status", "limit"})
+    if unknown:
+        return Status(400, {"detail": "invalid payload", "errors": [
+            {"field": f"query.{name}", "message": "unknown query parameter", "type": "extra_forbidden"}
+            for name in unknown]})
     rows = selectors.webhook_deliveries(client=request.auth, status=status or "", limit=limit)
     return Status(200, [
         {"event_id": d.event_id, "event": d.event, "answer_id": d.answer_id, "status": d.status,

@@ -14,7 +14,8 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from reviewapp.models import Job, Policy
+from reviewapp.models import ExampleSet, Job, Policy, WebhookDelivery, WebhookEndpoint, WorkedExample
+from reviewapp.services.clients import api_client_create
 from tests.conftest import fare_payload
 from tests.test_review import _user, flagged, judged_answer
 
@@ -25,6 +26,7 @@ PUBLIC, REVIEWER, ADMIN = "public", "reviewer", "admin"
 # url name -> (who may, methods, htmx partial variants as extra headers)
 ACCESS = {
     "healthz": (PUBLIC, ["get"]),
+    "health": (PUBLIC, ["get"]),  # for monitors: hostnames and counts only (503 while no worker reports)
     "login": (PUBLIC, ["get"]),
     "logout": (PUBLIC, ["post"]),
     "home": (PUBLIC, ["get"]),  # a redirect to the queue, which checks
@@ -49,6 +51,11 @@ ACCESS = {
     "export_download": (ADMIN, ["get"]),
     "export_manifest": (ADMIN, ["get"]),
     "calibration": (ADMIN, ["get"]),
+    "examples": (ADMIN, ["get", "post"]),
+    "example_set": (ADMIN, ["get"]),
+    "example_set_json": (ADMIN, ["get"]),
+    "webhooks": (ADMIN, ["get"]),
+    "webhook_retry": (ADMIN, ["post"]),
 }
 # Included URLconfs with their own access rules, tested below on their own terms.
 INCLUDED = ("api/v1/", "admin/")
@@ -88,10 +95,19 @@ def world():
     answer = judged_answer()
     admin = _user("ada", "admin")
     job = Job.objects.create(kind=Job.Kind.REROUTE, created_by=admin, total=1)
+    example_set = ExampleSet.objects.create(profile="claim_audit", base_version="v1", sequence=1, created_by=admin)
+    WorkedExample.objects.create(example_set=example_set, position=0, claim_text="A pass costs $75.00.",
+                                 passage_excerpt="A 30-day pass costs $92.00.", judge_label="SUPPORTED",
+                                 human_label="CONTRADICTED", reason="the pass costs $92.00")
+    endpoint = WebhookEndpoint.objects.create(client=api_client_create(name="hooked")[0],
+                                              url="https://rag.example.org/hook", secret="whsec_x")
+    delivery = WebhookDelivery.objects.create(endpoint=endpoint, answer=answer, event="answer.judged",
+                                              event_id="evt_access", payload={}, status="failed")
     return {
         "args": {
             "answer_id": answer.pk, "claim_id": flagged(answer).pk,
             "version": Policy.current().version, "job_id": job.pk,
+            "set_id": example_set.pk, "delivery_id": delivery.pk,
         },
         "users": {"visitor": _user("vic"), REVIEWER: _user("rita", "reviewer"), ADMIN: admin},
     }
@@ -101,7 +117,8 @@ def _url(name, args):
     from django.urls import reverse
     from django.urls.exceptions import NoReverseMatch
 
-    for candidate in ([], ["answer_id"], ["answer_id", "claim_id"], ["version"], ["job_id"]):
+    for candidate in ([], ["answer_id"], ["answer_id", "claim_id"], ["version"], ["job_id"], ["set_id"],
+                      ["delivery_id"]):
         try:
             return reverse(name, kwargs={k: args[k] for k in candidate})
         except NoReverseMatch:
@@ -176,6 +193,9 @@ def test_admins_get_in_everywhere(client, world, case):
 @pytest.mark.parametrize("case", list(_cases(PUBLIC)), ids=_id)
 def test_public_urls_need_no_sign_in(client, world, case):
     response = _call(client, world, *case)
+    if case[0] == "health":  # no worker runs here, so not ok; it still answers, without sign-in
+        assert response.status_code == 503 and response.json()["ok"] is False
+        return
     assert response.status_code in (200, 302)
     if response.status_code == 302:  # on to a page that checks, or home after signing out
         assert response["Location"] in ("/queue/", f"/review/{world['args']['answer_id']}/", "/accounts/login/")
@@ -192,10 +212,10 @@ def test_the_django_admin_sends_non_staff_to_its_own_sign_in(client, world):
 def test_every_api_operation_answers_401_without_a_token(client, world):
     schema = client.get("/api/v1/openapi.json").json()
     operations = [(path, method) for path, item in schema["paths"].items() for method in item]
-    assert len(operations) == 2
+    assert len(operations) == 6
     for path, method in operations:
         url = path.replace("{answer_id}", str(world["args"]["answer_id"]))
-        body = {"data": json.dumps(fare_payload()), "content_type": "application/json"} if method == "post" else {}
+        body = {"data": json.dumps(fare_payload()), "content_type": "application/json"} if method in ("post", "put") else {}
         response = getattr(client, method)(url, **body)
         assert response.status_code == 401, (method, path)
         assert response["WWW-Authenticate"] == 'Bearer realm="claimdesk"'

@@ -454,6 +454,9 @@ def test_a_client_sees_its_own_deliveries_with_every_attempt(client, api_token):
     bad = client.get("/api/v1/webhook/deliveries?limit=0&status=lost", headers=headers)
     assert bad.status_code == 400
     assert {e["field"] for e in bad.json()["errors"]} == {"query.limit", "query.status"}
+    misspelt = client.get("/api/v1/webhook/deliveries?stauts=failed", headers=headers)
+    assert misspelt.status_code == 400
+    assert [e["field"] for e in misspelt.json()["errors"]] == ["query.stauts"]
 
 
 # --- the admin page --------------------------------------------------------------------------
