@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Q
 from django.db.models.functions import TruncDate, TruncWeek
 from django.utils import timezone
@@ -318,6 +320,7 @@ def calibration_page(now: datetime | None = None) -> dict[str, Any]:
     agreement = agreement_table(weeks, weekly_agreement(week_since))
     audit = audit_misses()
     return {
+        "computed_at": now,
         "judges": judge_agreement(audit),
         "labels": LABELS,
         "audit": audit,
@@ -337,3 +340,16 @@ def calibration_page(now: datetime | None = None) -> dict[str, Any]:
                                      ("kappa", [r["kappa"] for r in agreement])]),
         },
     }
+
+
+CACHE_KEY = "claimdesk:calibration_page"
+
+
+def cached_calibration_page() -> dict[str, Any]:
+    """calibration_page(), kept for CALIBRATION_CACHE_SECONDS: its aggregates read every decided
+    claim (seconds at a million claims) and move slowly, so a page view need not recompute them.
+    The page says when they were computed. 0 turns the cache off."""
+    ttl = settings.CALIBRATION_CACHE_SECONDS
+    if ttl <= 0:
+        return calibration_page()
+    return cache.get_or_set(CACHE_KEY, calibration_page, ttl)

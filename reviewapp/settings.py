@@ -167,5 +167,9 @@ else:
 JUDGE_CLAIM_SECONDS = CELERY_TASK_TIME_LIMIT + 30
 JUDGE_MAX_RETRIES = env_int("JUDGE_MAX_RETRIES", 5, minimum=0)
 
+# --- Pages ---------------------------------------------------------------------------------
+# /calibration/ aggregates every decided claim; its figures are reused for this many seconds.
+CALIBRATION_CACHE_SECONDS = env_int("CALIBRATION_CACHE_SECONDS", 60, minimum=0)
+
 # --- API -------------------------------------------------------------------------------------
 NINJA_PAGINATION_MAX_LIMIT = 200

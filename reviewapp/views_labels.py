@@ -3,6 +3,7 @@ parse, call reviewapp.exports / reviewapp.calibration, render or stream."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -73,4 +74,5 @@ def export_manifest(request: HttpRequest) -> HttpResponse:
 @require_GET
 @admin_required
 def calibration(request: HttpRequest) -> HttpResponse:
-    return render(request, "reviewapp/calibration.html", calibration_selectors.calibration_page())
+    return render(request, "reviewapp/calibration.html", calibration_selectors.cached_calibration_page()
+                  | {"cache_seconds": settings.CALIBRATION_CACHE_SECONDS})
