@@ -163,11 +163,11 @@ def main() -> int:
     record("page p95 calibration (cached figures)", p95, "ms", TARGET_MS, higher_is_better=False, command=COMMAND,
            answers=answers, requests=repeats, p50_ms=round(p50, 1), cpu_median_ms=round(cpu, 1))
     uncached = []
-    for _ in range(3):
+    for _ in range(1 if args.quick else 3):
         started = time.perf_counter()
         calibration.calibration_page()
         uncached.append((time.perf_counter() - started) * 1000)
-    print(f"{'calibration computation (uncached, 3 runs)':52} median {statistics.median(uncached):7.1f} ms")
+    print(f"{f'calibration computation (uncached, {len(uncached)} runs)':52} median {statistics.median(uncached):7.1f} ms")
     record("calibration computation uncached median", statistics.median(uncached), "ms", None,
            higher_is_better=False, command=COMMAND, answers=answers)
 

@@ -166,6 +166,8 @@ def queue_page(qs: QuerySet[Answer], *, after: str = "") -> tuple[list[Answer], 
     rows = list(
         Answer.objects.filter(pk__in=ids)
         .select_related("client", "lease_holder", "judged_by")
+        # The table shows none of these; a run's raw LLM output and findings can be many KB each.
+        .defer("prior_turns", "metadata", "judged_by__raw_output", "judged_by__findings")
         .order_by("-priority", "created_at", "id")
     )
     more = len(rows) > QUEUE_PAGE_SIZE
