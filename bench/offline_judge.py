@@ -93,27 +93,35 @@ def requests(count: int, pool: list[str], rng: random.Random) -> list[JudgeReque
     return built
 
 
-def timed_ms(batch: list[JudgeRequest], cold: bool) -> list[float]:
-    timings = []
+def timed_ms(batch: list[JudgeRequest], cold: bool) -> tuple[list[float], list[float]]:
+    """Wall and CPU milliseconds per answer. The judge is single-threaded, so its CPU time is its
+    time on one core, whatever else the (shared) machine is doing; the wall time is not."""
+    timings, cpu = [], []
     for request in batch:
         if cold:
             passages.clear_caches()
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         judge_offline(request)
         timings.append((time.perf_counter() - started) * 1000)
-    return timings
+        cpu.append((time.process_time() - cpu_started) * 1000)
+    return timings, cpu
 
 
-def report(name: str, timings: list[float], chars: int = PASSAGE_CHARS) -> None:
-    median = statistics.median(timings)
+def report(name: str, measured: tuple[list[float], list[float]], chars: int = PASSAGE_CHARS) -> None:
+    timings, cpu = measured
+    median, cpu_median = statistics.median(timings), statistics.median(cpu)
     p95 = statistics.quantiles(timings, n=20)[-1]
     overall = len(timings) / (sum(timings) / 1000)
     print(f"{name:5}  median {median:6.2f} ms/answer  p95 {p95:6.2f} ms  "
-          f"{1000 / median:7.1f} answers/s at the median  {overall:7.1f} answers/s overall")
+          f"{1000 / median:7.1f} answers/s at the median  {overall:7.1f} answers/s overall  "
+          f"CPU median {cpu_median:6.2f} ms = {1000 / cpu_median:7.1f} answers per CPU-second")
     target = TARGET if chars in (PASSAGE_CHARS, 10 * PASSAGE_CHARS) else None
-    record(f"offline judge {name} answers/s ({chars:,} chars x {PASSAGES_PER_REQUEST} passages)", 1000 / median,
-           "answers/s", target, command=COMMAND, answers=len(timings), overall_answers_per_s=round(overall, 1),
-           p95_ms=round(p95, 2))
+    size = f"{chars:,} chars x {PASSAGES_PER_REQUEST} passages"
+    extra = {"command": COMMAND, "answers": len(timings), "p95_ms": round(p95, 2)}
+    # The target is for one core: judged on CPU time; the wall-clock figure is kept beside it.
+    record(f"offline judge {name} answers per CPU-second ({size})", 1000 / cpu_median, "answers/s", target, **extra)
+    record(f"offline judge {name} answers/s wall ({size})", 1000 / median, "answers/s", None,
+           overall_answers_per_s=round(overall, 1), **extra)
 
 
 def main() -> int:
