@@ -48,6 +48,7 @@ def timed(client: Client, url: str, repeats: int, headers: dict | None = None) -
     """p50 and p95 of the wall time, and the median CPU time of this process (Python's share of the
     work, which other tenants of a shared machine disturb less than the wall time)."""
     samples, cpu = [], []
+    client.get(url, headers=headers or {})  # warm-up: template loading, first plans, connection
     for _ in range(repeats):
         started, cpu_started = time.perf_counter(), time.process_time()
         response = client.get(url, headers=headers or {})
