@@ -183,7 +183,13 @@ def main() -> int:
     explain("queue label=CONTRADICTED", selectors.queue_answers(
         filters=selectors.QueueFilters(label="CONTRADICTED"), user=user).order_by("-priority", "created_at", "id")
         .values("id")[:51])
-    explain("queue search 'reduced fare'", selectors.queue_answers(
+    rare = urls["queue search (rare)"].split("q=", 1)[1].replace("+", " ")
+    explain(f"queue search '{rare}' (rare words: trigram indexes)", selectors.queue_answers(
+        filters=selectors.QueueFilters(q=rare), user=user).order_by("-priority", "created_at", "id").values("id")[:51])
+    explain("queue since today", selectors.queue_answers(
+        filters=selectors.QueueFilters(since=today), user=user).order_by("-priority", "created_at", "id")
+        .values("id")[:51])
+    explain("queue search 'reduced fare' (common words: queue order)", selectors.queue_answers(
         filters=selectors.QueueFilters(q="reduced fare"), user=user).order_by("-priority", "created_at", "id")
         .values("id")[:51])
     explain("queue deep page (keyset)", _after(default, deep).order_by("-priority", "created_at", "id").values("id")[:51])
