@@ -205,7 +205,9 @@ def judge_agreement(audit: dict[str, Any]) -> list[dict[str, Any]]:
 def _unverified_quotes() -> dict[tuple, dict[str, Any]]:
     """Share of quotes on adjudicated judge claims that the locator found in no passage."""
     rows = (
-        Evidence.objects.filter(claim__in=adjudicated_judge_claims())
+        # Through the join it needs anyway for the judge key, not `claim IN (subquery)`: one join
+        # fewer over every quote (about a third faster at a million).
+        Evidence.objects.filter(claim__origin=Claim.Origin.JUDGE).exclude(claim__decision="")
         .values_list(*(f"claim__{key}" for key in JUDGE_KEY))
         .annotate(total=Count("id"), unverified=Count("id", filter=Q(match="not_found")))
         .order_by()
