@@ -1,26 +1,32 @@
-"""Benchmark of `export_labels` (not a test): rows per second and peak memory as the export grows.
+"""Benchmark of `export_labels` (not a test): rows per second and peak memory (issue 8, item 6).
+Target: 1,000,000 claim rows as JSONL and as CSV at >= 50,000 rows/s, peak RSS <= 300 MB.
 
-Fills a database of its own (default `claimdesk_export_bench` on the local Postgres, created if
-missing; DATABASE_URL overrides) with synthetic adjudicated answers: 2 decided claims per answer, 2 passages of about
-1,000 characters, one quote per claim. Rows already there are reused, so a larger run only adds
-the difference. Then, for each size, exports the first N rows (a --since-free export limited by
-answer id) to /dev/null, timed; and again under tracemalloc for the peak of Python allocations.
-Flat memory means the peak does not grow with N.
+Exports every decided claim in the database (DATABASE_URL; default `claimdesk_export_bench` on the
+local Postgres, created if missing) by running `manage.py export_labels --format F > /dev/null` in a
+child process, timed, with the child's peak resident set size from wait4(): the whole process,
+Django, the driver and the buffers included, not only Python's own allocations.
 
-Run from the repo root: `python bench/export_labels.py [--sizes 10000,100000] [--format jsonl]`.
+`make bench` runs it on the scale database (bench/scale_data.py: ~1M decided claims, one quote
+each, two passages of ~1,000 characters per answer, so each row carries ~2,000 characters of
+passage text). Standalone, `--rows N` first fills the database up to N decided claims with the
+ORM (2 claims per answer; fine up to ~100k).
+
+Run from the repo root: `python bench/export_labels.py [--rows N] [--formats jsonl,csv]`.
 Prints figures, exits 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
 import sys
 import time
-import tracemalloc
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/claimdesk_export_bench")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
 
@@ -33,12 +39,14 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
+from bench.results import record  # noqa: E402
 from reviewapp import exports  # noqa: E402
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Policy  # noqa: E402
 
 PASSAGE = ("Riders aged 65 and older pay a reduced fare of $1.00 per ride with a Senior ID card. " * 12)[:1000]
 ANSWER = "Seniors pay $1.00 per ride. A monthly pass costs $75.00 and covers buses."
 CHUNK = 2000  # answers per insert round
+COMMAND = "python bench/export_labels.py"
 
 
 def ensure_database() -> None:
@@ -86,55 +94,47 @@ def fill(claims_wanted: int) -> None:
         cursor.execute("ANALYZE")
 
 
-class Sink:
-    def __init__(self):
-        self.bytes = 0
-
-    def write(self, chunk: bytes) -> None:
-        self.bytes += len(chunk)
-
-
-def limited(rows: int):
-    """Filters cannot cut at a row count; cutting the queryset at the answer of row `rows` does."""
-    last = exports.decided_claims(exports.ExportFilters()).order_by("answer_id", "id").values_list(
-        "answer_id", flat=True)[rows - 1]
-    original = exports.decided_claims
-
-    def decided_claims(filters):
-        return original(filters).filter(answer_id__lte=last)
-
-    exports.decided_claims = decided_claims
-    return original
-
-
-def measure(rows: int, fmt: str) -> None:
-    original = limited(rows)
-    try:
-        sink = Sink()
-        started = time.perf_counter()
-        manifest = exports.write_export(sink, fmt=fmt, filters=exports.ExportFilters())
-        seconds = time.perf_counter() - started
-        tracemalloc.start()
-        exports.write_export(Sink(), fmt=fmt, filters=exports.ExportFilters())
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-    finally:
-        exports.decided_claims = original
-    print(f"{fmt:<6} {manifest['rows']:>9,} rows  {seconds:7.2f} s  {manifest['rows'] / seconds:>9,.0f} rows/s"
-          f"  {sink.bytes / seconds / 1e6:6.1f} MB/s  peak Python memory {peak / 1e6:6.1f} MB")
+def measure(fmt: str) -> dict:
+    """`manage.py export_labels --format FMT` in a process of its own, its output to /dev/null (the
+    manifest, with the row count, comes on stderr): wall time, and the peak resident set size of
+    that process (what the machine must have free), from wait4()."""
+    started = time.perf_counter()
+    child = subprocess.Popen([sys.executable, "manage.py", "export_labels", "--format", fmt],
+                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    stderr = child.stderr.read().decode()
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - started
+    if status != 0:
+        raise SystemExit(f"export_labels --format {fmt} failed: {stderr[-2000:]}")
+    manifest = json.loads(stderr[stderr.index("{"):])
+    return {"rows": manifest["rows"], "seconds": seconds, "rss_mb": usage.ru_maxrss / 1024,
+            "cpu_seconds": usage.ru_utime + usage.ru_stime}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", default="10000,100000", help="rows per export, comma-separated")
-    parser.add_argument("--format", default="jsonl", choices=("jsonl", "csv", "golden"))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=None,
+                        help="fill the database up to this many decided claims first (slow above 100k: use "
+                             "bench/scale_data.py, which makes every claim decided)")
+    parser.add_argument("--formats", default="jsonl,csv")
     args = parser.parse_args()
-    sizes = [int(size) for size in args.sizes.split(",")]
     ensure_database()
-    fill(max(sizes))
-    print(f"database {connection.settings_dict['NAME']}, batch {exports.BATCH} claims per query")
-    for size in sizes:
-        measure(size, args.format)
+    if args.rows:
+        fill(args.rows)
+    print(f"database {connection.settings_dict['NAME']}, batch {exports.BATCH} claims per query, "
+          f"{os.cpu_count()} cores (shared)")
+    for fmt in args.formats.split(","):
+        m = measure(fmt)
+        rate = m["rows"] / m["seconds"]
+        # Rows per CPU-second of the exporting process (Python's share; Postgres works beside it):
+        # what a shared, busy machine disturbs least.
+        per_cpu = m["rows"] / m["cpu_seconds"]
+        print(f"{fmt:<6} {m['rows']:>9,} rows  {m['seconds']:7.2f} s  {rate:>9,.0f} rows/s  peak RSS {m['rss_mb']:6.1f} MB"
+              f"  ({per_cpu:,.0f} rows per CPU-second of the exporter)", flush=True)
+        extra = {"command": COMMAND, "rows": m["rows"], "seconds": round(m["seconds"], 1),
+                 "cpu_seconds": round(m["cpu_seconds"], 1), "rows_per_cpu_second": round(per_cpu)}
+        record(f"export {fmt} rows/s ({m['rows']:,} rows)", rate, "rows/s", 50_000, **extra)
+        record(f"export {fmt} peak RSS ({m['rows']:,} rows)", m["rss_mb"], "MB", 300, higher_is_better=False, **extra)
     return 0
 
 

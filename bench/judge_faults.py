@@ -1,6 +1,7 @@
 """What the openai backend does about each way an LLM call fails, against the fake server.
 
-Prints a table (fault, attempts, outcome, seconds) and one normalized result per profile.
+Prints a table (fault, attempts, outcome, seconds) and one normalized result per profile; each
+fault's row is also recorded in bench/results/latest.json.
 A figure-printing script, not a test: `python bench/judge_faults.py`.
 """
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.results import record  # noqa: E402
 from judges import JudgeConfig, JudgeError, JudgeRequest, judge  # noqa: E402
 from judges.profiles import list_profiles  # noqa: E402
 from tests.fake_openai import FakeOpenAI, Reply  # noqa: E402
@@ -64,7 +66,11 @@ def run_faults() -> None:
             except JudgeError as error:
                 kind = "transient" if error.transient else "permanent"
                 outcome, attempts = f"failed ({kind}): {str(error)[:42]}", error.attempts
-            print(f"{name:46} {attempts:>8}  {outcome:58} {time.monotonic() - started:7.2f}")
+            seconds = time.monotonic() - started
+            print(f"{name:46} {attempts:>8}  {outcome:58} {seconds:7.2f}")
+            # No target: the figure is how long the backend spent on the fault; the outcome says what it did.
+            record(f"judge fault: {name}", seconds, "s", None, higher_is_better=False,
+                   command="python bench/judge_faults.py", attempts=attempts, outcome=outcome)
     with FakeOpenAI(supported_formats={"json_object"}, default=Reply.ok(GOOD)) as fake:
         started = time.monotonic()
         judge(REQUEST, config(fake))

@@ -30,11 +30,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.results import record  # noqa: E402
 from judges import locate as locator  # noqa: E402
 from judges.types import Passage  # noqa: E402
 
 SEED = 20260816
 SIZES = (2_000, 5_000, 10_000, 20_000)
+LARGE = (99_000,)  # toward 10x the largest size (issue 8, item 7): a passage holds at most 100k; full run only
+COMMAND = "python bench/locator.py"
 KINDS = ("exact", "normalized", "fuzzy", "not_found")
 
 RIDERS = ["adult", "senior", "student", "child", "veteran", "disabled", "youth", "commuter"]
@@ -150,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     print("-" * len(header))
     rng = random.Random(SEED)
     seen: dict[str, Counter] = {kind: Counter() for kind in KINDS}
-    for size in SIZES:
+    for size in SIZES + (() if args.quick else LARGE):
         request, by_kind = workload(rng, size, args.passages, quotes)
         prep = []
         for passage in request:
@@ -169,7 +172,12 @@ def main(argv: list[str] | None = None) -> int:
             seen[kind] += matches
             rates.append(len(by_kind[kind]) / statistics.median(timings))
         print(f"{size:>13,} | " + " | ".join(f"{rate:>10,.0f}" for rate in rates)
-              + f" | {statistics.median(prep) * 1000:>6.2f}")
+              + f" | {statistics.median(prep) * 1000:>6.2f}", flush=True)
+        for kind, rate in zip(KINDS, rates):
+            record(f"locator {kind} quotes/s ({size:,} chars x {args.passages} passages)", rate, "quotes/s", None,
+                   command=COMMAND, runs=runs, quotes=len(by_kind[kind]))
+        record(f"locator prep ms/passage ({size:,} chars)", statistics.median(prep) * 1000, "ms", None,
+               higher_is_better=False, command=COMMAND)
     print("matched as: " + "; ".join(
         f"{kind} quotes -> " + ", ".join(f"{match} {count / sum(counter.values()):.0%}"
                                          for match, count in counter.most_common())

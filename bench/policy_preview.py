@@ -19,6 +19,7 @@ import django  # noqa: E402
 
 django.setup()
 
+from bench.results import record  # noqa: E402
 from reviewapp import selectors  # noqa: E402
 from reviewapp.models import Answer, Policy  # noqa: E402
 
@@ -36,6 +37,9 @@ def main(repeats: int = 5) -> None:
     print(f"review now {preview['review_current']}, under the candidate {preview['review_candidate']}")
     print(f"preview time: median {statistics.median(timings):.2f} s, min {min(timings):.2f} s over {repeats} runs "
           f"({os.cpu_count()} cores)")
+    record("policy preview median (7 days)", statistics.median(timings), "s", None, higher_is_better=False,
+           command="python bench/policy_preview.py", judged=preview["judged"], runs=repeats,
+           min_s=round(min(timings), 2))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,10 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk_bench python bench/scale_data.py --answers 100000
 
 Each answer gets 10 passages' worth of text in 2 passages, one succeeded JudgeRun and 5-15
-claims with mixed labels and categories; about 40% are routed to review. Deterministic (seeded).
+claims with mixed labels and categories, each claim with one quote located in P1; about 40% are
+routed to review. Every claim carries a reviewer's decision (9 in 10 confirmed, the rest
+overturned), so the export and /calibration/ read a million decided claims, their worst case.
+Deterministic (seeded). Records the load time in bench/results/latest.json.
 """
 
 from __future__ import annotations
@@ -24,13 +27,19 @@ import django  # noqa: E402
 django.setup()
 
 from django.core.management import call_command  # noqa: E402
-from django.db import connection  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
 
 from judges.types import CATEGORIES  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
+
+from bench.results import record  # noqa: E402
 from reviewapp.models import Answer, Policy  # noqa: E402
 
 LABELS = ["SUPPORTED"] * 6 + ["PARTIALLY_SUPPORTED", "UNSUPPORTED", "UNSUPPORTED", "CONTRADICTED"]
 SENTENCE = "Riders aged {age} and older pay a reduced fare of ${price}.00 per ride with a valid card. "
+P1_TEXT = SENTENCE.format(age=65, price=1) * 12
+QUOTE = "reduced fare of $1.00"
+QUOTE_START = P1_TEXT.index(QUOTE)
 
 
 def generate(answers: int, claims_range: tuple[int, int], seed: int = 7) -> dict[str, float]:
@@ -39,11 +48,13 @@ def generate(answers: int, claims_range: tuple[int, int], seed: int = 7) -> dict
     policy = Policy.current()
     started = time.monotonic()
     now = datetime.now(timezone.utc)
+    reviewer, _ = get_user_model().objects.get_or_create(username="bench-reviewer")
     with connection.cursor() as cursor:
-        cursor.execute("SELECT coalesce(max(id), 0) FROM reviewapp_answer")
-        first_id = cursor.fetchone()[0] + 1
-        cursor.execute("SELECT coalesce(max(id), 0) FROM reviewapp_judgerun")
-        first_run = cursor.fetchone()[0] + 1
+        first = {}
+        for table in ("answer", "judgerun", "passage", "claim"):
+            cursor.execute(f"SELECT coalesce(max(id), 0) FROM reviewapp_{table}")
+            first[table] = cursor.fetchone()[0] + 1
+    first_id, first_run = first["answer"], first["judgerun"]
     answer_rows, passage_rows, run_rows, claim_rows = [], [], [], []
     for i in range(answers):
         answer_id, run_id = first_id + i, first_run + i
@@ -60,8 +71,8 @@ def generate(answers: int, claims_range: tuple[int, int], seed: int = 7) -> dict
             max((300 if "CONTRADICTED" in labels else 200 if "UNSUPPORTED" in labels else 100) if in_review else 0, 0),
             policy.pk, "", created, created, created,
         ))
-        passage_rows.append((answer_id, "P1", 0, SENTENCE.format(age=65, price=1) * 12, "fares", "Metro", "Fare Policy", "4.2", "https://example.org", "2026-08-16"))
-        passage_rows.append((answer_id, "P2", 1, SENTENCE.format(age=62, price=2) * 12, "fares", "Metro", "Fare Policy", "4.3", "https://example.org", "2026-08-16"))
+        passage_rows.append((first["passage"] + 2 * i, answer_id, "P1", 0, P1_TEXT, "fares", "Metro", "Fare Policy", "4.2", "https://example.org", "2026-08-16"))
+        passage_rows.append((first["passage"] + 2 * i + 1, answer_id, "P2", 1, SENTENCE.format(age=62, price=2) * 12, "fares", "Metro", "Fare Policy", "4.3", "https://example.org", "2026-08-16"))
         run_rows.append((run_id, answer_id, "offline", "v2", "offline", "rules", "offline@v2/offline/rules", True, "succeeded",
                          created, created, 5, 0, 0, 1, "", "", False, verdict, round(supported, 4), "{}"))
         position = 0
@@ -69,38 +80,49 @@ def generate(answers: int, claims_range: tuple[int, int], seed: int = 7) -> dict
             start = text.find(sentence.strip(), position)
             end = start + len(sentence.strip())
             position = end
+            human = label if rng.random() < 0.9 else rng.choice(LABELS)
             claim_rows.append((run_id, answer_id, len(claim_rows), f"c{len(claim_rows)}", sentence.strip(), start, end, label,
-                               rng.choice(CATEGORIES), "bench claim", None, "judge", "", "", 0, ""))
-    # Claim positions and ids count per run.
-    fixed, per_run = [], {}
-    for row in claim_rows:
+                               rng.choice(CATEGORIES), "bench claim", None, "judge", human,
+                               "confirm" if human == label else "overturn", reviewer.pk, min(created + timedelta(hours=1), now), 1, ""))
+    # Claim ids, positions and cids count per run; one quote per claim, in P1.
+    fixed, evidence_rows, per_run = [], [], {}
+    for index, row in enumerate(claim_rows):
         n = per_run.get(row[0], 0)
         per_run[row[0]] = n + 1
-        fixed.append(row[:2] + (n, f"c{n + 1}") + row[4:])
+        claim_id = first["claim"] + index
+        fixed.append((claim_id,) + row[:2] + (n, f"c{n + 1}") + row[4:])
+        p1 = first["passage"] + 2 * (row[1] - first_id)
+        evidence_rows.append((claim_id, p1, "P1", 0, QUOTE, QUOTE_START, QUOTE_START + len(QUOTE), "exact"))
     built = time.monotonic()
-    with connection.cursor() as cursor:
+    # One transaction: a load that fails half-way leaves nothing behind for the next run to trust.
+    with transaction.atomic(), connection.cursor() as cursor:
         _copy(cursor, "reviewapp_answer", ["id", "question", "answer", "prior_turns", "metadata", "requested_profile", "status",
               "verdict", "grounding_score", "judged_by_id", "review_status", "routing_reason", "priority", "policy_id",
               "adjudicated_verdict", "created_at", "updated_at", "judged_at"], [r[:9] + (None,) + r[10:] for r in answer_rows])
-        _copy(cursor, "reviewapp_passage", ["answer_id", "pid", "position", "text", "tag", "agency", "title", "section",
+        _copy(cursor, "reviewapp_passage", ["id", "answer_id", "pid", "position", "text", "tag", "agency", "title", "section",
               "source_url", "fetched_at"], passage_rows)
         _copy(cursor, "reviewapp_judgerun", ["id", "answer_id", "profile", "prompt_version", "backend", "model", "config_key",
               "is_current", "status", "started_at", "finished_at", "latency_ms", "prompt_tokens", "completion_tokens", "attempts",
               "raw_output", "error", "error_is_transient", "verdict", "grounding_score", "findings"], run_rows)
-        _copy(cursor, "reviewapp_claim", ["run_id", "answer_id", "position", "cid", "text", "answer_start", "answer_end", "label",
-              "category", "explanation", "confidence", "origin", "human_label", "decision", "version", "note"], fixed)
+        _copy(cursor, "reviewapp_claim", ["id", "run_id", "answer_id", "position", "cid", "text", "answer_start", "answer_end",
+              "label", "category", "explanation", "confidence", "origin", "human_label", "decision", "decided_by_id",
+              "decided_at", "version", "note"], fixed)
+        _copy(cursor, "reviewapp_evidence", ["claim_id", "passage_id", "passage_pid", "position", "quote", "start", "end",
+              "match"], evidence_rows)
         cursor.execute(
             "UPDATE reviewapp_answer a SET judged_by_id = r.id FROM reviewapp_judgerun r "
             "WHERE r.answer_id = a.id AND a.id >= %s", [first_id])
-        for table in ("answer", "judgerun", "claim", "passage"):
+        for table in ("answer", "judgerun", "claim", "passage", "evidence"):
             cursor.execute(f"SELECT setval(pg_get_serial_sequence('reviewapp_{table}', 'id'), "
                            f"(SELECT max(id) FROM reviewapp_{table}))")
-        cursor.execute("ANALYZE")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")  # planner statistics for the new rows, as autovacuum would in time
     return {"answers": answers, "claims": len(fixed), "build_s": built - started, "copy_s": time.monotonic() - built}
 
 
 def _copy(cursor, table: str, columns: list[str], rows: list[tuple]) -> None:
-    with cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+    quoted = ", ".join(f'"{column}"' for column in columns)  # "end" is a keyword
+    with cursor.cursor.copy(f"COPY {table} ({quoted}) FROM STDIN") as copy:
         for row in rows:
             copy.write_row(row)
 
@@ -112,7 +134,12 @@ if __name__ == "__main__":
     args = parser.parse_args()
     low, high = (int(x) for x in args.claims.split("-"))
     call_command("migrate", verbosity=0)
-    if Answer.objects.count() >= args.answers:
-        print(f"already {Answer.objects.count()} answers; nothing generated")
+    have = Answer.objects.filter(status="judged").count()
+    if have >= args.answers:
+        print(f"already {have} judged answers; nothing generated")
     else:
-        print(generate(args.answers, (low, high)))
+        figures = generate(args.answers - have, (low, high))
+        print(figures)
+        seconds = figures["build_s"] + figures["copy_s"]
+        record(f"scale data load ({figures['answers']} answers, {figures['claims']} claims)", seconds, "s", None,
+               higher_is_better=False, command=f"python bench/scale_data.py --answers {args.answers}")

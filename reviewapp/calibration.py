@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, Q
 from django.db.models.functions import TruncDate, TruncWeek
 from django.utils import timezone
@@ -203,7 +205,9 @@ def judge_agreement(audit: dict[str, Any]) -> list[dict[str, Any]]:
 def _unverified_quotes() -> dict[tuple, dict[str, Any]]:
     """Share of quotes on adjudicated judge claims that the locator found in no passage."""
     rows = (
-        Evidence.objects.filter(claim__in=adjudicated_judge_claims())
+        # Through the join it needs anyway for the judge key, not `claim IN (subquery)`: one join
+        # fewer over every quote (about a third faster at a million).
+        Evidence.objects.filter(claim__origin=Claim.Origin.JUDGE).exclude(claim__decision="")
         .values_list(*(f"claim__{key}" for key in JUDGE_KEY))
         .annotate(total=Count("id"), unverified=Count("id", filter=Q(match="not_found")))
         .order_by()
@@ -318,6 +322,7 @@ def calibration_page(now: datetime | None = None) -> dict[str, Any]:
     agreement = agreement_table(weeks, weekly_agreement(week_since))
     audit = audit_misses()
     return {
+        "computed_at": now,
         "judges": judge_agreement(audit),
         "labels": LABELS,
         "audit": audit,
@@ -337,3 +342,16 @@ def calibration_page(now: datetime | None = None) -> dict[str, Any]:
                                      ("kappa", [r["kappa"] for r in agreement])]),
         },
     }
+
+
+CACHE_KEY = "claimdesk:calibration_page"
+
+
+def cached_calibration_page() -> dict[str, Any]:
+    """calibration_page(), kept for CALIBRATION_CACHE_SECONDS: its aggregates read every decided
+    claim (seconds at a million claims) and move slowly, so a page view need not recompute them.
+    The page says when they were computed. 0 turns the cache off."""
+    ttl = settings.CALIBRATION_CACHE_SECONDS
+    if ttl <= 0:
+        return calibration_page()
+    return cache.get_or_set(CACHE_KEY, calibration_page, ttl)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -25,8 +24,10 @@ from datetime import timezone as dt_timezone
 from itertools import groupby
 from typing import Any, BinaryIO
 
+import orjson
 from django.db import connection, transaction
 from django.db.models import Q, QuerySet
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from reviewapp.models import Answer, Claim, Evidence, Passage
@@ -149,11 +150,19 @@ def _batches(claims: QuerySet[Claim], *, passage_text: bool) -> Iterator[Batch]:
         last_answer, last_claim = batch[-1]["answer_id"], batch[-1]["id"]
 
 
+def _ids_in(field: str, ids: Iterable[int]) -> Q:
+    """`field IN ids`. On Postgres the ids go as one array parameter: a thousand placeholders cost
+    more to build and parse (in Django and the driver) than the query takes to run."""
+    if connection.vendor == "postgresql":
+        return Q(**{f"{field}__in": RawSQL("SELECT unnest(%s::bigint[])", [list(ids)])})
+    return Q(**{f"{field}__in": list(ids)})
+
+
 def _answers(answer_ids: set[int]) -> dict[int, dict[str, Any]]:
     # Read apart from the claims: an answer's text once per batch, not once per claim.
     return {
         row["id"]: row
-        for row in Answer.objects.filter(pk__in=answer_ids).values(
+        for row in Answer.objects.filter(_ids_in("pk", answer_ids)).values(
             "id", "external_id", "question", "answer", "policy__version")
     }
 
@@ -165,7 +174,7 @@ def _span(start: int | None, end: int | None) -> list[int] | None:
 def _quotes(claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
     quotes = defaultdict(list)
     for claim_id, pid, quote, start, end, match in (
-        Evidence.objects.filter(claim_id__in=claim_ids).order_by("claim_id", "position")
+        Evidence.objects.filter(_ids_in("claim_id", claim_ids)).order_by("claim_id", "position")
         .values_list("claim_id", "passage_pid", "quote", "start", "end", "match")
     ):
         quotes[claim_id].append({"passage_id": pid, "quote": quote, "span": _span(start, end), "match": match})
@@ -175,7 +184,7 @@ def _quotes(claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
 def _passages(answer_ids: set[int], passage_text: bool) -> dict[int, list]:
     """Each answer's passages in order: objects, or (CSV) ids only, so their text is not read."""
     passages = defaultdict(list)
-    rows = Passage.objects.filter(answer_id__in=answer_ids).order_by("answer_id", "position")
+    rows = Passage.objects.filter(_ids_in("answer_id", answer_ids)).order_by("answer_id", "position")
     if not passage_text:
         for answer_id, pid in rows.values_list("answer_id", "pid"):
             passages[answer_id].append(pid)
@@ -288,7 +297,7 @@ def csv_cells(row: dict[str, Any]) -> list[Any]:
         "passage_ids": ";".join(row["passages"]),
         "answer_start": span[0],
         "answer_end": span[1],
-        "quotes": json.dumps(row["quotes"], ensure_ascii=False),
+        "quotes": orjson.dumps(row["quotes"]).decode(),
     }
     return [neutralize(flat[field]) for field in CSV_FIELDS]
 
@@ -300,7 +309,9 @@ def _csv_line(cells: Iterable[Any]) -> bytes:
 
 
 def _json_line(obj: dict[str, Any]) -> bytes:
-    return (json.dumps(obj, ensure_ascii=False) + "\n").encode()
+    # orjson: compact UTF-8 JSON, about 15x faster than json.dumps; at a million rows the encoder
+    # was the export's largest cost.
+    return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
 
 
 def export_stream(fmt: str, filters: ExportFilters) -> Iterator[bytes]:

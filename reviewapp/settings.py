@@ -232,6 +232,10 @@ if (JUDGE_RATE_LIMIT_RPM or JUDGE_RATE_LIMIT_TPM) and not JUDGE_RATE_LIMIT_REDIS
     raise ImproperlyConfigured("JUDGE_RATE_LIMIT_RPM/TPM need Redis: set JUDGE_RATE_LIMIT_REDIS_URL "
                                "(it defaults to CELERY_BROKER_URL when that is redis://)")
 
+# --- Pages ---------------------------------------------------------------------------------
+# /calibration/ aggregates every decided claim; its figures are reused for this many seconds.
+CALIBRATION_CACHE_SECONDS = env_int("CALIBRATION_CACHE_SECONDS", 60, minimum=0)
+
 # --- API -------------------------------------------------------------------------------------
 NINJA_PAGINATION_MAX_LIMIT = 200
 

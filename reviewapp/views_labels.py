@@ -3,12 +3,17 @@ parse, call reviewapp.exports / reviewapp.calibration, render or stream."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from reviewapp import calibration as calibration_selectors
 from reviewapp import exports as export_selectors
+from reviewapp import selectors
 from reviewapp.access import admin_required
 from reviewapp.exports import FORMATS, BadFilter
 from reviewapp.services.exports import export_audit
@@ -16,6 +21,11 @@ from reviewapp.services.exports import export_audit
 
 def _filters(request: HttpRequest) -> export_selectors.ExportFilters:
     return export_selectors.parse_filters(since=request.GET.get("since", ""), profile=request.GET.get("profile", ""))
+
+
+def _filters_key(filters: export_selectors.ExportFilters) -> str:
+    # A cache key from user input: hashed, so it holds no spaces or control characters.
+    return hashlib.sha256(json.dumps(filters.as_dict(), sort_keys=True).encode()).hexdigest()
 
 
 def _format(request: HttpRequest) -> str:
@@ -36,7 +46,8 @@ def exports(request: HttpRequest) -> HttpResponse:
     query = request.GET.copy()
     query.pop("format", None)
     return render(request, "reviewapp/exports.html", context | {
-        "rows": export_selectors.decided_claims(filters).count(),
+        # Counting a million decided claims takes seconds: on big tables the count is reused briefly.
+        "rows": selectors.counted(f"export_rows:{_filters_key(filters)}", export_selectors.decided_claims(filters).count),
         "query": query.urlencode(),
     })
 
@@ -73,4 +84,5 @@ def export_manifest(request: HttpRequest) -> HttpResponse:
 @require_GET
 @admin_required
 def calibration(request: HttpRequest) -> HttpResponse:
-    return render(request, "reviewapp/calibration.html", calibration_selectors.calibration_page())
+    return render(request, "reviewapp/calibration.html", calibration_selectors.cached_calibration_page()
+                  | {"cache_seconds": settings.CALIBRATION_CACHE_SECONDS})

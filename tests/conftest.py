@@ -32,6 +32,16 @@ def _flush_may_truncate_history():
 
 
 @pytest.fixture(autouse=True)
+def _empty_cache():
+    """Cached figures (calibration, queue counters) must not leak from one test into the next."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

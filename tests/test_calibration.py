@@ -144,3 +144,18 @@ def test_with_under_three_weeks_of_history_the_page_says_so(client):
     client.force_login(make.admin())
     text = _text(client.get("/calibration/").content.decode())
     assert "Pass rate 100.0%: not enough history for a band (1 earlier week with data; needs 3)" in text
+
+
+@pytest.mark.django_db
+def test_the_page_reuses_its_figures_for_the_cache_ttl_and_says_when_they_were_computed(client, settings):
+    settings.CALIBRATION_CACHE_SECONDS = 60
+    rita = make.user("rita", "reviewer")
+    make.claim(make.answer(), U, U, reviewer=rita)
+    client.force_login(make.admin())
+    first = _text(client.get("/calibration/").content.decode())
+    assert "claim_audit@v1 · gpt-4o-mini 1 100.0%" in first and "recomputed at most every 60 s" in first
+    make.claim(make.answer(), U, S, reviewer=rita)
+    assert _text(client.get("/calibration/").content.decode()) == first  # within the TTL: same figures
+    settings.CALIBRATION_CACHE_SECONDS = 0  # off: computed on every view
+    fresh = _text(client.get("/calibration/").content.decode())
+    assert "claim_audit@v1 · gpt-4o-mini 2 50.0%" in fresh and "recomputed at most" not in fresh

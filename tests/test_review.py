@@ -151,6 +151,29 @@ def test_the_queue_filters_by_label_search_client_and_mine(client, rita):
 
 
 @pytest.mark.django_db
+def test_the_queue_filters_by_creation_day_with_both_bounds_inclusive(client, rita):
+    now = timezone.now()
+    today = now.replace(hour=0, minute=0, second=1, microsecond=0)
+    days = {}
+    for days_ago in (0, 1, 3):
+        answer = judged_answer()
+        Answer.objects.filter(pk=answer.pk).update(created_at=today - timedelta(days=days_ago))
+        days[days_ago] = answer.pk
+    Answer.objects.filter(pk=days[1]).update(created_at=today - timedelta(seconds=2))  # yesterday 23:59:59
+    client.force_login(rita)
+
+    def listed(query: str) -> set[int]:
+        body = client.get(f"/queue/?{query}").content.decode()
+        return {pk for pk in days.values() if f"/review/{pk}/" in body}
+
+    yesterday, three_ago = (today - timedelta(days=1)).date(), (today - timedelta(days=3)).date()
+    assert listed(f"since={today.date()}") == {days[0]}
+    assert listed(f"since={yesterday}&until={yesterday}") == {days[1]}
+    assert listed(f"until={yesterday}") == {days[1], days[3]}
+    assert listed(f"since={three_ago}") == set(days.values())
+
+
+@pytest.mark.django_db
 def test_queue_pages_by_keyset_without_gaps_or_repeats(client, rita):
     first = judged_answer()
     run = first.judged_by

@@ -36,17 +36,18 @@ def answer_ingest(*, client: ApiClient | None, request: JudgeRequest) -> Ingeste
             get_profile(request.profile)
         except UnknownProfile as exc:
             raise InvalidRequest("profile", str(exc)) from None
-    if request.external_id is not None and client is not None:
-        existing = Answer.objects.filter(client=client, external_id=request.external_id).first()
-        if existing is not None:
-            return Ingested(existing, created=False)
+    # Insert first and let the unique (client, external_id) constraint find a repeat: a repeat is
+    # a client's retry, rare, while a look-up before every insert is a round trip on every POST.
     try:
         answer = _store(client=client, request=request)
     except IntegrityError:
         if request.external_id is None or client is None:
             raise
-        # A concurrent request with the same external_id committed first: it is the answer.
-        return Ingested(Answer.objects.get(client=client, external_id=request.external_id), created=False)
+        # Posted before (or by a concurrent request that committed first): that is the answer.
+        existing = Answer.objects.filter(client=client, external_id=request.external_id).first()
+        if existing is None:
+            raise  # another constraint failed
+        return Ingested(existing, created=False)
     return Ingested(answer, created=True)
 
 
