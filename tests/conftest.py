@@ -42,6 +42,33 @@ def _empty_cache():
 
 
 @pytest.fixture(autouse=True)
+def _no_stray_worker_takes_this_tests_answers(request):
+    """The session's celery worker (started by the first test that asks for `celery_worker`) keeps
+    consuming the default queue for the rest of the run. A test whose transactions commit (live
+    server, transaction=True) but that judges in-process would race that worker for its own
+    answers, so its tasks go to a queue nobody consumes; worker tests keep the real one."""
+    marker = request.node.get_closest_marker("django_db")
+    commits = "live_server" in request.fixturenames or bool(marker and marker.kwargs.get("transaction"))
+    if not commits or "celery_worker" in request.fixturenames or request.node.get_closest_marker("worker"):
+        yield
+        return
+    from django.conf import settings
+
+    from reviewapp.celery import app
+
+    default = app.conf.task_default_queue
+    app.conf.task_default_queue = f"{default}-unconsumed-{os.getpid()}"
+    try:
+        yield
+    finally:
+        unconsumed, app.conf.task_default_queue = app.conf.task_default_queue, default
+        if settings.CELERY_BROKER_URL.startswith("redis"):
+            import redis
+
+            redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(unconsumed)
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
