@@ -215,3 +215,16 @@ def test_export_golden_then_import_then_evaluate_agrees_with_the_reviewers(tmp_p
     _evaluate("--golden", "roundtrip", "--backend", "offline", "--report", str(via_golden))
     assert _scores(via_golden) == _scores(direct)
     assert _scores(direct)["n"] == 3
+
+
+def test_the_demo_golden_set_is_the_demo_answers_with_their_intended_labels():
+    from judges.eval import load_dataset
+    from reviewapp.management.commands.demo import DEMO_DATA, DEMO_GOLDEN
+
+    records, skipped = load_dataset(DEMO_GOLDEN)  # validates every span against its answer text
+    answers = {a["external_id"]: a for a in json.loads(DEMO_DATA.read_text())}
+    assert skipped == [] and [r.id for r in records] == list(answers)
+    assert all(r.request.answer == answers[r.id]["answer"] for r in records)
+    assert {r.id for r in records if r.hallucinated} == {
+        "demo-002", "demo-004", "demo-005", "demo-007", "demo-008", "demo-010", "demo-011", "demo-012"}
+    assert all(bool(r.spans) == r.hallucinated for r in records)

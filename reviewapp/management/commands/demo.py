@@ -30,6 +30,9 @@ from reviewapp.services.clients import api_client_create, api_client_rotate_toke
 from reviewapp.services.ingest import answer_ingest
 
 DEMO_DATA = Path(__file__).resolve().parents[2] / "demo_data" / "answers.json"
+# The same twelve answers with their intended ground truth (demo_data/README.md) as a golden set,
+# so `manage.py evaluate --golden demo` has something to measure from the first run.
+DEMO_GOLDEN = DEMO_DATA.with_name("golden.jsonl")
 
 
 class Command(BaseCommand):
@@ -47,6 +50,7 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         passwords = {name: self._demo_user(name, admin=(name == "admin")) for name in ("admin", "reviewer")}
         token = self._demo_token()
+        call_command("import_golden", str(DEMO_GOLDEN), "--name", "demo", verbosity=0, stdout=self.stdout)
         worker = self._start_worker()
         try:
             self._load_and_wait()
@@ -127,6 +131,7 @@ ClaimDesk demo is ready.
   admin    / {passwords['admin']}
   reviewer / {passwords['reviewer']}
   API token (client "demo"): {token}
+  Golden set "demo": python manage.py evaluate --golden demo
 
   Try:  curl -s -X POST {url}/api/v1/answers -H 'Authorization: Bearer {token}' \\
           -H 'Content-Type: application/json' \\
