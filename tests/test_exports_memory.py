@@ -2,7 +2,7 @@
 
 The rows are made by Postgres itself (one real judged and decided answer, copied with
 INSERT ... SELECT over generate_series), so filling 200,000 claims takes seconds. The export runs as
-a real `manage.py export_labels` subprocess, and its own peak RSS comes from wait4().
+a real `manage.py export_labels` subprocess, which reports its own peak RSS (VmHWM) as it ends.
 """
 
 from __future__ import annotations
@@ -111,17 +111,30 @@ def _fill(answer: Answer) -> None:
         cursor.execute("ANALYZE")
 
 
+# Runs the command and reports the process's own peak RSS (VmHWM) as it ends. Not wait4()'s
+# ru_maxrss: that counts the parent's pages the child carried between fork and exec, i.e. the
+# test runner's size, not the export's.
+_PEAK_OF_COMMAND = """
+import sys
+from django.core.management import execute_from_command_line
+try:
+    execute_from_command_line(["manage.py", *sys.argv[1:]])
+finally:
+    with open("/proc/self/status") as status:
+        sys.stderr.write("\\n" + next(line for line in status if line.startswith("VmHWM:")))
+"""
+
+
 def _export(tmp_path, *args: str) -> tuple[dict, int]:
     """(manifest, peak RSS in MB) of one `manage.py export_labels` run."""
     out = tmp_path / "export.jsonl"
     env = os.environ | {"DATABASE_URL": _test_database_url()}
-    process = subprocess.Popen([sys.executable, "manage.py", "export_labels", "--out", str(out), *args],
-                               cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    stderr = process.stderr.read()  # a line or two; the export itself goes to the file
-    assert os.waitstatus_to_exitcode(status) == 0, stderr.decode()
+    result = subprocess.run([sys.executable, "-c", _PEAK_OF_COMMAND, "export_labels", "--out", str(out), *args],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert result.returncode == 0, result.stderr
+    peak_kb = int(result.stderr.rsplit("VmHWM:", 1)[1].split()[0])
     manifest = json.loads((tmp_path / "export.jsonl.manifest.json").read_text())
-    return manifest, usage.ru_maxrss // 1024  # ru_maxrss is in KiB on Linux
+    return manifest, peak_kb // 1024
 
 
 @pytest.mark.django_db(transaction=True)
