@@ -151,7 +151,7 @@ def apply_checks(request: JudgeRequest, result: JudgeResult) -> JudgeResult:
     return checked_result
 
 
-def _remap(finding: Finding, where: list[int], text: str) -> Finding:
+def _remap(finding: Finding, where: Sequence[int], text: str) -> Finding:
     """A finding made on the answer without invisible characters, placed in the real answer."""
     if where[-1] == len(where) - 1:
         return finding  # nothing was removed

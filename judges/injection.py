@@ -27,7 +27,7 @@ import binascii
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterator
+from typing import Iterator, Sequence
 
 Span = tuple[int, int]
 
@@ -153,11 +153,11 @@ FORMAT_CHARACTERS = re.compile(
 )
 
 
-def strip_invisible(text: str) -> tuple[str, list[int]]:
+def strip_invisible(text: str) -> tuple[str, Sequence[int]]:
     """`text` without format characters (category Cf), and for each character of the result its
     index in `text`, plus len(text) at the end (so a half-open span maps back with it)."""
     if text.isascii() or not FORMAT_CHARACTERS.search(text):
-        return text, list(range(len(text) + 1))
+        return text, range(len(text) + 1)  # nothing removed: no list to build for every passage
     kept: list[str] = []
     where: list[int] = []
     position = 0
@@ -171,7 +171,7 @@ def strip_invisible(text: str) -> tuple[str, list[int]]:
     return "".join(kept), where
 
 
-def original_span(where: list[int], span: Span) -> Span:
+def original_span(where: Sequence[int], span: Span) -> Span:
     """A span of strip_invisible's result as a span of the original text."""
     start, end = span
     return where[start], (where[end - 1] + 1 if end > start else where[start])
