@@ -151,7 +151,7 @@ def apply_checks(request: JudgeRequest, result: JudgeResult) -> JudgeResult:
     return checked_result
 
 
-def _remap(finding: Finding, where: list[int], text: str) -> Finding:
+def _remap(finding: Finding, where: Sequence[int], text: str) -> Finding:
     """A finding made on the answer without invisible characters, placed in the real answer."""
     if where[-1] == len(where) - 1:
         return finding  # nothing was removed
@@ -194,10 +194,25 @@ class _Answer:
             index.add(span, position)
         return index
 
-    @cached_property
-    def text_values(self) -> frozenset[str]:
-        """Every quantity the passages' text gives (never their headers)."""
-        return frozenset().union(*(quantity_values(p.text) for p in self.passages))
+    def values_in_text(self, wanted: Sequence[Quantity]) -> set[str]:
+        """The values of `wanted` that some passage's text gives (never their headers).
+
+        Reading a passage's quantities is the costly part of the checks (about 0.7 ms for 1,500
+        characters the first time a passage is seen), and an answer's numbers are usually all in
+        few passages: so the passages holding the most wanted quantities as written are read
+        first, and reading stops once every value is found. A value found nowhere still reads them
+        all; which are found does not depend on the order."""
+        missing = {quantity.value for quantity in wanted}
+        found: set[str] = set()
+        written = {quantity.text for quantity in wanted}
+        order = sorted(self.passages, key=lambda p: -sum(text in p.text for text in written))
+        for passage in order:
+            if not missing:
+                break
+            hits = missing & quantity_values(passage.text)
+            found |= hits
+            missing -= hits
+        return found
 
 
 # --- 1. quotations ---------------------------------------------------------------------------------
@@ -364,9 +379,11 @@ def _fold_with_offsets(text: str) -> tuple[str, list[int]]:
 
 def check_numbers(answer: _Answer) -> list[Finding]:
     skip = _Mask(len(answer.text), [q.span for q in answer.quotations] + [m.span for m in answer.provenance])
+    checked = [quantity for quantity in answer.quantities if not skip.covers(quantity.span)]
+    in_text = answer.values_in_text(checked) if checked else set()
     findings = []
-    for quantity in answer.quantities:
-        if skip.covers(quantity.span) or quantity.value in answer.text_values:
+    for quantity in checked:
+        if quantity.value in in_text:
             continue
         is_date = quantity.kind == "date"
         reason = f"'{quantity.text}' appears in no passage"

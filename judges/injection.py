@@ -27,6 +27,7 @@ import binascii
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Iterator, Sequence
 
 Span = tuple[int, int]
 
@@ -72,6 +73,58 @@ _ANY_INSTRUCTION = re.compile(
     re.IGNORECASE,
 )
 
+# What each pattern needs, for ASCII text: every group must have one of its words in the lowered
+# text, or the pattern matches nowhere in it. Checked in one pass of cheap substring searches, so
+# the combined scan (1 ms on a 1,500-character passage: 15 alternatives tried at each character)
+# runs only with the patterns that can match, and not at all on most passages. A word here that a
+# pattern could match without would hide an injection: tests/judges/test_redteam.py checks the
+# filtered scan against the full one on every red-team text.
+_AS_GOOD_WORDS = ("supported", "grounded", "true", "correct", "accurate", "verified", "valid", "faithful")
+INSTRUCTION_NEEDS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("ignore", "disregard", "forget", "override", "bypass"),
+     ("instruction", "rule", "prompt", "guidelines", "directions", "directive")),
+    (("mark", "label", "rate", "classify", "treat", "score", "judge", "consider", "return", "output", "report",
+      "say", "answer", "respond"), _AS_GOOD_WORDS),
+    (("every", "all", "each"), _AS_GOOD_WORDS),
+    (("output", "return", "respond", "reply"), ("grounded", "supported")),
+    (("the answer",), ("grounded", "verified")),
+    (("grounded", "hallucinated"), ("true", "false"), (":", "=")),
+    (('"',), ("verdict", "label", "verification_status", "unsupported_claims", "fabrications", "claims", "counts"),
+     (":",)),
+    (("you are ", "pretend ", "role", "play a game", "from now on"),),
+    (("note", "message", "instruction", "memo", "attention"),
+     ("ai", "llm", "judge", "evaluator", "grader", "model", "assistant", "auditor", "checker", "verifier", "reviewer")),
+    (("judge", "evaluator", "grader", "auditor", "llm"),),
+    (("assistant",),),
+    (("new instruction", "supersede"),),
+    (("treat ",), (" as ",)),
+    (("sys", "inst", "im_start", "im_end", "endoftext", "override", "developer"),),
+    (("<<<", "data-", "end data"),),
+)
+
+
+@lru_cache(maxsize=None)
+def _instruction_scan(kept: tuple[int, ...]) -> re.Pattern[str]:
+    """The combined scan with only the patterns `kept`, each group still named after its index."""
+    return re.compile(
+        "|".join(f"(?P<k{index}>{INSTRUCTION_PATTERNS[index][1].pattern})" for index in kept), re.IGNORECASE)
+
+
+def _instruction_matches(clean: str) -> Iterator[re.Match[str]]:
+    """What `_ANY_INSTRUCTION.finditer(clean)` finds. A pattern that matches nowhere in the text
+    never wins at any position of the alternation, so leaving it out changes no match. Non-ASCII
+    text gets the full scan: case-insensitive matching pairs "k" with the Kelvin sign and "s" with
+    the long s, which a lowered-substring test would miss."""
+    if not clean.isascii():
+        return _ANY_INSTRUCTION.finditer(clean)
+    lowered = clean.lower()
+    kept = tuple(index for index, groups in enumerate(INSTRUCTION_NEEDS)
+                 if all(any(word in lowered for word in group) for group in groups))
+    if not kept:
+        return iter(())
+    return _instruction_scan(kept).finditer(clean)
+
+
 _BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{24,}={0,2}(?![A-Za-z0-9+/=])")
 _BIDI_OVERRIDES = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 # "[P9] Agency · Title" opening a line after the passage's first line: a forged passage header.
@@ -100,11 +153,11 @@ FORMAT_CHARACTERS = re.compile(
 )
 
 
-def strip_invisible(text: str) -> tuple[str, list[int]]:
+def strip_invisible(text: str) -> tuple[str, Sequence[int]]:
     """`text` without format characters (category Cf), and for each character of the result its
     index in `text`, plus len(text) at the end (so a half-open span maps back with it)."""
     if text.isascii() or not FORMAT_CHARACTERS.search(text):
-        return text, list(range(len(text) + 1))
+        return text, range(len(text) + 1)  # nothing removed: no list to build for every passage
     kept: list[str] = []
     where: list[int] = []
     position = 0
@@ -118,7 +171,7 @@ def strip_invisible(text: str) -> tuple[str, list[int]]:
     return "".join(kept), where
 
 
-def original_span(where: list[int], span: Span) -> Span:
+def original_span(where: Sequence[int], span: Span) -> Span:
     """A span of strip_invisible's result as a span of the original text."""
     start, end = span
     return where[start], (where[end - 1] + 1 if end > start else where[start])
@@ -130,7 +183,7 @@ def find_injections(text: str, *, passage: bool = False) -> tuple[Injection, ...
     `passage`, a passage header line ("[P9] ...") after the first line counts as forged too."""
     found: list[Injection] = []
     clean, where = strip_invisible(text)
-    for match in _ANY_INSTRUCTION.finditer(clean):
+    for match in _instruction_matches(clean):
         kind = INSTRUCTION_PATTERNS[int(match.lastgroup[1:])][0]
         found.append(Injection(original_span(where, match.span()), kind, _short(match.group())))
     found.extend(_hidden(text))

@@ -347,7 +347,9 @@ def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput) -> No
     run.verdict = result.verdict
     run.grounding_score = result.grounding_score
     run.findings = result.model_dump(mode="json", include={"fabrications", "omissions", "rewrite_note"})
-    run.save()
+    # Only what a result changes: the row was inserted moments ago by start_run.
+    run.save(update_fields=["status", "is_current", "finished_at", "latency_ms", "attempts", "prompt_tokens",
+                            "completion_tokens", "raw_output", "verdict", "grounding_score", "findings"])
     _store_claims(answer, run, result)
 
 

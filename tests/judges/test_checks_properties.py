@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judges.checks import apply_checks
+from judges.checks import _Answer, apply_checks
 from judges.offline import judge_offline
 from judges.scoring import grounding_score, verdict_for
-from judges.text import split_sentences
+from judges.text import quantities, quantity_values, split_sentences
 from judges.types import LABELS, Claim, JudgeInfo, JudgeRequest, JudgeResult
 
 RANK = {"SUPPORTED": 0, "PARTIALLY_SUPPORTED": 1, "UNSUPPORTED": 2, "CONTRADICTED": 2}
@@ -75,3 +75,17 @@ def test_checks_only_add_findings(case):
     for claim in after.claims[len(before.claims):]:
         assert request.answer[slice(*claim.answer_span)] == claim.text
     assert apply_checks(request, after) == after  # idempotent
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=6),
+       st.permutations([p["text"] for p in PASSAGES] + FRAGMENTS[:6]))
+def test_the_number_check_finds_the_values_every_passage_together_gives(fragments, texts):
+    """It stops reading passages once every value is found, in an order of its own: what it finds
+    is still exactly the answer's values that the union of all the passages' values holds."""
+    answer = " ".join(fragments)
+    request = JudgeRequest.model_validate({"question": "Fares?", "answer": answer,
+                                           "passages": [{"id": f"P{i}", "text": t} for i, t in enumerate(texts)]})
+    wanted = quantities(answer)
+    everything = frozenset().union(*(quantity_values(t) for t in texts))
+    assert _Answer(request).values_in_text(wanted) == {q.value for q in wanted if q.value in everything}
