@@ -98,7 +98,10 @@ def _database(url: str) -> dict:
         }
     elif not engine.endswith("postgresql"):
         raise ImproperlyConfigured(f"DATABASE_URL={url!r}: only postgres:// and sqlite:// are supported")
-    elif DATABASE_POOL_SIZE:
+    else:
+        # Django's backend with a health check that polls the socket instead of sending SELECT 1.
+        config["ENGINE"] = "reviewapp.db.postgresql"
+    if engine.endswith("postgresql") and DATABASE_POOL_SIZE:
         # One pool per process shared by its threads (psycopg_pool), instead of a connection per
         # thread: a judge worker's 64 threads spend most of their time waiting on the LLM, with
         # the connection handed back (services.judging.run_judge), so a few connections serve all.
