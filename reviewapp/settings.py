@@ -276,6 +276,9 @@ API_RATE_LIMIT_REDIS_URL = env_url(
     schemes=("redis", "rediss"),
 )
 API_RATE_LIMIT_STORAGE_URL = API_RATE_LIMIT_REDIS_URL or "memory://"
+# Each web process reuses an authenticated API client this long instead of reading it per request;
+# a token revoked or rotated in another process keeps working at most this long there. 0 = off.
+API_CLIENT_CACHE_SECONDS = env_float("API_CLIENT_CACHE_SECONDS", 5.0, minimum=0.0)
 # A bigger API request body is refused with 413 before it is read; forms get Django's own cap.
 API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 2 * 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES
