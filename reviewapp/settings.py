@@ -52,13 +52,15 @@ MIDDLEWARE = [
     "reviewapp.middleware.security_headers",
     "reviewapp.middleware.api_body_limit",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's session, CSRF, auth and messages middleware and htmx's, skipped by /api/ requests
+    # (reviewapp.middleware._web_only says why).
+    "reviewapp.middleware.WebSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "reviewapp.middleware.WebCsrfViewMiddleware",
+    "reviewapp.middleware.WebAuthenticationMiddleware",
+    "reviewapp.middleware.WebMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "django_htmx.middleware.HtmxMiddleware",
+    "reviewapp.middleware.WebHtmxMiddleware",
 ]
 
 ROOT_URLCONF = "reviewapp.urls"
