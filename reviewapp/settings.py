@@ -169,6 +169,8 @@ JUDGE_MAX_ATTEMPTS = env_int("JUDGE_MAX_ATTEMPTS", 5, minimum=1)
 CELERY_BROKER_URL = env_url(
     "CELERY_BROKER_URL", "filesystem://", schemes=("redis", "rediss", "filesystem", "amqp", "memory")
 )
+if CELERY_BROKER_URL.startswith("redis://"):
+    CELERY_BROKER_TRANSPORT = "reviewapp.broker:Transport"  # reuses its Redis client (reviewapp/broker.py)
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "claimdesk")
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True  # a task lost with its worker is delivered again...
