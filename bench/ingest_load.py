@@ -145,6 +145,25 @@ def workers_cpu_seconds(master: int) -> float:
     return total
 
 
+def postgres_cpu_seconds() -> dict[int, float]:
+    """CPU seconds so far of each Postgres backend serving this database (the web workers' own
+    connections; this process's too, idle during a run), read from /proc: a local server only."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        pids = [row[0] for row in cursor.fetchall()]
+    tick, seconds = os.sysconf("SC_CLK_TCK"), {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:  # not on this machine, or gone
+            continue
+        seconds[pid] = (int(fields[11]) + int(fields[12])) / tick
+    return seconds
+
+
 def run_wrk(port: int, token: str, prefix: str, seconds: int, connections: int) -> dict:
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"} | PROXY_HEADERS
     script = (f"BODY = {json.dumps(json.dumps(PAYLOAD))}\nPREFIX = {json.dumps(prefix)}\n"
@@ -165,9 +184,10 @@ def one_run(name: str, *, worker_class: str, broker: str, token: str, seconds: i
     server = start_gunicorn(port, worker_class, broker)
     try:
         run_wrk(port, token, f"warm-{name}-{time.time_ns()}", 2, connections)  # imports, connections, caches
-        before, cpu_before = Answer.objects.count(), workers_cpu_seconds(server.pid)
+        before, cpu_before, pg_before = Answer.objects.count(), workers_cpu_seconds(server.pid), postgres_cpu_seconds()
         figures = run_wrk(port, token, f"{name}-{time.time_ns()}", seconds, connections)
         stored, cpu = Answer.objects.count() - before, workers_cpu_seconds(server.pid) - cpu_before
+        pg_cpu = sum(now - pg_before.get(pid, 0.0) for pid, now in postgres_cpu_seconds().items())
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -175,11 +195,13 @@ def one_run(name: str, *, worker_class: str, broker: str, token: str, seconds: i
     errors = sum(figures[k] for k in ("connect", "read", "write", "status", "timeout"))
     run = {"rate": stored / secs,  # answers the database holds, not merely responses
            "p50": figures["p50"] / 1000, "p95": figures["p95"] / 1000, "p99": figures["p99"] / 1000,
-           "errors": errors, "requests": figures["requests"], "cpu_ms": cpu * 1000 / max(stored, 1)}
+           "errors": errors, "requests": figures["requests"], "cpu_ms": cpu * 1000 / max(stored, 1),
+           "pg_cpu_ms": pg_cpu * 1000 / max(stored, 1)}
     print(f"  {name:22} {run['rate']:7.1f} answers/s  p50 {run['p50']:6.1f} ms  p95 {run['p95']:6.1f} ms"
           f"  p99 {run['p99']:6.1f} ms  errors {errors}  web CPU {run['cpu_ms']:.1f} ms/answer"
+          f"  Postgres CPU {run['pg_cpu_ms']:.1f} ms/answer"
           f"  ({figures['requests']} requests, {stored} stored,"
-          f" {connections} connections, {secs:.0f} s)", flush=True)
+          f" {connections} connections, {secs:.0f} s, load average {os.getloadavg()[0]:.1f})", flush=True)
     return run
 
 
@@ -190,7 +212,8 @@ def summarize(name: str, runs: list[dict], *, connections: int, target: bool) ->
 
     errors = sum(run["errors"] for run in runs)
     print(f"{name:24} median of {len(runs)}: {med('rate'):7.1f} answers/s  p50 {med('p50'):6.1f} ms"
-          f"  p95 {med('p95'):6.1f} ms  p99 {med('p99'):6.1f} ms  errors {errors}  web CPU {med('cpu_ms'):.1f} ms/answer")
+          f"  p95 {med('p95'):6.1f} ms  p99 {med('p99'):6.1f} ms  errors {errors}  web CPU {med('cpu_ms'):.1f} ms/answer"
+          f"  Postgres CPU {med('pg_cpu_ms'):.1f} ms/answer  (load average {os.getloadavg()[0]:.1f})")
     extra = {"command": COMMAND, "connections": connections, "repeats": len(runs),
              "runs": [round(run["rate"], 1) for run in runs]}
     record(f"ingest {name} answers/s", med("rate"), "answers/s", 300 if target else None, **extra)
@@ -199,6 +222,7 @@ def summarize(name: str, runs: list[dict], *, connections: int, target: bool) ->
     record(f"ingest {name} p99", med("p99"), "ms", None, higher_is_better=False, **extra)
     record(f"ingest {name} errors", errors, "requests", 0 if target else None, higher_is_better=False, **extra)
     record(f"ingest {name} web CPU per answer", med("cpu_ms"), "ms", None, higher_is_better=False, **extra)
+    record(f"ingest {name} Postgres CPU per answer", med("pg_cpu_ms"), "ms", None, higher_is_better=False, **extra)
 
 
 def enqueue_cost(count: int) -> float:
