@@ -52,15 +52,13 @@ MIDDLEWARE = [
     "reviewapp.middleware.security_headers",
     "reviewapp.middleware.api_body_limit",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # Django's session, CSRF, auth and messages middleware and htmx's, skipped by /api/ requests
-    # (reviewapp.middleware._web_only says why).
-    "reviewapp.middleware.WebSessionMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "reviewapp.middleware.WebCsrfViewMiddleware",
-    "reviewapp.middleware.WebAuthenticationMiddleware",
-    "reviewapp.middleware.WebMessageMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "reviewapp.middleware.WebHtmxMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
 ]
 
 ROOT_URLCONF = "reviewapp.urls"

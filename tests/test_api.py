@@ -210,20 +210,3 @@ def test_a_revocation_made_by_another_process_is_seen_within_the_cache_time(api,
     later = clients._clock() + 5.1
     monkeypatch.setattr(clients, "_clock", lambda: later)
     assert api.post(fare_payload(external_id="after")).status_code == 401
-
-
-def test_api_requests_skip_the_pages_middleware_but_keep_the_security_headers(api):
-    response = api.post(fare_payload())
-    assert response.status_code == 202
-    request = response.wsgi_request
-    assert not hasattr(request, "session") and not hasattr(request, "user") and not hasattr(request, "htmx")
-    assert response["X-Frame-Options"] == "DENY"
-    assert "frame-ancestors 'none'" in response["Content-Security-Policy"]
-    assert response["X-Content-Type-Options"] == "nosniff"
-
-
-def test_pages_still_get_the_session_user_and_csrf_middleware(client):
-    response = client.get("/accounts/login/")
-    assert response.wsgi_request.user.is_anonymous
-    assert hasattr(response.wsgi_request, "session") and hasattr(response.wsgi_request, "htmx")
-    assert "csrftoken" in response.cookies
