@@ -1,11 +1,11 @@
 from django.contrib import admin, messages
-from django.utils import timezone
 
 from reviewapp.models import (
     Answer, ApiClient, AuditEvent, ExampleSet, JudgeRun, Policy, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
     WorkedExample, WorkerHeartbeat,
 )
 from reviewapp.services.audit import audit_record
+from reviewapp.services.clients import api_client_revoke
 
 
 @admin.register(ApiClient)
@@ -28,9 +28,7 @@ class ApiClientAdmin(admin.ModelAdmin):
     @admin.action(description="Revoke the selected clients' tokens")
     def revoke_tokens(self, request, queryset):
         for client in queryset.filter(revoked_at__isnull=True):
-            ApiClient.objects.filter(pk=client.pk).update(revoked_at=timezone.now())
-            audit_record(actor=request.user, actor_label=request.user.get_username(), action="api_client.revoked",
-                         obj=client)
+            api_client_revoke(client=client, actor=request.user, actor_label=request.user.get_username())
 
 
 @admin.register(Answer)

@@ -98,7 +98,10 @@ def _database(url: str) -> dict:
         }
     elif not engine.endswith("postgresql"):
         raise ImproperlyConfigured(f"DATABASE_URL={url!r}: only postgres:// and sqlite:// are supported")
-    elif DATABASE_POOL_SIZE:
+    else:
+        # Django's backend with a health check that polls the socket instead of sending SELECT 1.
+        config["ENGINE"] = "reviewapp.db.postgresql"
+    if engine.endswith("postgresql") and DATABASE_POOL_SIZE:
         # One pool per process shared by its threads (psycopg_pool), instead of a connection per
         # thread: a judge worker's 64 threads spend most of their time waiting on the LLM, with
         # the connection handed back (services.judging.run_judge), so a few connections serve all.
@@ -164,6 +167,8 @@ JUDGE_MAX_ATTEMPTS = env_int("JUDGE_MAX_ATTEMPTS", 5, minimum=1)
 CELERY_BROKER_URL = env_url(
     "CELERY_BROKER_URL", "filesystem://", schemes=("redis", "rediss", "filesystem", "amqp", "memory")
 )
+if CELERY_BROKER_URL.startswith("redis://"):
+    CELERY_BROKER_TRANSPORT = "reviewapp.broker:Transport"  # reuses its Redis client (reviewapp/broker.py)
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "claimdesk")
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True  # a task lost with its worker is delivered again...
@@ -273,6 +278,9 @@ API_RATE_LIMIT_REDIS_URL = env_url(
     schemes=("redis", "rediss"),
 )
 API_RATE_LIMIT_STORAGE_URL = API_RATE_LIMIT_REDIS_URL or "memory://"
+# Each web process reuses an authenticated API client this long instead of reading it per request;
+# a token revoked or rotated in another process keeps working at most this long there. 0 = off.
+API_CLIENT_CACHE_SECONDS = env_float("API_CLIENT_CACHE_SECONDS", 5.0, minimum=0.0)
 # A bigger API request body is refused with 413 before it is read; forms get Django's own cap.
 API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 2 * 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES

@@ -179,3 +179,34 @@ def test_the_openapi_document_describes_every_operation(client):
 def test_no_judge_run_exists_before_a_worker_takes_the_answer(api):
     api.post(fare_payload())
     assert JudgeRun.objects.count() == 0
+
+
+def test_a_token_revoked_through_the_service_is_refused_at_once_though_it_was_just_used(api):
+    from reviewapp.services.clients import api_client_revoke
+
+    assert api.post(fare_payload(external_id="before")).status_code == 202
+    api_client_revoke(client=ApiClient.objects.get())
+    assert api.post(fare_payload(external_id="after")).status_code == 401
+
+
+def test_a_rotated_token_works_at_once_and_the_old_one_stops(api, api_token):
+    from reviewapp.services.clients import api_client_rotate_token
+
+    assert api.post(fare_payload(external_id="before")).status_code == 202
+    new_token = api_client_rotate_token(client=ApiClient.objects.get())
+    assert api.post(fare_payload(external_id="old"), token=api_token).status_code == 401
+    assert api.post(fare_payload(external_id="new"), token=new_token).status_code == 202
+
+
+def test_a_revocation_made_by_another_process_is_seen_within_the_cache_time(api, settings, monkeypatch):
+    from django.utils import timezone
+
+    from reviewapp.services import clients
+
+    settings.API_CLIENT_CACHE_SECONDS = 5
+    assert api.post(fare_payload(external_id="before")).status_code == 202
+    ApiClient.objects.update(revoked_at=timezone.now())  # what another process's revocation looks like here
+    assert api.post(fare_payload(external_id="cached")).status_code == 202  # the cost of not reading per request
+    later = clients._clock() + 5.1
+    monkeypatch.setattr(clients, "_clock", lambda: later)
+    assert api.post(fare_payload(external_id="after")).status_code == 401
