@@ -23,6 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
 os.environ.setdefault("ALLOWED_HOSTS", "testserver")
+# The test client speaks plain http in-process: no redirect to https (the production default).
+os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
 
 import django  # noqa: E402
 
