@@ -217,7 +217,8 @@ def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(page
 
     # What the export links serve: files to download or plain text, never HTML a browser would run.
     for fmt in ("jsonl", "csv", "golden"):
-        download = page.request.get(f"/exports/download?format={fmt}")
+        # A streamed export on a busy 2-core box can take longer than the page timeout (5 s) to start.
+        download = page.request.get(f"/exports/download?format={fmt}", timeout=30000)
         assert download.status == 200
         assert download.headers["content-disposition"].startswith("attachment;")
         assert download.headers["x-content-type-options"] == "nosniff"
