@@ -42,6 +42,7 @@ from django.db import connection  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from bench.results import record  # noqa: E402
+from bench import peak_rss  # noqa: E402
 from reviewapp import exports  # noqa: E402
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Policy  # noqa: E402
 
@@ -96,24 +97,12 @@ def fill(claims_wanted: int) -> None:
         cursor.execute("ANALYZE")
 
 
-# Runs a management command and, as it ends, writes the process's own peak RSS to stderr.
-_PEAK_OF_COMMAND = """
-import sys
-from django.core.management import execute_from_command_line
-try:
-    execute_from_command_line(["manage.py", *sys.argv[1:]])
-finally:
-    with open("/proc/self/status") as status:
-        sys.stderr.write("\\n" + next(line for line in status if line.startswith("VmHWM:")))
-"""
-
-
 def measure(fmt: str) -> dict:
     """`manage.py export_labels --format FMT` in a process of its own, its output to /dev/null (the
     manifest, with the row count, comes on stderr): wall time, CPU time (wait4) and the peak
     resident set size of that process (what the machine must have free)."""
     started = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-c", _PEAK_OF_COMMAND, "export_labels", "--format", fmt],
+    child = subprocess.Popen(peak_rss.command_line("export_labels", "--format", fmt),
                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     stderr = child.stderr.read().decode()
     _, status, usage = os.wait4(child.pid, 0)
@@ -121,8 +110,7 @@ def measure(fmt: str) -> dict:
     if status != 0:
         raise SystemExit(f"export_labels --format {fmt} failed: {stderr[-2000:]}")
     manifest, _ = json.JSONDecoder().raw_decode(stderr[stderr.index("{"):])
-    peak_kb = int(stderr.rsplit("VmHWM:", 1)[1].split()[0])
-    return {"rows": manifest["rows"], "seconds": seconds, "rss_mb": peak_kb / 1024,
+    return {"rows": manifest["rows"], "seconds": seconds, "rss_mb": peak_rss.peak_kb(stderr) / 1024,
             "cpu_seconds": usage.ru_utime + usage.ru_stime}
 
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
 import judges
+from bench import peak_rss
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage
 from reviewapp.services import review as review_service
 from reviewapp.services.ingest import answer_ingest
@@ -111,30 +112,15 @@ def _fill(answer: Answer) -> None:
         cursor.execute("ANALYZE")
 
 
-# Runs the command and reports the process's own peak RSS (VmHWM) as it ends. Not wait4()'s
-# ru_maxrss: that counts the parent's pages the child carried between fork and exec, i.e. the
-# test runner's size, not the export's.
-_PEAK_OF_COMMAND = """
-import sys
-from django.core.management import execute_from_command_line
-try:
-    execute_from_command_line(["manage.py", *sys.argv[1:]])
-finally:
-    with open("/proc/self/status") as status:
-        sys.stderr.write("\\n" + next(line for line in status if line.startswith("VmHWM:")))
-"""
-
-
 def _export(tmp_path, *args: str) -> tuple[dict, int]:
     """(manifest, peak RSS in MB) of one `manage.py export_labels` run."""
     out = tmp_path / "export.jsonl"
     env = os.environ | {"DATABASE_URL": _test_database_url()}
-    result = subprocess.run([sys.executable, "-c", _PEAK_OF_COMMAND, "export_labels", "--out", str(out), *args],
+    result = subprocess.run(peak_rss.command_line("export_labels", "--out", str(out), *args),
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     assert result.returncode == 0, result.stderr
-    peak_kb = int(result.stderr.rsplit("VmHWM:", 1)[1].split()[0])
     manifest = json.loads((tmp_path / "export.jsonl.manifest.json").read_text())
-    return manifest, peak_kb // 1024
+    return manifest, peak_rss.peak_kb(result.stderr) // 1024  # the export's own peak (see bench/peak_rss.py)
 
 
 @pytest.mark.django_db(transaction=True)
