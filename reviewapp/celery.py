@@ -30,6 +30,9 @@ def _beat_schedule() -> dict:
         "sweep-stuck-answers": {"task": "reviewapp.tasks.sweep_stuck_answers",
                                 "schedule": settings.JUDGE_SWEEP_INTERVAL_SECONDS},
         "canary": {"task": "reviewapp.tasks.canary_dispatch", "schedule": settings.CANARY_INTERVAL_SECONDS},
+        # A delivery whose task was lost (broker down at commit, a purged queue) is sent again.
+        "resend-overdue-webhooks": {"task": "reviewapp.tasks.resend_overdue_webhooks",
+                                    "schedule": settings.WEBHOOK_RESEND_INTERVAL_SECONDS},
     }
 
 

@@ -253,6 +253,10 @@ WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8, minimum=1)
 # up to 1, 2, 4 ... 60 minutes, so eight attempts span one to two hours.
 WEBHOOK_BACKOFF_SECONDS = env_float("WEBHOOK_BACKOFF_SECONDS", 60.0, minimum=0.01)
 WEBHOOK_BACKOFF_MAX_SECONDS = env_float("WEBHOOK_BACKOFF_MAX_SECONDS", 3600.0, minimum=0.01)
+# Beat re-enqueues pending deliveries overdue by this long whose task was lost (never sent twice:
+# each send claims its delivery first).
+WEBHOOK_RESEND_AFTER_SECONDS = env_float("WEBHOOK_RESEND_AFTER_SECONDS", 60.0, minimum=1)
+WEBHOOK_RESEND_INTERVAL_SECONDS = env_float("WEBHOOK_RESEND_INTERVAL_SECONDS", 60.0, minimum=0.5)
 # After a secret rotation the old secret also signs for this long, so receivers can switch over.
 WEBHOOK_SECRET_GRACE_SECONDS = env_int("WEBHOOK_SECRET_GRACE_SECONDS", 86400, minimum=0)
 # Endpoints on loopback, private or link-local addresses are refused in production (they would let

@@ -11,7 +11,7 @@ from reviewapp.services import liveness
 from reviewapp.services.jobs import answer_rejudge, job_run
 from reviewapp.services.judging import AnswerBusy, TransientJudgeFailure, answer_judge
 from reviewapp.services.sweeper import answers_sweep
-from reviewapp.services.webhooks import CLAIM_MARGIN_SECONDS, delivery_send
+from reviewapp.services.webhooks import CLAIM_MARGIN_SECONDS, deliveries_resend_due, delivery_send
 
 
 def _backoff(retries: int) -> float:
@@ -66,3 +66,8 @@ def deliver_webhook(self, delivery_id: int) -> None:
         raise self.retry(exc=exc, countdown=settings.WEBHOOK_TIMEOUT_SECONDS + CLAIM_MARGIN_SECONDS)
     if outcome.retry_in is not None:
         raise self.retry(countdown=outcome.retry_in)
+
+
+@shared_task
+def resend_overdue_webhooks() -> None:
+    deliveries_resend_due(older_than_seconds=settings.WEBHOOK_RESEND_AFTER_SECONDS)

@@ -548,6 +548,23 @@ def test_resend_enqueues_overdue_unclaimed_deliveries_only(monkeypatch):
     assert sent == [overdue.pk] and fresh.pk not in sent
 
 
+@pytest.mark.django_db
+def test_beats_resend_task_enqueues_what_is_overdue_by_the_configured_delay(monkeypatch, settings):
+    from reviewapp.tasks import resend_overdue_webhooks
+
+    _, endpoint = _client_with_endpoint()
+    lost = _delivery(endpoint)
+    WebhookDelivery.objects.filter(pk=lost.pk).update(next_attempt_at=timezone.now() - timedelta(seconds=90))
+    sent = []
+    monkeypatch.setattr(webhooks_service, "enqueue_delivery", lambda pk, countdown=None: sent.append(pk))
+    settings.WEBHOOK_RESEND_AFTER_SECONDS = 120
+    resend_overdue_webhooks()
+    assert sent == []
+    settings.WEBHOOK_RESEND_AFTER_SECONDS = 60
+    resend_overdue_webhooks()
+    assert sent == [lost.pk]
+
+
 def test_the_readme_receiver_snippet_accepts_a_real_signature_and_refuses_a_tampered_body():
     from pathlib import Path
 
