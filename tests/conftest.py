@@ -2,9 +2,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -171,26 +168,13 @@ def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory, fake_llm
         "WEBHOOK_BACKOFF_SECONDS": "0.2",
         "WEBHOOK_TIMEOUT_SECONDS": "5",
     }
-    command = [
-        sys.executable, "-m", "celery", "-A", "reviewapp", "worker", "-P", "threads", "-c", "4",
-        "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "--without-gossip", "--without-mingle", "-l", "info",
-        "-n", f"test-{os.getpid()}@%h",
-    ]
-    with open(log, "w") as out:
-        worker = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    from tests.faultkit import Worker
+
+    worker = Worker(env=env, log=log, pool="threads", concurrency=4, name="test")
     try:
-        deadline = time.monotonic() + 60
-        while "ready." not in log.read_text():
-            if worker.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"celery worker did not start:\n{log.read_text()}")
-            time.sleep(0.2)
-        yield worker
+        yield worker.start()
     finally:
-        worker.terminate()
-        try:
-            worker.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            worker.kill()
+        worker.stop()
         import redis
 
         redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(settings.CELERY_TASK_DEFAULT_QUEUE)
@@ -198,14 +182,12 @@ def celery_worker(django_db_setup, django_db_blocker, tmp_path_factory, fake_llm
 
 def wait_for(condition, timeout=30.0, interval=0.1):
     """Poll until condition() is truthy; return its value or fail with what was last seen."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"condition not met within {timeout}s (last value: {value!r})")
-        time.sleep(interval)
+    from tests.faultkit import wait_until
+
+    try:
+        return wait_until(condition, timeout, interval)
+    except TimeoutError as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture(scope="session")

@@ -4,8 +4,6 @@ its connection back while it waits on the LLM, so the waits overlap and no threa
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
 from django.conf import settings
@@ -13,8 +11,9 @@ from django.conf import settings
 from judges import JudgeRequest
 from reviewapp.models import Answer, Policy
 from reviewapp.services import ingest
-from tests.conftest import ROOT, _test_database_url, fare_payload, wait_for
+from tests.conftest import _test_database_url, fare_payload, wait_for
 from tests.fake_openai import FakeOpenAI, Reply
+from tests.faultkit import Worker
 from tests.judges.test_openai_backend import GOOD, PASSAGE
 from tests.test_judging_worker import ANSWER_FOR_GOOD
 
@@ -37,24 +36,16 @@ def pooled_worker(tmp_path, monkeypatch):
             "JUDGE_BACKEND": "offline", "JUDGE_TASK_SOFT_TIME_LIMIT": "30", "JUDGE_TASK_TIME_LIMIT": "40",
             "JUDGE_RETRY_BUDGET_SECONDS": "20",
         }
-        command = [sys.executable, "-m", "celery", "-A", "reviewapp", "worker", "-P", "threads", "-c", str(THREADS),
-                   "-Q", queue, "--without-gossip", "--without-mingle", "-l", "info", "-n", f"pool-{os.getpid()}@%h"]
-        with open(log, "w") as out:
-            worker = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
         from reviewapp.tasks import judge_answer
 
         # Answers stored by this test go to this worker's queue.
         monkeypatch.setattr(ingest, "enqueue_judging", lambda answer_id: judge_answer.apply_async((answer_id,), queue=queue))
+        worker = Worker(env=env, log=log, pool="threads", concurrency=THREADS, name="pool")
         try:
-            wait_for(lambda: "ready." in log.read_text() or worker.poll() is not None, timeout=60)
-            assert worker.poll() is None, log.read_text()
+            worker.start()
             yield fake
         finally:
-            worker.terminate()
-            try:
-                worker.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                worker.kill()
+            worker.stop()
             import redis
 
             redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(
