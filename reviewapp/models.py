@@ -14,6 +14,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from judges.types import CATEGORIES, LABELS
+from reviewapp.sealed import SealedCharField, is_sealed
 
 
 def _choices(values: tuple[str, ...]) -> list[tuple[str, str]]:
@@ -517,8 +518,8 @@ def default_webhook_events() -> list[str]:
 class WebhookEndpoint(models.Model):
     """Where a client wants to be told about its answers. One live endpoint per client.
 
-    The secret is kept in clear: it must sign every delivery (unlike the API token, which is only
-    compared). After a rotation the previous secret also signs, for a grace period, so a receiver
+    The secret must sign every delivery, so unlike the API token it cannot be kept as a hash: it is
+    stored sealed (reviewapp/sealed.py, a key derived from SECRET_KEY). After a rotation the previous secret also signs, for a grace period, so a receiver
     can switch over without dropping deliveries.
     """
 
@@ -526,8 +527,8 @@ class WebhookEndpoint(models.Model):
 
     client = models.ForeignKey(ApiClient, on_delete=models.PROTECT, related_name="webhook_endpoints")
     url = models.CharField(max_length=2000)
-    secret = models.CharField(max_length=100)
-    previous_secret = models.CharField(max_length=100, blank=True)
+    secret = SealedCharField()
+    previous_secret = SealedCharField(blank=True)
     previous_secret_expires_at = models.DateTimeField(null=True, blank=True)
     events = models.JSONField(default=default_webhook_events)
     active = models.BooleanField(default=True)
@@ -553,6 +554,8 @@ class WebhookEndpoint(models.Model):
 
     @property
     def secret_hint(self) -> str:
+        if is_sealed(self.secret):
+            return "(unreadable: SECRET_KEY changed)"
         return self.secret[: len(self.SECRET_PREFIX) + 4] + "…"
 
 

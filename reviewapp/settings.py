@@ -17,6 +17,9 @@ DEMO_STATE_DIR = BASE_DIR / ".claimdesk"
 DEBUG = env_bool("DEBUG", False)
 # The fallback key is for the demo and tests only; `check --deploy` rejects it (security.W009).
 SECRET_KEY = env_str("SECRET_KEY", "django-insecure-claimdesk-demo-key-set-SECRET_KEY-in-production")
+# Old keys during a rotation: sessions, signed values and sealed webhook secrets made under them
+# still open (run `manage.py reseal_secrets` before dropping one).
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 
 # HTTPS: secure by default whenever DEBUG is off (`check --deploy --fail-level WARNING` passes);

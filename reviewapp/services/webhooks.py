@@ -32,6 +32,7 @@ from django.utils import timezone
 from reviewapp import selectors
 from reviewapp.models import WEBHOOK_EVENTS, Answer, ApiClient, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from reviewapp.schemas import AnswerState
+from reviewapp.sealed import is_sealed
 from reviewapp.services.audit import audit_record
 from reviewapp.webhooks import DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signature_header
 
@@ -283,8 +284,12 @@ def _post(delivery: WebhookDelivery, endpoint: WebhookEndpoint) -> tuple[int | N
     if refused:
         return None, refused, None
     body = json.dumps(delivery.payload, separators=(",", ":"), ensure_ascii=False).encode()
+    if is_sealed(endpoint.secret):
+        return None, ("not sent: the endpoint's signing secret does not open with SECRET_KEY or "
+                      "SECRET_KEY_FALLBACKS (was SECRET_KEY changed? put the old one in SECRET_KEY_FALLBACKS)"), None
     secrets = [endpoint.secret]
-    if endpoint.previous_secret and endpoint.previous_secret_expires_at and endpoint.previous_secret_expires_at > timezone.now():
+    if (endpoint.previous_secret and not is_sealed(endpoint.previous_secret)
+            and endpoint.previous_secret_expires_at and endpoint.previous_secret_expires_at > timezone.now()):
         secrets.append(endpoint.previous_secret)
     headers = {
         "Content-Type": "application/json",
