@@ -150,7 +150,7 @@ def _search(qs: QuerySet[Answer], text: str) -> QuerySet[Answer]:
     """Answers whose question or answer has every word of `text`, each as a word or a word's start
     ("fare" finds "fares", "bicyc" finds "bicycle"; "reduced fare" finds both words anywhere).
 
-    On Postgres this reads the full-text index of migration 0011 (a stored tsvector, words as
+    On Postgres this reads the full-text index of migration 0012 (a stored tsvector, words as
     Postgres's parser splits them, lower-cased), so a page costs about the same for rare and
     common words. SQLite, the demo database, keeps a substring match of the whole text.
     """

@@ -1,5 +1,5 @@
 """The queue's search on Postgres: every word, each as a word or a word's start, in the question or
-the answer (the full-text index of migration 0011). What it finds and what it no longer finds."""
+the answer (the full-text index of migration 0012). What it finds and what it no longer finds."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def test_numbers_prices_and_sections_are_found_as_written(rita):
 
 
 def test_what_the_substring_search_found_and_this_one_does_not(rita):
-    # The change of 0011, on purpose: a piece from the middle of a word no longer matches (the
+    # The change of 0012, on purpose: a piece from the middle of a word no longer matches (the
     # index holds words); the start of a word still does.
     waiting(question="Is there a bicycle fare?")
     assert found("icycle", rita) == set()

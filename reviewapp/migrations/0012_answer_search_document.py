@@ -51,7 +51,7 @@ def backward(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("reviewapp", "0010_faults"),
+        ("reviewapp", "0011_sealed_webhook_secrets"),
     ]
 
     operations = [migrations.RunPython(forward, backward)]
