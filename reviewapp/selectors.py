@@ -170,15 +170,20 @@ def _search(qs: QuerySet[Answer], text: str) -> QuerySet[Answer]:
         # whole words match at most SEARCH_FEW answers, those are checked against the full query.
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT id FROM reviewapp_answer WHERE review_status = %s AND search_document @@ %s::tsquery LIMIT %s",
+                "SELECT id FROM reviewapp_answer"
+                " WHERE review_status = %s AND search_document @@ %s::tsquery LIMIT %s",
                 [Answer.ReviewStatus.IN_REVIEW, _tsquery(whole), SEARCH_FEW + 1],
             )
             few = [row[0] for row in cursor.fetchall()]
         if len(few) <= SEARCH_FEW:
             # ts_match_vq is the @@ operator as a function: checked on these rows, not planned on the index.
-            return qs.filter(pk__in=few).filter(
-                RawSQL('ts_match_vq("reviewapp_answer"."search_document", %s::tsquery)', [query], output_field=BooleanField()))
-    return qs.filter(RawSQL('"reviewapp_answer"."search_document" @@ %s::tsquery', [query], output_field=BooleanField()))
+            return qs.filter(pk__in=few).filter(_matches("ts_match_vq({document}, %s::tsquery)", query))
+    return qs.filter(_matches("{document} @@ %s::tsquery", query))
+
+
+def _matches(template: str, query: str) -> RawSQL:
+    sql = template.format(document='"reviewapp_answer"."search_document"')
+    return RawSQL(sql, [query], output_field=BooleanField())
 
 
 # See _search: past this many answers holding the whole words, the index does the whole query.

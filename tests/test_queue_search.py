@@ -25,8 +25,8 @@ def rita(db):
 
 
 def waiting(question: str = "How much does a ride cost?", answer: str = FARE, **fields) -> Answer:
-    return Answer.objects.create(question=question, answer=answer, **({"status": "judged", "review_status": "in_review",
-                                 "priority": 100} | fields))
+    defaults = {"status": "judged", "review_status": "in_review", "priority": 100}
+    return Answer.objects.create(question=question, answer=answer, **(defaults | fields))
 
 
 def found(text: str, user) -> set[int]:
