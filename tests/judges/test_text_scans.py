@@ -1,0 +1,64 @@
+"""The quick scans of judges.text find exactly what the full regex scans find.
+
+`quantities` tries its slow patterns (numbers, number words, month names, year ranges, list
+numbers) only where a match can begin (`judges.text.matches_at`); these tests hold each quick scan
+to the pattern's own finditer on generated text full of near misses: number words inside longer
+words, currency signs in runs, digits glued to letters, months in every case, year ranges."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from judges import text
+
+_PIECES = st.sampled_from([
+    "one", "One", "ONE", "phone", "none", "seventeen", "seven", "Twenty-one", "twentyone", "fifty percent",
+    "eighteen", "weight", "often", "ten", "tens", "zero", "hundred", "$", "$$", "€", "£", "$ ", "5", "12",
+    "1,500", "2.75", "0.50", ".5", ",", ".", "-", "–", "—", " to ", "19", "20", "2007", "2007 -- 11",
+    "1998–99", "2019-2021", "May", "may", "MAY", "Mayor", "Jan.", "jan", "January", "Sept.", "sep",
+    "Dec", "december", "5th of", "30 June", "June 30", "p.m.", "am", "5:00", "\n", "\n1. ", "\n- 2) ",
+    " ", "  ", "\t", "x", "P2", "c1", "é", "İ", "five", "FIVE", "Five", "ninety-nine", "[3]", "(P2)",
+])
+_TEXTS = st.lists(_PIECES, max_size=25).map("".join)
+
+
+def _spans(matches) -> list[tuple[int, int]]:
+    return [match.span() for match in matches]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_TEXTS)
+def test_the_number_scan_finds_what_finditer_finds(sample):
+    assert _spans(text.matches_at(text._NUMBER, sample, text._number_starts(sample))) == \
+        _spans(text._NUMBER.finditer(sample))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_TEXTS)
+def test_the_number_word_scan_finds_what_finditer_finds(sample):
+    assert list(text._number_word_runs(sample)) == _spans(text._NUMBER_WORD_RUN.finditer(sample))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_TEXTS, st.booleans())
+def test_the_month_scan_finds_what_finditer_finds(sample, any_case):
+    pattern = text._MONTH_WORD_ANY_CASE if any_case else text._MONTH_WORD
+    assert _spans(text._month_words(sample, any_case)) == _spans(pattern.finditer(sample))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_TEXTS)
+def test_the_year_range_and_list_number_scans_find_what_finditer_finds(sample):
+    assert _spans(text._year_ranges(sample)) == _spans(text._YEAR_RANGE.finditer(sample))
+    assert _spans(text.matches_at(text._LIST_ORDINAL, sample, text._line_starts(sample))) == \
+        _spans(text._LIST_ORDINAL.finditer(sample))
+
+
+def test_the_scans_cover_real_finds():
+    sample = "Seniors (sixty-five and older) pay $1.35\n1. Apply by May 5, 2027; fares rose 2019–21."
+    assert _spans(text.matches_at(text._NUMBER, sample, text._number_starts(sample)))
+    assert list(text._number_word_runs(sample)) == [(9, 14), (15, 19)]
+    assert [m.group() for m in text._month_words(sample, True)] == ["May"]
+    assert [m.group() for m in text._year_ranges(sample)] == ["2019–21"]
+    assert [m.group(1) for m in text.matches_at(text._LIST_ORDINAL, sample, text._line_starts(sample))] == ["1"]
