@@ -542,14 +542,70 @@ def quantity_values(text: str) -> frozenset[str]:
     (every number word, lowercase month names, the end year of "2007 -- 11"), and coarser readings:
     a date "2027-01-05" also gives "2027-01", "--01-05" and "2027"; a time with a.m./p.m. also
     gives its 12-hour reading, so "5:00 p.m." gives "17:00" and "05:00" (an answer's bare "5:00"
-    is then found)."""
-    values: set[str] = set()
-    for match in _year_ranges(text):
-        if int(match["last"]) > int(match["first"]):
-            values.add(match["century"] + match["last"])
-    for quantity in passage_quantities(text):
+    is then found). Read piece by piece (`quantity_pieces`), which gives the same values."""
+    return frozenset().union(*(_piece_values(text[start:end]) for start, end in quantity_pieces(text)))
+
+
+def values_in(texts: Iterable[str], wanted: dict[str, set[str]]) -> set[str]:
+    """The values of `wanted` (value -> how it was written) that the `quantity_values` of one of
+    `texts` has, reading as little of them as it can: first the pieces (`quantity_pieces`) in which
+    a still missing value stands as written, then the other pieces only while some value is still
+    missing. Which values are found does not depend on the order pieces are read in."""
+    missing = set(wanted)
+    found: set[str] = set()
+    unread: list[str] = []
+    for text in texts:
+        for start, end in quantity_pieces(text):
+            if not missing:
+                return found
+            piece = text[start:end]
+            if any(form in piece for value in missing for form in wanted[value]):
+                hits = missing & _piece_values(piece)
+                found |= hits
+                missing -= hits
+            else:
+                unread.append(piece)
+    for piece in unread:
+        if not missing:
+            break
+        hits = missing & _piece_values(piece)
+        found |= hits
+        missing -= hits
+    return found
+
+
+def year_range_values(text: str) -> set[str]:
+    """The end years of the year ranges in `text` ("2007 -- 11" gives "2011")."""
+    return {match["century"] + match["last"] for match in _year_ranges(text)
+            if int(match["last"]) > int(match["first"])}
+
+
+@lru_cache(maxsize=16384)
+def _piece_values(piece: str) -> frozenset[str]:
+    values = year_range_values(piece)
+    for quantity in quantities(piece, every_word=True):
         values.update(quantity_readings(quantity))
     return frozenset(values)
+
+
+# Where a text can be cut so that its quantities are those of its pieces: after sentence
+# punctuation and one whitespace character, before a capitalized word ("... $5. Riders ..."). No
+# pattern of `quantities` matches across such a place: none crosses ".", "!" or "?" followed by
+# whitespace except a month's "Jan. 5" (its day is a digit, not a capital) and "A. M." (a capital
+# followed by "."), and every lookbehind reads the whitespace before the cut as it reads the start
+# of a text. tests/judges/test_text_scans.py holds the pieces' quantities to the whole text's.
+_SAFE_CUT = re.compile(r"[.!?]\s(?=[A-Z][a-z])")
+
+
+def quantity_pieces(text: str) -> list[Span]:
+    """`text` cut at every safe place (see _SAFE_CUT) into consecutive spans covering all of it."""
+    spans: list[Span] = []
+    start = 0
+    for match in _SAFE_CUT.finditer(text):
+        spans.append((start, match.end()))
+        start = match.end()
+    spans.append((start, len(text)))
+    return spans
 
 
 @lru_cache(maxsize=1024)

@@ -62,3 +62,49 @@ def test_the_scans_cover_real_finds():
     assert [m.group() for m in text._month_words(sample, True)] == ["May"]
     assert [m.group() for m in text._year_ranges(sample)] == ["2019–21"]
     assert [m.group(1) for m in text.matches_at(text._LIST_ORDINAL, sample, text._line_starts(sample))] == ["1"]
+
+
+# --- quantity pieces ----------------------------------------------------------------------------------
+
+_SENTENCE_PIECES = st.one_of(_PIECES, st.sampled_from([
+    ". ", "! ", "? ", ".\n", ". R", ". Riders", "! Then", "? Fares", ". May", ". June 5", "Jan. ", "Jan. Five",
+    "A. M.", "5 A. M. Riders", "p.m. Next", "Sec. Five", ". Sixty", ".  Two", ". X", ". The", "e.g. Most",
+]))
+_SENTENCE_TEXTS = st.lists(_SENTENCE_PIECES, max_size=30).map("".join)
+
+
+def _whole_text_values(sample: str) -> frozenset[str]:
+    values = text.year_range_values(sample)
+    for quantity in text.quantities(sample, every_word=True):
+        values.update(text.quantity_readings(quantity))
+    return frozenset(values)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_SENTENCE_TEXTS)
+def test_a_text_cut_into_quantity_pieces_has_the_quantities_of_the_whole(sample):
+    pieces = text.quantity_pieces(sample)
+    assert pieces[0][0] == 0 and pieces[-1][1] == len(sample)
+    assert all(left[1] == right[0] for left, right in zip(pieces, pieces[1:]))
+    by_piece = [
+        (quantity.text, (quantity.span[0] + start, quantity.span[1] + start), quantity.value, quantity.kind)
+        for start, end in pieces for quantity in text.quantities(sample[start:end], every_word=True)
+    ]
+    whole = [(q.text, q.span, q.value, q.kind) for q in text.quantities(sample, every_word=True)]
+    assert by_piece == whole
+    assert text.quantity_values.__wrapped__(sample) == _whole_text_values(sample)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_SENTENCE_TEXTS, st.sets(st.sampled_from(["5", "12", "1500", "2.75", "0.5", "2007", "2011", "50", "65"])))
+def test_values_in_finds_the_wanted_values_of_the_whole_text(sample, wanted):
+    written = {value: {value, "5", "$" + value} for value in wanted}
+    assert text.values_in([sample], written) == wanted & _whole_text_values(sample)
+    halves = [sample[:len(sample) // 2], sample[len(sample) // 2:]]
+    assert text.values_in(halves, written) == wanted & (_whole_text_values(halves[0]) | _whole_text_values(halves[1]))
+
+
+def test_quantity_pieces_cut_between_sentences_only():
+    sample = "Apply by Jan. 5, 2027. Riders aged sixty-five ride free. A. M. Peak fares apply."
+    assert [sample[s:e] for s, e in text.quantity_pieces(sample)] == [
+        "Apply by Jan. 5, 2027. ", "Riders aged sixty-five ride free. A. M. ", "Peak fares apply."]
