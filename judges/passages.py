@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from judges.text import (
-    Span, Token, content_tokens, content_words, key_terms, number_values, passage_quantities,
-    quantity_readings, quantity_values, rough_pieces, split_sentences, year_range_values,
+    Span, content_words, key_terms, number_values, passage_quantities,
+    quantity_readings, quantity_values, rough_pieces, split_sentences, token_readings, year_range_values,
 )
 from judges.text import _piece_values  # cleared with the other caches
 
@@ -137,20 +137,18 @@ def index_units(text: str) -> UnitIndex:
         position = bisect.bisect_right(starts, quantity.span[0]) - 1
         if position >= 0:
             unit_values[position].update(readings)
-    unit_tokens: list[list[Token]] = [[] for _ in spans]
-    for token in content_tokens(text):  # one pass too: a piece starts after "." or a line break
-        position = bisect.bisect_right(starts, token.span[0]) - 1
-        if position >= 0:
-            unit_tokens[position].append(token)
     units: list[Unit] = []
     postings: dict[str, list[int]] = {}
-    for span, values, tokens in zip(spans, unit_values, unit_tokens):
-        unit_stems = frozenset(token.stem for token in tokens)
+    for span, values in zip(spans, unit_values):
+        # Each piece's words on their own: no word crosses a piece boundary (a piece ends at
+        # whitespace or a line break), so these are content_tokens(text) piece by piece.
+        tokens = list(token_readings(text, span[0], span[1]))
+        unit_stems = frozenset([token[0] for token in tokens])
         for word in unit_stems:
             postings.setdefault(word, []).append(len(units))
         units.append(Unit(
             span=span, stems=unit_stems, quantities=frozenset(values),
-            names=frozenset(token.stem for token in tokens if token.is_name),
+            names=frozenset([token[0] for token in tokens if token[3]]),
         ))
     quantity_postings: dict[str, list[int]] = {}
     for position, values in enumerate(unit_values):

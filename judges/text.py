@@ -100,10 +100,14 @@ def rough_pieces(text: str) -> list[Span]:
     """
     spans: list[Span] = []
     start = 0
-    for match in _PIECE_END.finditer(text):
-        spans.extend(_trimmed(text, start, match.end()))
-        start = match.end()
-    spans.extend(_trimmed(text, start, len(text)))
+    for end in [match.end() for match in _PIECE_END.finditer(text)] + [len(text)]:
+        # _trimmed(text, start, end), with str.strip doing the character loop in C.
+        piece = text[start:end]
+        kept = piece.strip()
+        if kept:
+            first = start + len(piece) - len(piece.lstrip())
+            spans.append((first, first + len(kept)))
+        start = end
     return spans
 
 
@@ -723,25 +727,31 @@ def content_tokens(text: str) -> list[Token]:
     of its capital alone, unless it has inner capitals (McManus) or is all capitals of two letters
     or more (UKIP, NBA).
     """
-    tokens: list[Token] = []
-    for match in _TOKEN_WORD.finditer(text):
-        word = match.group()
-        reading = _token_reading(word)
+    return [Token(word_stem, (start, start + length), is_name)
+            for word_stem, start, length, is_name in token_readings(text)]
+
+
+def token_readings(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[str, int, int, bool]]:
+    """`content_tokens(text)` as (stem, start, length, is_name) tuples, for the words that lie in
+    text[start:end] when no word crosses `start` or `end` (a passage's rough pieces: a word never
+    spans a piece boundary). Names are told from the text before each word, in the whole `text`.
+    Building no Token is what makes it cheaper, for indexing long passages."""
+    for match in _TOKEN_WORD.finditer(text, start, len(text) if end is None else end):
+        reading = _token_reading(match.group())
         if reading is None:
             continue
         word_stem, length, capitalized, inner_capitals = reading
-        start = match.start()
+        word_start = match.start()
         is_name = False
         if capitalized:
             if inner_capitals:
                 is_name = True
             else:
-                before = text[max(0, start - 8):start].rstrip()
-                if not before and start > 8:
-                    before = text[:start].rstrip()
+                before = text[max(0, word_start - 8):word_start].rstrip()
+                if not before and word_start > 8:
+                    before = text[:word_start].rstrip()
                 is_name = not (not before or before[-1] in _OPENERS or before.endswith(("[", "]")))
-        tokens.append(Token(word_stem, (start, start + length), is_name))
-    return tokens
+        yield word_stem, word_start, length, is_name
 
 
 _OPENERS = frozenset(".!?:;\"“(\n-–—•*")

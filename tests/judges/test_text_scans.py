@@ -108,3 +108,31 @@ def test_quantity_pieces_cut_between_sentences_only():
     sample = "Apply by Jan. 5, 2027. Riders aged sixty-five ride free. A. M. Peak fares apply."
     assert [sample[s:e] for s, e in text.quantity_pieces(sample)] == [
         "Apply by Jan. 5, 2027. ", "Riders aged sixty-five ride free. A. M. ", "Peak fares apply."]
+
+
+# --- rough pieces and their words ---------------------------------------------------------------------
+
+_PROSE_PIECES = st.one_of(_SENTENCE_PIECES, st.sampled_from([
+    "O'Brien", "rock'n'roll", "riders’ cards", "McManus", "NBA", "Café", "Cafe\u0301", "Angoulême", "\u2029",
+    "…", "...", "?!", "\"", "”", "’", ")", "]", "[", "(", " \n ", "\r\n", "  \t", "U.S. ", "e.g. the", "Sec. 4.2",
+]))
+_PROSE = st.lists(_PROSE_PIECES, max_size=40).map("".join)
+
+
+def _reference_rough_pieces(sample: str) -> list[tuple[int, int]]:
+    # The definition: each stretch up to a piece end (and the rest), trimmed, if anything is left.
+    spans, start = [], 0
+    for match in text._PIECE_END.finditer(sample):
+        spans.extend(text._trimmed(sample, start, match.end()))
+        start = match.end()
+    spans.extend(text._trimmed(sample, start, len(sample)))
+    return spans
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_PROSE)
+def test_rough_pieces_and_their_words_are_those_of_the_whole_text(sample):
+    pieces = text.rough_pieces(sample)
+    assert pieces == _reference_rough_pieces(sample)
+    whole = [(t.stem, t.span[0], t.span[1] - t.span[0], t.is_name) for t in text.content_tokens(sample)]
+    assert [reading for start, end in pieces for reading in text.token_readings(sample, start, end)] == whole
