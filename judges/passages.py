@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from judges.text import (
     Span, content_words, key_terms, number_values, passage_quantities,
-    quantity_readings, quantity_values, rough_pieces, split_sentences, token_readings, year_range_values,
+    quantity_readings, quantity_values, piece_stems, rough_pieces, split_sentences, year_range_values,
 )
 from judges.text import _piece_values  # cleared with the other caches
 
@@ -142,14 +142,10 @@ def index_units(text: str) -> UnitIndex:
     for span, values in zip(spans, unit_values):
         # Each piece's words on their own: no word crosses a piece boundary (a piece ends at
         # whitespace or a line break), so these are content_tokens(text) piece by piece.
-        tokens = list(token_readings(text, span[0], span[1]))
-        unit_stems = frozenset([token[0] for token in tokens])
+        unit_stems, names = piece_stems(text, span[0], span[1])
         for word in unit_stems:
             postings.setdefault(word, []).append(len(units))
-        units.append(Unit(
-            span=span, stems=unit_stems, quantities=frozenset(values),
-            names=frozenset([token[0] for token in tokens if token[3]]),
-        ))
+        units.append(Unit(span=span, stems=unit_stems, quantities=frozenset(values), names=names))
     quantity_postings: dict[str, list[int]] = {}
     for position, values in enumerate(unit_values):
         for value in values:

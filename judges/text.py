@@ -754,6 +754,35 @@ def token_readings(text: str, start: int = 0, end: int | None = None) -> Iterato
         yield word_stem, word_start, length, is_name
 
 
+def piece_stems(text: str, start: int, end: int) -> tuple[frozenset[str], frozenset[str]]:
+    """The stems of the words of text[start:end] and those of its names: what `token_readings`
+    gives for that stretch (same conditions), with less work per word. The words come from one
+    findall; each is placed with str.find from the end of the one before (nothing between two
+    words is a letter, so the first match is the word itself), which a capitalized word needs:
+    what stands before it decides whether it is a name."""
+    stems: set[str] = set()
+    names: set[str] = set()
+    position = start
+    for word in _TOKEN_WORD.findall(text, start, end):
+        word_start = text.find(word, position)
+        position = word_start + len(word)
+        reading = _token_reading(word)
+        if reading is None:
+            continue
+        word_stem, _, capitalized, inner_capitals = reading
+        stems.add(word_stem)
+        if capitalized:
+            if inner_capitals:
+                names.add(word_stem)
+                continue
+            before = text[max(0, word_start - 8):word_start].rstrip()
+            if not before and word_start > 8:
+                before = text[:word_start].rstrip()
+            if not (not before or before[-1] in _OPENERS or before.endswith(("[", "]"))):
+                names.add(word_stem)
+    return frozenset(stems), frozenset(names)
+
+
 _OPENERS = frozenset(".!?:;\"“(\n-–—•*")
 
 

@@ -136,3 +136,7 @@ def test_rough_pieces_and_their_words_are_those_of_the_whole_text(sample):
     assert pieces == _reference_rough_pieces(sample)
     whole = [(t.stem, t.span[0], t.span[1] - t.span[0], t.is_name) for t in text.content_tokens(sample)]
     assert [reading for start, end in pieces for reading in text.token_readings(sample, start, end)] == whole
+    for start, end in pieces:
+        readings = list(text.token_readings(sample, start, end))
+        assert text.piece_stems(sample, start, end) == (
+            frozenset(r[0] for r in readings), frozenset(r[0] for r in readings if r[3]))
