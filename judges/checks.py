@@ -84,7 +84,8 @@ from typing import Literal
 from judges.injection import find_injections, original_span, strip_invisible
 from judges.scoring import grounding_score, verdict_for
 from judges.text import (
-    Quantity, Span, content_tokens, content_words, quantities, quantity_values, split_sentences, stems, values_in,
+    Quantity, Span, content_tokens, content_words, quantities, quantity_values, split_sentences, stems,
+    values_in,
 )
 from judges.types import Claim, Fabrication, JudgeRequest, JudgeResult, Passage
 

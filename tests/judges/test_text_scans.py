@@ -7,6 +7,8 @@ words, currency signs in runs, digits glued to letters, months in every case, ye
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -85,7 +87,7 @@ def _whole_text_values(sample: str) -> frozenset[str]:
 def test_a_text_cut_into_quantity_pieces_has_the_quantities_of_the_whole(sample):
     pieces = text.quantity_pieces(sample)
     assert pieces[0][0] == 0 and pieces[-1][1] == len(sample)
-    assert all(left[1] == right[0] for left, right in zip(pieces, pieces[1:]))
+    assert all(left[1] == right[0] for left, right in pairwise(pieces))
     by_piece = [
         (quantity.text, (quantity.span[0] + start, quantity.span[1] + start), quantity.value, quantity.kind)
         for start, end in pieces for quantity in text.quantities(sample[start:end], every_word=True)
