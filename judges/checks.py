@@ -85,6 +85,7 @@ from judges.injection import find_injections, original_span, strip_invisible
 from judges.scoring import grounding_score, verdict_for
 from judges.text import (
     Quantity, Span, content_tokens, content_words, quantities, quantity_values, split_sentences, stems,
+    values_in,
 )
 from judges.types import Claim, Fabrication, JudgeRequest, JudgeResult, Passage
 
@@ -197,22 +198,16 @@ class _Answer:
     def values_in_text(self, wanted: Sequence[Quantity]) -> set[str]:
         """The values of `wanted` that some passage's text gives (never their headers).
 
-        Reading a passage's quantities is the costly part of the checks (about 0.7 ms for 1,500
-        characters the first time a passage is seen), and an answer's numbers are usually all in
-        few passages: so the passages holding the most wanted quantities as written are read
-        first, and reading stops once every value is found. A value found nowhere still reads them
-        all; which are found does not depend on the order."""
-        missing = {quantity.value for quantity in wanted}
-        found: set[str] = set()
-        written = {quantity.text for quantity in wanted}
-        order = sorted(self.passages, key=lambda p: -sum(text in p.text for text in written))
-        for passage in order:
-            if not missing:
-                break
-            hits = missing & quantity_values(passage.text)
-            found |= hits
-            missing -= hits
-        return found
+        Reading a passage's quantities is the costly part of the checks (about 0.4 ms for 1,500
+        characters the first time a passage is seen), and an answer's numbers usually stand as
+        written in a few sentences of the passages: so the pieces of the passages
+        (judges.text.quantity_pieces, about a sentence each) where a wanted value stands as
+        written are read first, and reading stops once every value is found. A value found
+        nowhere still reads them all; which are found does not depend on the order."""
+        forms: dict[str, set[str]] = {}
+        for quantity in wanted:
+            forms.setdefault(quantity.value, set()).add(quantity.text)
+        return values_in([passage.text for passage in self.passages], forms)
 
 
 # --- 1. quotations ---------------------------------------------------------------------------------

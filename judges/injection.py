@@ -103,6 +103,11 @@ INSTRUCTION_NEEDS: tuple[tuple[tuple[str, ...], ...], ...] = (
 )
 
 
+# The same needs, each pattern's smallest group first: a group that fails costs one substring
+# search per word, and most texts fail some group of every pattern.
+_NEEDS_SMALLEST_FIRST = tuple(tuple(sorted(groups, key=len)) for groups in INSTRUCTION_NEEDS)
+
+
 @lru_cache(maxsize=None)
 def _instruction_scan(kept: tuple[int, ...]) -> re.Pattern[str]:
     """The combined scan with only the patterns `kept`, each group still named after its index."""
@@ -110,22 +115,75 @@ def _instruction_scan(kept: tuple[int, ...]) -> re.Pattern[str]:
         "|".join(f"(?P<k{index}>{INSTRUCTION_PATTERNS[index][1].pattern})" for index in kept), re.IGNORECASE)
 
 
+# Where a match of each pattern can start, for ASCII text: every match of the pattern begins with
+# one of these (lowered) strings, so trying the pattern only where one of them stands finds every
+# match. None: the pattern can start elsewhere (after punctuation, a quotation mark, a line start),
+# so it needs the scan. Trying a few places costs far less than the scan: the regex engine tries
+# every alternative at every character (about 50 us per 1,500 characters for one pattern), while
+# str.find skips ahead in C. tests/judges/test_redteam.py checks the result against the full scan.
+INSTRUCTION_STARTS: tuple[tuple[str, ...] | None, ...] = (
+    ("ignore", "disregard", "forget", "override", "bypass"),
+    ("mark", "label", "rate", "classify", "treat", "score", "judge", "consider", "return", "output", "report",
+     "say", "answer", "respond"),
+    ("every", "all", "each"),
+    ("output", "return", "respond with", "reply with", "always return"),
+    ("the answer",),
+    None,  # an optional quotation mark before the key
+    ('"verdict', '"label', '"verification_status', '"unsupported_claims', '"fabrications', '"claims', '"counts'),
+    ("you are ", "pretend ", "role", "let", "from now on"),
+    ("note", "message", "instruction", "memo", "attention"),
+    None,  # after sentence punctuation or a line break
+    None,
+    ("new instruction", "supersede"),
+    ("treat ",),
+    None,  # brackets, chat-template tokens, a line start
+    ("<<<", "data-", "end data"),
+)
+
+
 def _instruction_matches(clean: str) -> Iterator[re.Match[str]]:
     """What `_ANY_INSTRUCTION.finditer(clean)` finds. A pattern that matches nowhere in the text
     never wins at any position of the alternation, so leaving it out changes no match. Non-ASCII
     text gets the full scan: case-insensitive matching pairs "k" with the Kelvin sign and "s" with
-    the long s, which a lowered-substring test would miss."""
+    the long s, which a lowered-substring test would miss.
+
+    When every pattern left has INSTRUCTION_STARTS, the alternation is tried only where one of
+    them stands (in order, skipping what a match already took, as finditer does): a position no
+    start string stands at is one where no alternative can match."""
     if not clean.isascii():
         return _ANY_INSTRUCTION.finditer(clean)
     lowered = clean.lower()
-    kept = tuple(index for index, groups in enumerate(INSTRUCTION_NEEDS)
+    kept = tuple(index for index, groups in enumerate(_NEEDS_SMALLEST_FIRST)
                  if all(any(word in lowered for word in group) for group in groups))
     if not kept:
         return iter(())
-    return _instruction_scan(kept).finditer(clean)
+    scan = _instruction_scan(kept)
+    if any(INSTRUCTION_STARTS[index] is None for index in kept):
+        return scan.finditer(clean)
+    return _matches_at_starts(scan, clean, lowered, kept)
 
 
-_BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{24,}={0,2}(?![A-Za-z0-9+/=])")
+def _matches_at_starts(
+    scan: re.Pattern[str], clean: str, lowered: str, kept: tuple[int, ...]
+) -> Iterator[re.Match[str]]:
+    starts: set[int] = set()
+    for word in {word for index in kept for word in INSTRUCTION_STARTS[index] or ()}:
+        position = lowered.find(word)
+        while position >= 0:
+            starts.add(position)
+            position = lowered.find(word, position + 1)
+    taken_until = 0
+    for position in sorted(starts):
+        if position < taken_until:
+            continue
+        match = scan.match(clean, position)
+        if match is not None:
+            yield match
+            taken_until = max(match.end(), position + 1)
+
+
+BASE64_MIN_RUN = 24
+_BASE64_RUN = re.compile(rf"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{{{BASE64_MIN_RUN},}}={{0,2}}(?![A-Za-z0-9+/=])")
 _BIDI_OVERRIDES = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 # "[P9] Agency · Title" opening a line after the passage's first line: a forged passage header.
 _FORGED_HEADER = re.compile(r"\n\s*\[P[\w.:-]*\][^\n]*")
@@ -187,17 +245,26 @@ def find_injections(text: str, *, passage: bool = False) -> tuple[Injection, ...
         kind = INSTRUCTION_PATTERNS[int(match.lastgroup[1:])][0]
         found.append(Injection(original_span(where, match.span()), kind, _short(match.group())))
     found.extend(_hidden(text))
-    for match in _BASE64_RUN.finditer(clean):
+    for match in _base64_runs(clean):
         plain = _decode_base64(match.group())
         if plain is not None:
             span = original_span(where, match.span())
             inner = [i.kind for i in find_injections(plain)]
             kind = f"encoded text ({inner[0]})" if inner else "encoded text"
             found.append(Injection(span, kind, _short(plain)))
-    if passage:
+    if passage and "\n" in clean:
         for match in _FORGED_HEADER.finditer(clean):
             found.append(Injection(original_span(where, match.span()), "forged header", _short(match.group().strip())))
     return tuple(sorted(set(found), key=lambda i: (i.span, i.kind)))
+
+
+def _base64_runs(clean: str) -> Iterator[re.Match[str]]:
+    """`_BASE64_RUN.finditer(clean)`. A run is BASE64_MIN_RUN characters without a space, so text
+    whose every space-separated word is shorter has none: checked in C by str.split, where the
+    scan tries the pattern at every character."""
+    if max(map(len, clean.split()), default=0) < BASE64_MIN_RUN:
+        return iter(())
+    return _BASE64_RUN.finditer(clean)
 
 
 def _hidden(text: str) -> list[Injection]:

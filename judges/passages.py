@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from judges.text import (
-    Span, Token, content_tokens, content_words, key_terms, number_values, passage_quantities,
-    quantity_readings, quantity_values, rough_pieces, split_sentences,
+    Span, content_words, key_terms, number_values, passage_quantities,
+    quantity_readings, quantity_values, piece_stems, rough_pieces, split_sentences, year_range_values,
 )
+from judges.text import _piece_values  # cleared with the other caches
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,7 @@ def clear_caches() -> None:
     index_units.cache_clear()
     quantity_values.cache_clear()
     passage_quantities.cache_clear()
+    _piece_values.cache_clear()
     _pieces.cache_clear()
     _sentences.cache_clear()
 
@@ -127,32 +129,30 @@ def index_units(text: str) -> UnitIndex:
     spans = rough_pieces(text)
     starts = [span[0] for span in spans]
     unit_values: list[set[str]] = [set() for _ in spans]
+    # What quantity_values(text) gives, from the same pass rather than a second one.
+    passage_values = year_range_values(text)
     for quantity in passage_quantities(text):  # one pass over the passage, then placed
+        readings = quantity_readings(quantity)
+        passage_values.update(readings)
         position = bisect.bisect_right(starts, quantity.span[0]) - 1
         if position >= 0:
-            unit_values[position].update(quantity_readings(quantity))
-    unit_tokens: list[list[Token]] = [[] for _ in spans]
-    for token in content_tokens(text):  # one pass too: a piece starts after "." or a line break
-        position = bisect.bisect_right(starts, token.span[0]) - 1
-        if position >= 0:
-            unit_tokens[position].append(token)
+            unit_values[position].update(readings)
     units: list[Unit] = []
     postings: dict[str, list[int]] = {}
-    for span, values, tokens in zip(spans, unit_values, unit_tokens):
-        unit_stems = frozenset(token.stem for token in tokens)
+    for span, values in zip(spans, unit_values):
+        # Each piece's words on their own: no word crosses a piece boundary (a piece ends at
+        # whitespace or a line break), so these are content_tokens(text) piece by piece.
+        unit_stems, names = piece_stems(text, span[0], span[1])
         for word in unit_stems:
             postings.setdefault(word, []).append(len(units))
-        units.append(Unit(
-            span=span, stems=unit_stems, quantities=frozenset(values),
-            names=frozenset(token.stem for token in tokens if token.is_name),
-        ))
+        units.append(Unit(span=span, stems=unit_stems, quantities=frozenset(values), names=names))
     quantity_postings: dict[str, list[int]] = {}
     for position, values in enumerate(unit_values):
         for value in values:
             quantity_postings.setdefault(value, []).append(position)
     return UnitIndex(
         text=text, units=tuple(units),
-        stems=frozenset(postings), quantities=quantity_values(text),
+        stems=frozenset(postings), quantities=frozenset(passage_values),
         unit_frequency={word: len(found) for word, found in postings.items()},
         postings={word: tuple(found) for word, found in postings.items()},
         quantity_postings={value: tuple(found) for value, found in quantity_postings.items()},

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from datetime import date as date_type
@@ -100,10 +100,14 @@ def rough_pieces(text: str) -> list[Span]:
     """
     spans: list[Span] = []
     start = 0
-    for match in _PIECE_END.finditer(text):
-        spans.extend(_trimmed(text, start, match.end()))
-        start = match.end()
-    spans.extend(_trimmed(text, start, len(text)))
+    for end in [match.end() for match in _PIECE_END.finditer(text)] + [len(text)]:
+        # _trimmed(text, start, end), with str.strip doing the character loop in C.
+        piece = text[start:end]
+        kept = piece.strip()
+        if kept:
+            first = start + len(piece) - len(piece.lstrip())
+            spans.append((first, first + len(kept)))
+        start = end
     return spans
 
 
@@ -207,9 +211,36 @@ def _number_matches(text: str) -> Iterator[re.Match[str]]:
     if not _DIGIT.search(text):
         return  # most sentences have no number; skip the slower pattern
     cited = [match.span() for match in _CITATION.finditer(text)] if "[" in text else []
-    for match in _NUMBER.finditer(text):
+    for match in matches_at(_NUMBER, text, _number_starts(text)):
         if not any(start <= match.start() < end for start, end in cited):
             yield match
+
+
+# Where a match of _NUMBER can start: at a currency sign, or at a digit that follows no digit or
+# currency sign; each match of this pattern starts at one such place, and every such place starts
+# one. `_NUMBER` opens with lookbehinds, so the regex engine cannot skip ahead and tries the whole
+# pattern at every character (about 0.2 ms per 1,500 characters); this pattern opens with a
+# character set, which it skips to in C.
+_NUMBER_START = re.compile(r"[$€£\d]\d*")
+
+
+def _number_starts(text: str) -> Iterator[int]:
+    return (match.start() for match in _NUMBER_START.finditer(text))
+
+
+def matches_at(pattern: re.Pattern[str], text: str, starts: Iterable[int]) -> Iterator[re.Match[str]]:
+    """What `pattern.finditer(text)` finds, trying the pattern only at `starts` (ascending): every
+    position where a match of it can begin must be among them. Like finditer, a match is looked
+    for only after the end of the previous one. `pattern.match(text, position)` sees the whole
+    text, so lookbehinds, word boundaries and ^ behave as in the scan."""
+    taken_until = 0
+    for position in starts:
+        if position < taken_until:
+            continue
+        match = pattern.match(text, position)
+        if match is not None:
+            yield match
+            taken_until = max(match.end(), position + 1)
 
 
 def _value_of(match: re.Match[str]) -> str:
@@ -322,6 +353,63 @@ _NUMBER_WORD_RUN = re.compile(
 # "1." or "2)" opening a line is a list item's number, not a quantity.
 _LIST_ORDINAL = re.compile(r"^[ \t]*(?:[-*•][ \t]+)?(\d{1,3})[.)](?=\s)", re.MULTILINE)
 
+# The scans below find the same matches as the patterns' finditer, trying each pattern only where
+# it can begin (`matches_at`), found with str.find or a pattern the regex engine skips ahead on.
+# Number words, month names and year ranges are rare in a passage, while scanning for them tried a
+# long alternation at every character: these three scans were most of the cost of reading a
+# passage's quantities. For non-ASCII text (where lower() may change lengths) the full scans run.
+_LINE_BREAK = re.compile(r"\n")
+
+
+def _line_starts(text: str) -> Iterator[int]:
+    yield 0
+    for match in _LINE_BREAK.finditer(text):
+        yield match.end()
+
+
+def _word_positions(lowered: str, words: Iterable[str]) -> list[int]:
+    """Every position (ascending) where one of `words` begins in `lowered`."""
+    found: set[int] = set()
+    for word in words:
+        position = lowered.find(word)
+        while position >= 0:
+            found.add(position)
+            position = lowered.find(word, position + 1)
+    return sorted(found)
+
+
+_ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _number_word_runs(text: str) -> Iterator[Span]:
+    """The spans `_NUMBER_WORD_RUN.finditer(text)` gives: runs of ASCII letters that are a number
+    word in any case. Each such run begins with a number word, so only those places are tried."""
+    if not text.isascii():
+        yield from (match.span() for match in _NUMBER_WORD_RUN.finditer(text))
+        return
+    for match in matches_at(_NUMBER_WORD_RUN, text, _word_positions(text.lower(), NUMBER_WORDS)):
+        yield match.span()
+
+
+# Every month name and abbreviation begins with one of these (lowered).
+_MONTH_PREFIXES = frozenset(name[:3] for name in MONTHS)
+
+
+def _month_words(text: str, any_case: bool) -> Iterator[re.Match[str]]:
+    """`_MONTH_WORD(_ANY_CASE).finditer(text)`, tried only where a month's first three letters
+    stand."""
+    pattern = _MONTH_WORD_ANY_CASE if any_case else _MONTH_WORD
+    if not text.isascii():
+        return pattern.finditer(text)
+    return matches_at(pattern, text, _word_positions(text.lower(), _MONTH_PREFIXES))
+
+
+def _year_ranges(text: str) -> Iterator[re.Match[str]]:
+    """`_YEAR_RANGE.finditer(text)`, tried only where "19" or "20" stands."""
+    if "19" not in text and "20" not in text:
+        return iter(())
+    return matches_at(_YEAR_RANGE, text, _word_positions(text, ("19", "20")))
+
 
 @dataclass(frozen=True)
 class Quantity(NumberMention):
@@ -375,7 +463,7 @@ def quantities(text: str, *, every_word: bool = False) -> list[Quantity]:
             block(match.span())
     has_digit = _DIGIT.search(text) is not None
     if has_digit:
-        for match in _LIST_ORDINAL.finditer(text):
+        for match in matches_at(_LIST_ORDINAL, text, _line_starts(text)):
             block(match.span(1))
         if "-" in text and _ISO_HINT.search(text):
             for match in _ISO_DATE.finditer(text):
@@ -391,10 +479,10 @@ def quantities(text: str, *, every_word: bool = False) -> list[Quantity]:
         if _MERIDIEM_HINT.search(text):
             for match in _HOUR_TIME.finditer(text):
                 add(Quantity(match.group(), match.span(), _time_value(match), False, False, is_time=True))
-    for word in _NUMBER_WORD_RUN.finditer(text):
-        if not free(word.span()):
+    for word in _number_word_runs(text):
+        if not free(word):
             continue
-        match = _NUMBER_WORD.match(text, word.start())
+        match = _NUMBER_WORD.match(text, word[0])
         if match and (every_word or match.group("unit") or _COUNTED.match(text, match.end())):
             add(_word_quantity(match))
     if has_digit:
@@ -410,7 +498,7 @@ def quantities(text: str, *, every_word: bool = False) -> list[Quantity]:
 def _month_dates(text: str, any_case: bool = False) -> Iterator[Quantity | None]:
     """Dates written with a month's name, the most specific reading of each. Month names are
     capitalized unless `any_case` (so "may" the verb is not May in an answer)."""
-    for word in (_MONTH_WORD_ANY_CASE if any_case else _MONTH_WORD).finditer(text):
+    for word in _month_words(text, any_case):
         month = MONTHS.get(word.group().rstrip(".").lower())
         if month is None or (word.start() and text[word.start() - 1].isalpha()):
             continue
@@ -458,14 +546,70 @@ def quantity_values(text: str) -> frozenset[str]:
     (every number word, lowercase month names, the end year of "2007 -- 11"), and coarser readings:
     a date "2027-01-05" also gives "2027-01", "--01-05" and "2027"; a time with a.m./p.m. also
     gives its 12-hour reading, so "5:00 p.m." gives "17:00" and "05:00" (an answer's bare "5:00"
-    is then found)."""
-    values: set[str] = set()
-    for match in _YEAR_RANGE.finditer(text):
-        if int(match["last"]) > int(match["first"]):
-            values.add(match["century"] + match["last"])
-    for quantity in passage_quantities(text):
+    is then found). Read piece by piece (`quantity_pieces`), which gives the same values."""
+    return frozenset().union(*(_piece_values(text[start:end]) for start, end in quantity_pieces(text)))
+
+
+def values_in(texts: Iterable[str], wanted: dict[str, set[str]]) -> set[str]:
+    """The values of `wanted` (value -> how it was written) that the `quantity_values` of one of
+    `texts` has, reading as little of them as it can: first the pieces (`quantity_pieces`) in which
+    a still missing value stands as written, then the other pieces only while some value is still
+    missing. Which values are found does not depend on the order pieces are read in."""
+    missing = set(wanted)
+    found: set[str] = set()
+    unread: list[str] = []
+    for text in texts:
+        for start, end in quantity_pieces(text):
+            if not missing:
+                return found
+            piece = text[start:end]
+            if any(form in piece for value in missing for form in wanted[value]):
+                hits = missing & _piece_values(piece)
+                found |= hits
+                missing -= hits
+            else:
+                unread.append(piece)
+    for piece in unread:
+        if not missing:
+            break
+        hits = missing & _piece_values(piece)
+        found |= hits
+        missing -= hits
+    return found
+
+
+def year_range_values(text: str) -> set[str]:
+    """The end years of the year ranges in `text` ("2007 -- 11" gives "2011")."""
+    return {match["century"] + match["last"] for match in _year_ranges(text)
+            if int(match["last"]) > int(match["first"])}
+
+
+@lru_cache(maxsize=16384)
+def _piece_values(piece: str) -> frozenset[str]:
+    values = year_range_values(piece)
+    for quantity in quantities(piece, every_word=True):
         values.update(quantity_readings(quantity))
     return frozenset(values)
+
+
+# Where a text can be cut so that its quantities are those of its pieces: after sentence
+# punctuation and one whitespace character, before a capitalized word ("... $5. Riders ..."). No
+# pattern of `quantities` matches across such a place: none crosses ".", "!" or "?" followed by
+# whitespace except a month's "Jan. 5" (its day is a digit, not a capital) and "A. M." (a capital
+# followed by "."), and every lookbehind reads the whitespace before the cut as it reads the start
+# of a text. tests/judges/test_text_scans.py holds the pieces' quantities to the whole text's.
+_SAFE_CUT = re.compile(r"[.!?]\s(?=[A-Z][a-z])")
+
+
+def quantity_pieces(text: str) -> list[Span]:
+    """`text` cut at every safe place (see _SAFE_CUT) into consecutive spans covering all of it."""
+    spans: list[Span] = []
+    start = 0
+    for match in _SAFE_CUT.finditer(text):
+        spans.append((start, match.end()))
+        start = match.end()
+    spans.append((start, len(text)))
+    return spans
 
 
 @lru_cache(maxsize=1024)
@@ -583,25 +727,60 @@ def content_tokens(text: str) -> list[Token]:
     of its capital alone, unless it has inner capitals (McManus) or is all capitals of two letters
     or more (UKIP, NBA).
     """
-    tokens: list[Token] = []
-    for match in _TOKEN_WORD.finditer(text):
-        word = match.group()
-        reading = _token_reading(word)
+    return [Token(word_stem, (start, start + length), is_name)
+            for word_stem, start, length, is_name in token_readings(text)]
+
+
+def token_readings(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[str, int, int, bool]]:
+    """`content_tokens(text)` as (stem, start, length, is_name) tuples, for the words that lie in
+    text[start:end] when no word crosses `start` or `end` (a passage's rough pieces: a word never
+    spans a piece boundary). Names are told from the text before each word, in the whole `text`.
+    Building no Token is what makes it cheaper, for indexing long passages."""
+    for match in _TOKEN_WORD.finditer(text, start, len(text) if end is None else end):
+        reading = _token_reading(match.group())
         if reading is None:
             continue
         word_stem, length, capitalized, inner_capitals = reading
-        start = match.start()
+        word_start = match.start()
         is_name = False
         if capitalized:
             if inner_capitals:
                 is_name = True
             else:
-                before = text[max(0, start - 8):start].rstrip()
-                if not before and start > 8:
-                    before = text[:start].rstrip()
+                before = text[max(0, word_start - 8):word_start].rstrip()
+                if not before and word_start > 8:
+                    before = text[:word_start].rstrip()
                 is_name = not (not before or before[-1] in _OPENERS or before.endswith(("[", "]")))
-        tokens.append(Token(word_stem, (start, start + length), is_name))
-    return tokens
+        yield word_stem, word_start, length, is_name
+
+
+def piece_stems(text: str, start: int, end: int) -> tuple[frozenset[str], frozenset[str]]:
+    """The stems of the words of text[start:end] and those of its names: what `token_readings`
+    gives for that stretch (same conditions), with less work per word. The words come from one
+    findall; each is placed with str.find from the end of the one before (nothing between two
+    words is a letter, so the first match is the word itself), which a capitalized word needs:
+    what stands before it decides whether it is a name."""
+    stems: set[str] = set()
+    names: set[str] = set()
+    position = start
+    for word in _TOKEN_WORD.findall(text, start, end):
+        word_start = text.find(word, position)
+        position = word_start + len(word)
+        reading = _token_reading(word)
+        if reading is None:
+            continue
+        word_stem, _, capitalized, inner_capitals = reading
+        stems.add(word_stem)
+        if capitalized:
+            if inner_capitals:
+                names.add(word_stem)
+                continue
+            before = text[max(0, word_start - 8):word_start].rstrip()
+            if not before and word_start > 8:
+                before = text[:word_start].rstrip()
+            if not (not before or before[-1] in _OPENERS or before.endswith(("[", "]"))):
+                names.add(word_stem)
+    return frozenset(stems), frozenset(names)
 
 
 _OPENERS = frozenset(".!?:;\"“(\n-–—•*")
