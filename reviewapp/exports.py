@@ -32,7 +32,7 @@ from django.db.models import BooleanField, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from reviewapp.models import Answer, Claim, Evidence, Passage
+from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage
 
 SCHEMA_VERSION = "1"
 BATCH = 5000
@@ -118,9 +118,10 @@ def read_snapshot():
 # than the queries themselves (about 3x the time per row).
 CLAIM_COLUMNS = (
     "id", "answer_id", "cid", "text", "answer_start", "answer_end", "label", "category", "explanation", "origin",
-    "human_label", "decision", "note", "decided_by__username", "decided_at", "run__profile", "run__prompt_version",
-    "run__model", "run__backend",
+    "human_label", "decision", "note", "decided_by__username", "decided_at", "run_id",
 )
+# A claim's run, read apart from the claims like its answer: once per batch, not once per claim.
+RUN_COLUMNS = ("id", "profile", "prompt_version", "model", "backend")
 
 
 @dataclass(frozen=True)
@@ -129,18 +130,21 @@ class Batch:
     answers: dict[int, tuple]  # by answer id: ANSWER_COLUMNS values after the id
     quotes: dict[int, list]  # by claim id
     passages: dict[int, list]  # by answer id
+    runs: dict[int, tuple]  # by run id: RUN_COLUMNS values after the id
 
     def rows(self) -> Iterator[dict[str, Any]]:
         for values in self.claims:
             claim = dict(zip(CLAIM_COLUMNS, values))
+            claim |= dict(zip(("run__profile", "run__prompt_version", "run__model", "run__backend"),
+                              self.runs[claim["run_id"]]))
             answer_id = claim["answer_id"]
             answer = dict(zip(ANSWER_COLUMNS[1:], self.answers[answer_id]))
             yield claim_row(claim, answer, self.quotes[claim["id"]], self.passages[answer_id])
 
 
 def _batches(claims: QuerySet[Claim], *, passage_text: bool) -> Iterator[Batch]:
-    """BATCH claims at a time in (answer, claim) order, each with its answers, quotes and passages:
-    four indexed queries per batch, however deep into the export it is."""
+    """BATCH claims at a time in (answer, claim) order, each with its answers, quotes, passages and
+    runs: five indexed queries per batch, however deep into the export it is."""
     claims = claims.order_by("answer_id", "id").values_list(*CLAIM_COLUMNS)
     last_answer, last_claim = 0, 0
     while True:
@@ -150,7 +154,8 @@ def _batches(claims: QuerySet[Claim], *, passage_text: bool) -> Iterator[Batch]:
         if not batch:
             return
         answer_ids = {c[1] for c in batch}
-        yield Batch(batch, _answers(answer_ids), _quotes([c[0] for c in batch]), _passages(answer_ids, passage_text))
+        yield Batch(batch, _answers(answer_ids), _quotes([c[0] for c in batch]), _passages(answer_ids, passage_text),
+                    _runs({c[15] for c in batch}))
         last_answer, last_claim = batch[-1][1], batch[-1][0]
 
 
@@ -249,6 +254,11 @@ ANSWER_COLUMNS = ("id", "external_id", "question", "answer", "policy__version")
 def _answers(answer_ids: set[int]) -> dict[int, tuple]:
     # Read apart from the claims: an answer's text once per batch, not once per claim.
     rows = Answer.objects.filter(_ids_in(Answer, "id", answer_ids)).values_list(*ANSWER_COLUMNS)
+    return {row[0]: row[1:] for row in _fetch(rows)}
+
+
+def _runs(run_ids: set[int]) -> dict[int, tuple]:
+    rows = JudgeRun.objects.filter(_ids_in(JudgeRun, "id", run_ids)).values_list(*RUN_COLUMNS)
     return {row[0]: row[1:] for row in _fetch(rows)}
 
 
@@ -413,25 +423,27 @@ JUDGE = Claim.Origin.JUDGE.value
 
 def _jsonl_batch(batch: Batch) -> Iterator[bytes]:
     """A batch's JSONL lines. A line is one JSON object whose keys come in claim_row's order:
-    the answer's head (answer_id .. passages), the claim's fields, the answer's tail
-    (policy_version); orjson writes compact JSON, so the parts join with a comma."""
+    the answer's head (answer_id .. passages), the claim's own fields, its run's fields, the
+    answer's tail (policy_version); orjson writes compact JSON, so the parts join with commas."""
     parts = {}
     for answer_id, (external_id, question, text, policy_version) in batch.answers.items():
         head = orjson.dumps({"answer_id": answer_id, "external_id": external_id, "question": question,
                              "answer": text, "passages": batch.passages[answer_id]})
         parts[answer_id] = (head[:-1] + b",", b',"policy_version":' + orjson.dumps(policy_version) + b"}\n")
+    runs = {run_id: b"," + orjson.dumps({"judge_profile": profile, "judge_version": version, "judge_model": model,
+                                         "judge_backend": backend})[1:-1]
+            for run_id, (profile, version, model, backend) in batch.runs.items()}
     quotes = batch.quotes
     for (claim_id, answer_id, cid, text, start, end, label, category, explanation, origin, human_label, decision,
-         note, reviewer, decided_at, profile, version, model, backend) in batch.claims:
+         note, reviewer, decided_at, run_id) in batch.claims:
         head, tail = parts[answer_id]
         own = orjson.dumps({
             "claim_id": cid, "claim_text": text, "answer_span": [start, end] if start is not None else None,
             "judge_label": label if origin == JUDGE else None, "category": category, "explanation": explanation,
             "quotes": quotes[claim_id], "human_label": human_label, "decision": decision, "origin": origin,
             "note": note, "reviewer": reviewer, "decided_at": decided_at.isoformat() if decided_at else None,
-            "judge_profile": profile, "judge_version": version, "judge_model": model, "judge_backend": backend,
         })
-        yield b"".join((head, own[1:-1], tail))
+        yield b"".join((head, own[1:-1], runs[run_id], tail))
 
 
 class _Lines(list):
@@ -481,11 +493,15 @@ def _csv_batch(batch: Batch) -> Iterator[bytes]:
     for answer_id, (external_id, question, text, policy_version) in batch.answers.items():
         writer.writerow(_neutralized((answer_id, external_id, question, text, ";".join(batch.passages[answer_id]))))
         prefixes[answer_id] = (lines.pop()[:-2] + ",", policy_version, "" if policy_version is None else str(policy_version))
+    # A run's four cells, joined once per batch when they need no quoting (else None: csv.writer).
+    runs = {run_id: ",".join(cells) + "," if _plain(",".join(cells), 4) else None
+            for run_id, cells in batch.runs.items()}
     quotes = batch.quotes
     dumps = orjson.dumps
     for (claim_id, answer_id, cid, text, start, end, label, category, explanation, origin, human_label, decision,
-         note, reviewer, decided_at, profile, version, model, backend) in batch.claims:
+         note, reviewer, decided_at, run_id) in batch.claims:
         prefix, policy_version, policy_cell = prefixes[answer_id]
+        run_cells = runs[run_id]
         judge_label = label if origin == JUDGE else None
         when = decided_at.isoformat() if decided_at else None
         quoted = dumps(quotes[claim_id]).decode()
@@ -494,11 +510,13 @@ def _csv_batch(batch: Batch) -> Iterator[bytes]:
         # The claim's cells before and after the quotes cell: NOT NULL columns as they are.
         before = (f"{cid},{text},{'' if start is None else start},{'' if end is None else end},"
                   f"{judge_label or ''},{category},{explanation}")
-        after = (f"{human_label},{decision},{origin},{note},{reviewer or ''},{when or ''},{profile},{version},"
-                 f"{model},{backend},{policy_cell}")
-        if _plain(before, 7) and _plain(after, 11):
-            yield (prefix + before + "," + _csv_quoted(quoted) + "," + after + "\r\n").encode()
+        after = f"{human_label},{decision},{origin},{note},{reviewer or ''},{when or ''}"
+        if run_cells is not None and _plain(before, 7) and _plain(after, 6):
+            # policy_version is a number: csv writes it as it is, never neutralized.
+            yield "".join((prefix, before, ",", _csv_quoted(quoted), ",", after, ",", run_cells, policy_cell,
+                           "\r\n")).encode()
             continue
+        profile, version, model, backend = batch.runs[run_id]
         writer.writerow(_neutralized((
             cid, text, start, end, judge_label, category, explanation, quoted, human_label, decision, origin, note,
             reviewer, when, profile, version, model, backend, policy_version)))

@@ -49,7 +49,8 @@ AWKWARD = [
 
 def _reference(fmt: str) -> bytes:
     """The export the plain way, from the ORM (see the module docstring)."""
-    claims = list(exports.decided_claims(ExportFilters()).order_by("answer_id", "id").values(*exports.CLAIM_COLUMNS))
+    claims = list(exports.decided_claims(ExportFilters()).order_by("answer_id", "id").values(
+        *exports.CLAIM_COLUMNS, "run__profile", "run__prompt_version", "run__model", "run__backend"))
     answers = {a["id"]: a for a in Answer.objects.values(*exports.ANSWER_COLUMNS)}
     quotes, passages = defaultdict(list), defaultdict(list)
     for ev in Evidence.objects.order_by("claim_id", "position"):
