@@ -5,13 +5,17 @@ Reads only. The command (`manage.py export_labels`) and the web download (`/expo
 `export_stream`; `write_export` also hashes and counts what it writes into a manifest.
 
 Rows come in (answer id, claim id) order, read in keyset batches of BATCH claims: each batch is
-one query for the claims (with their run and reviewer joined), one for their answers, one for
-their quotes and one for their answers' passages, however many rows it holds.
+one query for the claims (with their reviewer joined), one for their answers, one for their
+quotes, one for their answers' passages and one for their runs, however many rows it holds. JSONL
+and CSV read the next batch on a thread (same connection, same snapshot) while this one is
+encoded, and encode each answer's and run's part of the line once per batch (see the fast
+encoders below, held byte for byte to the plain ones by tests/test_exports_parity.py).
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import queue
@@ -237,12 +241,14 @@ def _fetch(rows: QuerySet) -> list[tuple]:
         return list(rows)
     sql, params = rows.query.sql_with_params()
     with connection.cursor() as cursor:
-        cursor.cursor.adapters.register_loader("timestamptz", _C_TIMESTAMPTZ_LOADER())
+        cursor.cursor.adapters.register_loader("timestamptz", _c_timestamptz_loader())
         cursor.execute(sql, params)
         return cursor.fetchall()
 
 
-def _C_TIMESTAMPTZ_LOADER():
+@functools.cache
+def _c_timestamptz_loader():
+    """psycopg's default timestamptz loader (its C one when psycopg[binary] or [c] is installed)."""
     import psycopg
 
     return psycopg.adapters.get_loader(psycopg.postgres.types["timestamptz"].oid, psycopg.pq.Format.TEXT)
