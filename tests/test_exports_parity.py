@@ -145,3 +145,36 @@ def test_plain_cells_are_what_csv_writes_and_the_rest_go_to_csv():
         buffer = io.StringIO()
         csv.writer(buffer).writerow([cell, ""])
         assert exports._csv_quoted(cell) + ",\r\n" == buffer.getvalue()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stream_abandoned_mid_export_stops_its_read_ahead_thread_and_ends_the_transaction(monkeypatch):
+    import threading
+
+    from django.db import connection
+
+    monkeypatch.setattr(exports, "BATCH", 1)  # many batches: the reader is still busy when the client leaves
+    rita = make.user("rita", "reviewer")
+    for _ in range(6):
+        make.claim(make.answer(), "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
+    stream = export_stream("jsonl", ExportFilters())
+    first = next(stream)
+    assert [t.name for t in threading.enumerate()].count("export-read-ahead") == 1
+    stream.close()
+    assert "export-read-ahead" not in [t.name for t in threading.enumerate()]
+    assert not connection.in_atomic_block
+    assert json.loads(first)["reviewer"] == "rita"
+    assert len(b"".join(export_stream("jsonl", ExportFilters())).splitlines()) == 6  # the connection still works
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_error_while_reading_ahead_reaches_the_export(monkeypatch):
+    rita = make.user("rita", "reviewer")
+    make.claim(make.answer(), "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
+
+    def broken(answer_ids):
+        raise RuntimeError("the answers query failed")
+
+    monkeypatch.setattr(exports, "_answers", broken)
+    with pytest.raises(RuntimeError, match="the answers query failed"):
+        b"".join(export_stream("csv", ExportFilters()))
