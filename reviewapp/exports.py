@@ -517,7 +517,9 @@ def _csv_batch(batch: Batch) -> Iterator[bytes]:
         before = (f"{cid},{text},{'' if start is None else start},{'' if end is None else end},"
                   f"{judge_label or ''},{category},{explanation}")
         after = f"{human_label},{decision},{origin},{note},{reviewer or ''},{when or ''}"
-        if run_cells is not None and _plain(before, 7) and _plain(after, 6):
+        # Checked as one run of 13 cells: each part has at least its own separators (6 and 5), so
+        # 12 commas in all means neither holds one in a cell.
+        if run_cells is not None and _plain(before + "," + after, 13):
             # policy_version is a number: csv writes it as it is, never neutralized.
             yield "".join((prefix, before, ",", _csv_quoted(quoted), ",", after, ",", run_cells, policy_cell,
                            "\r\n")).encode()
