@@ -1,0 +1,180 @@
+"""The fast JSONL and CSV encoders write exactly the bytes of the plain ones, on awkward values.
+
+The plain way is the definition of the format: every decided claim read through the ORM as values
+(Django's own loaders), made a row by `claim_row`, encoded by `_json_line` / `_csv_line(csv_cells(row))`
+(orjson, the csv module, `neutralize`). `export_stream` instead encodes each answer's part once
+per batch, joins plain CSV cells itself, parses timestamps with psycopg's C loader and reads
+batches ahead on a thread; this file checks it changes no byte, across batch boundaries.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import defaultdict
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from reviewapp import exports
+from reviewapp.exports import ExportFilters, export_stream
+from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage
+from tests import labels_factory as make
+
+pytestmark = pytest.mark.django_db
+
+# Text a spreadsheet, a CSV parser or a JSON encoder could trip on.
+AWKWARD = [
+    '<script>alert("x")</script> & <b>bold</b>',
+    'He said "hi", then left',
+    "line one\nline two",
+    "carriage\r\nreturn, and a lone\rcr",
+    "comma, separated, cells",
+    "unicode: café ñ 漢字 🚌 \u202eRTL\u202c e\u0301 \u2028sep",
+    "=SUM(A1:A9)",
+    "+1 800 555",
+    "-5 dollars",
+    "@admin",
+    "\ttabbed",
+    "\rreturn first",
+    "ends with a quote\"",
+    "'already quoted",
+    "",
+    "a\\backslash and \x01 control",
+    "mid =formula, then ,=after a comma",
+]
+
+
+def _reference(fmt: str) -> bytes:
+    """The export the plain way, from the ORM (see the module docstring)."""
+    claims = list(exports.decided_claims(ExportFilters()).order_by("answer_id", "id").values(
+        *exports.CLAIM_COLUMNS, "run__profile", "run__prompt_version", "run__model", "run__backend"))
+    answers = {a["id"]: a for a in Answer.objects.values(*exports.ANSWER_COLUMNS)}
+    quotes, passages = defaultdict(list), defaultdict(list)
+    for ev in Evidence.objects.order_by("claim_id", "position"):
+        quotes[ev.claim_id].append({"passage_id": ev.passage_pid, "quote": ev.quote,
+                                    "span": [ev.start, ev.end] if ev.start is not None else None, "match": ev.match})
+    for p in Passage.objects.order_by("answer_id", "position"):
+        passages[p.answer_id].append(
+            {"id": p.pid, "text": p.text} | {field: getattr(p, field) for field in exports.PASSAGE_FIELDS})
+    rows = [exports.claim_row(c, answers[c["answer_id"]], quotes[c["id"]], passages[c["answer_id"]]) for c in claims]
+    if fmt == "jsonl":
+        return b"".join(exports._json_line(row) for row in rows)
+    return exports._csv_line(exports.CSV_FIELDS) + b"".join(
+        exports._csv_line(exports.csv_cells(row | {"passages": [p["id"] for p in row["passages"]]})) for row in rows)
+
+
+def _awkward_answers() -> int:
+    """Answers and decided claims with every awkward value in every text field, nulls where a
+    column allows them, several and no quotes, no passages; returns the decided claim count."""
+    rita = make.user("rita", "reviewer")
+    odd_reviewer = make.user("=cmd|' /C calc'!A0", "reviewer")
+    decided = 0
+    for n, value in enumerate(AWKWARD):  # (cut to the short columns' lengths where they are short)
+        answer = make.answer(question=value, text=f"{value} Seniors pay $1.00. A monthly pass costs $75.00.",
+                             external_id=None if n % 3 == 0 else value + str(n),
+                             profile=value or "claim_audit", version=f"{value[:30]}v{n}", model=value or "m")
+        Passage.objects.filter(answer=answer).update(pid=value[:30] + "P1" if value else "P1", text=value * 3, tag=value,
+                                                     title=value, section=value, source_url=value, fetched_at=value[:40])
+        Passage.objects.create(answer=answer, pid=f"{value[:30]}-P2", position=1, text=value, agency=value)
+        if n % 5 == 0:
+            Answer.objects.filter(pk=answer.pk).update(policy=None)
+        if n % 2:
+            JudgeRun.objects.filter(answer=answer).update(backend="=backend")
+        if n % 7 == 3:
+            Passage.objects.filter(answer=answer).delete()
+        when = timezone.now().replace(microsecond=0) - timedelta(days=n) if n % 2 else timezone.now()
+        for k in range(1 + n % 4):
+            reviewer = None if (n + k) % 6 == 5 else odd_reviewer if k == 1 else rita
+            claim = make.claim(answer, ["SUPPORTED", "UNSUPPORTED", "CONTRADICTED", "PARTIALLY_SUPPORTED"][k],
+                               "CONTRADICTED", reviewer=rita, text=value or "x", note=value,
+                               explanation=value, category=value[:20] or "price", origin="reviewer" if k == 2 else "judge",
+                               span=(0, 5), decided_at=when + timedelta(microseconds=k * 120000))
+            Claim.objects.filter(pk=claim.pk).update(
+                decided_by=reviewer, cid=(value[:30] + f"c{k}") if k % 2 else f"c{k}",
+                answer_start=None if k == 3 else 0, answer_end=None if k == 3 else 5,
+                decided_at=None if (n, k) == (4, 0) else claim.decided_at)
+            first = Passage.objects.filter(answer=answer, position=0).exclude(text="").first()
+            for position in range((n + k) % 3):
+                found = position == 0 and first is not None  # a located quote must lie inside its passage
+                Evidence.objects.create(claim=claim, passage=first if found else None,
+                                        passage_pid=value[:30] + "P1", position=position, quote=value + f" q{position}",
+                                        start=0 if found else None, end=1 if found else None,
+                                        match="exact" if found else "not_found")
+            decided += 1
+        make.claim(answer, "SUPPORTED")  # undecided: in neither export
+    # Rows whose only formula-like cell starts the claim's cells, or the cells after the quotes.
+    plain = make.answer(question="plain", text="plain text here")
+    for cid, human in (("=c1", "SUPPORTED"), ("c2", "-SUPPORTED"), ("+c3", "@SUPPORTED")):
+        claim = make.claim(plain, "SUPPORTED", "SUPPORTED", reviewer=rita, text="plain", span=(0, 5))
+        Claim.objects.filter(pk=claim.pk).update(cid=cid, human_label=human)
+        decided += 1
+    return decided
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+@pytest.mark.parametrize("batch", [1, 3, 5000])
+def test_the_fast_encoders_write_the_bytes_of_the_plain_ones(monkeypatch, fmt, batch):
+    decided = _awkward_answers()
+    monkeypatch.setattr(exports, "BATCH", batch)  # answers split across batches, and not
+    expected = _reference(fmt)
+    data = b"".join(export_stream(fmt, ExportFilters()))
+    assert data == expected
+    # And the reference itself reads back as the rows (so the comparison is over real content).
+    if fmt == "jsonl":
+        rows = [json.loads(line) for line in data.splitlines()]
+        assert {r["reviewer"] for r in rows} >= {None, "rita", "=cmd|' /C calc'!A0"}
+        assert None in {r["decided_at"] for r in rows} and None in {r["policy_version"] for r in rows}
+    else:
+        rows = list(csv.DictReader(io.StringIO(data.decode(), newline="")))
+        assert "'=SUM(A1:A9)" in {r["claim_text"] for r in rows}
+        assert "'=cmd|' /C calc'!A0" in {r["reviewer"] for r in rows}
+        assert "'-5 dollars" in {r["question"] for r in rows}
+    assert len(rows) == decided
+
+
+def test_plain_cells_are_what_csv_writes_and_the_rest_go_to_csv():
+    for cells, count in [("a,b,c", 3), ("", 1), ("x,,y", 3)]:
+        assert exports._plain(cells, count)
+    for cells, count in [('a,"b",c', 3), ("a,b\nc,d", 3), ("a,b,c", 2), ("=a,b", 2), ("a,-b", 2), ("a,\rb", 2),
+                         ("a,@b", 2), ("a,\tb", 2), ("+a", 1)]:
+        assert not exports._plain(cells, count)
+    for cell in ['[{"quote":"a, b"}]', "[]", "x\ny", 'say "hi"', "plain"]:
+        buffer = io.StringIO()
+        csv.writer(buffer).writerow([cell, ""])
+        assert exports._csv_quoted(cell) + ",\r\n" == buffer.getvalue()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stream_abandoned_mid_export_stops_its_read_ahead_thread_and_ends_the_transaction(monkeypatch):
+    import threading
+
+    from django.db import connection
+
+    monkeypatch.setattr(exports, "BATCH", 1)  # many batches: the reader is still busy when the client leaves
+    rita = make.user("rita", "reviewer")
+    for _ in range(6):
+        make.claim(make.answer(), "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
+    stream = export_stream("jsonl", ExportFilters())
+    first = next(stream)
+    assert [t.name for t in threading.enumerate()].count("export-read-ahead") == 1
+    stream.close()
+    assert "export-read-ahead" not in [t.name for t in threading.enumerate()]
+    assert not connection.in_atomic_block
+    assert json.loads(first)["reviewer"] == "rita"
+    assert len(b"".join(export_stream("jsonl", ExportFilters())).splitlines()) == 6  # the connection still works
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_error_while_reading_ahead_reaches_the_export(monkeypatch):
+    rita = make.user("rita", "reviewer")
+    make.claim(make.answer(), "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
+
+    def broken(answer_ids):
+        raise RuntimeError("the answers query failed")
+
+    monkeypatch.setattr(exports, "_answers", broken)
+    with pytest.raises(RuntimeError, match="the answers query failed"):
+        b"".join(export_stream("csv", ExportFilters()))
