@@ -17,6 +17,7 @@ that kills its worker must not loop forever).
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import uuid
@@ -39,10 +40,8 @@ from reviewapp.services.webhooks import event_record
 
 log = logging.getLogger(__name__)
 
-
 class TransientJudgeFailure(Exception):
     """The judge failed for a reason worth retrying later (rate limit, outage, timeout)."""
-
 
 class AnswerBusy(Exception):
     """Another delivery holds the answer; try again once its claim may have expired."""
@@ -51,10 +50,8 @@ class AnswerBusy(Exception):
         super().__init__(f"answer is being judged elsewhere; retry in {retry_in:.0f}s")
         self.retry_in = retry_in
 
-
 class ClaimLost(Exception):
     """Our claim on the answer expired and another delivery took it over."""
-
 
 def endpoint_settings() -> dict:
     """Where and how patiently to call the LLM: the same for every judge configuration."""
@@ -69,7 +66,6 @@ def endpoint_settings() -> dict:
         "rate_limit_redis_url": settings.JUDGE_RATE_LIMIT_REDIS_URL,
     }
 
-
 def judge_config_for(answer: Answer, policy: Policy) -> JudgeConfig:
     profile = answer.requested_profile or policy.judge_profile or settings.JUDGE_PROFILE
     example_set = example_set_in_force(policy, profile)
@@ -82,9 +78,7 @@ def judge_config_for(answer: Answer, policy: Policy) -> JudgeConfig:
         **endpoint_settings(),
     )
 
-
 PASSAGE_COLUMNS = ("id", "pid", "text", "tag", "agency", "title", "section", "source_url", "fetched_at")
-
 
 def passage_rows(answer_id: int) -> list[tuple]:
     """The answer's passages in order, as plain rows (PASSAGE_COLUMNS): the judge reads them once
@@ -95,7 +89,6 @@ def passage_rows(answer_id: int) -> list[tuple]:
             [answer_id],
         )
         return cursor.fetchall()
-
 
 def judge_request_for(answer: Answer, passages: list[tuple] | None = None) -> JudgeRequest:
     """`passages`: the answer's passage_rows(), when the caller has them already."""
@@ -121,7 +114,6 @@ def judge_request_for(answer: Answer, passages: list[tuple] | None = None) -> Ju
             ],
         }
     )
-
 
 def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | None = None,
                  retry_in: float = 0.0) -> JudgeRun | None:
@@ -169,7 +161,6 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
         mark_run_failed(run, "superseded: the claim on the answer expired and another delivery took over")
     return run
 
-
 def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRun, JudgeError | None]:
     """Record the run before the (possibly slow, possibly failing) judge call.
 
@@ -195,7 +186,6 @@ def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRu
     )
     return run, run_error
 
-
 def run_judge(answer: Answer, config: JudgeConfig, config_error: JudgeError | None,
               passages: list[tuple] | None = None) -> JudgeOutput:
     if config_error:
@@ -208,7 +198,6 @@ def run_judge(answer: Answer, config: JudgeConfig, config_error: JudgeError | No
     check_spans(answer, output, passages)
     return output
 
-
 def _release_pooled_connection() -> None:
     """Give the database connection back to the pool for the LLM call, which takes seconds
     while the database work around it takes milliseconds: otherwise every waiting thread holds a
@@ -217,9 +206,7 @@ def _release_pooled_connection() -> None:
     if getattr(connection, "pool", None) is not None and not connection.in_atomic_block:
         connection.close()
 
-
 # --- escalation (seed 002: a stronger judge for the hard cases, before a human) -----------------
-
 
 def escalation_config_for(answer: Answer, policy: Policy) -> JudgeConfig | None:
     if not (policy.escalation_backend or policy.escalation_profile):
@@ -232,14 +219,12 @@ def escalation_config_for(answer: Answer, policy: Policy) -> JudgeConfig | None:
         **endpoint_settings(),
     )
 
-
 def escalation_due(policy: Policy, answer_id: int, result) -> bool:
     """The first judge flagged the answer, or scored it within the margin of the threshold."""
     route = decide_route(policy=policy, answer_id=answer_id, grounding_score=result.grounding_score,
                          claims=[(c.label, c.category) for c in result.claims])
     flagged = route.review_status == "in_review" and route.kinds != ("audit",)
     return flagged or abs(result.grounding_score - policy.score_threshold) <= policy.escalation_margin
-
 
 def _escalate(answer: Answer, policy: Policy, first: JudgeOutput,
               passages: list[tuple] | None = None) -> tuple[JudgeRun, JudgeOutput] | None:
@@ -254,22 +239,18 @@ def _escalate(answer: Answer, policy: Policy, first: JudgeOutput,
                         attempts=getattr(exc, "attempts", 1), raw_output=getattr(exc, "raw_output", ""))
         return None
 
-
 def _token(delivery_id: str | None) -> uuid.UUID:
     try:
         return uuid.UUID(delivery_id) if delivery_id else uuid.uuid4()
     except ValueError:  # a task id that is not a UUID (set by hand): no takeover, just a claim
         return uuid.uuid4()
 
-
 def abandon_running_runs(answer: Answer) -> None:
     JudgeRun.objects.filter(answer=answer, status=JudgeRun.Status.RUNNING).update(
         status=JudgeRun.Status.FAILED, error="abandoned: the worker judging it was lost", finished_at=timezone.now()
     )
 
-
 FRESH, TAKEN_OVER = "fresh", "taken over"
-
 
 # What the judge needs of the answer comes back from the claim itself (no second look-up), with
 # the newest policy's identity, so the cached policy is re-read only when an admin saved a new one.
@@ -286,7 +267,6 @@ _CLAIM_TAKE_OVER = """
         lost_count = lost_count + 1
     WHERE id = %s AND status = 'judging' AND (claim_expires_at < %s OR claim_expires_at IS NULL OR claim_token = %s)
 """ + _CLAIMED
-
 
 def _claim(answer_id: int, token: uuid.UUID) -> tuple[str, Answer, str | None] | None:
     """Claim a queued answer (FRESH), else one being judged by a dead holder (TAKEN_OVER): its claim
@@ -313,19 +293,17 @@ def _claim(answer_id: int, token: uuid.UUID) -> tuple[str, Answer, str | None] |
     answer = Answer(
         id=answer_id, client_id=client_id, question=question, answer=text,
         # Django reads jsonb as text and leaves decoding to the field; a raw cursor does the same.
-        prior_turns=orjson.loads(prior_turns) if isinstance(prior_turns, (str, bytes)) else prior_turns,
+        prior_turns=json.loads(prior_turns) if isinstance(prior_turns, (str, bytes)) else prior_turns,
         requested_profile=requested_profile, lost_count=lost_count, status=Answer.Status.JUDGING,
         claim_token=token, claim_expires_at=expires, updated_at=now,
     )
     answer._state.adding = False  # an existing row, as if loaded
     return claimed, answer, policy_key
 
-
 # Policies are append-only: a row never changes, and a new policy is a new row, whose key (id and
 # the inserting transaction) the claim reads. So a cached policy is as good as a fresh read.
 _policies: dict[str, Policy] = {}
 _policies_lock = threading.Lock()
-
 
 def policy_in_force(key: str | None) -> Policy:
     """The newest policy, by the key _claim() read (None: there is none yet)."""
@@ -340,7 +318,6 @@ def policy_in_force(key: str | None) -> Policy:
             _policies[key] = policy
     return policy
 
-
 def _explain_unclaimed(answer_id: int) -> None:
     row = Answer.objects.filter(pk=answer_id).values("status", "claim_expires_at").first()
     if row is None:
@@ -350,10 +327,8 @@ def _explain_unclaimed(answer_id: int) -> None:
         raise AnswerBusy(retry_in)
     # judged or failed already: a duplicate delivery; nothing to do.
 
-
 def _owned(answer: Answer, token: uuid.UUID):
     return Answer.objects.filter(pk=answer.pk, claim_token=token, status=Answer.Status.JUDGING)
-
 
 def check_spans(answer: Answer, output: JudgeOutput, passages: list[tuple] | None = None) -> None:
     """Refuse results whose spans point outside their text rather than store broken offsets."""
@@ -365,7 +340,6 @@ def check_spans(answer: Answer, output: JudgeOutput, passages: list[tuple] | Non
             limit = passages.get(ev.passage_id)
             if ev.span and (limit is None or not 0 <= ev.span[0] <= ev.span[1] <= limit):
                 raise JudgeError(f"claim {claim.id}: evidence span {list(ev.span)} is outside passage {ev.passage_id}")
-
 
 def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutput, policy: Policy,
              escalation: tuple[JudgeRun, JudgeOutput] | None = None) -> None:
@@ -401,7 +375,6 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
     answer.review_status, answer.routing_reason, answer.priority = route.review_status, reason[:300], route.priority
     answer.policy_id, answer.updated_at = policy.pk, now
 
-
 _RUN_SUCCEEDED = """
     UPDATE reviewapp_judgerun SET status = 'succeeded', is_current = true, finished_at = %s, latency_ms = %s,
         attempts = %s, prompt_tokens = %s, completion_tokens = %s, raw_output = %s, verdict = %s,
@@ -409,22 +382,22 @@ _RUN_SUCCEEDED = """
     WHERE id = %s
 """
 # Claims and their evidence in one statement: the evidence finds its claim by position among the
-# rows just inserted, and its passage by pid among the answer's passages.
+# rows just inserted, and its passage by pid among the answer's passages. Rows travel as JSON
+# documents, not arrays: psycopg quotes long strings into a text[] slowly (see ingest._STORE).
 _CLAIMS_AND_EVIDENCE = """
     INSERT INTO reviewapp_claim (run_id, answer_id, position, cid, text, answer_start, answer_end, label, category,
         explanation, confidence, origin, human_label, decision, decided_by_id, decided_at, note, version)
     SELECT %s, %s, c.position, c.cid, c.text, c.answer_start, c.answer_end, c.label, c.category, c.explanation,
         c.confidence, 'judge', '', '', NULL, NULL, '', 0
-    FROM UNNEST(%s::integer[], %s::text[], %s::text[], %s::integer[], %s::integer[], %s::text[], %s::text[],
-        %s::text[], %s::double precision[])
-        AS c(position, cid, text, answer_start, answer_end, label, category, explanation, confidence)
+    FROM json_to_recordset(%s::json) AS c(position integer, cid text, text text, answer_start integer,
+        answer_end integer, label text, category text, explanation text, confidence double precision)
     RETURNING id, position
 """
 _EVIDENCE = """
     INSERT INTO reviewapp_evidence (claim_id, passage_id, passage_pid, position, quote, start, "end", match)
     SELECT claims.id, passage.id, e.passage_pid, e.position, e.quote, e.start, e."end", e.match
-    FROM UNNEST(%s::integer[], %s::text[], %s::integer[], %s::text[], %s::integer[], %s::integer[], %s::text[])
-        AS e(claim_position, passage_pid, position, quote, start, "end", match)
+    FROM json_to_recordset(%s::json) AS e(claim_position integer, passage_pid text, position integer, quote text,
+        start integer, "end" integer, match text)
     JOIN claims ON claims.position = e.claim_position
     LEFT JOIN reviewapp_passage passage ON passage.answer_id = %s AND passage.pid = e.passage_pid
 """
@@ -454,28 +427,25 @@ def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, th
     claims = result.claims
     # Only an id the judge invented can be longer than a real one; it matches no passage anyway.
     pid_length = Evidence._meta.get_field("passage_pid").max_length
-    evidence = [(position, index, ev) for position, claim in enumerate(claims) for index, ev in enumerate(claim.evidence)]
+    claim_rows = [
+        {"position": position, "cid": c.id, "text": c.text,
+         "answer_start": c.answer_span[0] if c.answer_span else None,
+         "answer_end": c.answer_span[1] if c.answer_span else None,
+         "label": c.label, "category": c.category, "explanation": c.explanation, "confidence": c.confidence}
+        for position, c in enumerate(claims)
+    ]
+    evidence_rows = [
+        {"claim_position": position, "passage_pid": ev.passage_id[:pid_length], "position": index, "quote": ev.quote,
+         "start": ev.span[0] if ev.span else None, "end": ev.span[1] if ev.span else None,
+         "match": ev.match if ev.span else "not_found"}
+        for position, claim in enumerate(claims)
+        for index, ev in enumerate(claim.evidence)
+    ]
     params = [
         run.finished_at, run.latency_ms, run.attempts, run.prompt_tokens, run.completion_tokens, run.raw_output,
-        run.verdict, run.grounding_score, orjson.dumps(run.findings).decode(), run.pk,
-        run.pk, answer.pk,
-        list(range(len(claims))),
-        [c.id for c in claims],
-        [c.text for c in claims],
-        [c.answer_span[0] if c.answer_span else None for c in claims],
-        [c.answer_span[1] if c.answer_span else None for c in claims],
-        [c.label for c in claims],
-        [c.category for c in claims],
-        [c.explanation for c in claims],
-        [c.confidence for c in claims],
-        [position for position, _, _ in evidence],
-        [ev.passage_id[:pid_length] for _, _, ev in evidence],
-        [index for _, index, _ in evidence],
-        [ev.quote for _, _, ev in evidence],
-        [ev.span[0] if ev.span else None for _, _, ev in evidence],
-        [ev.span[1] if ev.span else None for _, _, ev in evidence],
-        [ev.match if ev.span else "not_found" for _, _, ev in evidence],
-        answer.pk,
+        run.verdict, run.grounding_score, json.dumps(run.findings), run.pk,
+        run.pk, answer.pk, orjson.dumps(claim_rows).decode(),
+        orjson.dumps(evidence_rows).decode(), answer.pk,
     ]
     main, main_params = then or ("SELECT true", [])
     sql = f"WITH run AS ({_RUN_SUCCEEDED}), claims AS ({_CLAIMS_AND_EVIDENCE}), evidence AS ({_EVIDENCE}) {main}"
@@ -489,7 +459,6 @@ def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, th
         row = cursor.fetchone()
     return row[0] if row else None
 
-
 def mark_run_failed(run: JudgeRun, error: str, *, transient: bool = False, attempts: int = 1, raw_output: str = ""):
     JudgeRun.objects.filter(pk=run.pk).update(
         status=JudgeRun.Status.FAILED,
@@ -499,7 +468,6 @@ def mark_run_failed(run: JudgeRun, error: str, *, transient: bool = False, attem
         raw_output=raw_output,
         finished_at=timezone.now(),
     )
-
 
 def _fail(answer, run, token, error: str, *, transient: bool, last_try: bool, attempts: int, raw_output: str = "",
           retry_in: float = 0.0):
@@ -512,7 +480,6 @@ def _fail(answer, run, token, error: str, *, transient: bool, last_try: bool, at
                                      claim_expires_at=now + timedelta(seconds=retry_in), updated_at=now)
         raise TransientJudgeFailure(error)
     answer_fail(answer_id=answer.pk, owned_by=token)
-
 
 def answer_fail(*, answer_id: int, owned_by: uuid.UUID | None = None) -> bool:
     """Fail the answer and route it to a human, if it is still ours (or, without a token, still
