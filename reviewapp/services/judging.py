@@ -24,24 +24,24 @@ import uuid
 from datetime import timedelta
 
 import orjson
-
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Q
 from django.utils import timezone
 
 import judges
 from judges import JudgeConfig, JudgeError, JudgeIdentity, JudgeOutput, JudgeRequest
-from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy
+from reviewapp.models import Answer, Evidence, JudgeRun, Policy
 from reviewapp.services.examples import example_set_in_force, example_set_of, worked_examples_for
 from reviewapp.services.routing import decide_route, judge_failed_route
 from reviewapp.services.webhooks import event_record
 
 log = logging.getLogger(__name__)
 
+
 class TransientJudgeFailure(Exception):
     """The judge failed for a reason worth retrying later (rate limit, outage, timeout)."""
+
 
 class AnswerBusy(Exception):
     """Another delivery holds the answer; try again once its claim may have expired."""
@@ -50,8 +50,10 @@ class AnswerBusy(Exception):
         super().__init__(f"answer is being judged elsewhere; retry in {retry_in:.0f}s")
         self.retry_in = retry_in
 
+
 class ClaimLost(Exception):
     """Our claim on the answer expired and another delivery took it over."""
+
 
 def endpoint_settings() -> dict:
     """Where and how patiently to call the LLM: the same for every judge configuration."""
@@ -66,6 +68,7 @@ def endpoint_settings() -> dict:
         "rate_limit_redis_url": settings.JUDGE_RATE_LIMIT_REDIS_URL,
     }
 
+
 def judge_config_for(answer: Answer, policy: Policy) -> JudgeConfig:
     profile = answer.requested_profile or policy.judge_profile or settings.JUDGE_PROFILE
     example_set = example_set_in_force(policy, profile)
@@ -78,7 +81,9 @@ def judge_config_for(answer: Answer, policy: Policy) -> JudgeConfig:
         **endpoint_settings(),
     )
 
+
 PASSAGE_COLUMNS = ("id", "pid", "text", "tag", "agency", "title", "section", "source_url", "fetched_at")
+
 
 def passage_rows(answer_id: int) -> list[tuple]:
     """The answer's passages in order, as plain rows (PASSAGE_COLUMNS): the judge reads them once
@@ -89,6 +94,7 @@ def passage_rows(answer_id: int) -> list[tuple]:
             [answer_id],
         )
         return cursor.fetchall()
+
 
 def judge_request_for(answer: Answer, passages: list[tuple] | None = None) -> JudgeRequest:
     """`passages`: the answer's passage_rows(), when the caller has them already."""
@@ -115,6 +121,7 @@ def judge_request_for(answer: Answer, passages: list[tuple] | None = None) -> Ju
         }
     )
 
+
 def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | None = None,
                  retry_in: float = 0.0) -> JudgeRun | None:
     """Judge the answer unless another delivery already did or is doing it.
@@ -129,6 +136,7 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
     if claim is None:
         _explain_unclaimed(answer_id)
         return None
+
     claimed, answer, policy_key = claim
     passages = passage_rows(answer_id)
     policy = policy_in_force(policy_key)
@@ -161,6 +169,7 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
         mark_run_failed(run, "superseded: the claim on the answer expired and another delivery took over")
     return run
 
+
 def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRun, JudgeError | None]:
     """Record the run before the (possibly slow, possibly failing) judge call.
 
@@ -174,7 +183,8 @@ def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRu
         run_error = exc
     else:
         run_error = None
-    run = JudgeRun.objects.create(
+    now = timezone.now()
+    run = JudgeRun(
         answer=answer,
         job=job,
         example_set=example_set_of(identity),
@@ -183,8 +193,25 @@ def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRu
         backend=identity.backend,
         model=identity.model,
         config_key=JudgeRun.make_config_key(identity.profile, identity.prompt_version, identity.backend, identity.model),
+        started_at=now,
     )
+    # A plain INSERT rather than save(): the model's defaults (a running run) spelt out once here.
+    with connection.cursor() as cursor:
+        cursor.execute(_RUN_STARTED, [answer.pk, run.job_id, run.example_set_id, run.profile, run.prompt_version,
+                                      run.backend, run.model, run.config_key, now])
+        (run.pk,) = cursor.fetchone()
+    run._state.adding, run._state.db = False, connection.alias
     return run, run_error
+
+
+_RUN_STARTED = """
+    INSERT INTO reviewapp_judgerun (answer_id, job_id, example_set_id, profile, prompt_version, backend, model,
+        config_key, started_at, is_current, status, finished_at, latency_ms, prompt_tokens, completion_tokens, attempts,
+        raw_output, error, error_is_transient, verdict, grounding_score, findings)
+    VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, false, 'running', NULL, NULL, 0, 0, 0, '', '', false, '', NULL, '{}')
+    RETURNING id
+"""
+
 
 def run_judge(answer: Answer, config: JudgeConfig, config_error: JudgeError | None,
               passages: list[tuple] | None = None) -> JudgeOutput:
@@ -198,6 +225,7 @@ def run_judge(answer: Answer, config: JudgeConfig, config_error: JudgeError | No
     check_spans(answer, output, passages)
     return output
 
+
 def _release_pooled_connection() -> None:
     """Give the database connection back to the pool for the LLM call, which takes seconds
     while the database work around it takes milliseconds: otherwise every waiting thread holds a
@@ -206,7 +234,9 @@ def _release_pooled_connection() -> None:
     if getattr(connection, "pool", None) is not None and not connection.in_atomic_block:
         connection.close()
 
+
 # --- escalation (seed 002: a stronger judge for the hard cases, before a human) -----------------
+
 
 def escalation_config_for(answer: Answer, policy: Policy) -> JudgeConfig | None:
     if not (policy.escalation_backend or policy.escalation_profile):
@@ -219,12 +249,14 @@ def escalation_config_for(answer: Answer, policy: Policy) -> JudgeConfig | None:
         **endpoint_settings(),
     )
 
+
 def escalation_due(policy: Policy, answer_id: int, result) -> bool:
     """The first judge flagged the answer, or scored it within the margin of the threshold."""
     route = decide_route(policy=policy, answer_id=answer_id, grounding_score=result.grounding_score,
                          claims=[(c.label, c.category) for c in result.claims])
     flagged = route.review_status == "in_review" and route.kinds != ("audit",)
     return flagged or abs(result.grounding_score - policy.score_threshold) <= policy.escalation_margin
+
 
 def _escalate(answer: Answer, policy: Policy, first: JudgeOutput,
               passages: list[tuple] | None = None) -> tuple[JudgeRun, JudgeOutput] | None:
@@ -239,18 +271,22 @@ def _escalate(answer: Answer, policy: Policy, first: JudgeOutput,
                         attempts=getattr(exc, "attempts", 1), raw_output=getattr(exc, "raw_output", ""))
         return None
 
+
 def _token(delivery_id: str | None) -> uuid.UUID:
     try:
         return uuid.UUID(delivery_id) if delivery_id else uuid.uuid4()
     except ValueError:  # a task id that is not a UUID (set by hand): no takeover, just a claim
         return uuid.uuid4()
 
+
 def abandon_running_runs(answer: Answer) -> None:
     JudgeRun.objects.filter(answer=answer, status=JudgeRun.Status.RUNNING).update(
         status=JudgeRun.Status.FAILED, error="abandoned: the worker judging it was lost", finished_at=timezone.now()
     )
 
+
 FRESH, TAKEN_OVER = "fresh", "taken over"
+
 
 # What the judge needs of the answer comes back from the claim itself (no second look-up), with
 # the newest policy's identity, so the cached policy is re-read only when an admin saved a new one.
@@ -267,6 +303,7 @@ _CLAIM_TAKE_OVER = """
         lost_count = lost_count + 1
     WHERE id = %s AND status = 'judging' AND (claim_expires_at < %s OR claim_expires_at IS NULL OR claim_token = %s)
 """ + _CLAIMED
+
 
 def _claim(answer_id: int, token: uuid.UUID) -> tuple[str, Answer, str | None] | None:
     """Claim a queued answer (FRESH), else one being judged by a dead holder (TAKEN_OVER): its claim
@@ -300,10 +337,12 @@ def _claim(answer_id: int, token: uuid.UUID) -> tuple[str, Answer, str | None] |
     answer._state.adding = False  # an existing row, as if loaded
     return claimed, answer, policy_key
 
+
 # Policies are append-only: a row never changes, and a new policy is a new row, whose key (id and
 # the inserting transaction) the claim reads. So a cached policy is as good as a fresh read.
 _policies: dict[str, Policy] = {}
 _policies_lock = threading.Lock()
+
 
 def policy_in_force(key: str | None) -> Policy:
     """The newest policy, by the key _claim() read (None: there is none yet)."""
@@ -318,6 +357,7 @@ def policy_in_force(key: str | None) -> Policy:
             _policies[key] = policy
     return policy
 
+
 def _explain_unclaimed(answer_id: int) -> None:
     row = Answer.objects.filter(pk=answer_id).values("status", "claim_expires_at").first()
     if row is None:
@@ -327,8 +367,10 @@ def _explain_unclaimed(answer_id: int) -> None:
         raise AnswerBusy(retry_in)
     # judged or failed already: a duplicate delivery; nothing to do.
 
+
 def _owned(answer: Answer, token: uuid.UUID):
     return Answer.objects.filter(pk=answer.pk, claim_token=token, status=Answer.Status.JUDGING)
+
 
 def check_spans(answer: Answer, output: JudgeOutput, passages: list[tuple] | None = None) -> None:
     """Refuse results whose spans point outside their text rather than store broken offsets."""
@@ -340,6 +382,7 @@ def check_spans(answer: Answer, output: JudgeOutput, passages: list[tuple] | Non
             limit = passages.get(ev.passage_id)
             if ev.span and (limit is None or not 0 <= ev.span[0] <= ev.span[1] <= limit):
                 raise JudgeError(f"claim {claim.id}: evidence span {list(ev.span)} is outside passage {ev.passage_id}")
+
 
 def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutput, policy: Policy,
              escalation: tuple[JudgeRun, JudgeOutput] | None = None) -> None:
@@ -374,6 +417,7 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
     answer.judged_by_id, answer.judged_at, answer.claim_token, answer.claim_expires_at = shown_run.pk, now, None, None
     answer.review_status, answer.routing_reason, answer.priority = route.review_status, reason[:300], route.priority
     answer.policy_id, answer.updated_at = policy.pk, now
+
 
 _RUN_SUCCEEDED = """
     UPDATE reviewapp_judgerun SET status = 'succeeded', is_current = true, finished_at = %s, latency_ms = %s,
@@ -459,6 +503,7 @@ def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, th
         row = cursor.fetchone()
     return row[0] if row else None
 
+
 def mark_run_failed(run: JudgeRun, error: str, *, transient: bool = False, attempts: int = 1, raw_output: str = ""):
     JudgeRun.objects.filter(pk=run.pk).update(
         status=JudgeRun.Status.FAILED,
@@ -468,6 +513,7 @@ def mark_run_failed(run: JudgeRun, error: str, *, transient: bool = False, attem
         raw_output=raw_output,
         finished_at=timezone.now(),
     )
+
 
 def _fail(answer, run, token, error: str, *, transient: bool, last_try: bool, attempts: int, raw_output: str = "",
           retry_in: float = 0.0):
@@ -480,6 +526,7 @@ def _fail(answer, run, token, error: str, *, transient: bool, last_try: bool, at
                                      claim_expires_at=now + timedelta(seconds=retry_in), updated_at=now)
         raise TransientJudgeFailure(error)
     answer_fail(answer_id=answer.pk, owned_by=token)
+
 
 def answer_fail(*, answer_id: int, owned_by: uuid.UUID | None = None) -> bool:
     """Fail the answer and route it to a human, if it is still ours (or, without a token, still
