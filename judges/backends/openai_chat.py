@@ -51,6 +51,7 @@ REPAIR_INSTRUCTION = (
 _format_by_endpoint: dict[str, str] = {}
 _clients: dict[tuple[str, str], openai.OpenAI] = {}
 _lock = threading.Lock()
+_JSON_BODY = {"Content-Type": "application/json"}
 
 
 @dataclass(frozen=True)
@@ -186,14 +187,15 @@ def _complete(config: JudgeConfig, profile: Profile, messages: list[dict], *, te
         try:
             # The client's plain POST, not chat.completions.create(): the same request, retries
             # and errors (APIStatusError, APIConnectionError), but no walk of the messages to
-            # "transform" them and no pydantic models built from the reply, which together cost
-            # about 2.5 ms of CPU per call (a judge worker is CPU-bound on such overheads).
+            # "transform" them, no pydantic models built from the reply, and the body encoded by
+            # orjson: together about 2.5 ms less CPU per call, on workers that are CPU-bound.
+            body = {"model": config.model, "messages": messages, "temperature": temperature,
+                    **_response_format(kind, profile)}
             http_response = client.post(
                 "/chat/completions",
                 cast_to=httpx2.Response,
-                body={"model": config.model, "messages": messages, "temperature": temperature,
-                      **_response_format(kind, profile)},
-                options={"timeout": max(min(config.timeout_s, remaining), 0.001)},
+                content=orjson.dumps(body),
+                options={"timeout": max(min(config.timeout_s, remaining), 0.001), "headers": _JSON_BODY},
             )
         except openai.APIStatusError as exc:
             if _refuses_response_format(exc) and kind != FORMATS[-1]:
