@@ -87,7 +87,7 @@ PASSAGE_COLUMNS = ("id", "pid", "text", "tag", "agency", "title", "section", "so
 
 def passage_rows(answer_id: int) -> list[tuple]:
     """The answer's passages in order, as plain rows (PASSAGE_COLUMNS): the judge reads them once
-    and the hot path builds no model instances for them."""
+    and the hot path builds no model instances for them (it has them from _claim() already)."""
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT {', '.join(PASSAGE_COLUMNS)} FROM reviewapp_passage WHERE answer_id = %s ORDER BY position",
@@ -137,8 +137,7 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
         _explain_unclaimed(answer_id)
         return None
 
-    claimed, answer, policy_key = claim
-    passages = passage_rows(answer_id)
+    claimed, answer, policy_key, passages = claim
     policy = policy_in_force(policy_key)
     if claimed == TAKEN_OVER:
         # Runs left 'running' by the delivery whose claim was taken over (its worker died) are over.
@@ -290,9 +289,11 @@ FRESH, TAKEN_OVER = "fresh", "taken over"
 
 # What the judge needs of the answer comes back from the claim itself (no second look-up), with
 # the newest policy's identity, so the cached policy is re-read only when an admin saved a new one.
-_CLAIMED = """
+_CLAIMED = f"""
     RETURNING client_id, question, answer, prior_turns, requested_profile, lost_count,
-        (SELECT id::text || '/' || xmin::text FROM reviewapp_policy ORDER BY version DESC LIMIT 1)
+        (SELECT id::text || '/' || xmin::text FROM reviewapp_policy ORDER BY version DESC LIMIT 1),
+        (SELECT json_agg(json_build_array({', '.join(f'p.{c}' for c in PASSAGE_COLUMNS)}) ORDER BY p.position)::text
+         FROM reviewapp_passage p WHERE p.answer_id = reviewapp_answer.id)
 """
 _CLAIM_FRESH = """
     UPDATE reviewapp_answer SET status = 'judging', claim_token = %s, claim_expires_at = %s, updated_at = %s
@@ -305,15 +306,15 @@ _CLAIM_TAKE_OVER = """
 """ + _CLAIMED
 
 
-def _claim(answer_id: int, token: uuid.UUID) -> tuple[str, Answer, str | None] | None:
+def _claim(answer_id: int, token: uuid.UUID) -> tuple[str, Answer, str | None, list] | None:
     """Claim a queued answer (FRESH), else one being judged by a dead holder (TAKEN_OVER): its claim
     expired, or it carries our own token, i.e. an earlier delivery of this same message died (the
     broker re-sends a message only once its earlier delivery is gone). Else None.
 
     Two conditional UPDATEs rather than one, so the common case needs no look for runs a lost
     delivery left behind: only a take-over can find one. A take-over counts as a lost delivery.
-    Returns how it was claimed, the answer (the fields the judge reads) and the newest policy's key
-    for policy_in_force()."""
+    Returns how it was claimed, the answer (the fields the judge reads), the newest policy's key
+    for policy_in_force() and the answer's passages (as passage_rows() gives them)."""
     now = timezone.now()
     expires = now + timedelta(seconds=settings.JUDGE_CLAIM_SECONDS)
     with connection.cursor() as cursor:
@@ -326,7 +327,7 @@ def _claim(answer_id: int, token: uuid.UUID) -> tuple[str, Answer, str | None] |
             claimed = TAKEN_OVER
     if row is None:
         return None
-    client_id, question, text, prior_turns, requested_profile, lost_count, policy_key = row
+    client_id, question, text, prior_turns, requested_profile, lost_count, policy_key, passages = row
     answer = Answer(
         id=answer_id, client_id=client_id, question=question, answer=text,
         # Django reads jsonb as text and leaves decoding to the field; a raw cursor does the same.
@@ -335,7 +336,7 @@ def _claim(answer_id: int, token: uuid.UUID) -> tuple[str, Answer, str | None] |
         claim_token=token, claim_expires_at=expires, updated_at=now,
     )
     answer._state.adding = False  # an existing row, as if loaded
-    return claimed, answer, policy_key
+    return claimed, answer, policy_key, orjson.loads(passages) if passages else []
 
 
 # Policies are append-only: a row never changes, and a new policy is a new row, whose key (id and
