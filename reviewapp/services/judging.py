@@ -21,6 +21,7 @@ import json
 import logging
 import threading
 import uuid
+from contextlib import nullcontext
 from datetime import timedelta
 
 import orjson
@@ -408,11 +409,13 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
         [result.verdict, result.grounding_score, shown_run.pk, now, route.review_status, reason[:300],
          route.priority, policy.pk, now, answer.pk, token],
     )
-    with transaction.atomic():
+    # One statement stores the result and judges the answer, atomic on its own; a transaction only
+    # when there is more: the escalation's first run, or a webhook event row for the answer's client.
+    with transaction.atomic() if escalation or answer.client_id is not None else nullcontext():
         if escalation:
             run_record_success(answer, run, output)
         if not run_record_success(answer, shown_run, shown, then=judged):
-            raise ClaimLost()  # rolls back the claims written above
+            raise ClaimLost()  # nothing of this run was written; an escalation's first run is rolled back
         event_record(answer=answer, event="answer.judged")
     answer.status, answer.verdict, answer.grounding_score = Answer.Status.JUDGED, result.verdict, result.grounding_score
     answer.judged_by_id, answer.judged_at, answer.claim_token, answer.claim_expires_at = shown_run.pk, now, None, None
@@ -420,11 +423,19 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
     answer.policy_id, answer.updated_at = policy.pk, now
 
 
+# The current-run switch and the run's result in one statement: `superseded` must clear the
+# previous current run before `run` sets this one (the unique index on current runs is checked row
+# by row), so `run` waits on a count of `superseded`'s rows, which runs it to completion first.
+_SUPERSEDED = """
+    UPDATE reviewapp_judgerun SET is_current = false
+    WHERE answer_id = %s AND config_key = %s AND is_current AND id <> %s AND {gate}
+    RETURNING id
+"""
 _RUN_SUCCEEDED = """
     UPDATE reviewapp_judgerun SET status = 'succeeded', is_current = true, finished_at = %s, latency_ms = %s,
         attempts = %s, prompt_tokens = %s, completion_tokens = %s, raw_output = %s, verdict = %s,
         grounding_score = %s, findings = %s::jsonb
-    WHERE id = %s
+    WHERE id = %s AND (SELECT count(*) FROM superseded) >= 0 AND {gate}
 """
 # Claims and their evidence in one statement: the evidence finds its claim by position among the
 # rows just inserted, and its passage by pid among the answer's passages. Rows travel as JSON
@@ -436,6 +447,7 @@ _CLAIMS_AND_EVIDENCE = """
         c.confidence, 'judge', '', '', NULL, NULL, '', 0
     FROM json_to_recordset(%s::json) AS c(position integer, cid text, text text, answer_start integer,
         answer_end integer, label text, category text, explanation text, confidence double precision)
+    WHERE {gate}
     RETURNING id, position
 """
 _EVIDENCE = """
@@ -449,13 +461,13 @@ _EVIDENCE = """
 
 
 def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, then: tuple[str, list] | None = None):
-    """Store a successful run and its claims (call inside a transaction). The run becomes the
-    current one of its configuration; other configurations' runs stay current beside it.
+    """Store a successful run and its claims. The run becomes the current one of its
+    configuration; other configurations' runs stay current beside it.
 
-    Two statements, whatever the number of claims: the switch of the current run (first, so the
-    unique index on current runs never sees two), then one with the run's result, its claims and
-    their evidence, and `then` (an UPDATE ... RETURNING, as its main statement). Returns the row
-    `then` returned (None when it updated nothing), or True without `then`."""
+    One statement, whatever the number of claims, so atomic on its own: the switch of the current
+    run, the run's result, its claims and their evidence. With `then` (an UPDATE ... RETURNING id),
+    that runs first and the rest only if it updated a row. Returns that id (None when it updated
+    nothing, and nothing was written), or True without `then`."""
     result = output.result
     judge = result.judge
     run.status = JudgeRun.Status.SUCCEEDED
@@ -486,23 +498,25 @@ def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, th
         for position, claim in enumerate(claims)
         for index, ev in enumerate(claim.evidence)
     ]
+    if then is None:
+        judged, then_params, gate, returned = "", [], "true", "true"
+    else:
+        judged, then_params = f"judged AS ({then[0]}),", then[1]
+        gate, returned = "EXISTS (SELECT 1 FROM judged)", "(SELECT id FROM judged)"
     params = [
+        *then_params,
+        answer.pk, run.config_key, run.pk,
         run.finished_at, run.latency_ms, run.attempts, run.prompt_tokens, run.completion_tokens, run.raw_output,
         run.verdict, run.grounding_score, json.dumps(run.findings), run.pk,
         run.pk, answer.pk, orjson.dumps(claim_rows).decode(),
         orjson.dumps(evidence_rows).decode(), answer.pk,
     ]
-    main, main_params = then or ("SELECT true", [])
-    sql = f"WITH run AS ({_RUN_SUCCEEDED}), claims AS ({_CLAIMS_AND_EVIDENCE}), evidence AS ({_EVIDENCE}) {main}"
+    sql = (f"WITH {judged} superseded AS ({_SUPERSEDED.format(gate=gate)}), run AS ({_RUN_SUCCEEDED.format(gate=gate)}),"
+           f" claims AS ({_CLAIMS_AND_EVIDENCE.format(gate=gate)}), evidence AS ({_EVIDENCE}) SELECT {returned}")
     with connection.cursor() as cursor:
-        cursor.execute(
-            "UPDATE reviewapp_judgerun SET is_current = false"
-            " WHERE answer_id = %s AND config_key = %s AND is_current AND id <> %s",
-            [answer.pk, run.config_key, run.pk],
-        )
-        cursor.execute(sql, params + main_params)
-        row = cursor.fetchone()
-    return row[0] if row else None
+        cursor.execute(sql, params)
+        (row,) = cursor.fetchone()
+    return row
 
 
 def mark_run_failed(run: JudgeRun, error: str, *, transient: bool = False, attempts: int = 1, raw_output: str = ""):
