@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from judges import JudgeRequest
 from judges.profiles import UnknownProfile, get_profile
-from reviewapp.models import Answer, ApiClient
+from reviewapp.models import Answer, ApiClient, Passage
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +82,8 @@ _STORE = """
 
 
 def _store(*, client: ApiClient | None, request: JudgeRequest) -> Answer:
+    if connection.vendor != "postgresql":
+        return _store_portable(client=client, request=request)
     now = timezone.now()
     prior_turns = [turn.model_dump() for turn in request.prior_turns]
     passages = [
@@ -111,6 +113,28 @@ def _store(*, client: ApiClient | None, request: JudgeRequest) -> Answer:
         requested_profile=request.profile or "", created_at=now, updated_at=now,
     )
     answer._state.adding, answer._state.db = False, connection.alias  # as if loaded: the row exists
+    return answer
+
+
+@transaction.atomic
+def _store_portable(*, client: ApiClient | None, request: JudgeRequest) -> Answer:
+    """_store() through the ORM, for SQLite (the demo)."""
+    answer = Answer.objects.create(
+        client=client,
+        external_id=request.external_id,
+        question=request.question,
+        answer=request.answer,
+        prior_turns=[turn.model_dump() for turn in request.prior_turns],
+        metadata=request.metadata,
+        requested_profile=request.profile or "",
+    )
+    Passage.objects.bulk_create(
+        Passage(answer=answer, pid=passage.id, position=position, text=passage.text, tag=passage.tag or "",
+                agency=passage.agency or "", title=passage.title or "", section=passage.section or "",
+                source_url=passage.source_url or "", fetched_at=passage.fetched_at or "")
+        for position, passage in enumerate(request.passages)
+    )
+    transaction.on_commit(lambda: enqueue_judging(answer.pk), robust=True)
     return answer
 
 
