@@ -98,10 +98,19 @@ def passage_rows(answer_id: int) -> list[tuple]:
         return cursor.fetchall()
 
 
+def passages_of(answer: Answer) -> list[tuple]:
+    """passage_rows() of the answer, from its prefetched passages when the caller loaded them
+    (re-judge jobs and evaluations do), else from the database."""
+    prefetched = getattr(answer, "_prefetched_objects_cache", {}).get("passages")
+    if prefetched is not None:
+        return [tuple(getattr(passage, column) for column in PASSAGE_COLUMNS) for passage in prefetched]
+    return passage_rows(answer.pk)
+
+
 def judge_request_for(answer: Answer, passages: list[tuple] | None = None) -> JudgeRequest:
     """`passages`: the answer's passage_rows(), when the caller has them already."""
     if passages is None:
-        passages = passage_rows(answer.pk)
+        passages = passages_of(answer)
     return JudgeRequest.model_validate(
         {
             "question": answer.question,
@@ -222,7 +231,7 @@ def run_judge(answer: Answer, config: JudgeConfig, config_error: JudgeError | No
     if config_error:
         raise config_error
     if passages is None:
-        passages = passage_rows(answer.pk)
+        passages = passages_of(answer)
     request = judge_request_for(answer, passages)
     _release_pooled_connection()
     output = judges.judge(request, config)
@@ -397,7 +406,7 @@ def _owned(answer: Answer, token: uuid.UUID):
 
 def check_spans(answer: Answer, output: JudgeOutput, passages: list[tuple] | None = None) -> None:
     """Refuse results whose spans point outside their text rather than store broken offsets."""
-    passages = {row[1]: len(row[2]) for row in (passage_rows(answer.pk) if passages is None else passages)}
+    passages = {row[1]: len(row[2]) for row in (passages_of(answer) if passages is None else passages)}
     for claim in output.result.claims:
         if claim.answer_span and not 0 <= claim.answer_span[0] <= claim.answer_span[1] <= len(answer.answer):
             raise JudgeError(f"claim {claim.id}: answer_span {list(claim.answer_span)} is outside the answer")
