@@ -151,6 +151,46 @@ def test_a_rerun_of_the_same_configuration_supersedes_the_previous_run():
 
 
 @pytest.mark.django_db
+def test_a_result_whose_claim_was_taken_over_meanwhile_writes_nothing(monkeypatch):
+    """The result, its claims and the current-run switch are stored only if the answer is still
+    claimed by this delivery: the previous current run stays current, the late run is failed."""
+    import uuid
+
+    answer = _ingest()
+    first = answer_judge(answer_id=answer.pk)
+    Answer.objects.filter(pk=answer.pk).update(status="queued")
+    real_judge = judges.judge
+    other = uuid.uuid4()
+
+    def taken_over_meanwhile(request, config):
+        output = real_judge(request, config)
+        Answer.objects.filter(pk=answer.pk).update(claim_token=other)  # another delivery took over
+        return output
+
+    monkeypatch.setattr(judges, "judge", taken_over_meanwhile)
+    late = answer_judge(answer_id=answer.pk)
+    first.refresh_from_db()
+    late.refresh_from_db()
+    answer.refresh_from_db()
+    assert late.status == "failed" and late.error.startswith("superseded") and not late.is_current
+    assert first.is_current and first.status == "succeeded"
+    assert Claim.objects.filter(run=late).count() == 0 and Claim.objects.filter(run=first).count() == 2
+    assert (answer.status, answer.claim_token, answer.judged_by_id) == ("judging", other, first.pk)
+
+
+@pytest.mark.django_db
+def test_reruns_of_one_configuration_leave_exactly_one_current_run():
+    answer = _ingest()
+    runs = []
+    for _ in range(4):
+        runs.append(answer_judge(answer_id=answer.pk))
+        Answer.objects.filter(pk=answer.pk).update(status="queued")
+    current = JudgeRun.objects.filter(answer=answer, is_current=True)
+    assert list(current.values_list("pk", flat=True)) == [runs[-1].pk]
+    assert Evidence.objects.filter(claim__run=runs[-1]).exists()
+
+
+@pytest.mark.django_db
 def test_the_database_refuses_two_current_runs_of_one_configuration():
     answer = _ingest()
     fields = dict(answer=answer, profile="p", prompt_version="v1", backend="offline", model="m", config_key="k",

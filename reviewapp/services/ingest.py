@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+import json
 import logging
+from contextlib import nullcontext
 from typing import NamedTuple
 
-from django.db import IntegrityError, transaction
+import orjson
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
 
 from judges import JudgeRequest
 from judges.profiles import UnknownProfile, get_profile
@@ -51,8 +55,70 @@ def answer_ingest(*, client: ApiClient | None, request: JudgeRequest) -> Ingeste
     return Ingested(answer, created=True)
 
 
-@transaction.atomic
+# The answer and its passages in one statement (one round trip, atomic on its own): the passages
+# take the answer's id from the row just inserted. Every column is named, as Django names them all
+# (its defaults live in the models, not in the tables). The passages travel as one JSON document:
+# psycopg spends about 1 ms of CPU quoting ten 1,500-character strings into a text[] array, and
+# ~0.05 ms sending the same text as a single JSON parameter.
+_STORE = """
+    WITH answer AS (
+        INSERT INTO reviewapp_answer (client_id, external_id, question, answer, prior_turns, metadata,
+            requested_profile, status, claim_token, claim_expires_at, lost_count, sweep_count, verdict,
+            grounding_score, judged_by_id, review_status, routing_reason, priority, policy_id, lease_holder_id,
+            lease_expires_at, adjudicated_verdict, created_at, updated_at, judged_at)
+        VALUES (%s, %s, %s, %s, %s::jsonb, %s::jsonb, %s, 'queued', NULL, NULL, 0, 0, '', NULL, NULL,
+            'unrouted', '', 0, NULL, NULL, NULL, '', %s, %s, NULL)
+        RETURNING id
+    ), passages AS (
+        INSERT INTO reviewapp_passage (answer_id, pid, position, text, tag, agency, title, section, source_url,
+            fetched_at)
+        SELECT answer.id, p.pid, p.position, p.text, p.tag, p.agency, p.title, p.section, p.source_url,
+            p.fetched_at
+        FROM answer, json_to_recordset(%s::json) AS p(pid text, position integer, text text, tag text,
+            agency text, title text, section text, source_url text, fetched_at text)
+    )
+    SELECT id FROM answer
+"""
+
+
 def _store(*, client: ApiClient | None, request: JudgeRequest) -> Answer:
+    if connection.vendor != "postgresql":
+        return _store_portable(client=client, request=request)
+    now = timezone.now()
+    prior_turns = [turn.model_dump() for turn in request.prior_turns]
+    passages = [
+        {"pid": p.id, "position": position, "text": p.text, "tag": p.tag or "", "agency": p.agency or "",
+         "title": p.title or "", "section": p.section or "", "source_url": p.source_url or "",
+         "fetched_at": p.fetched_at or ""}
+        for position, p in enumerate(request.passages)
+    ]
+    params = [
+        client.pk if client is not None else None, request.external_id, request.question, request.answer,
+        json.dumps(prior_turns), json.dumps(request.metadata), request.profile or "", now, now,
+        orjson.dumps(passages).decode(),
+    ]
+    # Inside a caller's transaction, a savepoint, so that a repeat's IntegrityError leaves that
+    # transaction usable; on its own the statement is atomic and needs no BEGIN / COMMIT.
+    with transaction.atomic() if connection.in_atomic_block else nullcontext():
+        with connection.cursor() as cursor:
+            cursor.execute(_STORE, params)
+            (answer_id,) = cursor.fetchone()
+        # robust: if the broker is down the answer is still stored (status queued) and the
+        # error is logged; the client's request does not fail after its data was committed.
+        # (Outside a transaction, on_commit runs it at once.)
+        transaction.on_commit(lambda: enqueue_judging(answer_id), robust=True)
+    answer = Answer(
+        id=answer_id, client=client, external_id=request.external_id, question=request.question,
+        answer=request.answer, prior_turns=prior_turns, metadata=request.metadata,
+        requested_profile=request.profile or "", created_at=now, updated_at=now,
+    )
+    answer._state.adding, answer._state.db = False, connection.alias  # as if loaded: the row exists
+    return answer
+
+
+@transaction.atomic
+def _store_portable(*, client: ApiClient | None, request: JudgeRequest) -> Answer:
+    """_store() through the ORM, for SQLite (the demo)."""
     answer = Answer.objects.create(
         client=client,
         external_id=request.external_id,
@@ -63,22 +129,11 @@ def _store(*, client: ApiClient | None, request: JudgeRequest) -> Answer:
         requested_profile=request.profile or "",
     )
     Passage.objects.bulk_create(
-        Passage(
-            answer=answer,
-            pid=passage.id,
-            position=position,
-            text=passage.text,
-            tag=passage.tag or "",
-            agency=passage.agency or "",
-            title=passage.title or "",
-            section=passage.section or "",
-            source_url=passage.source_url or "",
-            fetched_at=passage.fetched_at or "",
-        )
+        Passage(answer=answer, pid=passage.id, position=position, text=passage.text, tag=passage.tag or "",
+                agency=passage.agency or "", title=passage.title or "", section=passage.section or "",
+                source_url=passage.source_url or "", fetched_at=passage.fetched_at or "")
         for position, passage in enumerate(request.passages)
     )
-    # robust: if the broker is down the answer is still stored (status queued) and the
-    # error is logged; the client's request does not fail after its data was committed.
     transaction.on_commit(lambda: enqueue_judging(answer.pk), robust=True)
     return answer
 

@@ -17,10 +17,14 @@ that kills its worker must not loop forever).
 
 from __future__ import annotations
 
+import json
 import logging
+import threading
 import uuid
+from contextlib import nullcontext
 from datetime import timedelta
 
+import orjson
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import connection, transaction
@@ -29,7 +33,7 @@ from django.utils import timezone
 
 import judges
 from judges import JudgeConfig, JudgeError, JudgeIdentity, JudgeOutput, JudgeRequest
-from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy
+from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Policy
 from reviewapp.services.examples import example_set_in_force, example_set_of, worked_examples_for
 from reviewapp.services.routing import decide_route, judge_failed_route
 from reviewapp.services.webhooks import event_record
@@ -80,7 +84,33 @@ def judge_config_for(answer: Answer, policy: Policy) -> JudgeConfig:
     )
 
 
-def judge_request_for(answer: Answer) -> JudgeRequest:
+PASSAGE_COLUMNS = ("id", "pid", "text", "tag", "agency", "title", "section", "source_url", "fetched_at")
+
+
+def passage_rows(answer_id: int) -> list[tuple]:
+    """The answer's passages in order, as plain rows (PASSAGE_COLUMNS): the judge reads them once
+    and the hot path builds no model instances for them (it has them from _claim() already)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {', '.join(PASSAGE_COLUMNS)} FROM reviewapp_passage WHERE answer_id = %s ORDER BY position",
+            [answer_id],
+        )
+        return cursor.fetchall()
+
+
+def passages_of(answer: Answer) -> list[tuple]:
+    """passage_rows() of the answer, from its prefetched passages when the caller loaded them
+    (re-judge jobs and evaluations do), else from the database."""
+    prefetched = getattr(answer, "_prefetched_objects_cache", {}).get("passages")
+    if prefetched is not None:
+        return [tuple(getattr(passage, column) for column in PASSAGE_COLUMNS) for passage in prefetched]
+    return passage_rows(answer.pk)
+
+
+def judge_request_for(answer: Answer, passages: list[tuple] | None = None) -> JudgeRequest:
+    """`passages`: the answer's passage_rows(), when the caller has them already."""
+    if passages is None:
+        passages = passages_of(answer)
     return JudgeRequest.model_validate(
         {
             "question": answer.question,
@@ -88,14 +118,16 @@ def judge_request_for(answer: Answer) -> JudgeRequest:
             "prior_turns": answer.prior_turns,
             "passages": [
                 {
-                    "id": p.pid,
-                    "text": p.text,
-                    **{
-                        field: getattr(p, field) or None
-                        for field in ("tag", "agency", "title", "section", "source_url", "fetched_at")
-                    },
+                    "id": pid,
+                    "text": text,
+                    "tag": tag or None,
+                    "agency": agency or None,
+                    "title": title or None,
+                    "section": section or None,
+                    "source_url": source_url or None,
+                    "fetched_at": fetched_at or None,
                 }
-                for p in answer.passages.all()
+                for _, pid, text, tag, agency, title, section, source_url, fetched_at in passages
             ],
         }
     )
@@ -111,13 +143,13 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
     when the answer is failed instead). Returns the run, or None when there was nothing to do.
     """
     token = _token(delivery_id)
-    claimed = _claim(answer_id, token)
-    if not claimed:
+    claim = _claim(answer_id, token)
+    if claim is None:
         _explain_unclaimed(answer_id)
         return None
 
-    answer = Answer.objects.prefetch_related("passages").get(pk=answer_id)
-    policy = Policy.current()
+    claimed, answer, policy_key, passages = claim
+    policy = policy_in_force(policy_key)
     if claimed == TAKEN_OVER:
         # Runs left 'running' by the delivery whose claim was taken over (its worker died) are over.
         abandon_running_runs(answer)
@@ -129,7 +161,7 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
         return run
     run, config_error = start_run(answer, config)
     try:
-        output = run_judge(answer, config, config_error)
+        output = run_judge(answer, config, config_error, passages)
     except (JudgeError, SoftTimeLimitExceeded) as exc:
         transient = isinstance(exc, SoftTimeLimitExceeded) or exc.transient
         message = "judge timed out (soft time limit)" if isinstance(exc, SoftTimeLimitExceeded) else str(exc)
@@ -140,7 +172,7 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
         log.exception("judge crashed on answer %s", answer_id)
         _fail(answer, run, token, f"{type(exc).__name__}: {exc}", transient=False, last_try=True, attempts=1)
         return run
-    escalation = _escalate(answer, policy, output)
+    escalation = _escalate(answer, policy, output, passages)
     try:
         _succeed(answer, run, token, output, policy, escalation)
     except ClaimLost:
@@ -161,7 +193,8 @@ def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRu
         run_error = exc
     else:
         run_error = None
-    run = JudgeRun.objects.create(
+    now = timezone.now()
+    run = JudgeRun(
         answer=answer,
         job=job,
         example_set=example_set_of(identity),
@@ -170,17 +203,39 @@ def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRu
         backend=identity.backend,
         model=identity.model,
         config_key=JudgeRun.make_config_key(identity.profile, identity.prompt_version, identity.backend, identity.model),
+        started_at=now,
     )
+    if connection.vendor != "postgresql":
+        run.save(force_insert=True)
+        return run, run_error
+    # A plain INSERT rather than save(): the model's defaults (a running run) spelt out once here.
+    with connection.cursor() as cursor:
+        cursor.execute(_RUN_STARTED, [answer.pk, run.job_id, run.example_set_id, run.profile, run.prompt_version,
+                                      run.backend, run.model, run.config_key, now])
+        (run.pk,) = cursor.fetchone()
+    run._state.adding, run._state.db = False, connection.alias
     return run, run_error
 
 
-def run_judge(answer: Answer, config: JudgeConfig, config_error: JudgeError | None) -> JudgeOutput:
+_RUN_STARTED = """
+    INSERT INTO reviewapp_judgerun (answer_id, job_id, example_set_id, profile, prompt_version, backend, model,
+        config_key, started_at, is_current, status, finished_at, latency_ms, prompt_tokens, completion_tokens, attempts,
+        raw_output, error, error_is_transient, verdict, grounding_score, findings)
+    VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, false, 'running', NULL, NULL, 0, 0, 0, '', '', false, '', NULL, '{}')
+    RETURNING id
+"""
+
+
+def run_judge(answer: Answer, config: JudgeConfig, config_error: JudgeError | None,
+              passages: list[tuple] | None = None) -> JudgeOutput:
     if config_error:
         raise config_error
-    request = judge_request_for(answer)
+    if passages is None:
+        passages = passages_of(answer)
+    request = judge_request_for(answer, passages)
     _release_pooled_connection()
     output = judges.judge(request, config)
-    check_spans(answer, output)
+    check_spans(answer, output, passages)
     return output
 
 
@@ -216,13 +271,14 @@ def escalation_due(policy: Policy, answer_id: int, result) -> bool:
     return flagged or abs(result.grounding_score - policy.score_threshold) <= policy.escalation_margin
 
 
-def _escalate(answer: Answer, policy: Policy, first: JudgeOutput) -> tuple[JudgeRun, JudgeOutput] | None:
+def _escalate(answer: Answer, policy: Policy, first: JudgeOutput,
+              passages: list[tuple] | None = None) -> tuple[JudgeRun, JudgeOutput] | None:
     config = escalation_config_for(answer, policy)
     if config is None or not escalation_due(policy, answer.pk, first.result):
         return None
     run, config_error = start_run(answer, config)
     try:
-        return run, run_judge(answer, config, config_error)
+        return run, run_judge(answer, config, config_error, passages)
     except (JudgeError, SoftTimeLimitExceeded, Exception) as exc:  # the first judge's result stands
         mark_run_failed(run, f"escalation failed: {exc}", transient=getattr(exc, "transient", False),
                         attempts=getattr(exc, "attempts", 1), raw_output=getattr(exc, "raw_output", ""))
@@ -245,28 +301,93 @@ def abandon_running_runs(answer: Answer) -> None:
 FRESH, TAKEN_OVER = "fresh", "taken over"
 
 
-def _claim(answer_id: int, token: uuid.UUID) -> str | None:
+# What the judge needs of the answer comes back from the claim itself (no second look-up), with
+# the newest policy's identity, so the cached policy is re-read only when an admin saved a new one.
+_CLAIMED = f"""
+    RETURNING client_id, question, answer, prior_turns, requested_profile, lost_count,
+        (SELECT id::text || '/' || xmin::text FROM reviewapp_policy ORDER BY version DESC LIMIT 1),
+        (SELECT json_agg(json_build_array({', '.join(f'p.{c}' for c in PASSAGE_COLUMNS)}) ORDER BY p.position)::text
+         FROM reviewapp_passage p WHERE p.answer_id = reviewapp_answer.id)
+"""
+_CLAIM_FRESH = """
+    UPDATE reviewapp_answer SET status = 'judging', claim_token = %s, claim_expires_at = %s, updated_at = %s
+    WHERE id = %s AND status = 'queued'
+""" + _CLAIMED
+_CLAIM_TAKE_OVER = """
+    UPDATE reviewapp_answer SET status = 'judging', claim_token = %s, claim_expires_at = %s, updated_at = %s,
+        lost_count = lost_count + 1
+    WHERE id = %s AND status = 'judging' AND (claim_expires_at < %s OR claim_expires_at IS NULL OR claim_token = %s)
+""" + _CLAIMED
+
+
+def _claim(answer_id: int, token: uuid.UUID) -> tuple[str, Answer, str | None, list] | None:
     """Claim a queued answer (FRESH), else one being judged by a dead holder (TAKEN_OVER): its claim
     expired, or it carries our own token, i.e. an earlier delivery of this same message died (the
     broker re-sends a message only once its earlier delivery is gone). Else None.
 
     Two conditional UPDATEs rather than one, so the common case needs no look for runs a lost
-    delivery left behind: only a take-over can find one. A take-over counts as a lost delivery."""
+    delivery left behind: only a take-over can find one. A take-over counts as a lost delivery.
+    Returns how it was claimed, the answer (the fields the judge reads), the newest policy's key
+    for policy_in_force() and the answer's passages (as passage_rows() gives them)."""
     now = timezone.now()
-    claim = {
-        "status": Answer.Status.JUDGING,
-        "claim_token": token,
-        "claim_expires_at": now + timedelta(seconds=settings.JUDGE_CLAIM_SECONDS),
-        "updated_at": now,
-    }
+    expires = now + timedelta(seconds=settings.JUDGE_CLAIM_SECONDS)
+    if connection.vendor != "postgresql":
+        return _claim_portable(answer_id, token, now, expires)
+    with connection.cursor() as cursor:
+        cursor.execute(_CLAIM_FRESH, [token, expires, now, answer_id])
+        row = cursor.fetchone()
+        claimed = FRESH
+        if row is None:
+            cursor.execute(_CLAIM_TAKE_OVER, [token, expires, now, answer_id, now, token])
+            row = cursor.fetchone()
+            claimed = TAKEN_OVER
+    if row is None:
+        return None
+    client_id, question, text, prior_turns, requested_profile, lost_count, policy_key, passages = row
+    answer = Answer(
+        id=answer_id, client_id=client_id, question=question, answer=text,
+        # Django reads jsonb as text and leaves decoding to the field; a raw cursor does the same.
+        prior_turns=json.loads(prior_turns) if isinstance(prior_turns, (str, bytes)) else prior_turns,
+        requested_profile=requested_profile, lost_count=lost_count, status=Answer.Status.JUDGING,
+        claim_token=token, claim_expires_at=expires, updated_at=now,
+    )
+    answer._state.adding = False  # an existing row, as if loaded
+    return claimed, answer, policy_key, orjson.loads(passages) if passages else []
+
+
+def _claim_portable(answer_id: int, token: uuid.UUID, now, expires) -> tuple[str, Answer, None, list] | None:
+    """_claim() through the ORM, for SQLite (the demo): more round trips, no policy key."""
+    claim = {"status": Answer.Status.JUDGING, "claim_token": token, "claim_expires_at": expires, "updated_at": now}
     answers = Answer.objects.filter(pk=answer_id)
     if answers.filter(status=Answer.Status.QUEUED).update(**claim):
-        return FRESH
-    expired = Q(claim_expires_at__lt=now) | Q(claim_expires_at__isnull=True)
-    dead_holder = expired | Q(claim_token=token)
-    if answers.filter(Q(status=Answer.Status.JUDGING) & dead_holder).update(**claim, lost_count=F("lost_count") + 1):
-        return TAKEN_OVER
-    return None
+        claimed = FRESH
+    else:
+        dead_holder = Q(claim_expires_at__lt=now) | Q(claim_expires_at__isnull=True) | Q(claim_token=token)
+        if not answers.filter(Q(status=Answer.Status.JUDGING) & dead_holder).update(
+                **claim, lost_count=F("lost_count") + 1):
+            return None
+        claimed = TAKEN_OVER
+    return claimed, answers.get(), None, passage_rows(answer_id)
+
+
+# Policies are append-only: a row never changes, and a new policy is a new row, whose key (id and
+# the inserting transaction) the claim reads. So a cached policy is as good as a fresh read.
+_policies: dict[str, Policy] = {}
+_policies_lock = threading.Lock()
+
+
+def policy_in_force(key: str | None) -> Policy:
+    """The newest policy, by the key _claim() read (None: there is none yet)."""
+    if key is None:
+        return Policy.current()  # recreates version 1 (an emptied table)
+    policy = _policies.get(key)
+    if policy is None:
+        policy = Policy.objects.select_related("example_set").get(pk=int(key.partition("/")[0]))
+        with _policies_lock:
+            if len(_policies) > 16:  # old versions are never asked for again
+                _policies.clear()
+            _policies[key] = policy
+    return policy
 
 
 def _explain_unclaimed(answer_id: int) -> None:
@@ -283,9 +404,9 @@ def _owned(answer: Answer, token: uuid.UUID):
     return Answer.objects.filter(pk=answer.pk, claim_token=token, status=Answer.Status.JUDGING)
 
 
-def check_spans(answer: Answer, output: JudgeOutput) -> None:
+def check_spans(answer: Answer, output: JudgeOutput, passages: list[tuple] | None = None) -> None:
     """Refuse results whose spans point outside their text rather than store broken offsets."""
-    passages = {p.pid: len(p.text) for p in answer.passages.all()}
+    passages = {row[1]: len(row[2]) for row in (passages_of(answer) if passages is None else passages)}
     for claim in output.result.claims:
         if claim.answer_span and not 0 <= claim.answer_span[0] <= claim.answer_span[1] <= len(answer.answer):
             raise JudgeError(f"claim {claim.id}: answer_span {list(claim.answer_span)} is outside the answer")
@@ -308,22 +429,81 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
         claims=[(c.label, c.category) for c in result.claims],
     )
     reason = f"escalated to {shown_run.profile}@{shown_run.prompt_version} ({shown_run.model}): {route.reason}" if escalation else route.reason
+    if connection.vendor != "postgresql":
+        _succeed_portable(answer, run, token, output, policy, escalation, route, reason, now)
+        return
+    # The answer's update rides on the statement storing the shown run, and says whether the
+    # answer was still ours: if not, none of it is written.
+    judged = (
+        """UPDATE reviewapp_answer SET status = 'judged', verdict = %s, grounding_score = %s, judged_by_id = %s,
+               judged_at = %s, claim_token = NULL, claim_expires_at = NULL, review_status = %s,
+               routing_reason = %s, priority = %s, policy_id = %s, updated_at = %s
+           WHERE id = %s AND claim_token = %s AND status = 'judging' RETURNING id""",
+        [result.verdict, result.grounding_score, shown_run.pk, now, route.review_status, reason[:300],
+         route.priority, policy.pk, now, answer.pk, token],
+    )
+    # One statement stores the result and judges the answer, atomic on its own; a transaction only
+    # when there is more: the escalation's first run, or a webhook event row for the answer's client.
+    with transaction.atomic() if escalation or answer.client_id is not None else nullcontext():
+        if escalation:
+            run_record_success(answer, run, output)
+        if not run_record_success(answer, shown_run, shown, then=judged):
+            raise ClaimLost()  # nothing of this run was written; an escalation's first run is rolled back
+        event_record(answer=answer, event="answer.judged")
+    answer.status, answer.verdict, answer.grounding_score = Answer.Status.JUDGED, result.verdict, result.grounding_score
+    answer.judged_by_id, answer.judged_at, answer.claim_token, answer.claim_expires_at = shown_run.pk, now, None, None
+    answer.review_status, answer.routing_reason, answer.priority = route.review_status, reason[:300], route.priority
+    answer.policy_id, answer.updated_at = policy.pk, now
+
+
+# The current-run switch and the run's result in one statement: `superseded` must clear the
+# previous current run before `run` sets this one (the unique index on current runs is checked row
+# by row), so `run` waits on a count of `superseded`'s rows, which runs it to completion first.
+_SUPERSEDED = """
+    UPDATE reviewapp_judgerun SET is_current = false
+    WHERE answer_id = %s AND config_key = %s AND is_current AND id <> %s AND {gate}
+    RETURNING id
+"""
+_RUN_SUCCEEDED = """
+    UPDATE reviewapp_judgerun SET status = 'succeeded', is_current = true, finished_at = %s, latency_ms = %s,
+        attempts = %s, prompt_tokens = %s, completion_tokens = %s, raw_output = %s, verdict = %s,
+        grounding_score = %s, findings = %s::jsonb
+    WHERE id = %s AND (SELECT count(*) FROM superseded) >= 0 AND {gate}
+"""
+# Claims and their evidence in one statement: the evidence finds its claim by position among the
+# rows just inserted, and its passage by pid among the answer's passages. Rows travel as JSON
+# documents, not arrays: psycopg quotes long strings into a text[] slowly (see ingest._STORE).
+_CLAIMS_AND_EVIDENCE = """
+    INSERT INTO reviewapp_claim (run_id, answer_id, position, cid, text, answer_start, answer_end, label, category,
+        explanation, confidence, origin, human_label, decision, decided_by_id, decided_at, note, version)
+    SELECT %s, %s, c.position, c.cid, c.text, c.answer_start, c.answer_end, c.label, c.category, c.explanation,
+        c.confidence, 'judge', '', '', NULL, NULL, '', 0
+    FROM json_to_recordset(%s::json) AS c(position integer, cid text, text text, answer_start integer,
+        answer_end integer, label text, category text, explanation text, confidence double precision)
+    WHERE {gate}
+    RETURNING id, position
+"""
+_EVIDENCE = """
+    INSERT INTO reviewapp_evidence (claim_id, passage_id, passage_pid, position, quote, start, "end", match)
+    SELECT claims.id, passage.id, e.passage_pid, e.position, e.quote, e.start, e."end", e.match
+    FROM json_to_recordset(%s::json) AS e(claim_position integer, passage_pid text, position integer, quote text,
+        start integer, "end" integer, match text)
+    JOIN claims ON claims.position = e.claim_position
+    LEFT JOIN reviewapp_passage passage ON passage.answer_id = %s AND passage.pid = e.passage_pid
+"""
+
+
+def _succeed_portable(answer, run, token, output, policy, escalation, route, reason, now) -> None:
+    """_succeed() through the ORM, for SQLite (the demo): one transaction, more statements."""
+    shown_run, shown = escalation or (run, output)
     with transaction.atomic():
         run_record_success(answer, run, output)
         if escalation:
             run_record_success(answer, shown_run, shown)
         updated = _owned(answer, token).update(
-            status=Answer.Status.JUDGED,
-            verdict=result.verdict,
-            grounding_score=result.grounding_score,
-            judged_by=shown_run,
-            judged_at=now,
-            claim_token=None,
-            claim_expires_at=None,
-            review_status=route.review_status,
-            routing_reason=reason[:300],
-            priority=route.priority,
-            policy=policy,
+            status=Answer.Status.JUDGED, verdict=shown.result.verdict, grounding_score=shown.result.grounding_score,
+            judged_by=shown_run, judged_at=now, claim_token=None, claim_expires_at=None,
+            review_status=route.review_status, routing_reason=reason[:300], priority=route.priority, policy=policy,
             updated_at=now,
         )
         if not updated:
@@ -331,58 +511,88 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
         event_record(answer=answer, event="answer.judged")
 
 
-def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput) -> None:
-    """Store a successful run and its claims (call inside a transaction). The run becomes the
-    current one of its configuration; other configurations' runs stay current beside it."""
+def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, then: tuple[str, list] | None = None):
+    """Store a successful run and its claims. The run becomes the current one of its
+    configuration; other configurations' runs stay current beside it.
+
+    One statement, whatever the number of claims, so atomic on its own: the switch of the current
+    run, the run's result, its claims and their evidence. With `then` (an UPDATE ... RETURNING id),
+    that runs first and the rest only if it updated a row. Returns that id (None when it updated
+    nothing, and nothing was written), or True without `then`."""
     result = output.result
-    JudgeRun.objects.filter(answer=answer, config_key=run.config_key, is_current=True).update(is_current=False)
+    judge = result.judge
     run.status = JudgeRun.Status.SUCCEEDED
     run.is_current = True
     run.finished_at = timezone.now()
-    run.latency_ms = result.judge.latency_ms
-    run.attempts = result.judge.attempts
-    run.prompt_tokens = result.judge.usage.prompt_tokens
-    run.completion_tokens = result.judge.usage.completion_tokens
+    run.latency_ms = judge.latency_ms
+    run.attempts = judge.attempts
+    run.prompt_tokens = judge.usage.prompt_tokens
+    run.completion_tokens = judge.usage.completion_tokens
     run.raw_output = output.raw_output
     run.verdict = result.verdict
     run.grounding_score = result.grounding_score
     run.findings = result.model_dump(mode="json", include={"fabrications", "omissions", "rewrite_note"})
-    # Only what a result changes: the row was inserted moments ago by start_run.
+    claims = result.claims
+    # Only an id the judge invented can be longer than a real one; it matches no passage anyway.
+    pid_length = Evidence._meta.get_field("passage_pid").max_length
+    claim_rows = [
+        {"position": position, "cid": c.id, "text": c.text,
+         "answer_start": c.answer_span[0] if c.answer_span else None,
+         "answer_end": c.answer_span[1] if c.answer_span else None,
+         "label": c.label, "category": c.category, "explanation": c.explanation, "confidence": c.confidence}
+        for position, c in enumerate(claims)
+    ]
+    evidence_rows = [
+        {"claim_position": position, "passage_pid": ev.passage_id[:pid_length], "position": index, "quote": ev.quote,
+         "start": ev.span[0] if ev.span else None, "end": ev.span[1] if ev.span else None,
+         "match": ev.match if ev.span else "not_found"}
+        for position, claim in enumerate(claims)
+        for index, ev in enumerate(claim.evidence)
+    ]
+    if connection.vendor != "postgresql":
+        assert then is None, "only the PostgreSQL statement takes `then`"
+        _record_success_portable(answer, run, result)
+        return True
+    if then is None:
+        judged, then_params, gate, returned = "", [], "true", "true"
+    else:
+        judged, then_params = f"judged AS ({then[0]}),", then[1]
+        gate, returned = "EXISTS (SELECT 1 FROM judged)", "(SELECT id FROM judged)"
+    params = [
+        *then_params,
+        answer.pk, run.config_key, run.pk,
+        run.finished_at, run.latency_ms, run.attempts, run.prompt_tokens, run.completion_tokens, run.raw_output,
+        run.verdict, run.grounding_score, json.dumps(run.findings), run.pk,
+        run.pk, answer.pk, orjson.dumps(claim_rows).decode(),
+        orjson.dumps(evidence_rows).decode(), answer.pk,
+    ]
+    sql = (f"WITH {judged} superseded AS ({_SUPERSEDED.format(gate=gate)}), run AS ({_RUN_SUCCEEDED.format(gate=gate)}),"
+           f" claims AS ({_CLAIMS_AND_EVIDENCE.format(gate=gate)}), evidence AS ({_EVIDENCE}) SELECT {returned}")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        (row,) = cursor.fetchone()
+    return row
+
+
+def _record_success_portable(answer: Answer, run: JudgeRun, result) -> None:
+    """run_record_success() through the ORM, for SQLite (the demo); call inside a transaction."""
+    JudgeRun.objects.filter(answer=answer, config_key=run.config_key, is_current=True).exclude(pk=run.pk).update(
+        is_current=False)
     run.save(update_fields=["status", "is_current", "finished_at", "latency_ms", "attempts", "prompt_tokens",
                             "completion_tokens", "raw_output", "verdict", "grounding_score", "findings"])
-    _store_claims(answer, run, result)
-
-
-def _store_claims(answer: Answer, run: JudgeRun, result) -> None:
-    passages = {p.pid: p for p in answer.passages.all()}
+    passages = dict(Passage.objects.filter(answer_id=answer.pk).values_list("pid", "pk"))
     claims = Claim.objects.bulk_create(
-        Claim(
-            run=run,
-            answer=answer,
-            position=position,
-            cid=claim.id,
-            text=claim.text,
-            answer_start=claim.answer_span[0] if claim.answer_span else None,
-            answer_end=claim.answer_span[1] if claim.answer_span else None,
-            label=claim.label,
-            category=claim.category,
-            explanation=claim.explanation,
-            confidence=claim.confidence,
-        )
+        Claim(run=run, answer_id=answer.pk, position=position, cid=claim.id, text=claim.text,
+              answer_start=claim.answer_span[0] if claim.answer_span else None,
+              answer_end=claim.answer_span[1] if claim.answer_span else None,
+              label=claim.label, category=claim.category, explanation=claim.explanation, confidence=claim.confidence)
         for position, claim in enumerate(result.claims)
     )
+    pid_length = Evidence._meta.get_field("passage_pid").max_length
     Evidence.objects.bulk_create(
-        Evidence(
-            claim=row,
-            passage=passages.get(ev.passage_id),
-            # Only an id the judge invented can be longer than a real one; it matches no passage anyway.
-            passage_pid=ev.passage_id[: Evidence._meta.get_field("passage_pid").max_length],
-            position=position,
-            quote=ev.quote,
-            start=ev.span[0] if ev.span else None,
-            end=ev.span[1] if ev.span else None,
-            match=ev.match if ev.span else "not_found",
-        )
+        Evidence(claim=row, passage_id=passages.get(ev.passage_id), passage_pid=ev.passage_id[:pid_length],
+                 position=position, quote=ev.quote, start=ev.span[0] if ev.span else None,
+                 end=ev.span[1] if ev.span else None, match=ev.match if ev.span else "not_found")
         for row, claim in zip(claims, result.claims)
         for position, ev in enumerate(claim.evidence)
     )
