@@ -1,0 +1,81 @@
+"""The benchmarks still run. CI runs no benchmark at full size (`make bench` takes ~25 minutes), so
+each runs here once at a toy size, in a subprocess, against databases of its own, writing to a
+private results file. Nothing is timed and no figure is judged: what is checked is that each script
+ends well and records its figures in the shape bench/README.md promises."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+ROW_KEYS = {"name", "value", "unit", "target", "met", "direction", "command", "measured_at", "machine"}
+
+pytestmark = pytest.mark.bench
+
+
+@pytest.fixture
+def bench(tmp_path):
+    """bench(script, *args) runs bench/<script> and returns its rows of latest.json."""
+    results = tmp_path / "latest.json"
+    database = f"claimdesk_bench_smoke_{os.getpid()}"
+    env = os.environ | {
+        "BENCH_RESULTS": str(results),
+        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{database}",
+        "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+        "CELERY_QUEUE": f"bench-smoke-{os.getpid()}",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("BENCH_DATABASE_URL", None)
+
+    def run(*argv: str, timeout: float = 240) -> list[dict]:
+        done = subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=timeout)
+        assert done.returncode == 0, f"{argv} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        return json.loads(results.read_text()) if results.exists() else []
+
+    yield run
+    run("bench/bench_db.py", "drop")
+
+
+def _figures(rows: list[dict], prefix: str) -> list[dict]:
+    found = [row for row in rows if row["name"].startswith(prefix)]
+    assert found, f"no figure named {prefix!r}... in {[row['name'] for row in rows]}"
+    for row in found:
+        assert ROW_KEYS <= row.keys(), row
+        assert isinstance(row["value"], (int, float)) and row["value"] >= 0, row
+        assert row["met"] in (True, False, None)
+        assert row["machine"]["cores"] >= 1
+    return found
+
+
+def test_the_offline_judge_and_locator_benches_record_their_figures(bench):
+    bench("bench/offline_judge.py", "--answers", "3", "--sized-answers", "2")
+    rows = bench("bench/locator.py", "--quick", "--quotes", "2", "--runs", "1")
+    _figures(rows, "offline judge")
+    _figures(rows, "locator")
+
+
+def test_the_per_answer_cost_and_throughput_benches_run_on_their_own_databases(bench):
+    bench("bench/answer_cost.py", "--answers", "4", "--warmup", "1")
+    rows = bench("bench/judge_throughput.py", "--answers", "12", "--workers", "1", "--threads", "4",
+                 "--concurrency", "4", "--latency", "0.05")
+    _figures(rows, "answer CPU")
+    _figures(rows, "judge throughput")
+
+
+def test_the_scale_benches_run_on_generated_data(bench):
+    bench("bench/bench_db.py", "create")
+    bench("bench/scale_data.py", "--answers", "40")
+    bench("bench/queue_pages.py", "--quick", "--repeats", "2")
+    rows = bench("bench/export_labels.py")
+    _figures(rows, "scale data")
+    _figures(rows, "page p95")
+    export = _figures(rows, "export jsonl rows/s")
+    assert export[0]["rows"] > 0  # 40 answers' decided claims were exported
