@@ -255,9 +255,22 @@ class UnitIndex:
             wanted = self._sign_pieces("time")
         else:
             wanted = set(range(len(pieces)))
-        for number in sorted(wanted - self._read):
-            self._read.add(number)
-            start, end = pieces[number]
+        todo = sorted(wanted - self._read)
+        if not todo:
+            return
+        # One call of `quantities` costs about as much on one piece as on four (what every call
+        # sets up), so a value found in many pieces has all of them read; and consecutive pieces
+        # are read as one text, which gives the same quantities (no safe cut depends on what lies
+        # beyond the pieces next to it).
+        if len(todo) * 4 >= len(pieces) > 8:
+            todo = [number for number in range(len(pieces)) if number not in self._read]
+        self._read.update(todo)
+        first = 0
+        for last in range(len(todo)):
+            if last + 1 < len(todo) and todo[last + 1] == todo[last] + 1:
+                continue
+            start, end = pieces[todo[first]][0], pieces[todo[last]][1]
+            first = last + 1
             for offset, readings in _piece_readings(self.text[start:end]):
                 self._values.update(readings)
                 position = bisect.bisect_right(self._starts, start + offset) - 1
@@ -320,7 +333,7 @@ class UnitIndex:
 
 @lru_cache(maxsize=16384)
 def _piece_readings(piece: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
-    """Each quantity of a quantity piece: where it starts in the piece, and its readings."""
+    """Each quantity of a run of quantity pieces: where it starts in the run, and its readings."""
     return tuple((quantity.span[0], tuple(quantity_readings(quantity)))
                  for quantity in quantities(piece, every_word=True))
 
