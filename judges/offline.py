@@ -42,6 +42,7 @@ provenance statements and nothing else.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 import time
@@ -354,18 +355,22 @@ def _best_window(terms: _Terms, context: _Request) -> _Window | None:
     total = sum(terms.weights.values()) + quantity_weight * len(terms.quantities)
     if total <= 0:
         return None
-    scores: dict[tuple[int, int], float] = {}
+    # Each unit's score, its terms' weights added in the claim's order (every weight is positive,
+    # so a unit scored is a unit with a term); the best first, the earliest on a tie.
+    scored: list[tuple[float, int, int]] = []
     for p, index in enumerate(context.indexes):
+        scores = [0.0] * index.size
         for term, weight in terms.weights.items():
             for u in index.postings(term):
-                scores[p, u] = scores.get((p, u), 0.0) + weight
+                scores[u] += weight
         for q in terms.quantities:
             for u in index.value_units(q.value):
-                scores[p, u] = scores.get((p, u), 0.0) + quantity_weight
-    if not scores:
+                scores[u] += quantity_weight
+        scored.extend((-score, p, u) for u, score in enumerate(scores) if score)
+    if not scored:
         return None
     best: _Window | None = None
-    for p, u in sorted(scores, key=lambda key: (-scores[key], key))[:WINDOW_CANDIDATES]:
+    for _, p, u in heapq.nsmallest(WINDOW_CANDIDATES, scored):
         index = context.indexes[p]
         for window in ((u,), (u - 1, u), (u, u + 1)):
             if window[0] < 0 or window[-1] >= index.size:
