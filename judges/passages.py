@@ -316,7 +316,8 @@ class UnitIndex:
     def _number_word_pieces(self) -> set[int]:
         found = self._signs.get("words")
         if found is None:
-            found = self._signs["words"] = {self._piece_of(start) for start, _ in _number_word_runs(self.text)}
+            runs = _number_word_runs(self.text)
+            found = self._signs["words"] = {self._piece_of(start) for start, _ in runs}
         return found
 
     def _sign_pieces(self, kind: str) -> set[int]:

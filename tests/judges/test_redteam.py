@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from judges.checks import apply_checks, trusted_passages
 from judges.injection import (
-    _ANY_INSTRUCTION, _BASE64_RUN, INSTRUCTION_NEEDS, INSTRUCTION_PATTERNS, _decode_base64, _instruction_matches,
-    _patterns_that_can_match, find_injections, strip_invisible,
+    _ANY_INSTRUCTION, _BASE64_RUN, INSTRUCTION_NEEDS, INSTRUCTION_PATTERNS, _decode_base64,
+    _instruction_matches, _patterns_that_can_match, find_injections, strip_invisible,
 )
 from judges.offline import judge_offline
 from judges.profiles import OutputError, get_profile
