@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -187,7 +188,8 @@ class UnitIndex:
         self.stems = frozenset(surfaces)
         self._postings: dict[str, tuple[int, ...]] = {}
         self._units: dict[int, Unit] = {}
-        # Quantities, filled as values are asked for.
+        # Quantities, filled as values are asked for (under the lock).
+        self._lock = threading.Lock()
         self._quantity_pieces: list[Span] | None = None
         self._read: set[int] = set()
         self._value_units: dict[str, set[int]] = {}
@@ -224,8 +226,14 @@ class UnitIndex:
         """The units (ascending) in which a quantity starts that gives `value` (`quantity_readings`)."""
         found = self._asked.get(value)
         if found is None:
-            self._read_for(value)
-            found = self._asked[value] = tuple(sorted(self._value_units.get(value, ())))
+            # The index is shared by every thread (index_units' cache), and a piece is marked read
+            # before its values are in: without the lock another thread could take a piece being
+            # read for read and answer without its values.
+            with self._lock:
+                found = self._asked.get(value)
+                if found is None:
+                    self._read_for(value)
+                    found = self._asked[value] = tuple(sorted(self._value_units.get(value, ())))
         return found
 
     def has_value(self, value: str) -> bool:

@@ -108,3 +108,38 @@ def test_the_lazy_unit_index_finds_each_way_of_writing_a_value():
         assert index.value_units(value) == tuple(quantity_postings.get(value, ())), value
         assert index.has_value(value) == (value in passage_values), value
         assert index.has_value(value) == (value != "9"), value
+
+
+def test_threads_sharing_a_unit_index_get_what_the_eager_reading_gives():
+    # index_units' cache hands one index to every thread; values asked at once must not see a
+    # piece marked read before its values are in.
+    import random
+    import sys
+    import threading
+
+    from bench.offline_judge import passage_text
+
+    rng = random.Random(5)
+    sample = passage_text(rng, 6000)
+    _, _, _, quantity_postings, passage_values = _eager(sample)
+    values = sorted(passage_values) + _VALUES
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(20):
+            index = passages.UnitIndex(sample)
+            wrong: list[str] = []
+
+            def ask(seed: int) -> None:
+                for value in random.Random(seed).sample(values, len(values)):
+                    if index.value_units(value) != tuple(quantity_postings.get(value, ())):
+                        wrong.append(value)
+
+            threads = [threading.Thread(target=ask, args=(seed,)) for seed in range(6)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert not wrong
+    finally:
+        sys.setswitchinterval(interval)
