@@ -126,6 +126,7 @@ class Unit:
 _PLAIN_VALUE = re.compile(r"\d+(?:\.\d+)?")
 _DATE_VALUE = re.compile(r"(?:\d{4}|-)-\d\d(?:-\d\d)?")
 _TIME_VALUE = re.compile(r"\d\d:\d\d")
+_OTHER_DIGIT = re.compile(r"(?![0-9])\d")  # a digit of another script
 _DATE_SIGN = re.compile(r"/|\d\d-[01]\d-")
 _TIME_SIGN = re.compile(r":|" + _MERIDIEM_HINT.pattern)
 
@@ -196,6 +197,7 @@ class UnitIndex:
         self._values: set[str] = set()  # every reading of the pieces read so far
         self._asked: dict[str, tuple[int, ...]] = {}
         self._year_ranges: set[str] | None = None
+        self._other_digits: bool | None = None
         self._signs: dict[str, set[int]] = {}
 
     # --- words
@@ -253,7 +255,13 @@ class UnitIndex:
 
     def _read_for(self, value: str) -> None:
         pieces = self._pieces()
-        if _PLAIN_VALUE.fullmatch(value):
+        if self._other_digits is None:
+            self._other_digits = not self.text.isascii() and _OTHER_DIGIT.search(self.text) is not None
+        if self._other_digits and not _TIME_VALUE.fullmatch(value):
+            # `\d` reads any script's digits ("$٥" is 5), which the digit patterns here do not
+            # look for: every piece is read.
+            wanted = set(range(len(pieces)))
+        elif _PLAIN_VALUE.fullmatch(value):
             wanted = self._digit_pieces(value) | self._number_word_pieces()
         elif _DATE_VALUE.fullmatch(value):
             wanted = self._sign_pieces("date")

@@ -20,7 +20,7 @@ _PIECES = st.sampled_from([
     "July 2026", "5th of", "1/5/2027", "2027-01-05", "5:00", "5 p.m.", "17:30", "am", "P2", "[3]",
     "\n1. ", "\n", " ", "  ", ", ", ". ", "! ", "? ", ".\n", ". Riders", ". The", "e.g. ", "Sec. 4.2",
     "rider", "riders", "Rider", "rider's", "O'Brien", "McManus", "NBA", "Café", "Cafe\u0301", "scored",
-    "scoring", "score", "the", "and", "Metro", "metro", "…", "\"", ")", "x", "a",
+    "scoring", "score", "the", "and", "Metro", "metro", "…", "\"", ")", "x", "a", "٥", "$٥", "٢٠٢٦", "١٢:٣٠",
 ])
 _TEXTS = st.lists(_PIECES, max_size=40).map("".join)
 # Many sentences, so many quantity pieces: a value written in a quarter of them has them all read.
