@@ -8,7 +8,10 @@ Covered, each in its own section of the output:
   quotes taken away (the path that profiles without quotes take);
 * the answer_cost workload (bench/workload.py): the canned `claim_audit` reply parsed and
   normalized by its profile (claims and quotes placed by judges.locate), then `apply_checks`;
-* the red-team cases (tests/judges/redteam_cases.py): offline judge, then `apply_checks`.
+* the red-team cases (tests/judges/redteam_cases.py): offline judge, then `apply_checks`;
+* the offline judge benchmark's requests (bench/offline_judge.py, its seed): answers against 10
+  passages of 1,500, 5,000 and 15,000 characters drawn from small pools, so the same passage
+  comes back for answer after answer with other claims (what a lazily filled index must survive).
 
 Everything but the judge's latency is written, sorted keys, one record per line.
 
@@ -34,6 +37,8 @@ from judges.profiles import get_profile  # noqa: E402
 from judges.types import JudgeInfo, JudgeRequest, JudgeResult  # noqa: E402
 
 WORKLOAD_ANSWERS = 200
+# Offline judge benchmark requests per passage size (the long ones are slow to check).
+BENCH_ANSWERS = {1_500: 60, 5_000: 20, 15_000: 12}
 
 
 def canonical(result: JudgeResult) -> dict:
@@ -97,6 +102,14 @@ def main(paths: list[str]) -> int:
     for case in redteam_cases.CASES:
         request = JudgeRequest.model_validate(case.request())
         out.write(json.dumps(offline_record(f"redteam:{case.id}", request), sort_keys=True) + "\n")
+
+    from bench import offline_judge  # noqa: E402
+
+    rng = random.Random(offline_judge.SEED)
+    for chars, count in BENCH_ANSWERS.items():
+        pool = [offline_judge.passage_text(rng, chars) for _ in range(offline_judge.PASSAGES_PER_REQUEST * 3)]
+        for number, request in enumerate(offline_judge.requests(count, pool, rng)):
+            out.write(json.dumps(offline_record(f"bench:{chars}:{number}", request), sort_keys=True) + "\n")
     return 0
 
 

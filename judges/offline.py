@@ -42,6 +42,7 @@ provenance statements and nothing else.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 import time
@@ -176,7 +177,6 @@ class _Request:
     request: JudgeRequest
     indexes: list[UnitIndex]
     stems: frozenset[str]
-    quantities: frozenset[str]
     total_units: int
     question_stems: frozenset[str]
     frequency: dict[str, int] = field(default_factory=dict)
@@ -188,17 +188,20 @@ class _Request:
             request=request,
             indexes=indexes,
             stems=frozenset().union(*(index.stems for index in indexes)),
-            quantities=frozenset().union(*(index.quantities for index in indexes)),
-            total_units=sum(len(index.units) for index in indexes),
+            total_units=sum(index.size for index in indexes),
             question_stems=frozenset(stem(w) for w in content_words(request.question or "")),
         )
 
     def weight(self, term: str, is_name: bool) -> float:
         df = self.frequency.get(term)
         if df is None:
-            df = self.frequency[term] = sum(index.unit_frequency.get(term, 0) for index in self.indexes)
+            df = self.frequency[term] = sum(len(index.postings(term)) for index in self.indexes)
         weight = math.log((self.total_units + 1) / (df + 0.5))
         return max(weight, 0.05) * (NAME_WEIGHT if is_name else 1.0)
+
+    def has_value(self, value: str) -> bool:
+        """Whether some passage offers the quantity value (`quantity_values`)."""
+        return any(index.has_value(value) for index in self.indexes)
 
 
 @dataclass(frozen=True)
@@ -216,7 +219,7 @@ class _Window:
     passage: int  # index into request.passages
     units: tuple[int, ...]  # consecutive unit indexes
     stems: frozenset[str]
-    quantities: frozenset[str]
+    quantities: frozenset[str]  # the claim's quantity values a unit of the window gives
     names: frozenset[str]
     support: float  # weighted share of the claim's terms (words and quantities) found
     word_support: float  # the share of the claim's words (unweighted) found: near-identity
@@ -352,25 +355,31 @@ def _best_window(terms: _Terms, context: _Request) -> _Window | None:
     total = sum(terms.weights.values()) + quantity_weight * len(terms.quantities)
     if total <= 0:
         return None
-    scores: dict[tuple[int, int], float] = {}
+    # Each unit's score, its terms' weights added in the claim's order (every weight is positive,
+    # so a unit scored is a unit with a term); the best first, the earliest on a tie.
+    scored: list[tuple[float, int, int]] = []
     for p, index in enumerate(context.indexes):
+        scores = [0.0] * index.size
         for term, weight in terms.weights.items():
-            for u in index.postings.get(term, ()):
-                scores[p, u] = scores.get((p, u), 0.0) + weight
+            for u in index.postings(term):
+                scores[u] += weight
         for q in terms.quantities:
-            for u in index.quantity_postings.get(q.value, ()):
-                scores[p, u] = scores.get((p, u), 0.0) + quantity_weight
-    if not scores:
+            for u in index.value_units(q.value):
+                scores[u] += quantity_weight
+        scored.extend((-score, p, u) for u, score in enumerate(scores) if score)
+    if not scored:
         return None
     best: _Window | None = None
-    for p, u in sorted(scores, key=lambda key: (-scores[key], key))[:WINDOW_CANDIDATES]:
+    for _, p, u in heapq.nsmallest(WINDOW_CANDIDATES, scored):
         index = context.indexes[p]
         for window in ((u,), (u - 1, u), (u, u + 1)):
-            if window[0] < 0 or window[-1] >= len(index.units):
+            if window[0] < 0 or window[-1] >= index.size:
                 continue
-            units = [index.units[i] for i in window]
+            units = [index.unit(i) for i in window]
             stems = frozenset().union(*(unit.stems for unit in units))
-            values = frozenset().union(*(unit.quantities for unit in units))
+            # The claim's values that a unit of the window gives.
+            values = frozenset(q.value for q in terms.quantities
+                               if any(i in index.value_units(q.value) for i in window))
             words = sum(w for t, w in terms.weights.items() if t in stems)
             numbers = quantity_weight * sum(1 for q in terms.quantities if q.value in values)
             support = (words + numbers) / total
@@ -412,7 +421,7 @@ def _judge_claim(
     said = _CITATION_MARK.sub(lambda m: " " * len(m.group()), text)
     terms = _terms(said, span[0], context, skip)
     window = _best_window(terms, context)
-    invented = [q for q in terms.quantities if q.value not in context.quantities]
+    invented = [q for q in terms.quantities if not context.has_value(q.value)]
     missing = [t for t in terms.weights if t not in context.stems]
     missing_names = sorted(
         t for t in terms.names if t not in context.stems and t not in context.question_stems
@@ -545,8 +554,7 @@ _FUNCTION_ANTONYMS = frozenset("before after more less above below".split())
 
 def _window_text(window: _Window, context: _Request) -> str:
     index = context.indexes[window.passage]
-    first, last = index.units[window.units[0]], index.units[window.units[-1]]
-    return index.text[first.span[0]:last.span[1]]
+    return index.text[index.spans[window.units[0]][0]:index.spans[window.units[-1]][1]]
 
 
 def _window_causal(window: _Window, context: _Request) -> bool:
@@ -563,8 +571,8 @@ def _silence_label(topic: str, context: _Request) -> tuple[str, list[str]]:
         return "SUPPORTED", ["It says the sources are silent, and names nothing they cover."]
     best = 0.0
     for index in context.indexes:
-        for unit in index.units:
-            best = max(best, len(topic_stems & unit.stems) / len(topic_stems))
+        for position in range(index.size):
+            best = max(best, len(topic_stems & index.unit(position).stems) / len(topic_stems))
     if best >= 0.67:
         return "UNSUPPORTED", ["It says the sources are silent on this, but a passage covers it."]
     return "SUPPORTED", ["It says the sources are silent on this, and no passage sentence covers it."]
@@ -595,8 +603,8 @@ def _evidence(window: _Window | None, context: _Request) -> list[Evidence]:
     index = context.indexes[window.passage]
     passage = context.request.passages[window.passage]
     return [
-        Evidence(passage_id=passage.id, quote=index.text[slice(*index.units[u].span)],
-                 span=index.units[u].span, match="exact")
+        Evidence(passage_id=passage.id, quote=index.text[slice(*index.spans[u])],
+                 span=index.spans[u], match="exact")
         for u in window.units
     ]
 

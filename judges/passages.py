@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import bisect
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from judges.text import (
     Span, content_words, key_terms, number_values, passage_quantities,
-    quantity_readings, quantity_values, piece_stems, rough_pieces, split_sentences, year_range_values,
+    quantities, quantity_pieces, quantity_readings, quantity_values, piece_stems, rough_pieces,
+    split_sentences, year_range_values,
 )
-from judges.text import _piece_values  # cleared with the other caches
+# Private helpers of judges.text that the lazy unit index shares (and _piece_values, cleared with
+# the other caches).
+from judges.text import (
+    _MERIDIEM_HINT, _TOKEN_WORD, _month_words, _number_word_runs, _piece_values, _token_reading,
+)
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,7 @@ def clear_caches() -> None:
     quantity_values.cache_clear()
     passage_quantities.cache_clear()
     _piece_values.cache_clear()
+    _piece_readings.cache_clear()
     _pieces.cache_clear()
     _sentences.cache_clear()
 
@@ -105,55 +112,249 @@ CAUSAL = re.compile(
 
 @dataclass(frozen=True)
 class Unit:
-    """A sentence-like piece of a passage (`rough_pieces`), with what the judge compares."""
+    """A sentence-like piece of a passage (`rough_pieces`), with the words the judge compares."""
 
     span: Span
     stems: frozenset[str]
-    quantities: frozenset[str]  # `quantity_values` of the piece
     names: frozenset[str]  # stems of the words written like names
 
 
-@dataclass(frozen=True)
+# What can give a quantity value, for reading only the quantity pieces that may hold it (see
+# UnitIndex.value_units). A plain number ("12.5", "1500", "2027") is read from digits or number
+# words; a date value ("2027-01-05", "2027-01", "--01-05") from a month's name, a "/" date or an
+# ISO date (with its year in digits when it has one); a clock time ("17:00") from a ":" or a.m./p.m.
+_PLAIN_VALUE = re.compile(r"\d+(?:\.\d+)?")
+_DATE_VALUE = re.compile(r"(?:\d{4}|-)-\d\d(?:-\d\d)?")
+_TIME_VALUE = re.compile(r"\d\d:\d\d")
+_OTHER_DIGIT = re.compile(r"(?![0-9])\d")  # a digit of another script
+_DATE_SIGN = re.compile(r"/|\d\d-[01]\d-")
+_TIME_SIGN = re.compile(r":|" + _MERIDIEM_HINT.pattern)
+
+
+_NUMBER_CHARS = frozenset("0123456789.,")
+
+
+@lru_cache(maxsize=4096)
+def _digits_patterns(value: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Where the digits of a number giving `value` can stand. `_NUMBER` reads a number's digits
+    from the start of a run of digits, "." and "," (no digit, "." or "," before them) up to a
+    digit that no digit follows; for a plain value those digits hold its significant digits in
+    order, with only zeros, "." and "," around them and a "." or "," allowed between any two:
+    "1,500.00" and "1500" for 1500, "0.50" or "50 cents" for 0.5 (cents only move the point).
+    The first pattern finds the significant digits quickly (it opens with a digit, which the
+    regex engine skips to); the second, tried at the start of their run, checks the rest."""
+    significant = value.replace(".", "").strip("0") or "0"
+    digits = "[.,]?".join(significant)
+    return re.compile(digits), re.compile(r"(?<![.,\d])[0.,]*" + digits + r"[0.,]*(?!\d)")
+
+
+@lru_cache(maxsize=1024)
+def _year_pattern(year: str) -> re.Pattern[str]:
+    return re.compile(re.escape(year))
+
+
 class UnitIndex:
-    text: str
-    units: tuple[Unit, ...]
-    stems: frozenset[str]
-    quantities: frozenset[str]
-    unit_frequency: dict[str, int]  # stem -> how many units contain it
-    postings: dict[str, tuple[int, ...]]  # stem -> the units containing it
-    quantity_postings: dict[str, tuple[int, ...]]  # quantity value -> the units giving it
+    """A passage cut into units (`rough_pieces`), read lazily: the judge asks only about the words
+    and quantity values of the claims it judges, so only that is worked out, and kept (the same
+    passages come back answer after answer, with other claims).
+
+    Words: every piece's distinct words come from one findall (no word crosses a piece boundary);
+    a stem's units are those of the words that give it. Quantities: the text is cut into
+    `quantity_pieces` (no quantity crosses one), and for a value only the pieces that may hold it
+    are read, with `quantities(piece, every_word=True)`; each quantity gives its readings to the
+    unit it starts in. What it answers is what reading every unit and quantity of the text gives
+    (tests/judges/test_unit_index.py holds it to that eager reading).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.spans = rough_pieces(text)
+        self.size = len(self.spans)
+        self._starts = [start for start, _ in self.spans]
+        word_units: dict[str, list[int]] = {}
+        for position, (start, end) in enumerate(self.spans):
+            for word in set(_TOKEN_WORD.findall(text, start, end)):
+                found = word_units.get(word)
+                if found is None:
+                    word_units[word] = [position]
+                else:
+                    found.append(position)
+        surfaces: dict[str, list[str]] = {}
+        for word in word_units:
+            reading = _token_reading(word)
+            if reading is not None:
+                surfaces.setdefault(reading[0], []).append(word)
+        self._word_units = word_units
+        self._surfaces = surfaces
+        self.stems = frozenset(surfaces)
+        self._postings: dict[str, tuple[int, ...]] = {}
+        self._units: dict[int, Unit] = {}
+        # Quantities, filled as values are asked for (under the lock).
+        self._lock = threading.Lock()
+        self._quantity_pieces: list[Span] | None = None
+        self._read: set[int] = set()
+        self._value_units: dict[str, set[int]] = {}
+        self._values: set[str] = set()  # every reading of the pieces read so far
+        self._asked: dict[str, tuple[int, ...]] = {}
+        self._year_ranges: set[str] | None = None
+        self._other_digits: bool | None = None
+        self._signs: dict[str, set[int]] = {}
+
+    # --- words
+
+    def postings(self, word_stem: str) -> tuple[int, ...]:
+        """The units (ascending) holding a word with this stem."""
+        found = self._postings.get(word_stem)
+        if found is None:
+            words = self._surfaces.get(word_stem, ())
+            if len(words) == 1:
+                found = tuple(self._word_units[words[0]])
+            else:
+                found = tuple(sorted(set().union(*(self._word_units[word] for word in words))))
+            self._postings[word_stem] = found
+        return found
+
+    def unit(self, position: int) -> Unit:
+        found = self._units.get(position)
+        if found is None:
+            start, end = self.spans[position]
+            unit_stems, names = piece_stems(self.text, start, end)
+            found = self._units[position] = Unit(span=(start, end), stems=unit_stems, names=names)
+        return found
+
+    # --- quantities
+
+    def value_units(self, value: str) -> tuple[int, ...]:
+        """The units (ascending) in which a quantity starts that gives `value` (`quantity_readings`)."""
+        found = self._asked.get(value)
+        if found is None:
+            # The index is shared by every thread (index_units' cache), and a piece is marked read
+            # before its values are in: without the lock another thread could take a piece being
+            # read for read and answer without its values.
+            with self._lock:
+                found = self._asked.get(value)
+                if found is None:
+                    self._read_for(value)
+                    found = self._asked[value] = tuple(sorted(self._value_units.get(value, ())))
+        return found
+
+    def has_value(self, value: str) -> bool:
+        """Whether `quantity_values(text)` holds `value`."""
+        self.value_units(value)
+        if value in self._values:
+            return True
+        if self._year_ranges is None:
+            self._year_ranges = year_range_values(self.text)
+        return value in self._year_ranges
+
+    def _pieces(self) -> list[Span]:
+        if self._quantity_pieces is None:
+            self._quantity_pieces = quantity_pieces(self.text)
+            self._piece_starts = [start for start, _ in self._quantity_pieces]
+        return self._quantity_pieces
+
+    def _read_for(self, value: str) -> None:
+        pieces = self._pieces()
+        if self._other_digits is None:
+            self._other_digits = not self.text.isascii() and _OTHER_DIGIT.search(self.text) is not None
+        if self._other_digits and not _TIME_VALUE.fullmatch(value):
+            # `\d` reads any script's digits ("$٥" is 5), which the digit patterns here do not
+            # look for: every piece is read.
+            wanted = set(range(len(pieces)))
+        elif _PLAIN_VALUE.fullmatch(value):
+            wanted = self._digit_pieces(value) | self._number_word_pieces()
+        elif _DATE_VALUE.fullmatch(value):
+            wanted = self._sign_pieces("date")
+            if not value.startswith("-"):  # a date with a year is written with its year's digits
+                wanted = wanted & self._pieces_matching(_year_pattern(value[:4]))
+        elif _TIME_VALUE.fullmatch(value):
+            wanted = self._sign_pieces("time")
+        else:
+            wanted = set(range(len(pieces)))
+        todo = sorted(wanted - self._read)
+        if not todo:
+            return
+        # One call of `quantities` costs about as much on one piece as on four (what every call
+        # sets up), so a value found in many pieces has all of them read; and consecutive pieces
+        # are read as one text, which gives the same quantities (no safe cut depends on what lies
+        # beyond the pieces next to it).
+        if len(todo) * 4 >= len(pieces) > 8:
+            todo = [number for number in range(len(pieces)) if number not in self._read]
+        self._read.update(todo)
+        first = 0
+        for last in range(len(todo)):
+            if last + 1 < len(todo) and todo[last + 1] == todo[last] + 1:
+                continue
+            start, end = pieces[todo[first]][0], pieces[todo[last]][1]
+            first = last + 1
+            for offset, readings in _piece_readings(self.text[start:end]):
+                self._values.update(readings)
+                position = bisect.bisect_right(self._starts, start + offset) - 1
+                if position >= 0:
+                    for reading in readings:
+                        self._value_units.setdefault(reading, set()).add(position)
+
+    def _piece_of(self, offset: int) -> int:
+        return bisect.bisect_right(self._piece_starts, offset) - 1
+
+    def _pieces_matching(self, pattern: re.Pattern[str]) -> set[int]:
+        """The quantity pieces in which `pattern` matches: one search per piece found, each
+        resuming at the end of the piece found before."""
+        pieces = self._pieces()
+        found: set[int] = set()
+        match = pattern.search(self.text)
+        while match is not None:
+            number = self._piece_of(match.start())
+            found.add(number)
+            match = pattern.search(self.text, pieces[number][1])
+        return found
+
+    def _digit_pieces(self, value: str) -> set[int]:
+        """The quantity pieces in which a number giving `value` may be written in digits."""
+        quick, full = _digits_patterns(value)
+        text, pieces = self.text, self._pieces()
+        found: set[int] = set()
+        match = quick.search(text)
+        while match is not None:
+            start = end = match.start()
+            while start and text[start - 1] in _NUMBER_CHARS:
+                start -= 1
+            if full.match(text, start):
+                number = self._piece_of(start)
+                found.add(number)
+                match = quick.search(text, max(pieces[number][1], match.start() + 1))
+                continue
+            while end < len(text) and text[end] in _NUMBER_CHARS:
+                end += 1
+            match = quick.search(text, end)
+        return found
+
+    def _number_word_pieces(self) -> set[int]:
+        found = self._signs.get("words")
+        if found is None:
+            runs = _number_word_runs(self.text)
+            found = self._signs["words"] = {self._piece_of(start) for start, _ in runs}
+        return found
+
+    def _sign_pieces(self, kind: str) -> set[int]:
+        found = self._signs.get(kind)
+        if found is None:
+            if kind == "date":
+                found = self._pieces_matching(_DATE_SIGN)
+                found |= {self._piece_of(match.start()) for match in _month_words(self.text, True)}
+            else:
+                found = self._pieces_matching(_TIME_SIGN)
+            self._signs[kind] = found
+        return found
+
+
+@lru_cache(maxsize=16384)
+def _piece_readings(piece: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    """Each quantity of a run of quantity pieces: where it starts in the run, and its readings."""
+    return tuple((quantity.span[0], tuple(quantity_readings(quantity)))
+                 for quantity in quantities(piece, every_word=True))
 
 
 @lru_cache(maxsize=512)
 def index_units(text: str) -> UnitIndex:
-    spans = rough_pieces(text)
-    starts = [span[0] for span in spans]
-    unit_values: list[set[str]] = [set() for _ in spans]
-    # What quantity_values(text) gives, from the same pass rather than a second one.
-    passage_values = year_range_values(text)
-    for quantity in passage_quantities(text):  # one pass over the passage, then placed
-        readings = quantity_readings(quantity)
-        passage_values.update(readings)
-        position = bisect.bisect_right(starts, quantity.span[0]) - 1
-        if position >= 0:
-            unit_values[position].update(readings)
-    units: list[Unit] = []
-    postings: dict[str, list[int]] = {}
-    for span, values in zip(spans, unit_values):
-        # Each piece's words on their own: no word crosses a piece boundary (a piece ends at
-        # whitespace or a line break), so these are content_tokens(text) piece by piece.
-        unit_stems, names = piece_stems(text, span[0], span[1])
-        for word in unit_stems:
-            postings.setdefault(word, []).append(len(units))
-        units.append(Unit(span=span, stems=unit_stems, quantities=frozenset(values), names=names))
-    quantity_postings: dict[str, list[int]] = {}
-    for position, values in enumerate(unit_values):
-        for value in values:
-            quantity_postings.setdefault(value, []).append(position)
-    return UnitIndex(
-        text=text, units=tuple(units),
-        stems=frozenset(postings), quantities=frozenset(passage_values),
-        unit_frequency={word: len(found) for word, found in postings.items()},
-        postings={word: tuple(found) for word, found in postings.items()},
-        quantity_postings={value: tuple(found) for value, found in quantity_postings.items()},
-    )
+    return UnitIndex(text)

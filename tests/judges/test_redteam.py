@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from judges.checks import apply_checks, trusted_passages
 from judges.injection import (
-    _ANY_INSTRUCTION, _BASE64_RUN, INSTRUCTION_PATTERNS, _decode_base64, _instruction_matches, find_injections, strip_invisible,
+    _ANY_INSTRUCTION, _BASE64_RUN, INSTRUCTION_NEEDS, INSTRUCTION_PATTERNS, _decode_base64,
+    _instruction_matches, _patterns_that_can_match, find_injections, strip_invisible,
 )
 from judges.offline import judge_offline
 from judges.profiles import OutputError, get_profile
@@ -154,6 +155,21 @@ def test_the_filtered_instruction_scan_finds_what_the_full_scan_finds(before, fi
     assert _full_scan(first)  # alone; glued to its neighbours a pattern's closing \b may no longer hold
     for text in (first, before + first + between + second):
         assert _filtered_scan(text) == _full_scan(text)
+
+
+_NEED_FRAGMENTS = st.sampled_from(sorted(
+    {word for groups in INSTRUCTION_NEEDS for group in groups for word in group}
+    | {word[:cut] for groups in INSTRUCTION_NEEDS for group in groups for word in group for cut in (1, 2, -1)}
+    | {" ", "  ", "a", "s", "said", "system", ":", "=", '"', "\n", "x"}))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(_NEED_FRAGMENTS, max_size=40).map("".join))
+def test_the_need_words_found_in_one_pass_are_those_a_substring_search_finds(text):
+    # Fragments glued together make words overlap, end inside others and appear only across joins.
+    expected = tuple(index for index, groups in enumerate(INSTRUCTION_NEEDS)
+                     if all(any(word in text for word in group) for group in groups))
+    assert _patterns_that_can_match(text) == expected
 
 
 def test_strip_invisible_maps_back_to_the_original():
