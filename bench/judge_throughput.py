@@ -97,9 +97,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="300 answers")
     parser.add_argument("--concurrency", type=int, default=64, help="C: requests the fake LLM serves at once")
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per LLM request")
-    parser.add_argument("--workers", type=int, default=1, help="celery worker processes")
-    parser.add_argument("--threads", type=int, default=64, help="threads per worker")
-    parser.add_argument("--pool-size", type=int, default=8,
+    parser.add_argument("--workers", type=int, default=2, help="celery worker processes (compose runs 2)")
+    parser.add_argument("--threads", type=int, default=32, help="threads per worker (compose: 32)")
+    parser.add_argument("--pool-size", type=int, default=16,
                         help="DATABASE_POOL_SIZE of the workers (0: a connection per thread)")
     parser.add_argument("--seed", type=int, default=8)
     parser.add_argument("--py-spy", metavar="FILE", help="profile worker 0 with py-spy (collapsed stacks to FILE)")
