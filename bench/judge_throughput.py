@@ -10,7 +10,7 @@ Measured: answers judged per second from that commit to the last `judged_at`, as
 C / latency, and the workers' CPU time (per answer, and as % of one core).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk_perf CELERY_BROKER_URL=redis://127.0.0.1:6379/11 \\
-        python bench/judge_throughput.py [--quick] [--answers 2000] [--workers 1 --threads 64]
+        python bench/judge_throughput.py [--quick] [--answers 2000] [--workers 2 --threads 32]
 
 The database named by BENCH_DATABASE_URL (default: DATABASE_URL's server, database
 `<name>_bench`) is created, migrated and dropped at the end; the queue is a fresh name.
