@@ -53,9 +53,20 @@ def test_a_word_is_found_in_the_question_or_the_answer_whatever_its_case(rita):
 
 def test_a_word_is_found_by_its_start_as_it_is_typed(rita):
     bicycle = waiting(question="Is there a bicycle fare?")
-    for typed in ("b", "bi", "bic", "bicyc", "bicycle"):
+    for typed in ("bi", "bic", "bicyc", "bicycle"):
         assert bicycle.pk in found(typed, rita), typed
     assert found("bicycles", rita) == set()  # longer than the word: not a start of it
+
+
+def test_one_letter_matches_a_whole_word_not_every_word_it_starts(rita):
+    # 'b':* would hold nearly every answer: the index would read them all to find nothing useful.
+    bicycle = waiting(question="Is there a bicycle fare?")
+    plan_b = waiting(question="What is plan b for late buses?")
+    late = waiting(question="Why was my train late?")
+    assert found("b", rita) == {plan_b.pk}
+    # Typed after other words it waits for its next letter; the words before it still count.
+    assert found("late b", rita) == {plan_b.pk, late.pk} and bicycle.pk not in found("late b", rita)
+    assert found("late bu", rita) == {plan_b.pk}
 
 
 def test_the_word_being_typed_matches_by_its_start_the_earlier_ones_whole(rita):
