@@ -17,7 +17,9 @@ from django.conf import settings
 ROOT = Path(__file__).resolve().parent.parent
 ROW_KEYS = {"name", "value", "unit", "target", "met", "direction", "command", "measured_at", "machine"}
 
-pytestmark = pytest.mark.bench
+# Each runs several scripts that each start Python, Django and some a database: more than the
+# suite's 120 s per test on a slow box.
+pytestmark = [pytest.mark.bench, pytest.mark.timeout(600)]
 
 
 @pytest.fixture
