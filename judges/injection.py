@@ -31,6 +31,8 @@ from typing import Iterator, Sequence
 
 import ahocorasick
 
+from judges.text import matches_at, word_positions
+
 Span = tuple[int, int]
 
 # Each pattern is written to be rare in fare policies, help pages and answers to riders: it speaks
@@ -189,26 +191,8 @@ def _instruction_matches(clean: str) -> Iterator[re.Match[str]]:
     scan = _instruction_scan(kept)
     if any(INSTRUCTION_STARTS[index] is None for index in kept):
         return scan.finditer(clean)
-    return _matches_at_starts(scan, clean, lowered, kept)
-
-
-def _matches_at_starts(
-    scan: re.Pattern[str], clean: str, lowered: str, kept: tuple[int, ...]
-) -> Iterator[re.Match[str]]:
-    starts: set[int] = set()
-    for word in {word for index in kept for word in INSTRUCTION_STARTS[index] or ()}:
-        position = lowered.find(word)
-        while position >= 0:
-            starts.add(position)
-            position = lowered.find(word, position + 1)
-    taken_until = 0
-    for position in sorted(starts):
-        if position < taken_until:
-            continue
-        match = scan.match(clean, position)
-        if match is not None:
-            yield match
-            taken_until = max(match.end(), position + 1)
+    starts = {word for index in kept for word in INSTRUCTION_STARTS[index]}
+    return matches_at(scan, clean, word_positions(lowered, starts))
 
 
 BASE64_MIN_RUN = 24

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from judges.text import (
-    Span, content_words, key_terms, number_values, passage_quantities,
+    Span, content_words, key_terms, number_values,
     quantities, quantity_pieces, quantity_readings, quantity_values, piece_stems, rough_pieces,
     split_sentences, year_range_values,
 )
@@ -89,7 +89,6 @@ def clear_caches() -> None:
     index_passage.cache_clear()
     index_units.cache_clear()
     quantity_values.cache_clear()
-    passage_quantities.cache_clear()
     _piece_values.cache_clear()
     _piece_readings.cache_clear()
     _pieces.cache_clear()

@@ -74,18 +74,15 @@ def _split_line(line: str, offset: int) -> list[Span]:
     return [(start + offset, end + offset) for start, end in spans]
 
 
-def _trim(text: str, start: int, end: int) -> Span:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
 def _trimmed(text: str, start: int, end: int) -> list[Span]:
-    """text[start:end] without its outer whitespace, as a list of zero or one span."""
-    start, end = _trim(text, start, end)
-    return [(start, end)] if start < end else []
+    """text[start:end] without its outer whitespace, as a list of zero or one span (str.strip
+    does the character loop in C)."""
+    piece = text[start:end]
+    kept = piece.strip()
+    if not kept:
+        return []
+    first = start + len(piece) - len(piece.lstrip())
+    return [(first, first + len(kept))]
 
 
 # Ends of rough pieces: sentence punctuation (and any closing quote or bracket) before a space,
@@ -101,7 +98,8 @@ def rough_pieces(text: str) -> list[Span]:
     spans: list[Span] = []
     start = 0
     for end in [match.end() for match in _PIECE_END.finditer(text)] + [len(text)]:
-        # _trimmed(text, start, end), with str.strip doing the character loop in C.
+        # _trimmed(text, start, end) written out: it runs for every piece of every passage, and
+        # the call cost a third of this loop.
         piece = text[start:end]
         kept = piece.strip()
         if kept:
@@ -367,7 +365,7 @@ def _line_starts(text: str) -> Iterator[int]:
         yield match.end()
 
 
-def _word_positions(lowered: str, words: Iterable[str]) -> list[int]:
+def word_positions(lowered: str, words: Iterable[str]) -> list[int]:
     """Every position (ascending) where one of `words` begins in `lowered`."""
     found: set[int] = set()
     for word in words:
@@ -387,7 +385,7 @@ def _number_word_runs(text: str) -> Iterator[Span]:
     if not text.isascii():
         yield from (match.span() for match in _NUMBER_WORD_RUN.finditer(text))
         return
-    for match in matches_at(_NUMBER_WORD_RUN, text, _word_positions(text.lower(), NUMBER_WORDS)):
+    for match in matches_at(_NUMBER_WORD_RUN, text, word_positions(text.lower(), NUMBER_WORDS)):
         yield match.span()
 
 
@@ -401,14 +399,14 @@ def _month_words(text: str, any_case: bool) -> Iterator[re.Match[str]]:
     pattern = _MONTH_WORD_ANY_CASE if any_case else _MONTH_WORD
     if not text.isascii():
         return pattern.finditer(text)
-    return matches_at(pattern, text, _word_positions(text.lower(), _MONTH_PREFIXES))
+    return matches_at(pattern, text, word_positions(text.lower(), _MONTH_PREFIXES))
 
 
 def _year_ranges(text: str) -> Iterator[re.Match[str]]:
     """`_YEAR_RANGE.finditer(text)`, tried only where "19" or "20" stands."""
     if "19" not in text and "20" not in text:
         return iter(())
-    return matches_at(_YEAR_RANGE, text, _word_positions(text, ("19", "20")))
+    return matches_at(_YEAR_RANGE, text, word_positions(text, ("19", "20")))
 
 
 @dataclass(frozen=True)
@@ -556,26 +554,21 @@ def values_in(texts: Iterable[str], wanted: dict[str, set[str]]) -> set[str]:
     a still missing value stands as written, then the other pieces only while some value is still
     missing. Which values are found does not depend on the order pieces are read in."""
     missing = set(wanted)
-    found: set[str] = set()
     unread: list[str] = []
     for text in texts:
         for start, end in quantity_pieces(text):
             if not missing:
-                return found
+                return set(wanted)
             piece = text[start:end]
             if any(form in piece for value in missing for form in wanted[value]):
-                hits = missing & _piece_values(piece)
-                found |= hits
-                missing -= hits
+                missing -= _piece_values(piece)
             else:
                 unread.append(piece)
     for piece in unread:
         if not missing:
             break
-        hits = missing & _piece_values(piece)
-        found |= hits
-        missing -= hits
-    return found
+        missing -= _piece_values(piece)
+    return set(wanted) - missing
 
 
 def year_range_values(text: str) -> set[str]:
@@ -610,12 +603,6 @@ def quantity_pieces(text: str) -> list[Span]:
         start = match.end()
     spans.append((start, len(text)))
     return spans
-
-
-@lru_cache(maxsize=1024)
-def passage_quantities(text: str) -> tuple[Quantity, ...]:
-    """`quantities(text, every_word=True)`, kept for the last passages seen."""
-    return tuple(quantities(text, every_word=True))
 
 
 def quantity_readings(quantity: Quantity) -> list[str]:
