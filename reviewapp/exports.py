@@ -327,12 +327,6 @@ def claim_row(claim: dict[str, Any], answer: dict[str, Any], quotes: list[dict[s
     }
 
 
-def export_rows(filters: ExportFilters, *, passage_text: bool = True) -> Iterator[dict[str, Any]]:
-    """Decided claims as rows. Call inside read_snapshot() for a consistent export."""
-    for batch in _batches(decided_claims(filters), passage_text=passage_text):
-        yield from batch.rows()
-
-
 # --- golden records (the import_golden format) -------------------------------------------------
 
 

@@ -519,8 +519,9 @@ class WebhookEndpoint(models.Model):
     """Where a client wants to be told about its answers. One live endpoint per client.
 
     The secret must sign every delivery, so unlike the API token it cannot be kept as a hash: it is
-    stored sealed (reviewapp/sealed.py, a key derived from SECRET_KEY). After a rotation the previous secret also signs, for a grace period, so a receiver
-    can switch over without dropping deliveries.
+    stored sealed (reviewapp/sealed.py, a key derived from SECRET_KEY). After a rotation the
+    previous secret also signs, for a grace period, so a receiver can switch over without
+    dropping deliveries.
     """
 
     SECRET_PREFIX = "whsec_"

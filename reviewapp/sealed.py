@@ -37,7 +37,7 @@ def _box(keys: tuple[str, ...]) -> MultiFernet:
 
 def box() -> MultiFernet:
     """Seals with SECRET_KEY, opens with it or any of SECRET_KEY_FALLBACKS."""
-    return _box((settings.SECRET_KEY, *getattr(settings, "SECRET_KEY_FALLBACKS", ())))
+    return _box((settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS))
 
 
 def seal(plain: str) -> str:
@@ -62,6 +62,14 @@ def unseal(stored: str) -> str:
         return stored
 
 
+def sealed_form(value: str) -> str:
+    """`value` as the column stores it: sealed, unless empty or still sealed (a value no key
+    opened is kept as it is, never sealed twice)."""
+    if not value or is_sealed(value):
+        return value
+    return seal(value)
+
+
 class SealedCharField(models.TextField):
     """A text column holding `seal(value)`; Python code sees the plain value. Not searchable:
     each seal differs (random IV)."""
@@ -70,7 +78,4 @@ class SealedCharField(models.TextField):
         return unseal(value) if value else value
 
     def get_prep_value(self, value):
-        value = super().get_prep_value(value)
-        if not value or is_sealed(value):  # one that did not open is kept as it is, not sealed twice
-            return value
-        return seal(value)
+        return sealed_form(super().get_prep_value(value))

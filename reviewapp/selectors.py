@@ -219,9 +219,9 @@ def _search_words(text: str) -> list[tuple[str, bool]]:
     # One letter being typed says nothing yet, and as a prefix ('r':*) it holds nearly every answer:
     # the index would read them all (170 ms at 100k answers). It waits for the next letter, unless
     # it is all there is: then it matches a whole word ("b" finds "plan b").
-    typing_short = [(word, True) for word, prefix in words if prefix and len(word) < SEARCH_PREFIX_MIN]
-    rest = [pair for pair in words if pair not in typing_short]
-    return rest or [(word, False) for word, _ in typing_short]
+    typing_short = {word for word, prefix in words if prefix and len(word) < SEARCH_PREFIX_MIN}
+    rest = [(word, prefix) for word, prefix in words if word not in typing_short]
+    return rest or [(word, False) for word in sorted(typing_short)]
 
 
 SEARCH_PREFIX_MIN = 2

@@ -177,8 +177,9 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True  # a task lost with its worker is delivered again...
 CELERY_TASK_REJECT_ON_WORKER_LOST = True  # ...including when the worker process is killed
 # Messages a worker reserves per thread. 1: a killed worker holds only the tasks it was running.
-# More keeps a thread pool fed between tasks (judge_throughput.py: 0.85 of the limit with 4, 0.80
-# with 1), but what a killed worker had reserved waits for the visibility timeout.
+# More can keep a thread pool fed between tasks (judge_throughput.py, 2 x 32 threads, pool 8: 0.896
+# and 0.852 of the limit with 4, 0.889 and 0.887 with 1: no clear gain), but what a killed worker
+# had reserved waits for the visibility timeout.
 CELERY_WORKER_PREFETCH_MULTIPLIER = env_int("CELERY_WORKER_PREFETCH_MULTIPLIER", 1, minimum=1)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("JUDGE_TASK_SOFT_TIME_LIMIT", 240, minimum=5)
 CELERY_TASK_TIME_LIMIT = env_int("JUDGE_TASK_TIME_LIMIT", 300, minimum=10)

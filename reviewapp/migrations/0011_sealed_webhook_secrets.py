@@ -19,16 +19,6 @@ def _rewrite(convert):
     return run
 
 
-def _seal(value):
-    if not value or value.startswith(reviewapp.sealed.PREFIX):
-        return value
-    return reviewapp.sealed.seal(value)
-
-
-def _open(value):
-    return reviewapp.sealed.unseal(value) if value else value
-
-
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -46,5 +36,5 @@ class Migration(migrations.Migration):
             name='secret',
             field=reviewapp.sealed.SealedCharField(),
         ),
-        migrations.RunPython(_rewrite(_seal), _rewrite(_open)),
+        migrations.RunPython(_rewrite(reviewapp.sealed.sealed_form), _rewrite(reviewapp.sealed.unseal)),
     ]

@@ -81,17 +81,22 @@ _STORE = """
 """
 
 
-def _store(*, client: ApiClient | None, request: JudgeRequest) -> Answer:
-    if connection.vendor != "postgresql":
-        return _store_portable(client=client, request=request)
-    now = timezone.now()
-    prior_turns = [turn.model_dump() for turn in request.prior_turns]
-    passages = [
+def _passage_fields(request: JudgeRequest) -> list[dict]:
+    """The request's passages as Passage fields, in order (absent header fields stored blank)."""
+    return [
         {"pid": p.id, "position": position, "text": p.text, "tag": p.tag or "", "agency": p.agency or "",
          "title": p.title or "", "section": p.section or "", "source_url": p.source_url or "",
          "fetched_at": p.fetched_at or ""}
         for position, p in enumerate(request.passages)
     ]
+
+
+def _store(*, client: ApiClient | None, request: JudgeRequest) -> Answer:
+    if connection.vendor != "postgresql":
+        return _store_portable(client=client, request=request)
+    now = timezone.now()
+    prior_turns = [turn.model_dump() for turn in request.prior_turns]
+    passages = _passage_fields(request)
     params = [
         client.pk if client is not None else None, request.external_id, request.question, request.answer,
         json.dumps(prior_turns), json.dumps(request.metadata), request.profile or "", now, now,
@@ -128,12 +133,7 @@ def _store_portable(*, client: ApiClient | None, request: JudgeRequest) -> Answe
         metadata=request.metadata,
         requested_profile=request.profile or "",
     )
-    Passage.objects.bulk_create(
-        Passage(answer=answer, pid=passage.id, position=position, text=passage.text, tag=passage.tag or "",
-                agency=passage.agency or "", title=passage.title or "", section=passage.section or "",
-                source_url=passage.source_url or "", fetched_at=passage.fetched_at or "")
-        for position, passage in enumerate(request.passages)
-    )
+    Passage.objects.bulk_create(Passage(answer=answer, **fields) for fields in _passage_fields(request))
     transaction.on_commit(lambda: enqueue_judging(answer.pk), robust=True)
     return answer
 

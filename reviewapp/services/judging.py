@@ -551,7 +551,7 @@ def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, th
     ]
     if connection.vendor != "postgresql":
         assert then is None, "only the PostgreSQL statement takes `then`"
-        _record_success_portable(answer, run, result)
+        _record_success_portable(answer, run, claim_rows, evidence_rows)
         return True
     if then is None:
         judged, then_params, gate, returned = "", [], "true", "true"
@@ -574,28 +574,22 @@ def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, th
     return row
 
 
-def _record_success_portable(answer: Answer, run: JudgeRun, result) -> None:
-    """run_record_success() through the ORM, for SQLite (the demo); call inside a transaction."""
+def _record_success_portable(answer: Answer, run: JudgeRun, claim_rows: list[dict],
+                             evidence_rows: list[dict]) -> None:
+    """run_record_success() through the ORM, for SQLite (the demo), from the same claim and
+    evidence rows the PostgreSQL statement sends; call inside a transaction."""
     JudgeRun.objects.filter(answer=answer, config_key=run.config_key, is_current=True).exclude(pk=run.pk).update(
         is_current=False)
     run.save(update_fields=["status", "is_current", "finished_at", "latency_ms", "attempts", "prompt_tokens",
                             "completion_tokens", "raw_output", "verdict", "grounding_score", "findings"])
     passages = dict(Passage.objects.filter(answer_id=answer.pk).values_list("pid", "pk"))
-    claims = Claim.objects.bulk_create(
-        Claim(run=run, answer_id=answer.pk, position=position, cid=claim.id, text=claim.text,
-              answer_start=claim.answer_span[0] if claim.answer_span else None,
-              answer_end=claim.answer_span[1] if claim.answer_span else None,
-              label=claim.label, category=claim.category, explanation=claim.explanation, confidence=claim.confidence)
-        for position, claim in enumerate(result.claims)
-    )
-    pid_length = Evidence._meta.get_field("passage_pid").max_length
-    Evidence.objects.bulk_create(
-        Evidence(claim=row, passage_id=passages.get(ev.passage_id), passage_pid=ev.passage_id[:pid_length],
-                 position=position, quote=ev.quote, start=ev.span[0] if ev.span else None,
-                 end=ev.span[1] if ev.span else None, match=ev.match if ev.span else "not_found")
-        for row, claim in zip(claims, result.claims)
-        for position, ev in enumerate(claim.evidence)
-    )
+    claims = Claim.objects.bulk_create(Claim(run=run, answer_id=answer.pk, **row) for row in claim_rows)
+    evidence = []
+    for row in evidence_rows:
+        fields = dict(row)
+        claim = claims[fields.pop("claim_position")]  # claim_rows are in position order
+        evidence.append(Evidence(claim=claim, passage_id=passages.get(fields["passage_pid"]), **fields))
+    Evidence.objects.bulk_create(evidence)
 
 
 def mark_run_failed(run: JudgeRun, error: str, *, transient: bool = False, attempts: int = 1, raw_output: str = ""):
