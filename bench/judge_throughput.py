@@ -9,8 +9,13 @@ through the ingest service in one transaction, so all their tasks are enqueued a
 Measured: answers judged per second from that commit to the last `judged_at`, as a fraction of
 C / latency, and the workers' CPU time (per answer, and as % of one core).
 
+The fleet runs more threads (2 x 40) than C with a fleet-wide in-flight limit of C
+(JUDGE_MAX_IN_FLIGHT, judges.ratelimit.InFlightLimit): with exactly C threads every slot stays
+empty while its thread stores a result and fetches its next task (about 7% of each 1 s cycle
+here, plus gaps between tasks); the extra threads wait with their request ready instead.
+
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk_perf CELERY_BROKER_URL=redis://127.0.0.1:6379/11 \\
-        python bench/judge_throughput.py [--quick] [--answers 2000] [--workers 2 --threads 32]
+        python bench/judge_throughput.py [--quick] [--answers 2000] [--workers 2 --threads 40] [--max-in-flight 64]
 
 The database named by BENCH_DATABASE_URL (default: DATABASE_URL's server, database
 `<name>_bench`) is created, migrated and dropped at the end; the queue is a fresh name.
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -79,6 +85,13 @@ def start_workers(count: int, threads: int, env: dict, workdir: Path) -> list[su
     return workers
 
 
+def refused_by(fake: subprocess.Popen, workdir: Path) -> int:
+    """Stop the fake LLM and read how many requests it refused over its concurrency (its last words)."""
+    stop([fake])
+    match = re.search(r"(\d+) refused over the concurrency limit", (workdir / "fake.log").read_text())
+    return int(match.group(1)) if match else -1
+
+
 def stop(processes: list[subprocess.Popen]) -> None:
     for process in processes:
         if process.poll() is None:
@@ -98,7 +111,9 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=64, help="C: requests the fake LLM serves at once")
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per LLM request")
     parser.add_argument("--workers", type=int, default=2, help="celery worker processes (compose runs 2)")
-    parser.add_argument("--threads", type=int, default=32, help="threads per worker (compose: 32)")
+    parser.add_argument("--threads", type=int, default=40, help="threads per worker (compose: 40)")
+    parser.add_argument("--max-in-flight", type=int, default=None,
+                        help="JUDGE_MAX_IN_FLIGHT of the workers (default: C; 0: no fleet limit)")
     parser.add_argument("--pool-size", type=int, default=16,
                         help="DATABASE_POOL_SIZE of the workers (0: a connection per thread)")
     parser.add_argument("--seed", type=int, default=8)
@@ -124,6 +139,7 @@ def main() -> int:
         "JUDGE_PROFILE": "claim_audit",
         "DEBUG": "false",
         "DATABASE_POOL_SIZE": str(args.pool_size),
+        "JUDGE_MAX_IN_FLIGHT": str(args.concurrency if args.max_in_flight is None else args.max_in_flight),
     }
     os.environ.update(env)
     processes = [fake]
@@ -150,7 +166,7 @@ def main() -> int:
         request = JudgeRequest.model_validate(body)
         if args.py_spy:  # py-spy is a dev tool, not a dependency: `pip install py-spy`
             processes.insert(0, subprocess.Popen(
-                ["py-spy", "record", "--pid", str(workers[0].pid), "--rate", "200", "--format", "raw", "--gil",
+                ["py-spy", "record", "--pid", str(workers[0].pid), "--rate", "200", "--format", "raw", *os.environ.get("PYSPY_FLAGS", "--gil").split(),
                  "--nonblocking", "-o", args.py_spy], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         cpu_before = {w.pid: cpu_seconds(w.pid) for w in workers} | {fake.pid: cpu_seconds(fake.pid)}
 
@@ -175,6 +191,7 @@ def main() -> int:
         failed = Answer.objects.filter(status=Answer.Status.FAILED).count()
         cpu_after = {w.pid: cpu_seconds(w.pid) for w in workers} | {fake.pid: cpu_seconds(fake.pid)}
         connection.close()
+        refused = refused_by(fake, workdir)
         if done < answers or finished is None:
             print(f"gave up: {done} of {answers} judged", flush=True)
             return 1
@@ -184,13 +201,15 @@ def main() -> int:
         fake_cpu = cpu_after[fake.pid] - cpu_before[fake.pid]
         command = " ".join(["python", "bench/judge_throughput.py", *sys.argv[1:]])
         setup = {"answers": answers, "workers": args.workers, "threads": args.threads, "pool_size": args.pool_size,
-                 "concurrency": args.concurrency, "latency_s": args.latency}
+                 "concurrency": args.concurrency, "latency_s": args.latency,
+                 "max_in_flight": int(env["JUDGE_MAX_IN_FLIGHT"]), "refused_429": refused}
         print(f"judged {answers - failed} ({failed} failed) in {seconds:.1f}s: {rate:.1f} answers/s; "
               f"limit C/latency = {limit:.0f}/s; fraction {rate / limit:.3f}")
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
               f"workers: {worker_cpu:.1f} CPU s = {worker_cpu / seconds * 100:.0f}% of one core, "
               f"{worker_cpu / answers * 1000:.1f} ms CPU per answer; fake LLM {fake_cpu:.1f} CPU s; "
-              f"peak Postgres connections of the workers {peak_connections}")
+              f"peak Postgres connections of the workers {peak_connections}; "
+              f"{refused} requests refused by the LLM over its concurrency (429)")
         layout = f"C={args.concurrency}, {args.latency:g} s, {args.workers}x{args.threads} threads"
         setup["load_average_1m"] = os.getloadavg()[0]  # the box is shared: how busy it was
         record(f"judge throughput ({layout})", rate, "answers/s", command=command, **setup)

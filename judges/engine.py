@@ -30,10 +30,14 @@ class JudgeConfig:
     # offline judge reads no prompt, so it ignores them and its identity says so).
     examples: WorkedExamples | None = None
     # A fleet-wide limit on LLM requests / tokens per minute (judges.ratelimit), shared through
-    # Redis by every worker judging with the same endpoint and model. 0: no limit.
+    # Redis by every worker judging with the same endpoint and model. 0: no limit. The Redis URL
+    # serves the in-flight limit below too.
     rate_limit_rpm: int = 0
     rate_limit_tpm: int = 0
     rate_limit_redis_url: str | None = None
+    # At most this many requests in flight at once across the fleet, for the same endpoint and
+    # model (judges.ratelimit.InFlightLimit, through the same Redis). 0: no limit.
+    max_in_flight: int = 0
 
 
 class JudgeError(Exception):

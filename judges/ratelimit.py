@@ -1,4 +1,5 @@
-"""A fleet-wide limit on LLM requests and tokens per minute, shared through Redis.
+"""Fleet-wide limits on LLM requests, shared through Redis: requests and tokens per minute
+(`RateLimiter`), and requests in flight at once (`InFlightLimit`).
 
 Celery's `rate_limit` is per worker; a provider's limit is per key. Every worker thread and process
 asks one Redis sorted set for a slot before each request attempt, so the fleet together stays
@@ -19,6 +20,16 @@ Why not the `limits` package (checked: its Redis moving window is the same idea)
 list entry per unit of cost, i.e. per token (a 1M tokens/min limit means a 1M-entry list and
 thousands of pushes per request), stamps entries with each worker's own clock, and cannot correct
 a hit once the real usage is known.
+
+In flight: a provider (or a self-hosted model server) that serves C requests at once answers
+the C+1st with a 429. The fleet can keep it exactly at C only if every request slot is refilled
+the moment it frees, which C worker threads cannot do: each spends part of every cycle on the
+database, on the broker and waiting for the GIL (measured: ~7% of a 1 s call, plus gaps between
+tasks). With a fleet-wide in-flight limit of C, the fleet runs more threads than C; the extra
+ones have their next request ready and take a slot as soon as one frees (woken through a Redis
+list, not by polling). Each slot is a lease in a sorted set, scored by its expiry on the Redis
+clock: a worker killed mid-request loses its slot after the lease (the request's own timeout and
+a margin), not never.
 """
 
 from __future__ import annotations
@@ -87,8 +98,8 @@ class RateLimitUnavailable(Exception):
 class RateLimitTimeout(Exception):
     """The limit would not admit the request before the caller's deadline."""
 
-    def __init__(self, waited: float, wait_more: float):
-        super().__init__(f"fleet rate limit: waited {waited:.1f}s and a slot frees up only in {wait_more:.1f}s more")
+    def __init__(self, waited: float, wait_more: float, limit: str = "fleet rate limit"):
+        super().__init__(f"{limit}: waited {waited:.1f}s and a slot frees up only in {wait_more:.1f}s more")
         self.waited = waited
         self.wait_more = wait_more
 
@@ -164,15 +175,102 @@ class RateLimiter:
         self._redis.delete(self.key)
 
 
-_limiters: dict[tuple, RateLimiter] = {}
+# KEYS[1]: the leases (sorted set of ids scored by expiry). ARGV: limit, lease seconds, id.
+# Returns {1, 0} when the slot is taken, else {0, seconds until the first lease expires}.
+_TAKE_SLOT = """
+local now = redis.call('TIME')
+local t = tonumber(now[1]) + tonumber(now[2]) / 1000000
+local limit, lease = tonumber(ARGV[1]), tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', t)
+if redis.call('ZCARD', KEYS[1]) >= limit then
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {0, tostring(tonumber(first[2]) - t)}
+end
+redis.call('ZADD', KEYS[1], t + lease, ARGV[3])
+redis.call('PEXPIRE', KEYS[1], math.ceil(lease * 1000) + 1000)
+return {1, '0'}
+"""
+
+# KEYS[1]: the leases, KEYS[2]: the list waiters block on. ARGV: id, limit. A freed slot pushes one
+# wake-up (at most `limit` are kept: a wake-up nobody waited for only costs a waiter one retry).
+_FREE_SLOT = """
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
+  redis.call('LPUSH', KEYS[2], '1')
+  redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)
+  redis.call('PEXPIRE', KEYS[2], 60000)
+end
+return 1
+"""
+WAKE_CHECK_SECONDS = 1.0  # longest block on the wake-up list before looking at the leases again
+
+
+class InFlightLimit:
+    """At most `limit` requests in flight at once for everyone using the same Redis key."""
+
+    def __init__(self, redis_url: str, *, key: str, limit: int, lease_s: float):
+        import redis
+
+        if limit < 1 or lease_s <= 0:
+            raise ValueError("an in-flight limit needs limit >= 1 and a lease above 0 s")
+        self.key = key
+        self.freed_key = f"{key}:freed"
+        self.limit = limit
+        self.lease_s = lease_s
+        self._errors = redis.RedisError
+        # The socket timeout outlasts the longest block on the wake-up list.
+        self._redis = redis.Redis.from_url(redis_url, socket_timeout=WAKE_CHECK_SECONDS + 5, socket_connect_timeout=5)
+        self._take = self._redis.register_script(_TAKE_SLOT)
+        self._free = self._redis.register_script(_FREE_SLOT)
+
+    def acquire(self, *, deadline: float | None = None) -> str:
+        """Take a slot, waiting until one frees; returns the slot's id for release(). Raises
+        RateLimitTimeout rather than wait past `deadline` (time.monotonic()), RateLimitUnavailable
+        when Redis cannot be asked."""
+        started = time.monotonic()
+        try:
+            while True:
+                slot = uuid.uuid4().hex
+                taken, expires_in = self._take(keys=[self.key], args=[self.limit, self.lease_s, slot])
+                if taken:
+                    return slot
+                now = time.monotonic()
+                wait = min(float(expires_in), WAKE_CHECK_SECONDS)
+                if deadline is not None:
+                    if now >= deadline:
+                        raise RateLimitTimeout(now - started, float(expires_in), "fleet in-flight limit")
+                    wait = min(wait, deadline - now)
+                # Redis takes fractional seconds; 0 would mean forever.
+                self._redis.blpop([self.freed_key], timeout=max(wait, 0.01))
+        except self._errors as exc:
+            raise RateLimitUnavailable(f"fleet in-flight limit: Redis unavailable: {exc}") from None
+
+    def release(self, slot: str) -> None:
+        try:
+            self._free(keys=[self.key, self.freed_key], args=[slot, self.limit])
+        except self._errors as exc:  # the slot frees itself when its lease ends
+            log.warning("fleet in-flight limit: could not free a slot (it frees at its lease's end): %s", exc)
+
+    def reset(self) -> None:
+        self._redis.delete(self.key, self.freed_key)
+
+
+_limiters: dict[tuple, RateLimiter | InFlightLimit] = {}
 _lock = threading.Lock()
 
 
-def limiter_for(redis_url: str, *, key: str, rpm: int, tpm: int) -> RateLimiter:
+def _shared(kind: type, redis_url: str, **config):
     """One limiter (and one Redis connection pool) per configuration, shared by a process's threads."""
-    config = (redis_url, key, rpm, tpm)
+    identity = (kind, redis_url, *sorted(config.items()))
     with _lock:
-        limiter = _limiters.get(config)
+        limiter = _limiters.get(identity)
         if limiter is None:
-            limiter = _limiters[config] = RateLimiter(redis_url, key=key, rpm=rpm, tpm=tpm)
+            limiter = _limiters[identity] = kind(redis_url, **config)
     return limiter
+
+
+def limiter_for(redis_url: str, *, key: str, rpm: int, tpm: int) -> RateLimiter:
+    return _shared(RateLimiter, redis_url, key=key, rpm=rpm, tpm=tpm)
+
+
+def in_flight_limit_for(redis_url: str, *, key: str, limit: int, lease_s: float) -> InFlightLimit:
+    return _shared(InFlightLimit, redis_url, key=key, limit=limit, lease_s=lease_s)

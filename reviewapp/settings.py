@@ -239,10 +239,14 @@ JUDGE_RATE_LIMIT_REDIS_URL = env_url(
     CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None,
     schemes=("redis", "rediss"),
 )
-if (JUDGE_RATE_LIMIT_RPM or JUDGE_RATE_LIMIT_TPM) and not JUDGE_RATE_LIMIT_REDIS_URL:
+# At most this many LLM requests in flight at once for the whole fleet (the endpoint's concurrency
+# limit, past which it answers 429). Run more worker threads than this: the extra ones have their
+# next request ready and send it the moment a slot frees. 0 = no limit.
+JUDGE_MAX_IN_FLIGHT = env_int("JUDGE_MAX_IN_FLIGHT", 0, minimum=0)
+if (JUDGE_RATE_LIMIT_RPM or JUDGE_RATE_LIMIT_TPM or JUDGE_MAX_IN_FLIGHT) and not JUDGE_RATE_LIMIT_REDIS_URL:
     # A limit each process kept to itself would let N workers send N times the limit.
-    raise ImproperlyConfigured("JUDGE_RATE_LIMIT_RPM/TPM need Redis: set JUDGE_RATE_LIMIT_REDIS_URL "
-                               "(it defaults to CELERY_BROKER_URL when that is redis://)")
+    raise ImproperlyConfigured("JUDGE_RATE_LIMIT_RPM/TPM and JUDGE_MAX_IN_FLIGHT need Redis: set "
+                               "JUDGE_RATE_LIMIT_REDIS_URL (it defaults to CELERY_BROKER_URL when that is redis://)")
 
 # --- Pages ---------------------------------------------------------------------------------
 # /calibration/ aggregates every decided claim; its figures are reused for this many seconds.

@@ -17,7 +17,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 SERVICES = ("postgres", "redis", "web", "worker", "beat")
 APP_SERVICES = ("web", "worker", "beat")
-LLM_VARIABLES = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_MODEL", "JUDGE_PROFILE")
+LLM_VARIABLES = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_MODEL", "JUDGE_PROFILE", "JUDGE_RATE_LIMIT_RPM",
+                 "JUDGE_RATE_LIMIT_TPM", "JUDGE_MAX_IN_FLIGHT")
 # gunicorn options that take a value, so that their value is not mistaken for the app target.
 GUNICORN_VALUE_OPTIONS = {
     "-b", "--bind", "-w", "--workers", "-k", "--worker-class", "-t", "--timeout", "-c", "--config",

@@ -1,5 +1,6 @@
-"""The fleet-wide LLM rate limit (judges.ratelimit) against the real Redis: several processes with
-their own clients share one limit; the openai backend waits for it against the fake server."""
+"""The fleet-wide LLM limits (judges.ratelimit) against the real Redis: several processes with
+their own clients share one limit (requests per minute, or requests in flight); the openai backend
+waits for them against the fake server."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 import redis
 
 from judges import JudgeConfig, JudgeError, JudgeRequest, judge
-from judges.ratelimit import RateLimiter, RateLimitTimeout, RateLimitUnavailable
+from judges.ratelimit import InFlightLimit, RateLimiter, RateLimitTimeout, RateLimitUnavailable
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.judges.test_openai_backend import ANSWER, GOOD, PASSAGE
 
@@ -96,6 +97,84 @@ def test_an_unreachable_redis_is_an_error_not_an_unlimited_request(key):
         limiter.try_acquire()
 
 
+# --- requests in flight -------------------------------------------------------------------------
+
+
+def hold_slots(redis_url: str, key: str, limit: int, seconds: float) -> list[int]:
+    """One process, 4 threads with their own client: take a slot, hold it 20 ms, give it back, for
+    `seconds`; each holder notes how many holders there were (a shared Redis counter)."""
+    client = redis.Redis.from_url(redis_url)
+    limiter = InFlightLimit(redis_url, key=key, limit=limit, lease_s=10)
+    seen: list[int] = []
+
+    def loop():
+        stop = time.monotonic() + seconds
+        while time.monotonic() < stop:
+            slot = limiter.acquire()
+            seen.append(client.incr(f"{key}:holders"))
+            time.sleep(0.02)
+            client.decr(f"{key}:holders")
+            limiter.release(slot)
+
+    threads = [threading.Thread(target=loop) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return seen
+
+
+def test_processes_sharing_an_in_flight_limit_never_hold_more_slots_than_it(redis_url, key):
+    with multiprocessing.get_context("spawn").Pool(3) as pool:
+        runs = pool.starmap(hold_slots, [(redis_url, key, 5, 2.0)] * 3)
+    redis.Redis.from_url(redis_url).delete(f"{key}:holders", f"{key}:freed")
+    seen = [count for run in runs for count in run]
+    assert max(seen) == 5  # 12 threads wanting slots: all 5 in use, never a 6th
+    assert all(run for run in runs)
+    # Kept full: 5 slots of 20 ms for 2 s is ~500 holds at most; waking by polling would give far fewer.
+    assert len(seen) > 250
+
+
+def test_a_freed_slot_wakes_a_waiter_at_once(redis_url, key):
+    limit = InFlightLimit(redis_url, key=key, limit=1, lease_s=10)
+    held = limit.acquire()
+    taken = []
+    waiter = threading.Thread(target=lambda: taken.append((limit.acquire(), time.monotonic())))
+    waiter.start()
+    time.sleep(0.3)
+    assert not taken
+    freed = time.monotonic()
+    limit.release(held)
+    waiter.join(timeout=5)
+    limit.reset()
+    assert taken and taken[0][1] - freed < 0.1  # woken by the release, not by a poll
+
+
+def test_a_slot_whose_holder_died_frees_when_its_lease_ends(redis_url, key):
+    limit = InFlightLimit(redis_url, key=key, limit=1, lease_s=0.5)
+    limit.acquire()  # never released: its worker was killed mid-request
+    started = time.monotonic()
+    limit.acquire(deadline=started + 5)
+    limit.reset()
+    assert 0.3 < time.monotonic() - started < 1.5
+
+
+def test_waiting_for_a_slot_stops_at_the_callers_deadline(redis_url, key):
+    limit = InFlightLimit(redis_url, key=key, limit=1, lease_s=30)
+    limit.acquire()
+    started = time.monotonic()
+    with pytest.raises(RateLimitTimeout, match="in-flight limit"):
+        limit.acquire(deadline=started + 0.4)
+    limit.reset()
+    assert 0.35 < time.monotonic() - started < 1.0
+
+
+def test_an_unreachable_redis_is_an_error_not_an_unlimited_flight(key):
+    limit = InFlightLimit("redis://127.0.0.1:1/0", key=key, limit=2, lease_s=5)
+    with pytest.raises(RateLimitUnavailable, match="in-flight limit: Redis unavailable"):
+        limit.acquire()
+
+
 # --- the openai backend -------------------------------------------------------------------------
 
 
@@ -169,3 +248,32 @@ def test_without_a_limit_no_redis_is_needed(redis_url):
         config = _config(fake, None, rate_limit_rpm=0, rate_limit_redis_url="redis://127.0.0.1:1/0")
         request = JudgeRequest.model_validate({"passages": [{"text": PASSAGE}], "answer": ANSWER})
         assert judge(request, config).result.claims
+
+
+def _judge_in_threads(config: JudgeConfig, count: int) -> list:
+    request = JudgeRequest.model_validate({"passages": [{"text": PASSAGE}], "answer": ANSWER})
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(judge(request, config))) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    return results
+
+
+def test_the_openai_backend_keeps_an_endpoint_at_its_concurrency_without_a_429(redis_url):
+    # The endpoint serves 3 at once and refuses the 4th with a 429; 8 threads judge at once.
+    with FakeOpenAI(default=Reply.ok(GOOD), latency=0.2, max_concurrency=3) as fake:
+        config = _config(fake, redis_url, rate_limit_rpm=0, max_in_flight=3)
+        try:
+            results = _judge_in_threads(config, 8)
+        finally:
+            redis.Redis.from_url(redis_url).delete(f"judges:llm-in-flight:{config.base_url}|{config.model}",
+                                                   f"judges:llm-in-flight:{config.base_url}|{config.model}:freed")
+        assert len(results) == 8 and all(output.result.judge.attempts == 1 for output in results)
+        assert fake.concurrency_rejections == 0
+        assert fake.peak_concurrency == 3  # and kept at it
+    # Without the limit the same threads are refused and wait out Retry-After.
+    with FakeOpenAI(default=Reply.ok(GOOD), latency=0.2, max_concurrency=3) as fake:
+        _judge_in_threads(_config(fake, redis_url, rate_limit_rpm=0), 8)
+        assert fake.concurrency_rejections > 0

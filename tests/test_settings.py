@@ -35,6 +35,7 @@ def _start(*args, **env) -> subprocess.CompletedProcess:
         ("ALLOWED_HOSTS", "a,,b"),
         ("JUDGE_TIMEOUT_SECONDS", "0"),
         ("JUDGE_RATE_LIMIT_RPM", "lots"),
+        ("JUDGE_MAX_IN_FLIGHT", "-1"),
         ("JUDGE_RATE_LIMIT_REDIS_URL", "http://127.0.0.1:6379"),
         ("API_RATE_LIMIT", "lots"),
         ("API_RATE_LIMIT_REDIS_URL", "http://127.0.0.1:6379"),
@@ -54,9 +55,10 @@ def test_the_openai_backend_without_an_endpoint_stops_start_up():
     assert "OPENAI_BASE_URL" in result.stderr
 
 
-def test_a_rate_limit_without_redis_stops_start_up():
+@pytest.mark.parametrize("limit", [{"JUDGE_RATE_LIMIT_RPM": "600"}, {"JUDGE_MAX_IN_FLIGHT": "64"}])
+def test_a_fleet_limit_without_redis_stops_start_up(limit):
     # Kept per process, a limit would let every worker send the whole limit.
-    result = _start(JUDGE_RATE_LIMIT_RPM="600", CELERY_BROKER_URL="filesystem://", JUDGE_RATE_LIMIT_REDIS_URL=None)
+    result = _start(**limit, CELERY_BROKER_URL="filesystem://", JUDGE_RATE_LIMIT_REDIS_URL=None)
     assert result.returncode != 0
     assert "JUDGE_RATE_LIMIT_REDIS_URL" in result.stderr
 

@@ -17,8 +17,9 @@ Temperature is 0 for the judgment itself. Usage, latency and attempts are summed
 request made for the answer.
 
 With a fleet-wide rate limit configured (judges.ratelimit), every attempt first waits for a slot;
-that wait is spent from the same retry budget, so a saturated limit ends in a transient JudgeError
-(the task retries later) instead of a job that hangs.
+with a fleet-wide in-flight limit, it then waits for one of its slots and holds it for the HTTP
+request only (not while backing off). Both waits are spent from the same retry budget, so a
+saturated limit ends in a transient JudgeError (the task retries later) instead of a job that hangs.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +39,16 @@ import orjson
 from judges.engine import JudgeConfig, JudgeError, JudgeOutput
 from judges.examples import versioned
 from judges.profiles.base import OutputError, Profile
-from judges.ratelimit import RateLimiter, RateLimitTimeout, RateLimitUnavailable, Ticket, estimate_tokens, limiter_for
+from judges.ratelimit import (
+    InFlightLimit,
+    RateLimiter,
+    RateLimitTimeout,
+    RateLimitUnavailable,
+    Ticket,
+    estimate_tokens,
+    in_flight_limit_for,
+    limiter_for,
+)
 from judges.types import JudgeInfo, JudgeRequest, JudgeResult, Usage
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
@@ -182,21 +194,23 @@ def _complete(config: JudgeConfig, profile: Profile, messages: list[dict], *, te
                 attempts=call.attempts,
             )
         ticket = _wait_for_rate_limit(config, call, messages)
-        remaining = call.deadline - time.monotonic()
-        call.attempts += 1
+        # The body before the slot: a slot is held only while the endpoint works.
+        body = orjson.dumps({"model": config.model, "messages": messages, "temperature": temperature,
+                             **_response_format(kind, profile)})
         try:
-            # The client's plain POST, not chat.completions.create(): the same request, retries
-            # and errors (APIStatusError, APIConnectionError), but no walk of the messages to
-            # "transform" them, no pydantic models built from the reply, and the body encoded by
-            # orjson: together about 2.5 ms less CPU per call, on workers that are CPU-bound.
-            body = {"model": config.model, "messages": messages, "temperature": temperature,
-                    **_response_format(kind, profile)}
-            http_response = client.post(
-                "/chat/completions",
-                cast_to=httpx2.Response,
-                content=orjson.dumps(body),
-                options={"timeout": max(min(config.timeout_s, remaining), 0.001), "headers": _JSON_BODY},
-            )
+            with _in_flight_slot(config, call):
+                remaining = call.deadline - time.monotonic()
+                call.attempts += 1
+                # The client's plain POST, not chat.completions.create(): the same request, retries
+                # and errors (APIStatusError, APIConnectionError), but no walk of the messages to
+                # "transform" them, no pydantic models built from the reply, and the body encoded by
+                # orjson: together about 2.5 ms less CPU per call, on workers that are CPU-bound.
+                http_response = client.post(
+                    "/chat/completions",
+                    cast_to=httpx2.Response,
+                    content=body,
+                    options={"timeout": max(min(config.timeout_s, remaining), 0.001), "headers": _JSON_BODY},
+                )
         except openai.APIStatusError as exc:
             if _refuses_response_format(exc) and kind != FORMATS[-1]:
                 with _lock:
@@ -236,6 +250,34 @@ def _wait_for_rate_limit(config: JudgeConfig, call: _Call, messages: list[dict])
     except (RateLimitTimeout, RateLimitUnavailable) as exc:
         raise JudgeError(f"gave up after {call.attempts} attempts: {exc}", transient=True,
                          attempts=call.attempts) from None
+
+
+LEASE_MARGIN_SECONDS = 5.0  # an in-flight slot outlives its request's timeout by this much
+
+
+def _in_flight_limit(config: JudgeConfig) -> InFlightLimit | None:
+    if not config.max_in_flight or not config.rate_limit_redis_url:
+        return None
+    return in_flight_limit_for(config.rate_limit_redis_url, key=f"judges:llm-in-flight:{config.base_url}|{config.model}",
+                               limit=config.max_in_flight, lease_s=config.timeout_s + LEASE_MARGIN_SECONDS)
+
+
+@contextmanager
+def _in_flight_slot(config: JudgeConfig, call: _Call) -> Iterator[None]:
+    """Hold one of the fleet's in-flight slots for the block (no limit configured: just run it)."""
+    limit = _in_flight_limit(config)
+    if limit is None:
+        yield
+        return
+    try:
+        slot = limit.acquire(deadline=call.deadline)
+    except (RateLimitTimeout, RateLimitUnavailable) as exc:
+        raise JudgeError(f"gave up after {call.attempts} attempts: {exc}", transient=True,
+                         attempts=call.attempts) from None
+    try:
+        yield
+    finally:
+        limit.release(slot)
 
 
 def _wait_before_retry(config: JudgeConfig, call: _Call, failures: int, reason: str, retry_after: float | None) -> int:

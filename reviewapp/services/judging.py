@@ -68,6 +68,7 @@ def endpoint_settings() -> dict:
         "rate_limit_rpm": settings.JUDGE_RATE_LIMIT_RPM,
         "rate_limit_tpm": settings.JUDGE_RATE_LIMIT_TPM,
         "rate_limit_redis_url": settings.JUDGE_RATE_LIMIT_REDIS_URL,
+        "max_in_flight": settings.JUDGE_MAX_IN_FLIGHT,
     }
 
 
