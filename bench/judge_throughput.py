@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.results import record  # noqa: E402
 from bench.workload import admin_sql, bench_database_url, claim_audit_reply, payload  # noqa: E402
+from tests.faultkit import Worker  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -63,26 +64,6 @@ def start_fake_llm(reply: str, latency: float, concurrency: int, workdir: Path) 
         server.kill()
         sys.exit(f"the fake LLM did not start: {line!r}")
     return server, line.split()[-1]
-
-
-def start_workers(count: int, threads: int, env: dict, workdir: Path) -> list[subprocess.Popen]:
-    workers = []
-    for number in range(count):
-        log = workdir / f"worker{number}.log"
-        workers.append(subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "reviewapp", "worker", "-P", "threads", "-c", str(threads),
-             "-Q", env["CELERY_QUEUE"], "--without-gossip", "--without-mingle", "--without-heartbeat",
-             "-l", "info", "-n", f"bench{number}-{os.getpid()}@%h"],
-            cwd=ROOT, env=env, stdout=open(log, "w"), stderr=subprocess.STDOUT,
-        ))
-    deadline = time.monotonic() + 90
-    for number, worker in enumerate(workers):
-        log = workdir / f"worker{number}.log"
-        while "ready." not in log.read_text():
-            if worker.poll() is not None or time.monotonic() > deadline:
-                sys.exit(f"worker {number} did not start:\n{log.read_text()[-3000:]}")
-            time.sleep(0.2)
-    return workers
 
 
 def refused_by(fake: subprocess.Popen, workdir: Path) -> int:
@@ -161,7 +142,9 @@ def main() -> int:
         call_command("migrate", verbosity=0)
         Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai",
                               judge_profile="claim_audit", note="judge throughput benchmark")
-        workers = start_workers(args.workers, args.threads, env, workdir)
+        # The tests' worker subprocess (tests/faultkit.py), on threads: processes of their own.
+        workers = [Worker(env, workdir / f"worker{number}.log", pool="threads", concurrency=args.threads,
+                          name=f"bench{number}").start().proc for number in range(args.workers)]
         processes = workers + [fake]
         request = JudgeRequest.model_validate(body)
         if args.py_spy:  # py-spy is a dev tool, not a dependency: `pip install py-spy`
