@@ -6,9 +6,11 @@ Target: p95 <= 100 ms for each page.
 
 Uses Django's test client in-process (no network), so the figures are the view's own time: the
 queue's default view, each filter, search, a deep page by keyset cursor, the review page of an
-answer with 20 passages of 2,000 characters and 15 claims, and /calibration/ (its figures cached
-for CALIBRATION_CACHE_SECONDS; the uncached computation is timed separately). Prints the EXPLAIN
-(ANALYZE) of the queue's main queries, so the indexes they use are on record.
+answer with 20 passages of 2,000 characters and 15 claims, "Start reviewing" (the lease of the
+next free answer and its review page, as reviewers start a shift one after another), and
+/calibration/ (its figures cached for CALIBRATION_CACHE_SECONDS; the uncached computation is timed
+separately). Prints the EXPLAIN (ANALYZE) of the queue's main queries, so the indexes they use are
+on record.
 """
 
 from __future__ import annotations
@@ -176,6 +178,14 @@ def main() -> int:
                  "cpu_median_ms": round(cpu, 1)}
         record(f"page p95 {name}", p95, "ms", TARGET_MS, higher_is_better=False, **extra)
 
+    # "Start reviewing": the lease of the next free answer and the review page it redirects to.
+    p50, p95, cpu = next_answer_times(repeats)
+    name = "next answer (lease + review page)"
+    failures += p95 > TARGET_MS
+    print(f"{name:52} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   CPU {cpu:6.1f} ms")
+    record(f"page p95 {name}", p95, "ms", TARGET_MS, higher_is_better=False, command=COMMAND, answers=answers,
+           requests=repeats, p50_ms=round(p50, 1), cpu_median_ms=round(cpu, 1))
+
     # /calibration/: the page as served (figures cached), and the computation it caches.
     cache.delete(calibration.CACHE_KEY)
     admin_client.get("/calibration/")  # fills the cache, as the first view after a TTL does
@@ -213,9 +223,36 @@ def main() -> int:
     explain("queue search 'ride 12' (prefix, ~10%)", _searched("ride 12", user))
     explain("queue deep page (keyset)", _after(default, deep).order_by("-priority", "created_at", "id").values("id")[:51])
     explain("review page claims", Claim.objects.filter(run_id=shaped.judged_by_id).order_by("position"))
-    print(f"\n{failures} of {len(urls)} pages above {TARGET_MS} ms at p95; "
+    print(f"\n{failures} of {len(urls) + 1} pages above {TARGET_MS} ms at p95; "
           f"load average now {os.getloadavg()[0]:.2f}")
     return 0
+
+
+def next_answer_times(repeats: int) -> tuple[float, float, float]:
+    """"Start reviewing" (POST /queue/next, following its redirect) by `repeats` reviewers in turn,
+    as at the start of a shift: each leases the first free answer of the queue, walking past those
+    the earlier ones hold, and opens it. The leases are given back afterwards. p50, p95, CPU."""
+    reviewers = []
+    group = Group.objects.get_or_create(name="reviewer")[0]
+    for n in range(repeats + 1):  # the first one warms up
+        user, _ = get_user_model().objects.get_or_create(username=f"bench-next-{n}")
+        user.groups.add(group)
+        client = Client()
+        client.force_login(user)
+        reviewers.append(client)
+    samples, cpu = [], []
+    try:
+        for n, client in enumerate(reviewers):
+            started, cpu_started = time.perf_counter(), time.process_time()
+            response = client.post("/queue/next", follow=True)
+            if n:
+                samples.append((time.perf_counter() - started) * 1000)
+                cpu.append((time.process_time() - cpu_started) * 1000)
+            assert response.status_code == 200 and "/review/" in response.redirect_chain[-1][0], response.redirect_chain
+    finally:
+        Answer.objects.filter(lease_holder__username__startswith="bench-next-").update(
+            lease_holder=None, lease_expires_at=None)
+    return statistics.median(samples), statistics.quantiles(samples, n=20)[-1], statistics.median(cpu)
 
 
 def _searched(text: str, user):
