@@ -2,9 +2,10 @@
 
 The plain way is the definition of the format: every decided claim read through the ORM as values
 (Django's own loaders), made a row by `claim_row`, encoded by `_json_line` / `_csv_line(csv_cells(row))`
-(orjson, the csv module, `neutralize`). `export_stream` instead encodes each answer's part once
-per batch, joins plain CSV cells itself, parses timestamps with psycopg's C loader and reads
-batches ahead on a thread; this file checks it changes no byte, across batch boundaries.
+(orjson, the csv module, `neutralize`). `export_stream` instead has Postgres make each claim's own
+part of its line (CLAIM_JSONL, CLAIM_CSV: to_json, SQL quoting and neutralizing), encodes each
+answer's part once per batch, parses timestamps with psycopg's C loader and reads batches ahead on
+a thread; this file checks it changes no byte, across batch boundaries.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 from collections import defaultdict
 from datetime import timedelta
 
+import orjson
 import pytest
 from django.utils import timezone
 
@@ -135,16 +137,18 @@ def test_the_fast_encoders_write_the_bytes_of_the_plain_ones(monkeypatch, fmt, b
     assert len(rows) == decided
 
 
-def test_plain_cells_are_what_csv_writes_and_the_rest_go_to_csv():
-    for cells, count in [("a,b,c", 3), ("", 1), ("x,,y", 3)]:
-        assert exports._plain(cells, count)
-    for cells, count in [('a,"b",c', 3), ("a,b\nc,d", 3), ("a,b,c", 2), ("=a,b", 2), ("a,-b", 2), ("a,\rb", 2),
-                         ("a,@b", 2), ("a,\tb", 2), ("+a", 1)]:
-        assert not exports._plain(cells, count)
-    for cell in ['[{"quote":"a, b"}]', "[]", "x\ny", 'say "hi"', "plain"]:
-        buffer = io.StringIO()
-        csv.writer(buffer).writerow([cell, ""])
-        assert exports._csv_quoted(cell) + ",\r\n" == buffer.getvalue()
+def test_postgres_writes_a_text_value_as_orjson_and_csv_write_it():
+    """The escaping the SQL-made parts rely on, value by value (every control character included)."""
+    from django.db import connection
+
+    values = [*AWKWARD, "".join(map(chr, range(1, 32))), "\u2028\u2029\x7f\x80\ufeff", "'", '"', ",", "=", "-"]
+    with connection.cursor() as cursor:
+        for value in values:
+            cursor.execute(f"SELECT to_json(v)::text, {exports._sql_csv_text('v')} FROM (VALUES (%s::text)) AS t(v)",
+                           [value])
+            as_json, as_csv = cursor.fetchone()
+            assert as_json == orjson.dumps(value).decode()
+            assert as_csv + ",\r\n" == exports._csv_line([exports.neutralize(value), ""]).decode()
 
 
 @pytest.mark.django_db(transaction=True)
