@@ -119,8 +119,22 @@ def _awkward_answers() -> int:
 @pytest.mark.parametrize("fmt", ["jsonl", "csv"])
 @pytest.mark.parametrize("batch", [1, 3, 5000])
 def test_the_fast_encoders_write_the_bytes_of_the_plain_ones(monkeypatch, fmt, batch):
-    decided = _awkward_answers()
     monkeypatch.setattr(exports, "BATCH", batch)  # answers split across batches, and not
+    _check_the_bytes_of_the_plain_ones(fmt)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+@pytest.mark.parametrize("batch", [1, 3, 5000])
+def test_two_readers_taking_blocks_in_turn_write_the_same_bytes(monkeypatch, fmt, batch):
+    """The export opens its transaction here (the rows are committed): two readers, two connections."""
+    monkeypatch.setattr(exports, "BATCH", batch)
+    monkeypatch.setattr(exports, "BLOCK", 2)  # two answers a block: many turns, answers split or not
+    _check_the_bytes_of_the_plain_ones(fmt)
+
+
+def _check_the_bytes_of_the_plain_ones(fmt: str) -> None:
+    decided = _awkward_answers()
     expected = _reference(fmt)
     data = b"".join(export_stream(fmt, ExportFilters()))
     assert data == expected
@@ -152,21 +166,32 @@ def test_postgres_writes_a_text_value_as_orjson_and_csv_write_it():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_stream_abandoned_mid_export_stops_its_read_ahead_thread_and_ends_the_transaction(monkeypatch):
+def test_a_stream_abandoned_mid_export_stops_its_read_ahead_threads_closes_their_connection_and_ends_the_transaction(
+        monkeypatch):
     import threading
 
     from django.db import connection
 
-    monkeypatch.setattr(exports, "BATCH", 1)  # many batches: the reader is still busy when the client leaves
+    monkeypatch.setattr(exports, "BATCH", 1)  # many batches: the readers are still busy when the client leaves
+    monkeypatch.setattr(exports, "BLOCK", 1)  # one answer a block: both readers have work
     rita = make.user("rita", "reviewer")
     for _ in range(6):
         make.claim(make.answer(), "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
+
+    def backends() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()")
+            return cursor.fetchone()[0]
+
+    before = backends()
     stream = export_stream("jsonl", ExportFilters())
     first = next(stream)
-    assert [t.name for t in threading.enumerate()].count("export-read-ahead") == 1
+    readers = [t for t in threading.enumerate() if t.name.startswith("export-read-ahead")]
+    assert len(readers) == 2
     stream.close()
-    assert "export-read-ahead" not in [t.name for t in threading.enumerate()]
+    assert not any(reader.is_alive() for reader in readers)
     assert not connection.in_atomic_block
+    assert backends() == before  # the second reader's connection is closed
     assert json.loads(first)["reviewer"] == "rita"
     assert len(b"".join(export_stream("jsonl", ExportFilters())).splitlines()) == 6  # the connection still works
 
