@@ -5,14 +5,15 @@ Reads only. The command (`manage.py export_labels`) and the web download (`/expo
 `export_chunks` (`export_stream` is its bytes); `write_export` also hashes what it writes and
 counts the rows into a manifest.
 
-Rows come in (answer id, claim id) order, read in keyset batches of BATCH claims, one chunk of
-output per batch. On Postgres, JSONL and CSV: each batch is one query for the claims, in which
-Postgres makes each claim's own part of its line (its quotes and reviewer included), one for their
-answers, one for their answers' passages and one for their runs, however many rows it holds; the
-next batch is read on a thread (same connection, same snapshot) while this one is put together,
-and each answer's and run's part of a line is encoded once per batch (see the fast encoders
-below, held byte for byte to the plain ones by tests/test_exports_parity.py). Golden records and
-the SQLite demo's exports go through the plain reference encoders.
+Rows come in (answer id, claim id) order, read in keyset batches of at most BATCH claims and
+written CHUNK rows a chunk. On Postgres, JSONL and CSV: each batch is one query for the claims, in
+which Postgres makes each claim's own part of its line (its quotes and reviewer included), one
+for their answers, one for their answers' passages and one for their runs, however many rows it
+holds; two reader threads, each on its own connection in the same snapshot, take blocks of BLOCK
+answer ids in turn while this thread puts the lines together, encoding each answer's and run's
+part once per batch (see the fast encoders below, held byte for byte to the plain ones by
+tests/test_exports_parity.py). Golden records and the SQLite demo's exports go through the plain
+reference encoders.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage
 
 SCHEMA_VERSION = "1"
 BATCH = 5000
-# Rows a chunk of output: ~1 MB of JSONL. A whole batch a chunk (~19 MB) made the kernel map and
-# zero fresh pages for each one: 3 s of system time an export, against 1 s now.
+# Rows a chunk of output: ~1 MB of JSONL. A whole batch a chunk (~19 MB, joined as text and then
+# as bytes) raised the JSONL export's peak RSS from 123 to 210 MB.
 CHUNK = 256
 BLOCK = 500  # answer ids the export's readers take in turn: about one batch at 5-15 claims an answer
 FORMATS = ("jsonl", "csv", "golden")
@@ -162,8 +163,9 @@ def _keyset(rows: QuerySet) -> Iterator[list[tuple]]:
     rows = rows.order_by("answer_id", "id")
     last_answer, last_claim = 0, 0
     # The first condition repeats what the OR implies so Postgres can start the index scan there.
-    while batch := _fetch(rows.filter(Q(answer_id__gte=last_answer),
-                                      Q(answer_id__gt=last_answer) | Q(answer_id=last_answer, id__gt=last_claim))[:BATCH]):
+    while batch := _fetch(rows.filter(
+            Q(answer_id__gte=last_answer),
+            Q(answer_id__gt=last_answer) | Q(answer_id=last_answer, id__gt=last_claim))[:BATCH]):
         yield batch
         if len(batch) < BATCH:
             return  # the last: no need to ask for an empty one
@@ -193,7 +195,8 @@ def _line_batches(claims: QuerySet[Claim], fmt: str) -> Iterator[LineBatch]:
     own = RawSQL(CLAIM_JSONL if fmt == "jsonl" else CLAIM_CSV, ())
     for batch in _keyset(claims.annotate(own=own).values_list("id", "answer_id", "run_id", "own")):
         answer_ids = {c[1] for c in batch}
-        yield LineBatch(batch, _answers(answer_ids), _passages(answer_ids, fmt == "jsonl"), _runs({c[2] for c in batch}))
+        yield LineBatch(batch, _answers(answer_ids), _passages(answer_ids, fmt == "jsonl"),
+                        _runs({c[2] for c in batch}))
 
 
 @contextmanager
@@ -202,9 +205,11 @@ def _read_ahead(claims: QuerySet[Claim], fmt: str, *, readers: int) -> Iterator[
     the next batches while this thread puts the current one together.
 
     Postgres makes each claim's own part of its line: ~11 us of CPU a row, more than this thread
-    spends on it (~7), so one backend was the bound. Two readers take blocks of BLOCK answer ids in
-    turn (the 1st, 3rd, 5th ... and the 2nd, 4th ...), each on its own connection, and this thread takes their
-    batches block by block: the same order as one reader. The first reader queries through this
+    spends on it (~7), so one backend could bound the export. Two readers take blocks of BLOCK
+    answer ids in turn (the 1st, 3rd, 5th ... and the 2nd, 4th ...), each on its own connection,
+    and this thread takes their batches block by block: the same order as one reader. At load 3
+    (another engineer's benchmark on the 2 cores) two readers exported JSONL at 56-74k rows/s
+    against 43-48k with one, CSV at 56-65k against 46-52k. The first reader queries through this
     thread's connection (Django's connections are per thread): the same REPEATABLE READ
     transaction, which sends nothing else meanwhile. The second opens its own and imports that
     transaction's snapshot (pg_export_snapshot): it sees exactly the same rows. One reader only
@@ -499,12 +504,14 @@ _CLAIM = f'"{Claim._meta.db_table}"'  # the claims table as decided_claims' SQL 
 
 def _sql_span(start: str, end: str) -> str:
     """[start,end] as orjson writes it, or null (a span's ends are null together)."""
-    return f"CASE WHEN {start} IS NULL THEN 'null' ELSE concat('[', {start}, ',', coalesce({end}::text, 'null'), ']') END"
+    return (f"CASE WHEN {start} IS NULL THEN 'null' "
+            f"ELSE concat('[', {start}, ',', coalesce({end}::text, 'null'), ']') END")
 
 
 # decided_at as isoformat writes an aware UTC datetime: microseconds only when they are not zero.
-_DECIDED_AT = (f"to_char({_CLAIM}.decided_at AT TIME ZONE 'UTC', CASE WHEN date_trunc('second', {_CLAIM}.decided_at) "
-               f"""= {_CLAIM}.decided_at THEN 'YYYY-MM-DD"T"HH24:MI:SS' ELSE 'YYYY-MM-DD"T"HH24:MI:SS.US' END) || '+00:00'""")
+_DECIDED_AT = (f"to_char({_CLAIM}.decided_at AT TIME ZONE 'UTC', "
+               f"CASE WHEN date_trunc('second', {_CLAIM}.decided_at) = {_CLAIM}.decided_at "
+               f"""THEN 'YYYY-MM-DD"T"HH24:MI:SS' ELSE 'YYYY-MM-DD"T"HH24:MI:SS.US' END) || '+00:00'""")
 _REVIEWER = f'FROM "{get_user_model()._meta.db_table}" u WHERE u.id = {_CLAIM}.decided_by_id'  # u.username
 
 
@@ -519,15 +526,17 @@ def _sql_quotes(element: Callable[[str], str], opening: str, closing: str) -> st
             f"""'[]') FROM "{Evidence._meta.db_table}" e WHERE e.claim_id = {_CLAIM}.id)""")
 
 
-# concat() builds a part in one pass (a chain of || copies the growing string at every step).
+# concat() builds a part in one call (a chain of || makes and copies a new string at every step).
 CLAIM_JSONL = (
     f"""concat(',"claim_id":', to_json({_CLAIM}.cid), ',"claim_text":', to_json({_CLAIM}.text), """
     f"""',"answer_span":', {_sql_span(f"{_CLAIM}.answer_start", f"{_CLAIM}.answer_end")}, """
     f"""',"judge_label":', CASE WHEN {_CLAIM}.origin = '{JUDGE}' THEN to_json({_CLAIM}.label)::text ELSE 'null' END, """
     f"""',"category":', to_json({_CLAIM}.category), ',"explanation":', to_json({_CLAIM}.explanation), """
-    f"""',"quotes":', {_sql_quotes(lambda quote: quote, "[", "]")}, ',"human_label":', to_json({_CLAIM}.human_label), """
+    f"""',"quotes":', {_sql_quotes(lambda quote: quote, "[", "]")}, """
+    f"""',"human_label":', to_json({_CLAIM}.human_label), """
     f"""',"decision":', to_json({_CLAIM}.decision), ',"origin":', to_json({_CLAIM}.origin), """
-    f"""',"note":', to_json({_CLAIM}.note), ',"reviewer":', coalesce((SELECT to_json(u.username)::text {_REVIEWER}), 'null'), """
+    f"""',"note":', to_json({_CLAIM}.note), """
+    f"""',"reviewer":', coalesce((SELECT to_json(u.username)::text {_REVIEWER}), 'null'), """
     f"""',"decided_at":', coalesce(to_json({_DECIDED_AT})::text, 'null'))"""
 )
 
@@ -621,8 +630,8 @@ def export_stream(fmt: str, filters: ExportFilters) -> Iterator[bytes]:
 
 
 def export_chunks(fmt: str, filters: ExportFilters) -> Iterator[tuple[int, bytes]]:
-    """The export file as (rows in the chunk, chunk). A batch's lines go out as one chunk: written
-    and hashed a row at a time, the file's write and SHA-256 calls took a quarter of the export."""
+    """The export file as (rows in the chunk, chunk), CHUNK rows a chunk: written and hashed a row
+    at a time, the file's write and SHA-256 calls took a quarter of the exporter's time."""
     if fmt not in FORMATS:
         raise BadFilter(f"format: one of {', '.join(FORMATS)}")
     with read_snapshot() as opened:
