@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from datetime import time as dt_time
 from datetime import timezone as dt_timezone
-from itertools import cycle, groupby
+from itertools import chain, cycle, groupby
 from typing import Any, BinaryIO
 
 import orjson
@@ -241,7 +241,7 @@ def _read_ahead(claims: QuerySet[Claim], fmt: str, *, readers: int) -> Iterator[
             with _snapshot_connection(shared, snapshot) if reader else nullcontext():
                 for start in starts[reader::readers]:
                     block = claims.filter(answer_id__gte=start, answer_id__lt=start + BLOCK)
-                    for item in (*_line_batches(block, fmt), _BLOCK_END):
+                    for item in chain(_line_batches(block, fmt), [_BLOCK_END]):  # one batch at a time
                         if not put(ahead, item):
                             return
             put(ahead, _END)

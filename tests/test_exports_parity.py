@@ -14,6 +14,7 @@ import csv
 import io
 import json
 from collections import defaultdict
+from contextlib import closing
 from datetime import timedelta
 
 import orjson
@@ -194,6 +195,23 @@ def test_a_stream_abandoned_mid_export_stops_its_read_ahead_threads_closes_their
     assert backends() == before  # the second reader's connection is closed
     assert json.loads(first)["reviewer"] == "rita"
     assert len(b"".join(export_stream("jsonl", ExportFilters())).splitlines()) == 6  # the connection still works
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_reader_hands_each_batch_over_as_it_reads_it_not_its_whole_block(monkeypatch):
+    import time
+
+    monkeypatch.setattr(exports, "BATCH", 1)  # eight batches, all in the first block
+    rita = make.user("rita", "reviewer")
+    for _ in range(8):
+        make.claim(make.answer(), "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
+    read = []
+    answers = exports._answers
+    monkeypatch.setattr(exports, "_answers", lambda answer_ids: read.append(answer_ids) or answers(answer_ids))
+    with closing(export_stream("jsonl", ExportFilters())) as stream:
+        next(stream)
+        time.sleep(0.5)  # time enough to read all eight, if nothing held the reader back
+        assert len(read) <= 3  # one handed over, one queued, one read and waiting to be queued
 
 
 @pytest.mark.django_db(transaction=True)
