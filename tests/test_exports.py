@@ -35,7 +35,7 @@ EVERYTHING = ExportFilters()
 
 
 def _jsonl(filters: ExportFilters = EVERYTHING) -> list[dict]:
-    return [json.loads(chunk) for chunk in export_stream("jsonl", filters)]
+    return [json.loads(line) for line in b"".join(export_stream("jsonl", filters)).splitlines()]
 
 
 def _csv(filters: ExportFilters = EVERYTHING) -> list[dict]:

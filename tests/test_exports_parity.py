@@ -2,9 +2,10 @@
 
 The plain way is the definition of the format: every decided claim read through the ORM as values
 (Django's own loaders), made a row by `claim_row`, encoded by `_json_line` / `_csv_line(csv_cells(row))`
-(orjson, the csv module, `neutralize`). `export_stream` instead encodes each answer's part once
-per batch, joins plain CSV cells itself, parses timestamps with psycopg's C loader and reads
-batches ahead on a thread; this file checks it changes no byte, across batch boundaries.
+(orjson, the csv module, `neutralize`). `export_stream` instead has Postgres make each claim's own
+part of its line (CLAIM_JSONL, CLAIM_CSV: to_json, SQL quoting and neutralizing), encodes each
+answer's part once per batch, parses timestamps with psycopg's C loader and reads batches ahead on
+a thread; this file checks it changes no byte, across batch boundaries.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import csv
 import io
 import json
 from collections import defaultdict
+from contextlib import closing
 from datetime import timedelta
 
+import orjson
 import pytest
 from django.utils import timezone
 
@@ -117,8 +120,22 @@ def _awkward_answers() -> int:
 @pytest.mark.parametrize("fmt", ["jsonl", "csv"])
 @pytest.mark.parametrize("batch", [1, 3, 5000])
 def test_the_fast_encoders_write_the_bytes_of_the_plain_ones(monkeypatch, fmt, batch):
-    decided = _awkward_answers()
     monkeypatch.setattr(exports, "BATCH", batch)  # answers split across batches, and not
+    _check_the_bytes_of_the_plain_ones(fmt)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+@pytest.mark.parametrize("batch", [1, 3, 5000])
+def test_two_readers_taking_blocks_in_turn_write_the_same_bytes(monkeypatch, fmt, batch):
+    """The export opens its transaction here (the rows are committed): two readers, two connections."""
+    monkeypatch.setattr(exports, "BATCH", batch)
+    monkeypatch.setattr(exports, "BLOCK", 2)  # two answers a block: many turns, answers split or not
+    _check_the_bytes_of_the_plain_ones(fmt)
+
+
+def _check_the_bytes_of_the_plain_ones(fmt: str) -> None:
+    decided = _awkward_answers()
     expected = _reference(fmt)
     data = b"".join(export_stream(fmt, ExportFilters()))
     assert data == expected
@@ -135,36 +152,66 @@ def test_the_fast_encoders_write_the_bytes_of_the_plain_ones(monkeypatch, fmt, b
     assert len(rows) == decided
 
 
-def test_plain_cells_are_what_csv_writes_and_the_rest_go_to_csv():
-    for cells, count in [("a,b,c", 3), ("", 1), ("x,,y", 3)]:
-        assert exports._plain(cells, count)
-    for cells, count in [('a,"b",c', 3), ("a,b\nc,d", 3), ("a,b,c", 2), ("=a,b", 2), ("a,-b", 2), ("a,\rb", 2),
-                         ("a,@b", 2), ("a,\tb", 2), ("+a", 1)]:
-        assert not exports._plain(cells, count)
-    for cell in ['[{"quote":"a, b"}]', "[]", "x\ny", 'say "hi"', "plain"]:
-        buffer = io.StringIO()
-        csv.writer(buffer).writerow([cell, ""])
-        assert exports._csv_quoted(cell) + ",\r\n" == buffer.getvalue()
+def test_postgres_writes_a_text_value_as_orjson_and_csv_write_it():
+    """The escaping the SQL-made parts rely on, value by value (every control character included)."""
+    from django.db import connection
+
+    values = [*AWKWARD, "".join(map(chr, range(1, 32))), "\u2028\u2029\x7f\x80\ufeff", "'", '"', ",", "=", "-"]
+    with connection.cursor() as cursor:
+        for value in values:
+            cursor.execute(f"SELECT to_json(v)::text, {exports._sql_csv_text('v')} FROM (VALUES (%s::text)) AS t(v)",
+                           [value])
+            as_json, as_csv = cursor.fetchone()
+            assert as_json == orjson.dumps(value).decode()
+            assert as_csv + ",\r\n" == exports._csv_line([exports.neutralize(value), ""]).decode()
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_stream_abandoned_mid_export_stops_its_read_ahead_thread_and_ends_the_transaction(monkeypatch):
+def test_a_stream_abandoned_mid_export_stops_its_read_ahead_threads_closes_their_connection_and_ends_the_transaction(
+        monkeypatch):
     import threading
 
     from django.db import connection
 
-    monkeypatch.setattr(exports, "BATCH", 1)  # many batches: the reader is still busy when the client leaves
+    monkeypatch.setattr(exports, "BATCH", 1)  # many batches: the readers are still busy when the client leaves
+    monkeypatch.setattr(exports, "BLOCK", 1)  # one answer a block: both readers have work
     rita = make.user("rita", "reviewer")
     for _ in range(6):
         make.claim(make.answer(), "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
+
+    def backends() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()")
+            return cursor.fetchone()[0]
+
+    before = backends()
     stream = export_stream("jsonl", ExportFilters())
     first = next(stream)
-    assert [t.name for t in threading.enumerate()].count("export-read-ahead") == 1
+    readers = [t for t in threading.enumerate() if t.name.startswith("export-read-ahead")]
+    assert len(readers) == 2
     stream.close()
-    assert "export-read-ahead" not in [t.name for t in threading.enumerate()]
+    assert not any(reader.is_alive() for reader in readers)
     assert not connection.in_atomic_block
+    assert backends() == before  # the second reader's connection is closed
     assert json.loads(first)["reviewer"] == "rita"
     assert len(b"".join(export_stream("jsonl", ExportFilters())).splitlines()) == 6  # the connection still works
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_reader_hands_each_batch_over_as_it_reads_it_not_its_whole_block(monkeypatch):
+    import time
+
+    monkeypatch.setattr(exports, "BATCH", 1)  # eight batches, all in the first block
+    rita = make.user("rita", "reviewer")
+    for _ in range(8):
+        make.claim(make.answer(), "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
+    read = []
+    answers = exports._answers
+    monkeypatch.setattr(exports, "_answers", lambda answer_ids: read.append(answer_ids) or answers(answer_ids))
+    with closing(export_stream("jsonl", ExportFilters())) as stream:
+        next(stream)
+        time.sleep(0.5)  # time enough to read all eight, if nothing held the reader back
+        assert len(read) <= 3  # one handed over, one queued, one read and waiting to be queued
 
 
 @pytest.mark.django_db(transaction=True)
