@@ -184,6 +184,10 @@ class _Request:
     @classmethod
     def of(cls, request: JudgeRequest) -> _Request:
         indexes = [index_units(passage.text) for passage in request.passages]
+        # Every claim asks each passage for its values: read them for the whole answer at once.
+        values = [quantity.value for quantity in quantities(request.answer)]
+        for index in indexes:
+            index.read_values(values)
         return cls(
             request=request,
             indexes=indexes,

@@ -10,12 +10,12 @@ from __future__ import annotations
 import bisect
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from judges.text import (
-    Span, content_words, key_terms, number_values,
+    Span, content_words, key_terms, normalize_number, number_values,
     quantities, quantity_pieces, quantity_readings, quantity_values, piece_stems, rough_pieces,
     split_sentences, year_range_values,
 )
@@ -90,7 +90,6 @@ def clear_caches() -> None:
     index_units.cache_clear()
     quantity_values.cache_clear()
     _piece_values.cache_clear()
-    _piece_readings.cache_clear()
     _pieces.cache_clear()
     _sentences.cache_clear()
 
@@ -125,31 +124,21 @@ class Unit:
 _PLAIN_VALUE = re.compile(r"\d+(?:\.\d+)?")
 _DATE_VALUE = re.compile(r"(?:\d{4}|-)-\d\d(?:-\d\d)?")
 _TIME_VALUE = re.compile(r"\d\d:\d\d")
+_YEAR_VALUE = re.compile(r"(?:19|20|21)\d\d")  # a date's year (its coarser reading) is plain
 _OTHER_DIGIT = re.compile(r"(?![0-9])\d")  # a digit of another script
 _DATE_SIGN = re.compile(r"/|\d\d-[01]\d-")
 _TIME_SIGN = re.compile(r":|" + _MERIDIEM_HINT.pattern)
 
 
-_NUMBER_CHARS = frozenset("0123456789.,")
-
-
-@lru_cache(maxsize=4096)
-def _digits_patterns(value: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """Where the digits of a number giving `value` can stand. `_NUMBER` reads a number's digits
-    from the start of a run of digits, "." and "," (no digit, "." or "," before them) up to a
-    digit that no digit follows; for a plain value those digits hold its significant digits in
-    order, with only zeros, "." and "," around them and a "." or "," allowed between any two:
-    "1,500.00" and "1500" for 1500, "0.50" or "50 cents" for 0.5 (cents only move the point).
-    The first pattern finds the significant digits quickly (it opens with a digit, which the
-    regex engine skips to); the second, tried at the start of their run, checks the rest."""
-    significant = value.replace(".", "").strip("0") or "0"
-    digits = "[.,]?".join(significant)
-    return re.compile(digits), re.compile(r"(?<![.,\d])[0.,]*" + digits + r"[0.,]*(?!\d)")
+# The digits `_NUMBER` reads a number from: they open a run of digits, "." and "," (no digit, "."
+# or "," before them), and are read the same way (the first digit is matched first so that the
+# regex engine skips to digits).
+_RUN_DIGITS = re.compile(r"[0-9](?<![0-9.,][0-9])(?>\d{0,2}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d*(?:\.\d+)?)")
 
 
 @lru_cache(maxsize=1024)
-def _year_pattern(year: str) -> re.Pattern[str]:
-    return re.compile(re.escape(year))
+def _literal_pattern(digits: str) -> re.Pattern[str]:
+    return re.compile(re.escape(digits))
 
 
 class UnitIndex:
@@ -198,6 +187,7 @@ class UnitIndex:
         self._year_ranges: set[str] | None = None
         self._other_digits: bool | None = None
         self._signs: dict[str, set[int]] = {}
+        self._digit_values: dict[str, set[int]] | None = None
 
     # --- words
 
@@ -227,15 +217,25 @@ class UnitIndex:
         """The units (ascending) in which a quantity starts that gives `value` (`quantity_readings`)."""
         found = self._asked.get(value)
         if found is None:
-            # The index is shared by every thread (index_units' cache), and a piece is marked read
-            # before its values are in: without the lock another thread could take a piece being
-            # read for read and answer without its values.
-            with self._lock:
-                found = self._asked.get(value)
-                if found is None:
-                    self._read_for(value)
-                    found = self._asked[value] = tuple(sorted(self._value_units.get(value, ())))
+            self.read_values((value,))
+            found = self._asked[value]
         return found
+
+    def read_values(self, values: Iterable[str]) -> None:
+        """Read at once the pieces that may hold any of `values` not asked before (the offline
+        judge asks for every value of an answer first: one `quantities` call over many pieces
+        costs little more than over one, ~25 us on this machine)."""
+        if all(value in self._asked for value in values):
+            return
+        # The index is shared by every thread (index_units' cache), and a piece is marked read
+        # before its values are in: without the lock another thread could take a piece being
+        # read for read and answer without its values.
+        with self._lock:
+            new = [value for value in dict.fromkeys(values) if value not in self._asked]
+            wanted = set().union(*(self._pieces_for(value) for value in new))
+            self._read_pieces(sorted(wanted - self._read))
+            for value in new:
+                self._asked[value] = tuple(sorted(self._value_units.get(value, ())))
 
     def has_value(self, value: str) -> bool:
         """Whether `quantity_values(text)` holds `value`."""
@@ -252,46 +252,55 @@ class UnitIndex:
             self._piece_starts = [start for start, _ in self._quantity_pieces]
         return self._quantity_pieces
 
-    def _read_for(self, value: str) -> None:
+    def _pieces_for(self, value: str) -> set[int]:
+        """The quantity pieces that may hold a quantity giving `value`."""
         pieces = self._pieces()
         if self._other_digits is None:
             self._other_digits = not self.text.isascii() and _OTHER_DIGIT.search(self.text) is not None
         if self._other_digits and not _TIME_VALUE.fullmatch(value):
             # `\d` reads any script's digits ("$٥" is 5), which the digit patterns here do not
             # look for: every piece is read.
-            wanted = set(range(len(pieces)))
-        elif _PLAIN_VALUE.fullmatch(value):
-            wanted = self._digit_pieces(value) | self._number_word_pieces()
-        elif _DATE_VALUE.fullmatch(value):
+            return set(range(len(pieces)))
+        if _PLAIN_VALUE.fullmatch(value):
+            return self._digit_pieces(value) | self._number_word_pieces()
+        if _DATE_VALUE.fullmatch(value):
+            # A date is written with its year's digits when it has a year, and with its day's
+            # (perhaps after a 0) when it has a day.
             wanted = self._sign_pieces("date")
-            if not value.startswith("-"):  # a date with a year is written with its year's digits
-                wanted = wanted & self._pieces_matching(_year_pattern(value[:4]))
-        elif _TIME_VALUE.fullmatch(value):
-            wanted = self._sign_pieces("time")
-        else:
-            wanted = set(range(len(pieces)))
-        todo = sorted(wanted - self._read)
+            if not value.startswith("-"):
+                wanted = wanted & self._pieces_matching(_literal_pattern(value[:4]))
+            if value.count("-") != 1:  # "2027-01-05" and "--01-05" have a day, "2027-01" none
+                wanted = wanted & self._pieces_matching(_literal_pattern(str(int(value[-2:]))))
+            return wanted
+        if _TIME_VALUE.fullmatch(value):
+            return self._sign_pieces("time")
+        return set(range(len(pieces)))
+
+    def _read_pieces(self, todo: list[int]) -> None:
+        """Read the quantities of the pieces numbered `todo` (ascending) with one `quantities` call
+        over them put end to end: each piece begins and ends at a safe cut (`quantity_pieces`), so
+        the joined text has the quantities of its pieces, whichever pieces are left out between
+        them (tests/judges/test_text_scans.py)."""
         if not todo:
             return
-        # One call of `quantities` costs about as much on one piece as on four (what every call
-        # sets up), so a value found in many pieces has all of them read; and consecutive pieces
-        # are read as one text, which gives the same quantities (no safe cut depends on what lies
-        # beyond the pieces next to it).
-        if len(todo) * 4 >= len(pieces) > 8:
-            todo = [number for number in range(len(pieces)) if number not in self._read]
         self._read.update(todo)
-        first = 0
-        for last in range(len(todo)):
-            if last + 1 < len(todo) and todo[last + 1] == todo[last] + 1:
-                continue
-            start, end = pieces[todo[first]][0], pieces[todo[last]][1]
-            first = last + 1
-            for offset, readings in _piece_readings(self.text[start:end]):
-                self._values.update(readings)
-                position = bisect.bisect_right(self._starts, start + offset) - 1
-                if position >= 0:
-                    for reading in readings:
-                        self._value_units.setdefault(reading, set()).add(position)
+        pieces = self._pieces()
+        texts: list[str] = []
+        joined_starts: list[int] = []  # where each piece begins in the joined text
+        length = 0
+        for number in todo:
+            start, end = pieces[number]
+            texts.append(self.text[start:end])
+            joined_starts.append(length)
+            length += end - start
+        for joined_start, readings in _quantity_readings("".join(texts)):
+            piece = bisect.bisect_right(joined_starts, joined_start) - 1
+            start = pieces[todo[piece]][0] + joined_start - joined_starts[piece]
+            self._values.update(readings)
+            position = bisect.bisect_right(self._starts, start) - 1
+            if position >= 0:
+                for reading in readings:
+                    self._value_units.setdefault(reading, set()).add(position)
 
     def _piece_of(self, offset: int) -> int:
         return bisect.bisect_right(self._piece_starts, offset) - 1
@@ -309,24 +318,28 @@ class UnitIndex:
         return found
 
     def _digit_pieces(self, value: str) -> set[int]:
-        """The quantity pieces in which a number giving `value` may be written in digits."""
-        quick, full = _digits_patterns(value)
-        text, pieces = self.text, self._pieces()
-        found: set[int] = set()
-        match = quick.search(text)
-        while match is not None:
-            start = end = match.start()
-            while start and text[start - 1] in _NUMBER_CHARS:
-                start -= 1
-            if full.match(text, start):
-                number = self._piece_of(start)
-                found.add(number)
-                match = quick.search(text, max(pieces[number][1], match.start() + 1))
-                continue
-            while end < len(text) and text[end] in _NUMBER_CHARS:
-                end += 1
-            match = quick.search(text, end)
+        """The quantity pieces in which a number giving `value` may be written in digits (as they
+        are, or before "cents"), or, for a year, a date with that year (whose digits may run on:
+        "May 5, 2027.5" is in 2027)."""
+        if self._digit_values is None:
+            self._digit_values = self._read_digits()
+        found = self._digit_values.get(value, set())
+        if _YEAR_VALUE.fullmatch(value):
+            found = found | self._pieces_matching(_literal_pattern(value))
         return found
+
+    def _read_digits(self) -> dict[str, set[int]]:
+        """For each value digits give, the quantity pieces holding them: one scan of the text, and
+        the values of each distinct way of writing digits (a passage repeats its numbers)."""
+        starts: dict[str, list[int]] = {}
+        for match in _RUN_DIGITS.finditer(self.text):
+            starts.setdefault(match.group(), []).append(match.start())
+        by_value: dict[str, set[int]] = {}
+        for digits, where in starts.items():
+            pieces = {self._piece_of(start) for start in where}
+            for value in (normalize_number(digits), normalize_number(digits, in_cents=True)):
+                by_value.setdefault(value, set()).update(pieces)
+        return by_value
 
     def _number_word_pieces(self) -> set[int]:
         found = self._signs.get("words")
@@ -347,11 +360,9 @@ class UnitIndex:
         return found
 
 
-@lru_cache(maxsize=16384)
-def _piece_readings(piece: str) -> tuple[tuple[int, tuple[str, ...]], ...]:
-    """Each quantity of a run of quantity pieces: where it starts in the run, and its readings."""
-    return tuple((quantity.span[0], tuple(quantity_readings(quantity)))
-                 for quantity in quantities(piece, every_word=True))
+def _quantity_readings(text: str) -> list[tuple[int, list[str]]]:
+    """Each quantity of `text`: where it starts, and its readings."""
+    return [(quantity.span[0], quantity_readings(quantity)) for quantity in quantities(text, every_word=True)]
 
 
 @lru_cache(maxsize=512)

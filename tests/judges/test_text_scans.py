@@ -97,6 +97,21 @@ def test_a_text_cut_into_quantity_pieces_has_the_quantities_of_the_whole(sample)
     assert text.quantity_values.__wrapped__(sample) == _whole_text_values(sample)
 
 
+@settings(max_examples=2000, deadline=None)
+@given(_SENTENCE_TEXTS, st.data())
+def test_quantity_pieces_put_end_to_end_have_their_own_quantities(sample, data):
+    # The unit index reads the pieces it needs with one call, leaving out the pieces between them.
+    pieces = text.quantity_pieces(sample)
+    kept = sorted(data.draw(st.sets(st.integers(0, len(pieces) - 1))))
+    joined, expected = "", []
+    for number in kept:
+        start, end = pieces[number]
+        expected += [(q.text, q.span[0] + len(joined), q.value, q.kind)
+                     for q in text.quantities(sample[start:end], every_word=True)]
+        joined += sample[start:end]
+    assert [(q.text, q.span[0], q.value, q.kind) for q in text.quantities(joined, every_word=True)] == expected
+
+
 @settings(max_examples=500, deadline=None)
 @given(_SENTENCE_TEXTS, st.sets(st.sampled_from(["5", "12", "1500", "2.75", "0.5", "2007", "2011", "50", "65"])))
 def test_values_in_finds_the_wanted_values_of_the_whole_text(sample, wanted):
