@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import re
 import threading
+from itertools import accumulate, repeat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,7 +23,7 @@ from judges.text import (
 # Private helpers of judges.text that the lazy unit index shares (and _piece_values, cleared with
 # the other caches).
 from judges.text import (
-    _MERIDIEM_HINT, _TOKEN_WORD, _month_words, _number_word_runs, _piece_values, _token_reading,
+    _TOKEN_WORD, _month_words, _number_word_runs, _piece_values, _token_reading,
 )
 
 
@@ -126,19 +127,28 @@ _DATE_VALUE = re.compile(r"(?:\d{4}|-)-\d\d(?:-\d\d)?")
 _TIME_VALUE = re.compile(r"\d\d:\d\d")
 _YEAR_VALUE = re.compile(r"(?:19|20|21)\d\d")  # a date's year (its coarser reading) is plain
 _OTHER_DIGIT = re.compile(r"(?![0-9])\d")  # a digit of another script
-_DATE_SIGN = re.compile(r"/|\d\d-[01]\d-")
-_TIME_SIGN = re.compile(r":|" + _MERIDIEM_HINT.pattern)
+# Each opens with a set of characters (not an alternation), which the regex engine skips to.
+_DATE_SIGN = re.compile(r"[/\d](?:(?<=/)|\d-[01]\d-)")  # "/", or "\d\d-[01]\d-"
+_TIME_SIGN = re.compile(r"[:\d](?:(?<=:)|\s?[aApP]\.?\s?[mM])")  # ":", or _MERIDIEM_HINT
 
 
 # The digits `_NUMBER` reads a number from: they open a run of digits, "." and "," (no digit, "."
 # or "," before them), and are read the same way (the first digit is matched first so that the
 # regex engine skips to digits).
-_RUN_DIGITS = re.compile(r"[0-9](?<![0-9.,][0-9])(?>\d{0,2}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d*(?:\.\d+)?)")
+_RUN_DIGITS = re.compile(r"([0-9](?<![0-9.,][0-9])(?>\d{0,2}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d*(?:\.\d+)?))")
+
+
+def _significant_digits(number: str) -> str:
+    """The digits of a number without its point, commas and outer zeros: "1,500.00" and "0.15"
+    give "15"."""
+    return number.replace(",", "").replace(".", "").strip("0")
 
 
 @lru_cache(maxsize=1024)
-def _literal_pattern(digits: str) -> re.Pattern[str]:
-    return re.compile(re.escape(digits))
+def _digits_alone(digits: str) -> re.Pattern[str]:
+    """`digits` with no digit after them, and none before them but perhaps a 0 ("June 06"): how a
+    date writes its day and its year. The digits open the pattern, which the regex engine skips to."""
+    return re.compile(rf"{digits}(?![0-9])(?<![1-9]{digits})(?<![0-9]0{digits})")
 
 
 class UnitIndex:
@@ -159,22 +169,7 @@ class UnitIndex:
         self.spans = rough_pieces(text)
         self.size = len(self.spans)
         self._starts = [start for start, _ in self.spans]
-        word_units: dict[str, list[int]] = {}
-        for position, (start, end) in enumerate(self.spans):
-            for word in set(_TOKEN_WORD.findall(text, start, end)):
-                found = word_units.get(word)
-                if found is None:
-                    word_units[word] = [position]
-                else:
-                    found.append(position)
-        surfaces: dict[str, list[str]] = {}
-        for word in word_units:
-            reading = _token_reading(word)
-            if reading is not None:
-                surfaces.setdefault(reading[0], []).append(word)
-        self._word_units = word_units
-        self._surfaces = surfaces
-        self.stems = frozenset(surfaces)
+        self._words: tuple[dict[str, list[int]], dict[str, list[str]]] | None = None  # non-ASCII texts
         self._postings: dict[str, tuple[int, ...]] = {}
         self._units: dict[int, Unit] = {}
         # Quantities, filled as values are asked for (under the lock).
@@ -187,7 +182,7 @@ class UnitIndex:
         self._year_ranges: set[str] | None = None
         self._other_digits: bool | None = None
         self._signs: dict[str, set[int]] = {}
-        self._digit_values: dict[str, set[int]] | None = None
+        self._written_digits: dict[str, dict[str, set[int]]] | None = None
 
     # --- words
 
@@ -195,13 +190,37 @@ class UnitIndex:
         """The units (ascending) holding a word with this stem."""
         found = self._postings.get(word_stem)
         if found is None:
-            words = self._surfaces.get(word_stem, ())
-            if len(words) == 1:
-                found = tuple(self._word_units[words[0]])
-            else:
-                found = tuple(sorted(set().union(*(self._word_units[word] for word in words))))
-            self._postings[word_stem] = found
+            self.learn_stems((word_stem,))
+            found = self._postings[word_stem]
         return found
+
+    def learn_stems(self, stems: Iterable[str]) -> None:
+        """Find the units of the words giving each of `stems` not asked before (the offline judge
+        asks for all of an answer's stems first: an ASCII text is then searched once)."""
+        new = [word_stem for word_stem in dict.fromkeys(stems) if word_stem not in self._postings]
+        if not new:
+            return
+        found = _stem_units(self.text, self._starts, new) if self.text.isascii() else self._read_stems(new)
+        for word_stem in new:
+            self._postings[word_stem] = tuple(sorted(found.get(word_stem, ())))
+
+    def _read_stems(self, stems: list[str]) -> dict[str, set[int]]:
+        """The units of each stem's words, from every word of the text (read once): lowering and
+        folding the accents of a text that is not ASCII may move or change its letters."""
+        if self._words is None:
+            word_units: dict[str, list[int]] = {}
+            for position, (start, end) in enumerate(self.spans):
+                for word in set(_TOKEN_WORD.findall(self.text, start, end)):
+                    word_units.setdefault(word, []).append(position)
+            surfaces: dict[str, list[str]] = {}
+            for word in word_units:
+                reading = _token_reading(word)
+                if reading is not None:
+                    surfaces.setdefault(reading[0], []).append(word)
+            self._words = (word_units, surfaces)
+        word_units, surfaces = self._words
+        return {word_stem: set().union(*(word_units[word] for word in surfaces.get(word_stem, ())))
+                for word_stem in stems}
 
     def unit(self, position: int) -> Unit:
         found = self._units.get(position)
@@ -265,12 +284,14 @@ class UnitIndex:
             return self._digit_pieces(value) | self._number_word_pieces()
         if _DATE_VALUE.fullmatch(value):
             # A date is written with its year's digits when it has a year, and with its day's
-            # (perhaps after a 0) when it has a day.
-            wanted = self._sign_pieces("date")
-            if not value.startswith("-"):
-                wanted = wanted & self._pieces_matching(_literal_pattern(value[:4]))
+            # when it has a day, neither next to other digits. Its year is rarer than the signs
+            # of a date (looking for those in the whole text cost more than reading the pieces).
+            if value.startswith("-"):
+                wanted = self._sign_pieces("date")
+            else:
+                wanted = self._pieces_matching(_digits_alone(value[:4]))
             if value.count("-") != 1:  # "2027-01-05" and "--01-05" have a day, "2027-01" none
-                wanted = wanted & self._pieces_matching(_literal_pattern(str(int(value[-2:]))))
+                wanted = wanted & self._pieces_matching(_digits_alone(str(int(value[-2:]))))
             return wanted
         if _TIME_VALUE.fullmatch(value):
             return self._sign_pieces("time")
@@ -321,25 +342,30 @@ class UnitIndex:
         """The quantity pieces in which a number giving `value` may be written in digits (as they
         are, or before "cents"), or, for a year, a date with that year (whose digits may run on:
         "May 5, 2027.5" is in 2027)."""
-        if self._digit_values is None:
-            self._digit_values = self._read_digits()
-        found = self._digit_values.get(value, set())
+        if self._written_digits is None:
+            self._written_digits = self._read_digits()
+        found: set[int] = set()
+        for written, pieces in self._written_digits.get(_significant_digits(value), {}).items():
+            if value in (normalize_number(written), normalize_number(written, in_cents=True)):
+                found |= pieces
         if _YEAR_VALUE.fullmatch(value):
-            found = found | self._pieces_matching(_literal_pattern(value))
+            found |= self._pieces_matching(_digits_alone(value))
         return found
 
-    def _read_digits(self) -> dict[str, set[int]]:
-        """For each value digits give, the quantity pieces holding them: one scan of the text, and
-        the values of each distinct way of writing digits (a passage repeats its numbers)."""
-        starts: dict[str, list[int]] = {}
-        for match in _RUN_DIGITS.finditer(self.text):
-            starts.setdefault(match.group(), []).append(match.start())
-        by_value: dict[str, set[int]] = {}
-        for digits, where in starts.items():
-            pieces = {self._piece_of(start) for start in where}
-            for value in (normalize_number(digits), normalize_number(digits, in_cents=True)):
-                by_value.setdefault(value, set()).update(pieces)
-        return by_value
+    def _read_digits(self) -> dict[str, dict[str, set[int]]]:
+        """Each way digits are written in the text, with the quantity pieces holding it, by its
+        significant digits (a value and its cents share them), so a value is compared with few of
+        them. One scan: the text between the digits found and the digits, in turn, so each is
+        placed without a Python step."""
+        parts = _RUN_DIGITS.split(self.text)
+        starts = list(accumulate(map(len, parts)))[0:-1:2]
+        written_pieces: dict[str, set[int]] = {}
+        for written, piece in zip(parts[1::2], map(bisect.bisect_right, repeat(self._piece_starts), starts)):
+            written_pieces.setdefault(written, set()).add(piece - 1)
+        by_digits: dict[str, dict[str, set[int]]] = {}
+        for written, pieces in written_pieces.items():
+            by_digits.setdefault(_significant_digits(written), {})[written] = pieces
+        return by_digits
 
     def _number_word_pieces(self) -> set[int]:
         found = self._signs.get("words")
@@ -358,6 +384,62 @@ class UnitIndex:
                 found = self._pieces_matching(_TIME_SIGN)
             self._signs[kind] = found
         return found
+
+
+def _stem_units(text: str, starts: list[int], stems: list[str]) -> dict[str, set[int]]:
+    """The units (given by their `starts`) holding a word of `text`, an ASCII text, that gives one
+    of `stems` (`_token_reading`). Such a word opens with its stem, or with all of it but a final
+    "y" ("policies" gives "policy"), so one scan finds every word that may give one, and each
+    distinct word is read once, not each word of the text."""
+    lowered = " " + text.lower()  # a space before the text, so a word opening it follows one
+    opening, after_apostrophe = _words_opening_with(frozenset(
+        word_stem[:-1] if word_stem.endswith("y") else word_stem for word_stem in stems))
+    # The text between the words found, the character before each and the word, in turn: where
+    # each part ends, summed in C, places every word without a Python step per word.
+    parts = opening.split(lowered)
+    words = parts[2::3]
+    word_starts = [end - 1 for end in list(accumulate(map(len, parts)))[1::3]]
+    if "'" in lowered:
+        for match in after_apostrophe.finditer(lowered):
+            if _opens_word(lowered, match.start()):
+                words.append(match.group(1))
+                word_starts.append(match.start() - 1)
+    found: dict[str, set[int]] = {word_stem: set() for word_stem in stems}
+    for word, position in set(zip(words, map(bisect.bisect_right, repeat(starts), word_starts))):
+        reading = _token_reading(word)
+        if reading is not None and reading[0] in found:
+            found[reading[0]].add(position - 1)
+    return found
+
+
+@lru_cache(maxsize=64)  # an answer's stems are asked of each of its passages
+def _words_opening_with(prefixes: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Patterns of the words (as `_TOKEN_WORD` reads an ASCII text, lowered) opening with one of
+    `prefixes`: those after a character that is no letter nor "'" (it opens the pattern, so the
+    regex engine skips the letters), and those right after a "'" (`_opens_word` tells which of
+    these open a word; the pattern only looks ahead, since what it finds may not)."""
+    by_letter: dict[str, list[str]] = {}
+    for prefix in sorted(prefixes):
+        by_letter.setdefault(prefix[0], []).append(re.escape(prefix[1:]))
+    # Grouped by first letter, so each place is tried against a few prefixes, not all (-15%).
+    word = "(?:" + "|".join(f"{letter}(?:{'|'.join(rests)})" for letter, rests in by_letter.items()) + ")"
+    word += "[a-z]*(?:'[a-z]+)?"
+    return re.compile(rf"([^a-z'])({word})"), re.compile(rf"(?<=')(?=({word}))")
+
+
+def _opens_word(lowered: str, position: int) -> bool:
+    """Whether the letters at `position`, right after a "'", open a word. After a letter they do
+    not when the letters before the "'" open one, which takes "'" and these as its end
+    ("rider's"); they do when those are themselves such an end ("rock'n'roll": "roll")."""
+    apostrophe = start = position - 1
+    while lowered[start - 1] in _LOWER_LETTERS:
+        start -= 1
+    if start == apostrophe:
+        return True
+    return lowered[start - 1] == "'" and not _opens_word(lowered, start)
+
+
+_LOWER_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
 
 
 def _quantity_readings(text: str) -> list[tuple[int, list[str]]]:
