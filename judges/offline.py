@@ -378,34 +378,34 @@ def _best_window(terms: _Terms, context: _Request) -> _Window | None:
         scored.extend((-score, p, u) for u, score in enumerate(scores) if score)
     if not scored:
         return None
-    best: _Window | None = None
+    best: tuple[float, int, tuple[int, ...], frozenset[str], int] | None = None
     for _, p, u in heapq.nsmallest(WINDOW_CANDIDATES, scored):
         index = context.indexes[p]
         for window in ((u,), (u - 1, u), (u, u + 1)):
             if window[0] < 0 or window[-1] >= index.size:
                 continue
-            units = [index.unit(i) for i in window]
-            stems = frozenset().union(*(unit.stems for unit in units))
-            # The claim's values that a unit of the window gives.
+            # The claim's words and values that a unit of the window gives (from the postings:
+            # a window's own words are read only for the best one).
+            found = [t for t in terms.weights if any(index.holds(t, i) for i in window)]
             values = frozenset(q.value for q in terms.quantities
                                if any(i in index.value_units(q.value) for i in window))
-            words = sum(w for t, w in terms.weights.items() if t in stems)
+            words = sum(terms.weights[t] for t in found)
             numbers = quantity_weight * sum(1 for q in terms.quantities if q.value in values)
             support = (words + numbers) / total
             if len(window) > 1:
                 support -= 0.02  # a single sentence wins a tie
-            if best is None or support > best.support + 1e-9:
-                best = _Window(
-                    passage=p, units=tuple(window), stems=stems, quantities=values,
-                    names=frozenset().union(*(unit.names for unit in units)),
-                    support=support,
-                    word_support=sum(1 for t in terms.weights if t in stems) / len(terms.weights)
-                    if terms.weights else 1.0,
-                )
-    if best is not None and len(best.units) > 1:
-        best = _Window(best.passage, best.units, best.stems, best.quantities, best.names,
-                       min(1.0, best.support + 0.02), best.word_support)
-    return best
+            if best is None or support > best[0] + 1e-9:
+                best = (support, p, window, values, len(found))
+    if best is None:
+        return None
+    support, p, window, values, found = best
+    units = [context.indexes[p].unit(i) for i in window]
+    return _Window(
+        passage=p, units=window, stems=frozenset().union(*(unit.stems for unit in units)), quantities=values,
+        names=frozenset().union(*(unit.names for unit in units)),
+        support=min(1.0, support + 0.02) if len(window) > 1 else support,
+        word_support=found / len(terms.weights) if terms.weights else 1.0,
+    )
 
 
 def _support(answer: str, span: Span, context: _Request, skip: list[Span]) -> float:

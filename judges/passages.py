@@ -10,10 +10,11 @@ from __future__ import annotations
 import bisect
 import re
 import threading
-from itertools import accumulate, repeat
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate, repeat
 
 from judges.text import (
     Span, content_words, key_terms, normalize_number, number_values,
@@ -182,7 +183,7 @@ class UnitIndex:
         self._year_ranges: set[str] | None = None
         self._other_digits: bool | None = None
         self._signs: dict[str, set[int]] = {}
-        self._written_digits: dict[str, dict[str, set[int]]] | None = None
+        self._written_digits: dict[str, dict[str, list[int]]] | None = None
 
     # --- words
 
@@ -193,6 +194,12 @@ class UnitIndex:
             self.learn_stems((word_stem,))
             found = self._postings[word_stem]
         return found
+
+    def holds(self, word_stem: str, position: int) -> bool:
+        """Whether unit `position` holds a word with this stem."""
+        units = self.postings(word_stem)
+        at = bisect.bisect_left(units, position)
+        return at < len(units) and units[at] == position
 
     def learn_stems(self, stems: Iterable[str]) -> None:
         """Find the units of the words giving each of `stems` not asked before (the offline judge
@@ -345,26 +352,24 @@ class UnitIndex:
         if self._written_digits is None:
             self._written_digits = self._read_digits()
         found: set[int] = set()
-        for written, pieces in self._written_digits.get(_significant_digits(value), {}).items():
+        for written, starts in self._written_digits.get(_significant_digits(value), {}).items():
             if value in (normalize_number(written), normalize_number(written, in_cents=True)):
-                found |= pieces
+                found.update(self._piece_of(start) for start in starts)
         if _YEAR_VALUE.fullmatch(value):
             found |= self._pieces_matching(_digits_alone(value))
         return found
 
-    def _read_digits(self) -> dict[str, dict[str, set[int]]]:
-        """Each way digits are written in the text, with the quantity pieces holding it, by its
-        significant digits (a value and its cents share them), so a value is compared with few of
-        them. One scan: the text between the digits found and the digits, in turn, so each is
-        placed without a Python step."""
+    def _read_digits(self) -> dict[str, dict[str, list[int]]]:
+        """Where each way of writing digits stands in the text, by its significant digits (a value
+        and its cents share them), so a value is compared with few of them. One scan: the text
+        between the digits found and the digits, in turn, so each is placed without a Python step."""
         parts = _RUN_DIGITS.split(self.text)
-        starts = list(accumulate(map(len, parts)))[0:-1:2]
-        written_pieces: dict[str, set[int]] = {}
-        for written, piece in zip(parts[1::2], map(bisect.bisect_right, repeat(self._piece_starts), starts)):
-            written_pieces.setdefault(written, set()).add(piece - 1)
-        by_digits: dict[str, dict[str, set[int]]] = {}
-        for written, pieces in written_pieces.items():
-            by_digits.setdefault(_significant_digits(written), {})[written] = pieces
+        where: defaultdict[str, list[int]] = defaultdict(list)
+        for written, start in zip(parts[1::2], list(accumulate(map(len, parts)))[0:-1:2]):
+            where[written].append(start)
+        by_digits: dict[str, dict[str, list[int]]] = {}
+        for written, starts in where.items():
+            by_digits.setdefault(_significant_digits(written), {})[written] = starts
         return by_digits
 
     def _number_word_pieces(self) -> set[int]:
@@ -405,10 +410,11 @@ def _stem_units(text: str, starts: list[int], stems: list[str]) -> dict[str, set
                 words.append(match.group(1))
                 word_starts.append(match.start() - 1)
     found: dict[str, set[int]] = {word_stem: set() for word_stem in stems}
+    stem_of = {word: reading[0] for word in set(words)
+               if (reading := _token_reading(word)) is not None and reading[0] in found}
     for word, position in set(zip(words, map(bisect.bisect_right, repeat(starts), word_starts))):
-        reading = _token_reading(word)
-        if reading is not None and reading[0] in found:
-            found[reading[0]].add(position - 1)
+        if word in stem_of:
+            found[stem_of[word]].add(position - 1)
     return found
 
 

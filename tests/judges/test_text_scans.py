@@ -110,7 +110,8 @@ def test_quantity_pieces_put_end_to_end_have_their_own_quantities(sample, data):
         expected += [(q.text, q.span[0] + len(joined), q.value, q.kind)
                      for q in text.quantities(sample[start:end], every_word=True)]
         joined += sample[start:end]
-    assert [(q.text, q.span[0], q.value, q.kind) for q in text.quantities(joined, every_word=True)] == expected
+    found = text.quantities(joined, every_word=True)
+    assert [(q.text, q.span[0], q.value, q.kind) for q in found] == expected
 
 
 @settings(max_examples=500, deadline=None)
