@@ -197,16 +197,20 @@ class _Request:
             question_stems=frozenset(stem(w) for w in content_words(request.question or "")),
         )
 
-    def weight(self, term: str, is_name: bool) -> float:
+    def units_with(self, term: str) -> int:
+        """How many units of the request's passages hold a word with this stem."""
         df = self.frequency.get(term)
         if df is None:
             df = self.frequency[term] = sum(len(index.postings(term)) for index in self.indexes)
-        weight = math.log((self.total_units + 1) / (df + 0.5))
+        return df
+
+    def weight(self, term: str, is_name: bool) -> float:
+        weight = math.log((self.total_units + 1) / (self.units_with(term) + 0.5))
         return max(weight, 0.05) * (NAME_WEIGHT if is_name else 1.0)
 
     def has_stem(self, word_stem: str) -> bool:
         """Whether some passage has a word with this stem."""
-        return any(index.postings(word_stem) for index in self.indexes)
+        return self.units_with(word_stem) > 0
 
     def has_value(self, value: str) -> bool:
         """Whether some passage offers the quantity value (`quantity_values`)."""
@@ -378,34 +382,34 @@ def _best_window(terms: _Terms, context: _Request) -> _Window | None:
         scored.extend((-score, p, u) for u, score in enumerate(scores) if score)
     if not scored:
         return None
-    best: tuple[float, int, tuple[int, ...], frozenset[str], int] | None = None
+    best: _Window | None = None
     for _, p, u in heapq.nsmallest(WINDOW_CANDIDATES, scored):
         index = context.indexes[p]
         for window in ((u,), (u - 1, u), (u, u + 1)):
             if window[0] < 0 or window[-1] >= index.size:
                 continue
-            # The claim's words and values that a unit of the window gives (from the postings:
-            # a window's own words are read only for the best one).
-            found = [t for t in terms.weights if any(index.holds(t, i) for i in window)]
+            units = [index.unit(i) for i in window]
+            stems = frozenset().union(*(unit.stems for unit in units))
+            # The claim's values that a unit of the window gives.
             values = frozenset(q.value for q in terms.quantities
                                if any(i in index.value_units(q.value) for i in window))
-            words = sum(terms.weights[t] for t in found)
+            words = sum(w for t, w in terms.weights.items() if t in stems)
             numbers = quantity_weight * sum(1 for q in terms.quantities if q.value in values)
             support = (words + numbers) / total
             if len(window) > 1:
                 support -= 0.02  # a single sentence wins a tie
-            if best is None or support > best[0] + 1e-9:
-                best = (support, p, window, values, len(found))
-    if best is None:
-        return None
-    support, p, window, values, found = best
-    units = [context.indexes[p].unit(i) for i in window]
-    return _Window(
-        passage=p, units=window, stems=frozenset().union(*(unit.stems for unit in units)), quantities=values,
-        names=frozenset().union(*(unit.names for unit in units)),
-        support=min(1.0, support + 0.02) if len(window) > 1 else support,
-        word_support=found / len(terms.weights) if terms.weights else 1.0,
-    )
+            if best is None or support > best.support + 1e-9:
+                best = _Window(
+                    passage=p, units=tuple(window), stems=stems, quantities=values,
+                    names=frozenset().union(*(unit.names for unit in units)),
+                    support=support,
+                    word_support=sum(1 for t in terms.weights if t in stems) / len(terms.weights)
+                    if terms.weights else 1.0,
+                )
+    if best is not None and len(best.units) > 1:
+        best = _Window(best.passage, best.units, best.stems, best.quantities, best.names,
+                       min(1.0, best.support + 0.02), best.word_support)
+    return best
 
 
 def _support(answer: str, span: Span, context: _Request, skip: list[Span]) -> float:

@@ -120,9 +120,10 @@ class Unit:
 
 
 # What can give a quantity value, for reading only the quantity pieces that may hold it (see
-# UnitIndex.value_units). A plain number ("12.5", "1500", "2027") is read from digits or number
-# words; a date value ("2027-01-05", "2027-01", "--01-05") from a month's name, a "/" date or an
-# ISO date (with its year in digits when it has one); a clock time ("17:00") from a ":" or a.m./p.m.
+# UnitIndex._pieces_for). A plain number ("12.5", "1500", "2027") is read from digits or number
+# words (a year also from a date); a date value ("2027-01-05", "2027-01", "--01-05") from a month's
+# name, a "/" date or an ISO date, with its year's and day's digits; a clock time ("17:00") from a
+# ":" or a.m./p.m.
 _PLAIN_VALUE = re.compile(r"\d+(?:\.\d+)?")
 _DATE_VALUE = re.compile(r"(?:\d{4}|-)-\d\d(?:-\d\d)?")
 _TIME_VALUE = re.compile(r"\d\d:\d\d")
@@ -155,13 +156,16 @@ def _digits_alone(digits: str) -> re.Pattern[str]:
 class UnitIndex:
     """A passage cut into units (`rough_pieces`), read lazily: the judge asks only about the words
     and quantity values of the claims it judges, so only that is worked out, and kept (the same
-    passages come back answer after answer, with other claims).
+    passages come back answer after answer, with other claims). The offline judge asks for all of
+    an answer's stems and values at once (`learn_stems`, `read_values`), so the text is searched
+    once per answer, not once per claim.
 
-    Words: every piece's distinct words come from one findall (no word crosses a piece boundary);
-    a stem's units are those of the words that give it. Quantities: the text is cut into
-    `quantity_pieces` (no quantity crosses one), and for a value only the pieces that may hold it
-    are read, with `quantities(piece, every_word=True)`; each quantity gives its readings to the
-    unit it starts in. What it answers is what reading every unit and quantity of the text gives
+    Words: in an ASCII text, one scan finds the words that may give the stems asked (`_stem_units`)
+    and only those are read; any other text has every piece's words read once (lowering it or
+    folding its accents may move its letters). Quantities: the text is cut into `quantity_pieces`
+    (no quantity crosses one), and only the pieces that may hold a value asked are read, all with
+    one `quantities(..., every_word=True)` call; each quantity gives its readings to the unit it
+    starts in. What it answers is what reading every unit and quantity of the text gives
     (tests/judges/test_unit_index.py holds it to that eager reading).
     """
 
@@ -194,12 +198,6 @@ class UnitIndex:
             self.learn_stems((word_stem,))
             found = self._postings[word_stem]
         return found
-
-    def holds(self, word_stem: str, position: int) -> bool:
-        """Whether unit `position` holds a word with this stem."""
-        units = self.postings(word_stem)
-        at = bisect.bisect_left(units, position)
-        return at < len(units) and units[at] == position
 
     def learn_stems(self, stems: Iterable[str]) -> None:
         """Find the units of the words giving each of `stems` not asked before (the offline judge
