@@ -51,7 +51,9 @@ from dataclasses import dataclass, field
 from judges.checks import provenance_mentions, provenance_verdict, quotations
 from judges.passages import CAUSAL, NEGATIONS, UnitIndex, index_units
 from judges.scoring import grounding_score, verdict_for
-from judges.text import Quantity, Span, content_tokens, content_words, quantities, split_sentences, stem
+from judges.text import (
+    Quantity, Span, content_tokens, content_words, quantities, split_sentences, stem, stems as stems_of,
+)
 from judges.types import Claim, Evidence, Fabrication, JudgeInfo, JudgeRequest, JudgeResult, Passage
 
 OFFLINE_PROFILE = "offline"
@@ -185,10 +187,10 @@ class _Request:
         indexes = [index_units(passage.text) for passage in request.passages]
         # Every claim asks each passage for its words and values: find them for the whole answer
         # at once.
-        stems = [token.stem for token in content_tokens(request.answer)]
+        answer_stems = stems_of(request.answer)
         values = [quantity.value for quantity in quantities(request.answer)]
         for index in indexes:
-            index.learn_stems(stems)
+            index.learn_stems(answer_stems)
             index.read_values(values)
         return cls(
             request=request,

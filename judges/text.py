@@ -800,5 +800,7 @@ def _token_reading(word: str) -> tuple[str, int, bool, bool] | None:
 
 
 def stems(text: str) -> frozenset[str]:
-    """The stems of every content word of `text`."""
-    return frozenset(token.stem for token in content_tokens(text))
+    """The stems of every content word of `text` (those of `content_tokens`, without telling
+    names: twice as fast)."""
+    return frozenset(reading[0] for word in _TOKEN_WORD.findall(text)
+                     if (reading := _token_reading(word)) is not None)
