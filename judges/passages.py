@@ -266,6 +266,8 @@ class UnitIndex:
         self.value_units(value)
         if value in self._values:
             return True
+        if not _YEAR_VALUE.fullmatch(value):
+            return False  # what a year range gives besides its quantities is a year ("2007 -- 11": 2011)
         if self._year_ranges is None:
             self._year_ranges = year_range_values(self.text)
         return value in self._year_ranges
