@@ -609,13 +609,8 @@ _SAFE_CUT = re.compile(r"[.!?]\s(?=[A-Z][a-z])")
 
 def quantity_pieces(text: str) -> list[Span]:
     """`text` cut at every safe place (see _SAFE_CUT) into consecutive spans covering all of it."""
-    spans: list[Span] = []
-    start = 0
-    for match in _SAFE_CUT.finditer(text):
-        spans.append((start, match.end()))
-        start = match.end()
-    spans.append((start, len(text)))
-    return spans
+    ends = [match.end() for match in _SAFE_CUT.finditer(text)]
+    return list(zip([0, *ends], [*ends, len(text)]))
 
 
 def quantity_readings(quantity: Quantity) -> list[str]:
