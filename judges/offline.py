@@ -51,7 +51,9 @@ from dataclasses import dataclass, field
 from judges.checks import provenance_mentions, provenance_verdict, quotations
 from judges.passages import CAUSAL, NEGATIONS, UnitIndex, index_units
 from judges.scoring import grounding_score, verdict_for
-from judges.text import Quantity, Span, content_tokens, content_words, quantities, split_sentences, stem
+from judges.text import (
+    Quantity, Span, content_tokens, content_words, quantities, split_sentences, stem, stems as stems_of,
+)
 from judges.types import Claim, Evidence, Fabrication, JudgeInfo, JudgeRequest, JudgeResult, Passage
 
 OFFLINE_PROFILE = "offline"
@@ -176,7 +178,6 @@ class _Request:
 
     request: JudgeRequest
     indexes: list[UnitIndex]
-    stems: frozenset[str]
     total_units: int
     question_stems: frozenset[str]
     frequency: dict[str, int] = field(default_factory=dict)
@@ -184,20 +185,34 @@ class _Request:
     @classmethod
     def of(cls, request: JudgeRequest) -> _Request:
         indexes = [index_units(passage.text) for passage in request.passages]
+        # Every claim asks each passage for its words and values: find them for the whole answer
+        # at once.
+        answer_stems = stems_of(request.answer)
+        values = [quantity.value for quantity in quantities(request.answer)]
+        for index in indexes:
+            index.learn_stems(answer_stems)
+            index.read_values(values)
         return cls(
             request=request,
             indexes=indexes,
-            stems=frozenset().union(*(index.stems for index in indexes)),
             total_units=sum(index.size for index in indexes),
             question_stems=frozenset(stem(w) for w in content_words(request.question or "")),
         )
 
-    def weight(self, term: str, is_name: bool) -> float:
+    def units_with(self, term: str) -> int:
+        """How many units of the request's passages hold a word with this stem."""
         df = self.frequency.get(term)
         if df is None:
             df = self.frequency[term] = sum(len(index.postings(term)) for index in self.indexes)
-        weight = math.log((self.total_units + 1) / (df + 0.5))
+        return df
+
+    def weight(self, term: str, is_name: bool) -> float:
+        weight = math.log((self.total_units + 1) / (self.units_with(term) + 0.5))
         return max(weight, 0.05) * (NAME_WEIGHT if is_name else 1.0)
+
+    def has_stem(self, word_stem: str) -> bool:
+        """Whether some passage has a word with this stem."""
+        return self.units_with(word_stem) > 0
 
     def has_value(self, value: str) -> bool:
         """Whether some passage offers the quantity value (`quantity_values`)."""
@@ -330,7 +345,7 @@ def _terms(text: str, offset: int, context: _Request, skip: list[Span]) -> _Term
             continue
         is_name = token.is_name
         weight = context.weight(token.stem, is_name)
-        if token.stem in context.question_stems and token.stem not in context.stems:
+        if token.stem in context.question_stems and not context.has_stem(token.stem):
             weight *= 0.5  # the answer restating the question's wording
         if weights.get(token.stem, 0) < weight:
             weights[token.stem] = weight
@@ -422,9 +437,9 @@ def _judge_claim(
     terms = _terms(said, span[0], context, skip)
     window = _best_window(terms, context)
     invented = [q for q in terms.quantities if not context.has_value(q.value)]
-    missing = [t for t in terms.weights if t not in context.stems]
+    missing = [t for t in terms.weights if not context.has_stem(t)]
     missing_names = sorted(
-        t for t in terms.names if t not in context.stems and t not in context.question_stems
+        t for t in terms.names if not context.has_stem(t) and t not in context.question_stems
     )
     support = window.support if window else (0.0 if terms.weights or terms.quantities else 1.0)
     label, reasons = _label(

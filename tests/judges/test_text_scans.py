@@ -7,6 +7,7 @@ words, currency signs in runs, digits glued to letters, months in every case, ye
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 
 from hypothesis import given, settings
@@ -97,6 +98,22 @@ def test_a_text_cut_into_quantity_pieces_has_the_quantities_of_the_whole(sample)
     assert text.quantity_values.__wrapped__(sample) == _whole_text_values(sample)
 
 
+@settings(max_examples=2000, deadline=None)
+@given(_SENTENCE_TEXTS, st.data())
+def test_quantity_pieces_put_end_to_end_have_their_own_quantities(sample, data):
+    # The unit index reads the pieces it needs with one call, leaving out the pieces between them.
+    pieces = text.quantity_pieces(sample)
+    kept = sorted(data.draw(st.sets(st.integers(0, len(pieces) - 1))))
+    joined, expected = "", []
+    for number in kept:
+        start, end = pieces[number]
+        expected += [(q.text, q.span[0] + len(joined), q.value, q.kind)
+                     for q in text.quantities(sample[start:end], every_word=True)]
+        joined += sample[start:end]
+    found = text.quantities(joined, every_word=True)
+    assert [(q.text, q.span[0], q.value, q.kind) for q in found] == expected
+
+
 @settings(max_examples=500, deadline=None)
 @given(_SENTENCE_TEXTS, st.sets(st.sampled_from(["5", "12", "1500", "2.75", "0.5", "2007", "2011", "50", "65"])))
 def test_values_in_finds_the_wanted_values_of_the_whole_text(sample, wanted):
@@ -121,10 +138,14 @@ _PROSE_PIECES = st.one_of(_SENTENCE_PIECES, st.sampled_from([
 _PROSE = st.lists(_PROSE_PIECES, max_size=40).map("".join)
 
 
+# What judges.text._PIECE_END matches, written as an alternation.
+_PIECE_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)|\n")
+
+
 def _reference_rough_pieces(sample: str) -> list[tuple[int, int]]:
     # The definition: each stretch up to a piece end (and the rest), trimmed, if anything is left.
     spans, start = [], 0
-    for match in text._PIECE_END.finditer(sample):
+    for match in _PIECE_END.finditer(sample):
         spans.extend(text._trimmed(sample, start, match.end()))
         start = match.end()
     spans.extend(text._trimmed(sample, start, len(sample)))
