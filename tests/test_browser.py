@@ -213,3 +213,29 @@ def test_a_reviewer_adjudicates_an_answer_by_keyboard_only(page, live_server):
         f"{keys_total} keystrokes ({' '.join(keystrokes)}) and {seconds:.2f} s with the undo and redo "
         f"(from landing on the review page, excluding the screenshot; `n` counted)"
     )
+
+
+def test_a_key_pressed_before_a_swap_settles_still_goes_through_htmx(page, live_server):
+    # htmx wires up swapped-in forms when the swap settles; a key pressed before that must not
+    # submit the new panel's form the plain way (a whole-page reload). The settle delay is
+    # stretched here so the key surely comes first (it is 20 ms: a fast typist or a busy machine).
+    _reviewer()
+    answer = _judged(TWO_FLAGS)
+    first = answer.claims.exclude(label="SUPPORTED").order_by("position").first()
+    page.goto(f"/accounts/login/?next=/review/{answer.pk}/")
+    page.fill("input[name=username]", "rita")
+    page.fill("input[name=password]", PASSWORD)
+    with page.expect_navigation():
+        page.press("input[name=password]", "Enter")
+    page.wait_for_url(f"**/review/{answer.pk}/")
+    page.evaluate("htmx.config.defaultSettleDelay = 3000")
+    with page.expect_response(lambda r: "/decide" in r.url):
+        page.keyboard.press("c")
+    page.wait_for_function("([id]) => !!document.querySelector(`#claim-${id} .decided-as`)", arg=[first.pk])
+    with page.expect_response(lambda r: "/undo" in r.url and r.request.method == "POST") as undo:
+        page.keyboard.press("u")
+    assert undo.value.status == 200  # the panel, swapped in place (the plain form answers a redirect)
+    assert undo.value.request.headers.get("hx-request") == "true"
+    assert page.url.endswith(f"/review/{answer.pk}/")
+    assert Review.objects.filter(claim=first, decision="undo").count() == 1
+    assert page.js_errors == []

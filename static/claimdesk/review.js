@@ -33,9 +33,18 @@
     select(next.dataset.claim);
   }
 
+  // htmx wires up swapped-in content when the swap settles (~20 ms later): a key pressed before
+  // then would submit the new panel's form the plain way, a whole-page reload. Wire it now
+  // (htmx.process skips what is already wired).
+  function submit(button) {
+    if (!button) return;
+    const form = button.closest("form");
+    if (form && window.htmx) window.htmx.process(form);
+    button.click();
+  }
+
   function click(selector) {
-    const target = (selectedCard() || document).querySelector(selector);
-    if (target) target.click();
+    submit((selectedCard() || document).querySelector(selector));
   }
 
   function toggleHelp() {
@@ -71,7 +80,7 @@
       c: () => click("button[name=decision][value=confirm]"),
       o: () => { if (selectedCard()?.querySelector("button[name=overturn_to]")) setOverturn(true); },
       e: () => selectedCard()?.querySelector("textarea[name=note]")?.focus(),
-      u: () => document.querySelector("#undo-form button")?.click(),
+      u: () => submit(document.querySelector("#undo-form button")),
       n: () => document.querySelector("#next-form button")?.click(),
       "?": toggleHelp,
     };
