@@ -185,7 +185,7 @@ def main() -> int:
         command = " ".join(["python", "bench/judge_throughput.py", *sys.argv[1:]])
         setup = {"answers": answers, "workers": args.workers, "threads": args.threads, "pool_size": args.pool_size,
                  "concurrency": args.concurrency, "latency_s": args.latency,
-                 "max_in_flight": int(env["JUDGE_MAX_IN_FLIGHT"]), "refused_429": refused}
+                 "refused_429": refused}
         print(f"judged {answers - failed} ({failed} failed) in {seconds:.1f}s: {rate:.1f} answers/s; "
               f"limit C/latency = {limit:.0f}/s; fraction {rate / limit:.3f}")
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
@@ -193,8 +193,11 @@ def main() -> int:
               f"{worker_cpu / answers * 1000:.1f} ms CPU per answer; fake LLM {fake_cpu:.1f} CPU s; "
               f"peak Postgres connections of the workers {peak_connections}; "
               f"{refused} requests refused by the LLM over its concurrency (429)")
-        layout = f"C={args.concurrency}, {args.latency:g} s, {args.workers}x{args.threads} threads"
+        in_flight = int(env["JUDGE_MAX_IN_FLIGHT"])
+        layout = (f"C={args.concurrency}, {args.latency:g} s, {args.workers}x{args.threads} threads"
+                  + (f", fleet in-flight limit {in_flight}" if in_flight else ", no in-flight limit"))
         setup["load_average_1m"] = os.getloadavg()[0]  # the box is shared: how busy it was
+        setup["max_in_flight"] = in_flight
         record(f"judge throughput ({layout})", rate, "answers/s", command=command, **setup)
         record(f"judge throughput / limit ({layout})", rate / limit, "fraction", target=0.9, command=command, **setup)
         record(f"judge worker CPU per answer ({layout})", worker_cpu / answers * 1000, "ms", command=command, **setup)
