@@ -20,7 +20,7 @@ from operator import add, sub
 import ahocorasick
 
 from judges.text import (
-    Span, content_words, key_terms, normalize_number, number_values,
+    NUMBER_WORDS, Span, content_words, key_terms, normalize_number, number_values,
     quantities, quantity_pieces, quantity_readings, quantity_values, piece_stems, rough_pieces,
     split_sentences, year_range_values,
 )
@@ -164,8 +164,8 @@ class UnitIndex:
     once per answer, not once per claim.
 
     Words: in an ASCII text, one scan finds the words that may give the stems asked (`_stem_units`)
-    and only those are read; any other text has every piece's words read once (lowering it or
-    folding its accents may move its letters). Quantities: the text is cut into `quantity_pieces`
+    and only those are read (the same scan finds the number words, for the values); any other text
+    has every piece's words read once (lowering it or folding its accents may move its letters). Quantities: the text is cut into `quantity_pieces`
     (no quantity crosses one), and only the pieces that may hold a value asked are read, all with
     one `quantities(..., every_word=True)` call; each quantity gives its readings to the unit it
     starts in. What it answers is what reading every unit and quantity of the text gives
@@ -191,6 +191,7 @@ class UnitIndex:
         self._other_digits: bool | None = None
         self._signs: dict[str, set[int]] = {}
         self._written_digits: dict[str, dict[str, list[int]]] | None = None
+        self._number_word_starts: list[int] | None = None  # found by learn_stems in an ASCII text
 
     # --- words
 
@@ -208,7 +209,10 @@ class UnitIndex:
         new = [word_stem for word_stem in dict.fromkeys(stems) if word_stem not in self._postings]
         if not new:
             return
-        found = _stem_units(self.text, self._starts, new) if self.text.isascii() else self._read_stems(new)
+        if self.text.isascii():
+            found, self._number_word_starts = _stem_units(self.text, self._starts, new)
+        else:
+            found = self._read_stems(new)
         for word_stem in new:
             self._postings[word_stem] = tuple(sorted(found.get(word_stem, ())))
 
@@ -376,10 +380,14 @@ class UnitIndex:
         return by_digits
 
     def _number_word_pieces(self) -> set[int]:
+        """The quantity pieces in which a number word stands (in an ASCII text `learn_stems` has
+        found where, with the same pass)."""
         found = self._signs.get("words")
         if found is None:
-            runs = _number_word_runs(self.text)
-            found = self._signs["words"] = {self._piece_of(start) for start, _ in runs}
+            starts = self._number_word_starts
+            if starts is None:
+                starts = [start for start, _ in _number_word_runs(self.text)]
+            found = self._signs["words"] = set(map(self._piece_of, starts))
         return found
 
     def _sign_pieces(self, kind: str) -> set[int]:
@@ -394,19 +402,27 @@ class UnitIndex:
         return found
 
 
-def _stem_units(text: str, starts: list[int], stems: list[str]) -> dict[str, tuple[int, ...]]:
+def _stem_units(text: str, starts: list[int], stems: list[str]) -> tuple[dict[str, tuple[int, ...]], list[int]]:
     """The units (given by their `starts`; ascending) holding a word of `text`, an ASCII text,
     that gives one of `stems` (`_token_reading`). Such a word opens with its stem, or with all of
     it but a final "y" ("policies" gives "policy"), so one Aho-Corasick pass finds every word that
     may give one, and each distinct word is read once, not each word of the text. After the pass
     every step runs in C (map, set, sorted) but one per distinct word and one per stem: a
-    15,000-character passage has ~800 words opening with a 5-sentence answer's stems."""
+    15,000-character passage has ~800 words opening with a 5-sentence answer's stems.
+
+    The same pass finds where the number words stand (the starts of `_number_word_runs(text)`,
+    ascending), which reading the passage's values needs: a second pass over the text cost
+    ~0.08 ms a 15,000-character passage."""
     # The lowered text with every character that is no letter nor "'" made a space, after a space
     # (so a word opening the text follows one) and before one (so every word ends before one);
     # spaced[i] stands for text[i - 1].
     spaced = " " + text.lower().translate(_WORD_CHARACTERS_ONLY) + " "
-    # Where a word opens with a prefix (one place per word: no prefix opens another).
-    firsts = list(starmap(sub, _prefix_automaton(_shortest_prefixes(stems)).iter(spaced)))
+    # Where a word opens with a prefix (one place per word: no prefix opens another), and, below
+    # zero, where a number word stands alone (less _NUMBER_WORD_MARK).
+    found_places = sorted(starmap(sub, _prefix_automaton(_shortest_prefixes(stems)).iter(spaced)))
+    split = bisect.bisect_left(found_places, 0)
+    firsts = found_places[split:]
+    number_word_starts = list(map(add, found_places[:split], repeat(_NUMBER_WORD_MARK - 1)))
     if "'" in spaced:
         firsts = [first for first in firsts if spaced[first - 1] == " " or _opens_word(spaced, first)]
     words = list(map(spaced.__getitem__, map(slice, firsts, map(spaced.find, repeat(" "), firsts))))
@@ -428,7 +444,7 @@ def _stem_units(text: str, starts: list[int], stems: list[str]) -> dict[str, tup
         first = bisect.bisect_left(pairs, stem_base)
         last = bisect.bisect_left(pairs, stem_base + width, first)
         found[word_stem] = tuple(map(sub, pairs[first:last], repeat(stem_base)))
-    return found
+    return found, number_word_starts
 
 
 def _shortest_prefixes(stems: list[str]) -> frozenset[str]:
@@ -445,14 +461,23 @@ def _shortest_prefixes(stems: list[str]) -> frozenset[str]:
 @lru_cache(maxsize=64)  # an answer's stems are asked of each of its passages
 def _prefix_automaton(prefixes: frozenset[str]) -> ahocorasick.Automaton:
     """An automaton of `prefixes` after a space or a "'" (see `_stem_units`), each giving where
-    its prefix begins less where its match ends. Building one costs ~10 us, where a regex of the
-    same words cost ~0.7 ms to compile (once per answer)."""
+    its match ends less where its prefix begins; and of the number words between two of these
+    (a run of letters that is a number word: `_NUMBER_WORD_RUN`), each giving that plus
+    _NUMBER_WORD_MARK, so that where they begin comes out below zero. Building one costs ~50 us,
+    where a regex of the same words cost ~0.7 ms to compile (once per answer)."""
     automaton = ahocorasick.Automaton()
     for prefix in prefixes:
         for before in " '":
             automaton.add_word(before + prefix, len(prefix) - 1)
+    for word in NUMBER_WORDS:
+        for before in " '":
+            for after in " '":
+                automaton.add_word(before + word + after, len(word) + _NUMBER_WORD_MARK)
     automaton.make_automaton()
     return automaton
+
+
+_NUMBER_WORD_MARK = 1 << 40  # more than any text's length
 
 
 _WORD_CHARACTERS_ONLY = str.maketrans({character: " " for character in map(chr, range(128))
