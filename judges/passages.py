@@ -10,7 +10,6 @@ from __future__ import annotations
 import bisect
 import re
 import threading
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -190,7 +189,7 @@ class UnitIndex:
         self._year_ranges: set[str] | None = None
         self._other_digits: bool | None = None
         self._signs: dict[str, set[int]] = {}
-        self._written_digits: dict[str, dict[str, list[int]]] | None = None
+        self._written_digits: tuple[list[str], list[str], list[int]] | None = None
         self._number_word_starts: list[int] | None = None  # found by learn_stems in an ASCII text
 
     # --- words
@@ -358,26 +357,31 @@ class UnitIndex:
         "May 5, 2027.5" is in 2027)."""
         if self._written_digits is None:
             self._written_digits = self._read_digits()
-        found: set[int] = set()
-        for written, starts in self._written_digits.get(_significant_digits(value), {}).items():
-            if value in (normalize_number(written), normalize_number(written, in_cents=True)):
-                found.update(self._piece_of(start) for start in starts)
+        digits, written, starts = self._written_digits
+        wanted = _significant_digits(value)
+        first = bisect.bisect_left(digits, wanted)
+        last = bisect.bisect_right(digits, wanted, first)
+        found = {self._piece_of(start) for number, start in zip(written[first:last], starts[first:last])
+                 if value in (normalize_number(number), normalize_number(number, in_cents=True))}
         if _YEAR_VALUE.fullmatch(value):
             found |= self._pieces_matching(_digits_alone(value))
         return found
 
-    def _read_digits(self) -> dict[str, dict[str, list[int]]]:
-        """Where each way of writing digits stands in the text, by its significant digits (a value
-        and its cents share them), so a value is compared with few of them. One scan: the text
-        between the digits found and the digits, in turn, so each is placed without a Python step."""
+    def _read_digits(self) -> tuple[list[str], list[str], list[int]]:
+        """Every way digits are written in the text and where, sorted by their significant digits
+        (which a value and its cents share), so a value is compared with few of them, found by
+        bisection. One scan: the text between the digits found and the digits, in turn, so each
+        is placed without a Python step; the sorting runs in C too (a Python step per digit run
+        cost ~0.1 ms a 15,000-character passage)."""
         parts = _RUN_DIGITS.split(self.text)
-        where: defaultdict[str, list[int]] = defaultdict(list)
-        for written, start in zip(parts[1::2], list(accumulate(map(len, parts)))[0:-1:2]):
-            where[written].append(start)
-        by_digits: dict[str, dict[str, list[int]]] = {}
-        for written, starts in where.items():
-            by_digits.setdefault(_significant_digits(written), {})[written] = starts
-        return by_digits
+        written = parts[1::2]
+        starts = list(accumulate(map(len, parts)))[0:-1:2]
+        # _significant_digits of each, in C.
+        digits = list(map(str.strip, map(str.replace, map(str.replace, written, repeat(","), repeat("")),
+                                         repeat("."), repeat("")), repeat("0")))
+        order = sorted(range(len(written)), key=digits.__getitem__)
+        return ([*map(digits.__getitem__, order)], [*map(written.__getitem__, order)],
+                [*map(starts.__getitem__, order)])
 
     def _number_word_pieces(self) -> set[int]:
         """The quantity pieces in which a number word stands (in an ASCII text `learn_stems` has
