@@ -47,6 +47,8 @@ import math
 import re
 import time
 from dataclasses import dataclass, field
+from itertools import compress, count, repeat
+from operator import neg
 
 from judges.checks import provenance_mentions, provenance_verdict, quotations
 from judges.passages import CAUSAL, NEGATIONS, UnitIndex, index_units
@@ -381,7 +383,9 @@ def _best_window(terms: _Terms, context: _Request) -> _Window | None:
         for q in terms.quantities:
             for u in index.value_units(q.value):
                 scores[u] += quantity_weight
-        scored.extend((-score, p, u) for u, score in enumerate(scores) if score)
+        # (-score, passage, unit) for each unit scored, put together in C (Python's step per unit
+        # cost ~1 ms an answer at 15,000 characters a passage).
+        scored.extend(compress(zip(map(neg, scores), repeat(p), count()), scores))
     if not scored:
         return None
     best: _Window | None = None

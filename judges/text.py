@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from datetime import date as date_type
 from functools import cache, lru_cache
+from itertools import starmap
+from operator import sub
 
 import ahocorasick
 import pysbd
@@ -375,7 +377,8 @@ def word_positions(lowered: str, words: Iterable[str]) -> list[int]:
     automaton = _automaton(frozenset(words))
     if automaton is None:
         return []
-    return sorted({end - length + 1 for end, length in automaton.iter(lowered)})
+    # Where each match ends less its word's length less one, subtracted in C (no Python step per match).
+    return sorted(set(starmap(sub, automaton.iter(lowered))))
 
 
 @lru_cache(maxsize=64)
@@ -384,7 +387,7 @@ def _automaton(words: frozenset[str]) -> ahocorasick.Automaton | None:
         return None
     automaton = ahocorasick.Automaton()
     for word in words:
-        automaton.add_word(word, len(word))
+        automaton.add_word(word, len(word) - 1)
     automaton.make_automaton()
     return automaton
 
