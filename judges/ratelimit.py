@@ -98,8 +98,9 @@ class RateLimitUnavailable(Exception):
 class RateLimitTimeout(Exception):
     """The limit would not admit the request before the caller's deadline."""
 
-    def __init__(self, waited: float, wait_more: float, limit: str = "fleet rate limit"):
-        super().__init__(f"{limit}: waited {waited:.1f}s and a slot frees up only in {wait_more:.1f}s more")
+    def __init__(self, waited: float, wait_more: float, message: str = ""):
+        super().__init__(message or f"fleet rate limit: waited {waited:.1f}s and a slot frees up only in "
+                                    f"{wait_more:.1f}s more")
         self.waited = waited
         self.wait_more = wait_more
 
@@ -237,7 +238,10 @@ class InFlightLimit:
                 wait = min(float(expires_in), WAKE_CHECK_SECONDS)
                 if deadline is not None:
                     if now >= deadline:
-                        raise RateLimitTimeout(now - started, float(expires_in), "fleet in-flight limit")
+                        # Any request may finish next: only the oldest lease's end is known.
+                        raise RateLimitTimeout(now - started, float(expires_in),
+                                               f"fleet in-flight limit: waited {now - started:.1f}s and all "
+                                               f"{self.limit} slots are still in use")
                     wait = min(wait, deadline - now)
                 # Redis takes fractional seconds; 0 would mean forever.
                 self._redis.blpop([self.freed_key], timeout=max(wait, 0.01))
