@@ -245,8 +245,16 @@ def _wait_for_rate_limit(config: JudgeConfig, call: _Call, messages: list[dict])
     limiter = _limiter(config)
     if limiter is None:
         return None
-    try:
+    with _fleet_limit_failure(call):
         return limiter.acquire(estimate_tokens(messages), deadline=call.deadline)
+
+
+@contextmanager
+def _fleet_limit_failure(call: _Call) -> Iterator[None]:
+    """A fleet limit that outlasts the call's budget, or cannot be asked, fails the call
+    transiently: the task retries later."""
+    try:
+        yield
     except (RateLimitTimeout, RateLimitUnavailable) as exc:
         raise JudgeError(f"gave up after {call.attempts} attempts: {exc}", transient=True,
                          attempts=call.attempts) from None
@@ -269,11 +277,8 @@ def _in_flight_slot(config: JudgeConfig, call: _Call) -> Iterator[None]:
     if limit is None:
         yield
         return
-    try:
+    with _fleet_limit_failure(call):
         slot = limit.acquire(deadline=call.deadline)
-    except (RateLimitTimeout, RateLimitUnavailable) as exc:
-        raise JudgeError(f"gave up after {call.attempts} attempts: {exc}", transient=True,
-                         attempts=call.attempts) from None
     try:
         yield
     finally:
