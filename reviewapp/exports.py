@@ -104,6 +104,9 @@ def decided_claims(filters: ExportFilters) -> QuerySet[Claim]:
 # --- the snapshot ------------------------------------------------------------------------------
 
 
+SNAPSHOT_TRANSACTION = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+
+
 @contextmanager
 def read_snapshot():
     """One transaction that sees the database as it was at its first query, for the whole export.
@@ -122,7 +125,7 @@ def read_snapshot():
     with transaction.atomic():
         if outermost:
             with connection.cursor() as cursor:  # must be the transaction's first statement
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                cursor.execute(SNAPSHOT_TRANSACTION)
         yield outermost
 
 
@@ -290,7 +293,7 @@ def _snapshot_connection(like, snapshot: str):
     try:
         with transaction.atomic():
             with own.cursor() as cursor:  # both must come before the transaction's first query
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                cursor.execute(SNAPSHOT_TRANSACTION)
                 cursor.execute("SET TRANSACTION SNAPSHOT %s", [snapshot])
             yield
     finally:
