@@ -13,7 +13,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, groupby, repeat, starmap
+from itertools import accumulate, repeat, starmap
 from operator import add, sub
 
 import ahocorasick
@@ -164,9 +164,9 @@ class UnitIndex:
 
     Words: in an ASCII text, one scan finds the words that may give the stems asked (`_stem_units`)
     and only those are read (the same scan finds the number words, for the values); any other text
-    has every piece's words read once (lowering it or folding its accents may move its letters). Quantities: the text is cut into `quantity_pieces`
-    (no quantity crosses one), and only the pieces that may hold a value asked are read, all with
-    one `quantities(..., every_word=True)` call; each quantity gives its readings to the unit it
+    has every piece's words read once (lowering it or folding its accents may move its letters).
+    Quantities: the text is cut into `quantity_pieces` (no quantity crosses one), and only the
+    pieces that may hold a value asked are read, all with one `quantities(..., every_word=True)` call; each quantity gives its readings to the unit it
     starts in. What it answers is what reading every unit and quantity of the text gives
     (tests/judges/test_unit_index.py holds it to that eager reading).
     """
