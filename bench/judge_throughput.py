@@ -105,6 +105,7 @@ def main() -> int:
     if not broker.startswith("redis"):
         sys.exit("judge_throughput needs a Redis broker: set CELERY_BROKER_URL=redis://...")
 
+    in_flight = args.concurrency if args.max_in_flight is None else args.max_in_flight
     database_url = bench_database_url("_bench")
     body = payload(random.Random(args.seed))
     workdir = Path(tempfile.mkdtemp(prefix="judge-throughput-"))
@@ -120,7 +121,7 @@ def main() -> int:
         "JUDGE_PROFILE": "claim_audit",
         "DEBUG": "false",
         "DATABASE_POOL_SIZE": str(args.pool_size),
-        "JUDGE_MAX_IN_FLIGHT": str(args.concurrency if args.max_in_flight is None else args.max_in_flight),
+        "JUDGE_MAX_IN_FLIGHT": str(in_flight),
     }
     os.environ.update(env)
     processes = [fake]
@@ -149,8 +150,9 @@ def main() -> int:
         request = JudgeRequest.model_validate(body)
         if args.py_spy:  # py-spy is a dev tool, not a dependency: `pip install py-spy`
             processes.insert(0, subprocess.Popen(
-                ["py-spy", "record", "--pid", str(workers[0].pid), "--rate", "200", "--format", "raw", *os.environ.get("PYSPY_FLAGS", "--gil").split(),
-                 "--nonblocking", "-o", args.py_spy], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                # PYSPY_FLAGS=--idle samples the threads that wait too (default: those holding the GIL).
+                ["py-spy", "record", "--pid", str(workers[0].pid), "--rate", "200", "--format", "raw",
+                 *os.environ.get("PYSPY_FLAGS", "--gil").split(), "--nonblocking", "-o", args.py_spy], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         cpu_before = {w.pid: cpu_seconds(w.pid) for w in workers} | {fake.pid: cpu_seconds(fake.pid)}
 
         with transaction.atomic():
@@ -184,7 +186,7 @@ def main() -> int:
         fake_cpu = cpu_after[fake.pid] - cpu_before[fake.pid]
         command = " ".join(["python", "bench/judge_throughput.py", *sys.argv[1:]])
         setup = {"answers": answers, "workers": args.workers, "threads": args.threads, "pool_size": args.pool_size,
-                 "concurrency": args.concurrency, "latency_s": args.latency,
+                 "concurrency": args.concurrency, "latency_s": args.latency, "max_in_flight": in_flight,
                  "refused_429": refused}
         print(f"judged {answers - failed} ({failed} failed) in {seconds:.1f}s: {rate:.1f} answers/s; "
               f"limit C/latency = {limit:.0f}/s; fraction {rate / limit:.3f}")
@@ -193,11 +195,9 @@ def main() -> int:
               f"{worker_cpu / answers * 1000:.1f} ms CPU per answer; fake LLM {fake_cpu:.1f} CPU s; "
               f"peak Postgres connections of the workers {peak_connections}; "
               f"{refused} requests refused by the LLM over its concurrency (429)")
-        in_flight = int(env["JUDGE_MAX_IN_FLIGHT"])
         layout = (f"C={args.concurrency}, {args.latency:g} s, {args.workers}x{args.threads} threads"
                   + (f", fleet in-flight limit {in_flight}" if in_flight else ", no in-flight limit"))
         setup["load_average_1m"] = os.getloadavg()[0]  # the box is shared: how busy it was
-        setup["max_in_flight"] = in_flight
         record(f"judge throughput ({layout})", rate, "answers/s", command=command, **setup)
         record(f"judge throughput / limit ({layout})", rate / limit, "fraction", target=0.9, command=command, **setup)
         record(f"judge worker CPU per answer ({layout})", worker_cpu / answers * 1000, "ms", command=command, **setup)

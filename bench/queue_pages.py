@@ -60,7 +60,21 @@ def timed(client: Client, url: str, repeats: int, headers: dict | None = None) -
         samples.append((time.perf_counter() - started) * 1000)
         cpu.append((time.process_time() - cpu_started) * 1000)
         assert response.status_code == 200, (url, response.status_code)
+    return percentiles(samples, cpu)
+
+
+def percentiles(samples: list[float], cpu: list[float]) -> tuple[float, float, float]:
+    """p50 and p95 of the wall times, median of the CPU times."""
     return statistics.median(samples), statistics.quantiles(samples, n=20)[-1], statistics.median(cpu)
+
+
+def page_figure(name: str, figures: tuple[float, float, float], answers: int, repeats: int) -> bool:
+    """Print and record a page's (p50, p95, CPU); whether its p95 is over the target."""
+    p50, p95, cpu = figures
+    print(f"{name:52} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   CPU {cpu:6.1f} ms")
+    record(f"page p95 {name}", p95, "ms", TARGET_MS, higher_is_better=False, command=COMMAND, answers=answers,
+           requests=repeats, p50_ms=round(p50, 1), cpu_median_ms=round(cpu, 1))
+    return p95 > TARGET_MS
 
 
 def review_shaped_answer() -> Answer:
@@ -171,34 +185,18 @@ def main() -> int:
     for name, url in urls.items():
         # The htmx request asks for the table alone, as when a filter changes.
         headers = {"HX-Request": "true", "HX-Target": "queue-table"} if name == "queue htmx table" else None
-        p50, p95, cpu = timed(reviewer, url, repeats, headers)
-        failures += p95 > TARGET_MS
-        print(f"{name:52} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   CPU {cpu:6.1f} ms")
-        extra = {"command": COMMAND, "answers": answers, "requests": repeats, "p50_ms": round(p50, 1),
-                 "cpu_median_ms": round(cpu, 1)}
-        record(f"page p95 {name}", p95, "ms", TARGET_MS, higher_is_better=False, **extra)
+        failures += page_figure(name, timed(reviewer, url, repeats, headers), answers, repeats)
 
     # "Start reviewing": the lease of the next free answer and the review page it redirects to.
-    p50, p95, cpu = next_answer_times(repeats)
-    name = "next answer (lease + review page)"
-    failures += p95 > TARGET_MS
-    print(f"{name:52} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   CPU {cpu:6.1f} ms")
-    record(f"page p95 {name}", p95, "ms", TARGET_MS, higher_is_better=False, command=COMMAND, answers=answers,
-           requests=repeats, p50_ms=round(p50, 1), cpu_median_ms=round(cpu, 1))
+    failures += page_figure("next answer (lease + review page)", next_answer_times(repeats), answers, repeats)
 
     # /calibration/: the page as served (figures cached), and the computation it caches.
     cache.delete(calibration.CACHE_KEY)
     admin_client.get("/calibration/")  # fills the cache, as the first view after a TTL does
-    p50, p95, cpu = timed(admin_client, "/calibration/", repeats)
-    print(f"{'calibration (cached figures)':52} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   CPU {cpu:6.1f} ms")
-    record("page p95 calibration (cached figures)", p95, "ms", TARGET_MS, higher_is_better=False, command=COMMAND,
-           answers=answers, requests=repeats, p50_ms=round(p50, 1), cpu_median_ms=round(cpu, 1))
+    page_figure("calibration (cached figures)", timed(admin_client, "/calibration/", repeats), answers, repeats)
     # /exports/ counts the decided claims its filters match: cached briefly on big tables.
     admin_client.get("/exports/")
-    p50, p95, cpu = timed(admin_client, "/exports/", repeats)
-    print(f"{'exports page (row count cached)':52} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   CPU {cpu:6.1f} ms")
-    record("page p95 exports (row count cached)", p95, "ms", TARGET_MS, higher_is_better=False, command=COMMAND,
-           answers=answers, requests=repeats, p50_ms=round(p50, 1), cpu_median_ms=round(cpu, 1))
+    page_figure("exports page (row count cached)", timed(admin_client, "/exports/", repeats), answers, repeats)
     uncached = []
     for _ in range(1 if args.quick else 3):
         started = time.perf_counter()
@@ -253,7 +251,7 @@ def next_answer_times(repeats: int) -> tuple[float, float, float]:
     finally:
         Answer.objects.filter(lease_holder__username__startswith="bench-next-").update(
             lease_holder=None, lease_expires_at=None)
-    return statistics.median(samples), statistics.quantiles(samples, n=20)[-1], statistics.median(cpu)
+    return percentiles(samples, cpu)
 
 
 def _searched(text: str, user):
