@@ -251,6 +251,14 @@ if (JUDGE_RATE_LIMIT_RPM or JUDGE_RATE_LIMIT_TPM or JUDGE_MAX_IN_FLIGHT) and not
 # --- Pages ---------------------------------------------------------------------------------
 # /calibration/ aggregates every decided claim; its figures are reused for this many seconds.
 CALIBRATION_CACHE_SECONDS = env_int("CALIBRATION_CACHE_SECONDS", 60, minimum=0)
+# Where those figures and the queue counters are kept: each process's memory unless CACHE_URL names
+# a Redis, which every web process then shares (reviewapp/cache.py; it is emptied by nothing in the
+# app, but give it a database of its own: Django's cache.clear() empties the whole database).
+CACHE_URL = env_url("CACHE_URL", None, schemes=("redis", "rediss"))
+CACHES = {
+    "default": {"BACKEND": "reviewapp.cache.SharedCache", "LOCATION": CACHE_URL, "KEY_PREFIX": "claimdesk"}
+    if CACHE_URL else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
 
 # --- API -------------------------------------------------------------------------------------
 NINJA_PAGINATION_MAX_LIMIT = 200

@@ -134,6 +134,8 @@ def test_the_app_services_point_at_the_compose_postgres_and_redis(compose, name)
     env = _environment(_service(compose, name))
     assert re.match(r"postgres(ql)?://[^@]+@postgres:5432/", env["DATABASE_URL"])
     assert env["CELERY_BROKER_URL"].startswith("redis://redis:6379/")
+    # The web processes share one cache, in a Redis database of its own (cache.clear() empties a database).
+    assert env["CACHE_URL"].startswith("redis://redis:6379/") and env["CACHE_URL"] != env["CELERY_BROKER_URL"]
     assert env["SECRET_KEY"].startswith("${SECRET_KEY:?"), "SECRET_KEY must be required, not defaulted"
 
 

@@ -40,6 +40,7 @@ def _start(*args, **env) -> subprocess.CompletedProcess:
         ("API_RATE_LIMIT", "lots"),
         ("API_RATE_LIMIT_REDIS_URL", "http://127.0.0.1:6379"),
         ("API_MAX_BODY_BYTES", "2MB"),
+        ("CACHE_URL", "memcached://127.0.0.1:11211"),
     ],
 )
 def test_a_malformed_value_stops_start_up_naming_the_variable(variable, value):
