@@ -322,6 +322,12 @@ class Claim(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["run", "position"], name="claim_position_unique_per_run"),
             _span_check("answer_", "claim_answer_span_ordered"),
+            # Exports and measurements read these as one of the labels: nothing else may be stored.
+            models.CheckConstraint(condition=Q(label__in=LABELS), name="claim_label_known"),
+            models.CheckConstraint(condition=Q(human_label="") | Q(human_label__in=LABELS),
+                                   name="claim_human_label_known"),
+            models.CheckConstraint(condition=Q(decision="") | Q(decision__in=("confirm", "overturn", "add")),
+                                   name="claim_decision_known"),
         ]
 
     def __str__(self) -> str:

@@ -108,11 +108,11 @@ def _awkward_answers() -> int:
                                         match="exact" if found else "not_found")
             decided += 1
         make.claim(answer, "SUPPORTED")  # undecided: in neither export
-    # Rows whose only formula-like cell starts the claim's cells, or the cells after the quotes.
+    # Rows whose only formula-like cells start the claim's cells, or follow its quotes and labels.
     plain = make.answer(question="plain", text="plain text here")
-    for cid, human in (("=c1", "SUPPORTED"), ("c2", "-SUPPORTED"), ("+c3", "@SUPPORTED")):
+    for cid, note in (("=c1", ""), ("c2", "-1"), ("+c3", "@SUM(1)")):
         claim = make.claim(plain, "SUPPORTED", "SUPPORTED", reviewer=rita, text="plain", span=(0, 5))
-        Claim.objects.filter(pk=claim.pk).update(cid=cid, human_label=human)
+        Claim.objects.filter(pk=claim.pk).update(cid=cid, note=note)
         decided += 1
     return decided
 
