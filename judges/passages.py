@@ -280,7 +280,7 @@ class UnitIndex:
 
     def _pieces(self) -> list[Span]:
         if self._quantity_pieces is None:
-            self._quantity_pieces = quantity_pieces(self.text)
+            self._quantity_pieces = quantity_pieces(self.text, self.spans)
             self._piece_starts = [start for start, _ in self._quantity_pieces]
         return self._quantity_pieces
 

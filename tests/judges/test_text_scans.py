@@ -163,3 +163,9 @@ def test_rough_pieces_and_their_words_are_those_of_the_whole_text(sample):
         readings = list(text.token_readings(sample, start, end))
         assert text.piece_stems(sample, start, end) == (
             frozenset(r[0] for r in readings), frozenset(r[0] for r in readings if r[3]))
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_PROSE)
+def test_quantity_pieces_cut_from_the_rough_pieces_are_those_the_scan_cuts(sample):
+    assert text.quantity_pieces(sample, text.rough_pieces(sample)) == text.quantity_pieces(sample)
