@@ -20,8 +20,8 @@ import ahocorasick
 
 from judges.text import (
     NUMBER_WORDS, Span, content_words, key_terms, normalize_number, number_values,
-    quantities, quantity_pieces, quantity_readings, quantity_values, piece_stems, rough_pieces,
-    split_sentences, year_range_values,
+    quantity_pieces, quantity_values, piece_stems, readings_by_start, rough_pieces, split_sentences,
+    year_range_values,
 )
 # Private helpers of judges.text that the lazy unit index shares (and _piece_values, cleared with
 # the other caches).
@@ -181,8 +181,9 @@ class UnitIndex:
     and only those are read (the same scan finds the number words, for the values); any other text
     has every piece's words read once (lowering it or folding its accents may move its letters).
     Quantities: the text is cut into `quantity_pieces` (no quantity crosses one), and only the
-    pieces that may hold a value asked are read, all with one `quantities(..., every_word=True)` call; each quantity gives its readings to the unit it
-    starts in. What it answers is what reading every unit and quantity of the text gives
+    pieces that may hold a value asked are read, all with one `readings_by_start` call (the
+    quantities of `quantities(..., every_word=True)`); each quantity gives its readings to the
+    unit it starts in. What it answers is what reading every unit and quantity of the text gives
     (tests/judges/test_unit_index.py holds it to that eager reading).
     """
 
@@ -267,8 +268,8 @@ class UnitIndex:
 
     def read_values(self, values: Iterable[str]) -> None:
         """Read at once the pieces that may hold any of `values` not asked before (the offline
-        judge asks for every value of an answer first: one `quantities` call over many pieces
-        costs little more than over one, ~25 us on this machine)."""
+        judge asks for every value of an answer first: one `readings_by_start` call over many
+        pieces costs little more than over one, ~25 us on this machine)."""
         if all(value in self._asked for value in values):
             return
         # The index is shared by every thread (index_units' cache), and a piece is marked read
@@ -325,8 +326,8 @@ class UnitIndex:
         return set(range(len(pieces)))
 
     def _read_pieces(self, todo: list[int]) -> None:
-        """Read the quantities of the pieces numbered `todo` (ascending) with one `quantities` call
-        over them put end to end: each piece begins and ends at a safe cut (`quantity_pieces`), so
+        """Read the quantities of the pieces numbered `todo` (ascending) with one
+        `readings_by_start` call over them put end to end: each piece begins and ends at a safe cut (`quantity_pieces`), so
         the joined text has the quantities of its pieces, whichever pieces are left out between
         them (tests/judges/test_text_scans.py)."""
         if not todo:
@@ -341,7 +342,7 @@ class UnitIndex:
             texts.append(self.text[start:end])
             joined_starts.append(length)
             length += end - start
-        for joined_start, readings in _quantity_readings("".join(texts)):
+        for joined_start, readings in readings_by_start("".join(texts)):
             piece = bisect.bisect_right(joined_starts, joined_start) - 1
             start = pieces[todo[piece]][0] + joined_start - joined_starts[piece]
             self._values.update(readings)
@@ -506,11 +507,6 @@ def _opens_word(lowered: str, position: int) -> bool:
 
 
 _LOWER_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
-
-
-def _quantity_readings(text: str) -> list[tuple[int, list[str]]]:
-    """Each quantity of `text`: where it starts, and its readings."""
-    return [(quantity.span[0], quantity_readings(quantity)) for quantity in quantities(text, every_word=True)]
 
 
 @lru_cache(maxsize=512)

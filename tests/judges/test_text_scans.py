@@ -123,6 +123,13 @@ def test_values_in_finds_the_wanted_values_of_the_whole_text(sample, wanted):
     assert text.values_in(halves, written) == wanted & (_whole_text_values(halves[0]) | _whole_text_values(halves[1]))
 
 
+@settings(max_examples=1500, deadline=None)
+@given(_SENTENCE_TEXTS)
+def test_readings_by_start_are_those_of_the_quantities(sample):
+    assert sorted(text.readings_by_start(sample)) == [
+        (quantity.span[0], text.quantity_readings(quantity)) for quantity in text.quantities(sample, every_word=True)]
+
+
 def test_quantity_pieces_cut_between_sentences_only():
     sample = "Apply by Jan. 5, 2027. Riders aged sixty-five ride free. A. M. Peak fares apply."
     assert [sample[s:e] for s, e in text.quantity_pieces(sample)] == [

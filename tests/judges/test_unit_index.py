@@ -95,7 +95,8 @@ _DIGIT_PIECES = st.sampled_from([
     "10,000.50", "1,500.00", "2,75", "0.0", ",", ".", " ", ". ", "$", "$ ", " cents", "-", "2027", "12",
     "May 5, ", "a", "x1", "1x", "9",
 ])
-_PLAIN_VALUES = st.one_of(st.sampled_from(_VALUES), st.from_regex(r"[0159]{1,4}(\.[0159]{1,3})?", fullmatch=True))
+_PLAIN_VALUES = st.one_of(st.sampled_from(_VALUES),
+                          st.from_regex(r"[0159]{1,4}(\.[0159]{1,3})?", fullmatch=True))
 
 
 @settings(max_examples=2000, deadline=None)
@@ -107,7 +108,8 @@ def test_the_digit_pieces_of_a_value_are_those_of_the_runs_of_digits_giving_it(s
     index = passages.UnitIndex(sample)
     index._pieces()
     expected = {index._piece_of(run.start()) for run in passages._RUN_DIGITS.finditer(sample)
-                if value in (text.normalize_number(run.group()), text.normalize_number(run.group(), in_cents=True))}
+                if value in (text.normalize_number(run.group()),
+                             text.normalize_number(run.group(), in_cents=True))}
     if passages._YEAR_VALUE.fullmatch(value):
         expected |= index._pieces_matching(passages._digits_alone(value))
     assert index._digit_pieces(value) == expected
