@@ -523,13 +523,13 @@ def _quantity_fields(text: str, every_word: bool) -> list[_Fields]:
             add(_word_fields(match))
     if has_digit:
         for match in _number_matches(text):
-            span = match.span()
-            if free(span):  # numbers come last: none needs blocking
-                found.append((
-                    match.group(), span, _value_of(match),
-                    match.group("amount") is not None or match.group("unit") not in (None, "percent"),
-                    match.group("suffix") == "%" or match.group("unit") == "percent", False, False, False,
-                ))
+            start, end = span = match.span()
+            if taken.find(1, start, end) < 0:  # numbers come last: none needs blocking
+                amount, suffix, unit = match.group("amount", "suffix", "unit")
+                is_money = amount is not None or unit not in (None, "percent")
+                is_percent = suffix == "%" or unit == "percent"
+                found.append((match.group(), span, _value_of(match), is_money, is_percent,
+                              False, False, False))
     return found
 
 
@@ -541,12 +541,14 @@ def _month_dates(text: str, any_case: bool = False) -> Iterator[_Fields | None]:
         if month is None or (word.start() and text[word.start() - 1].isalpha()):
             continue
         tail = _MONTH_TAIL.match(text, word.end())
-        head = _DAY_BEFORE.search(text, max(0, word.start() - 20), word.start())
         if tail and tail.group("day") and (tail.group("year") or not _NOT_A_DAY.match(text, tail.end())):
             year = int(tail.group("year")) if tail.group("year") else None
             span = (word.start(), tail.end())
             yield _date_fields(text[slice(*span)], span, year, month, int(tail.group("day")))
-        elif tail and tail.group("year_only"):
+            continue
+        # A day before the month, looked for only now: the search tries each of 20 places.
+        head = _DAY_BEFORE.search(text, max(0, word.start() - 20), word.start())
+        if tail and tail.group("year_only"):
             span = (head.start() if head else word.start(), tail.end())
             day = int(head.group("day")) if head else None
             yield _date_fields(text[slice(*span)], span, int(tail.group("year_only")), month, day)
