@@ -322,7 +322,9 @@ _US_DATE = re.compile(  # month/day/year, as US answers write it
 _MERIDIEM = r"(?P<mer>[ap]\.\s?m\.|[ap]m\b|[AP]\.\s?M\.|[AP]M\b)"
 _CLOCK_TIME = re.compile(rf"(?<![\w.:,$€£])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?![\d:])(?:\s?{_MERIDIEM})?")
 _HOUR_TIME = re.compile(rf"(?<![\w.:,$€£])(?P<h>1[0-2]|0?[1-9])\s?{_MERIDIEM}")
-_MERIDIEM_HINT = re.compile(r"\d\s?[aApP]\.?\s?[mM]")
+# Every _HOUR_TIME has this: its hour's last digit is ASCII, and [0-9] is quicker to skip to than
+# \d (~15 us less per 2,000 characters).
+_MERIDIEM_HINT = re.compile(r"[0-9]\s?[aApP]\.?\s?[mM]")
 _ISO_HINT = re.compile(r"\d\d-[01]\d-")
 _CLOCK_HINT = re.compile(r"\d:\d\d")
 

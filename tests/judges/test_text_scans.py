@@ -69,6 +69,17 @@ def test_the_year_range_and_list_number_scans_find_what_finditer_finds(sample):
         _spans(text._LIST_ORDINAL.finditer(sample))
 
 
+_CLOCK_PIECES = st.sampled_from(
+    ["5", "10", "12", "٥", "١٢", "0", " ", "p.m.", "P. M.", "am", "AM", "pm", "a", "m", "."])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(_CLOCK_PIECES, max_size=12).map("".join))
+def test_the_meridiem_hint_stands_in_every_hour_time(sample):
+    for match in text._HOUR_TIME.finditer(sample):
+        assert text._MERIDIEM_HINT.search(match.group())
+
+
 def test_the_scans_cover_real_finds():
     sample = "Seniors (sixty-five and older) pay $1.35\n1. Apply by May 5, 2027; fares rose 2019–21."
     assert [m.group() for m in text._NUMBER.finditer(sample)] == ["$1.35", "1", "5", "2027", "2019", "21"]
