@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import bisect
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from judges import passages, text
@@ -88,6 +88,31 @@ def test_the_lazy_unit_index_answers_what_the_eager_reading_gives(sample, asked,
     else:
         check_values()
         check_stems()
+
+
+_DIGIT_PIECES = st.sampled_from([
+    "0", "00", "05", "5", "50", "500", "0.05", ".5", "5.", "1.5", "1.5.3", "15", "150", "1,500", "1,5000",
+    "10,000.50", "1,500.00", "2,75", "0.0", ",", ".", " ", ". ", "$", "$ ", " cents", "-", "2027", "12",
+    "May 5, ", "a", "x1", "1x", "9",
+])
+_PLAIN_VALUES = st.one_of(st.sampled_from(_VALUES),
+                          st.from_regex(r"[0159]{1,4}(\.[0159]{1,3})?", fullmatch=True))
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.one_of(_DIGIT_PIECES, _PIECES), max_size=30).map("".join), _PLAIN_VALUES)
+def test_the_digit_pieces_of_a_value_are_those_of_the_runs_of_digits_giving_it(sample, value):
+    # The reading the scan per value replaced: every run of digits of the text, those giving the
+    # value (with another script's digits every piece is read instead).
+    assume(passages._OTHER_DIGIT.search(sample) is None)
+    index = passages.UnitIndex(sample)
+    index._pieces()
+    expected = {index._piece_of(run.start()) for run in passages._RUN_DIGITS.finditer(sample)
+                if value in (text.normalize_number(run.group()),
+                             text.normalize_number(run.group(), in_cents=True))}
+    if passages._YEAR_VALUE.fullmatch(value):
+        expected |= index._pieces_matching(passages._digits_alone(value))
+    assert index._digit_pieces(value) == expected
 
 
 def test_the_lazy_unit_index_reads_only_the_pieces_that_may_hold_a_value():
