@@ -135,7 +135,8 @@ _PROSE_PIECES = st.one_of(_SENTENCE_PIECES, st.sampled_from([
     "O'Brien", "rock'n'roll", "riders’ cards", "McManus", "NBA", "Café", "Cafe\u0301", "Angoulême", "\u2029",
     "…", "...", "?!", "\"", "”", "’", ")", "]", "[", "(", " \n ", "\r\n", "  \t", "U.S. ", "e.g. the", "Sec. 4.2",
     # Whitespace of every kind the regex `\s` and str.strip take: rough_pieces relies on both.
-    "\n\n", " \n", "\t\n", "\v", "\f", "\r", "\x1c", "\x1f", "\x85", "\xa0", "\u2028", "\u3000", ".\xa0", "!\u2029",
+    "\n\n", " \n", "\t\n", "\v", "\f", "\r", "\x1c", "\x1f", "\x85", "\xa0", "\u2028", "\u3000", ".\xa0",
+    "!\u2029",
 ]))
 _PROSE = st.lists(_PROSE_PIECES, max_size=40).map("".join)
 
