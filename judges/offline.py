@@ -381,34 +381,39 @@ def _best_window(terms: _Terms, context: _Request) -> _Window | None:
             for u in index.value_units(q.value):
                 scores[u] += quantity_weight
         passage_scores.append(scores)
-    best: _Window | None = None
+    # The claim's terms each unit tried holds (`UnitIndex.held`): only the best window's units are
+    # read, which cost ~0.7 ms an answer when no passage had been read before.
+    held: dict[tuple[int, int], frozenset[str]] = {}
+    best: tuple[float, int, tuple[int, ...], frozenset[str], frozenset[str]] | None = None
     for _, p, u in _best_units(passage_scores, WINDOW_CANDIDATES):
         index = context.indexes[p]
         for window in ((u,), (u - 1, u), (u, u + 1)):
             if window[0] < 0 or window[-1] >= index.size:
                 continue
-            units = [index.unit(i) for i in window]
-            stems = frozenset().union(*(unit.stems for unit in units))
+            for i in window:
+                if (p, i) not in held:
+                    held[p, i] = index.held(i, terms.weights)
+            found = frozenset().union(*(held[p, i] for i in window))
             # The claim's values that a unit of the window gives.
             values = frozenset(q.value for q in terms.quantities
                                if any(i in index.value_units(q.value) for i in window))
-            words = sum(w for t, w in terms.weights.items() if t in stems)
+            words = sum(w for t, w in terms.weights.items() if t in found)
             numbers = quantity_weight * sum(1 for q in terms.quantities if q.value in values)
             support = (words + numbers) / total
             if len(window) > 1:
                 support -= 0.02  # a single sentence wins a tie
-            if best is None or support > best.support + 1e-9:
-                best = _Window(
-                    passage=p, units=tuple(window), stems=stems, quantities=values,
-                    names=frozenset().union(*(unit.names for unit in units)),
-                    support=support,
-                    word_support=sum(1 for t in terms.weights if t in stems) / len(terms.weights)
-                    if terms.weights else 1.0,
-                )
-    if best is not None and len(best.units) > 1:
-        best = _Window(best.passage, best.units, best.stems, best.quantities, best.names,
-                       min(1.0, best.support + 0.02), best.word_support)
-    return best
+            if best is None or support > best[0] + 1e-9:
+                best = (support, p, window, found, values)
+    if best is None:
+        return None
+    support, p, window, found, values = best
+    units = [context.indexes[p].unit(i) for i in window]
+    return _Window(
+        passage=p, units=window, stems=frozenset().union(*(unit.stems for unit in units)), quantities=values,
+        names=frozenset().union(*(unit.names for unit in units)),
+        support=support if len(window) == 1 else min(1.0, support + 0.02),
+        word_support=len(found) / len(terms.weights) if terms.weights else 1.0,
+    )
 
 
 def _best_units(passage_scores: list[list[float]], limit: int) -> list[tuple[float, int, int]]:

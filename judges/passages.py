@@ -233,6 +233,15 @@ class UnitIndex:
         return {word_stem: set().union(*(word_units[word] for word in surfaces.get(word_stem, ())))
                 for word_stem in stems}
 
+    def held(self, position: int, stems: Iterable[str]) -> frozenset[str]:
+        """Those of `stems` that a word of the unit gives: from its stems once it has been read
+        (`unit`), else from their postings. The judge asks this of every unit it tries and reads
+        only the units it quotes (reading the ~80 units an answer tries cost ~0.7 ms)."""
+        found = self._units.get(position)
+        if found is not None:
+            return found.stems.intersection(stems)
+        return frozenset(word_stem for word_stem in stems if _holds(self.postings(word_stem), position))
+
     def unit(self, position: int) -> Unit:
         found = self._units.get(position)
         if found is None:
@@ -404,6 +413,12 @@ class UnitIndex:
                 found = self._pieces_matching(_TIME_SIGN)
             self._signs[kind] = found
         return found
+
+
+def _holds(postings: tuple[int, ...], position: int) -> bool:
+    """Whether `position` is one of `postings` (ascending)."""
+    found = bisect.bisect_left(postings, position)
+    return found < len(postings) and postings[found] == position
 
 
 def _stem_units(text: str, starts: list[int], stems: list[str]) -> tuple[dict[str, tuple[int, ...]], list[int]]:
