@@ -212,10 +212,9 @@ class UnitIndex:
             found, self._number_word_starts = _stem_units(self.text, self._starts, new)
         else:
             found = self._read_stems(new)
-        for word_stem in new:
-            self._postings[word_stem] = tuple(sorted(found.get(word_stem, ())))
+        self._postings.update(found)
 
-    def _read_stems(self, stems: list[str]) -> dict[str, set[int]]:
+    def _read_stems(self, stems: list[str]) -> dict[str, tuple[int, ...]]:
         """The units of each stem's words, from every word of the text (read once): lowering and
         folding the accents of a text that is not ASCII may move or change its letters."""
         if self._words is None:
@@ -230,7 +229,7 @@ class UnitIndex:
                     surfaces.setdefault(reading[0], []).append(word)
             self._words = (word_units, surfaces)
         word_units, surfaces = self._words
-        return {word_stem: set().union(*(word_units[word] for word in surfaces.get(word_stem, ())))
+        return {word_stem: tuple(sorted(set().union(*(word_units[word] for word in surfaces.get(word_stem, ())))))
                 for word_stem in stems}
 
     def held(self, position: int, stems: Iterable[str]) -> frozenset[str]:
