@@ -437,7 +437,7 @@ def _stem_units(text: str, starts: list[int], stems: list[str]) -> tuple[dict[st
     spaced = " " + text.lower().translate(_WORD_CHARACTERS_ONLY) + " "
     # Where a word opens with a prefix (one place per word: no prefix opens another), and, below
     # zero, where a number word stands alone (less _NUMBER_WORD_MARK).
-    found_places = sorted(starmap(sub, _prefix_automaton(_shortest_prefixes(stems)).iter(spaced)))
+    found_places = sorted(starmap(sub, _prefix_automaton(tuple(stems)).iter(spaced)))
     split = bisect.bisect_left(found_places, 0)
     firsts = found_places[split:]
     number_word_starts = list(map(add, found_places[:split], repeat(_NUMBER_WORD_MARK - 1)))
@@ -465,7 +465,7 @@ def _stem_units(text: str, starts: list[int], stems: list[str]) -> tuple[dict[st
     return found, number_word_starts
 
 
-def _shortest_prefixes(stems: list[str]) -> frozenset[str]:
+def _shortest_prefixes(stems: tuple[str, ...]) -> frozenset[str]:
     """What a word giving one of `stems` opens with (the stem, or all of it but a final "y"),
     without those that open with another: a word opening with "rider" opens with "rid" too."""
     prefixes = sorted({word_stem[:-1] if word_stem.endswith("y") else word_stem for word_stem in stems})
@@ -476,15 +476,17 @@ def _shortest_prefixes(stems: list[str]) -> frozenset[str]:
     return frozenset(kept)
 
 
-@lru_cache(maxsize=64)  # an answer's stems are asked of each of its passages
-def _prefix_automaton(prefixes: frozenset[str]) -> ahocorasick.Automaton:
-    """An automaton of `prefixes` after a space or a "'" (see `_stem_units`), each giving where
-    its match ends less where its prefix begins; and of the number words between two of these
-    (a run of letters that is a number word: `_NUMBER_WORD_RUN`), each giving that plus
-    _NUMBER_WORD_MARK, so that where they begin comes out below zero. Building one costs ~50 us,
-    where a regex of the same words cost ~0.7 ms to compile (once per answer)."""
+@lru_cache(maxsize=64)  # an answer's stems are asked of each of its passages, in the same order
+def _prefix_automaton(stems: tuple[str, ...]) -> ahocorasick.Automaton:
+    """An automaton of what a word giving one of `stems` opens with (`_shortest_prefixes`) after
+    a space or a "'" (see `_stem_units`), each giving where its match ends less where its prefix
+    begins; and of the number words between two of these (a run of letters that is a number word:
+    `_NUMBER_WORD_RUN`), each giving that plus _NUMBER_WORD_MARK, so that where they begin comes
+    out below zero. Building one costs ~50 us, where a regex of the same words cost ~0.7 ms to
+    compile (once per answer). It is kept by the stems, not by their prefixes: working those out
+    again for each passage cost ~0.15 ms an answer."""
     automaton = ahocorasick.Automaton()
-    for prefix in prefixes:
+    for prefix in _shortest_prefixes(stems):
         for before in " '":
             automaton.add_word(before + prefix, len(prefix) - 1)
     for word in NUMBER_WORDS:
