@@ -229,8 +229,10 @@ class UnitIndex:
                     surfaces.setdefault(reading[0], []).append(word)
             self._words = (word_units, surfaces)
         word_units, surfaces = self._words
-        return {word_stem: tuple(sorted(set().union(*(word_units[word] for word in surfaces.get(word_stem, ())))))
-                for word_stem in stems}
+        return {
+            word_stem: tuple(sorted(set().union(*(word_units[word] for word in surfaces.get(word_stem, ())))))
+            for word_stem in stems
+        }
 
     def held(self, position: int, stems: Iterable[str]) -> frozenset[str]:
         """Those of `stems` that a word of the unit gives: from its stems once it has been read
