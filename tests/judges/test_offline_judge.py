@@ -1,6 +1,11 @@
+import heapq
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import judges
+from judges import offline
 from judges.types import JudgeRequest
 from judges.offline import OFFLINE_MODEL, OFFLINE_PROFILE, OFFLINE_VERSION, judge_offline
 
@@ -361,3 +366,19 @@ def test_an_answer_with_no_passages_is_unsupported_and_no_model_is_asked(backend
     assert [c.label for c in result.claims] == ["UNSUPPORTED", "UNSUPPORTED"]
     assert all(c.explanation.startswith(NO_PASSAGES) for c in result.claims)
     assert result.judge.attempts == 0 and result.judge.backend == backend
+
+
+# --- the units whose neighbours are tried ---------------------------------------------------------
+
+# Few values, so that ties are many: a tie goes to the earlier passage, then the earlier unit.
+_SCORES = st.sampled_from([0.0, 0.3, 0.1 + 0.2, 1.0, 1.5, 2.0])
+_PASSAGE_SCORES = st.lists(st.lists(_SCORES, max_size=12), max_size=8)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_PASSAGE_SCORES, st.integers(min_value=1, max_value=8))
+def test_the_best_units_are_those_one_heap_of_every_unit_scored_gives(passage_scores, limit):
+    # How they were found before: every unit scored of every passage in one heap.
+    scored = [(-score, p, u)
+              for p, scores in enumerate(passage_scores) for u, score in enumerate(scores) if score]
+    assert offline._best_units(passage_scores, limit) == heapq.nsmallest(limit, scored)

@@ -164,11 +164,15 @@ def test_quantity_pieces_cut_between_sentences_only():
 _PROSE_PIECES = st.one_of(_SENTENCE_PIECES, st.sampled_from([
     "O'Brien", "rock'n'roll", "riders’ cards", "McManus", "NBA", "Café", "Cafe\u0301", "Angoulême", "\u2029",
     "…", "...", "?!", "\"", "”", "’", ")", "]", "[", "(", " \n ", "\r\n", "  \t", "U.S. ", "e.g. the", "Sec. 4.2",
+    # Whitespace of every kind the regex `\s` and str.strip take: rough_pieces relies on both.
+    "\n\n", " \n", "\t\n", "\v", "\f", "\r", "\x1c", "\x1f", "\x85", "\xa0", "\u2028", "\u3000", ".\xa0",
+    "!\u2029",
 ]))
 _PROSE = st.lists(_PROSE_PIECES, max_size=40).map("".join)
 
 
-# What judges.text._PIECE_END matches, written as an alternation.
+# The ends of rough pieces: sentence punctuation (and any closing quote or bracket) before
+# whitespace or the end of the text, or a line break.
 _PIECE_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)|\n")
 
 

@@ -71,8 +71,12 @@ def test_the_lazy_unit_index_answers_what_the_eager_reading_gives(sample, asked,
         for word_stem, found in postings.items():
             assert index.postings(word_stem) == tuple(found)
         assert index.postings("nowhere") == ()
+        # What a unit holds of some stems, before its words are read (from the postings) and after.
+        some = [*sorted(postings)[1::2], "nowhere"]
         for position, (stems, names) in enumerate(units):
+            assert index.held(position, some) == stems & set(some)
             assert (index.unit(position).stems, index.unit(position).names) == (stems, names)
+            assert index.held(position, some) == stems & set(some)
 
     def check_values():
         # Some read at once, then asked in an order of their own, then all of them: what was read
