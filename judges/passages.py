@@ -337,9 +337,9 @@ class UnitIndex:
 
     def _read_pieces(self, todo: list[int]) -> None:
         """Read the quantities of the pieces numbered `todo` (ascending) with one
-        `readings_by_start` call over them put end to end: each piece begins and ends at a safe cut (`quantity_pieces`), so
-        the joined text has the quantities of its pieces, whichever pieces are left out between
-        them (tests/judges/test_text_scans.py)."""
+        `readings_by_start` call over them put end to end: each piece begins and ends at a safe
+        cut (`quantity_pieces`), so the joined text has the quantities of its pieces, whichever
+        pieces are left out between them (tests/judges/test_text_scans.py)."""
         if not todo:
             return
         self._read.update(todo)
