@@ -36,7 +36,8 @@ def main() -> int:
         met = {True: "yes", False: "**no**", None: ""}[row.get("met")]
         m = row.get("machine", {})
         print(f"| {row['name']} | {cell(row['value'])} | {row['unit']} | {target} | {met} | {row.get('measured_at', '')} "
-              f"| {m.get('cores')} cores, {m.get('ram_gib')} GiB |")
+              f"| {m.get('cores')} cores, {m.get('ram_gib')} GiB"
+              f"{f', loop {loop} ms' if (loop := m.get('reference_loop_ms')) else ''} |")
     missed = [r["name"] for r in rows if r.get("met") is False]
     print(f"\n{len(rows)} figures, {len(missed)} below target" + (f": {', '.join(missed)}" if missed else ""))
     return 0
