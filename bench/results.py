@@ -38,9 +38,9 @@ def machine() -> dict:
 def reference_loop_ms() -> float:
     """CPU milliseconds of a fixed pure-Python loop (a million additions), the median of five: how
     fast this shared box runs while the bench runs. The same code's figures moved 1.5-2x from one
-    day to the next (the offline judge's 1,500-char cold figure at one commit: 136-149 answers per
-    CPU-second on 2026-11-29, 58-81 on 2026-11-30), and this loop took 37-71 ms within one hour of
-    2026-11-30: a figure is comparable with another only beside it."""
+    machine of this type to the next (the offline judge's 1,500-char cold figure at one commit:
+    136-149 answers per CPU-second on one, 58-81 on the next, two hours apart on 2026-11-30), and
+    this loop took 37-71 ms within one hour: a figure is comparable with another only beside it."""
     timings = []
     for _ in range(5):
         started, total = time.process_time(), 0
