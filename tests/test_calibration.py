@@ -159,3 +159,24 @@ def test_the_page_reuses_its_figures_for_the_cache_ttl_and_says_when_they_were_c
     settings.CALIBRATION_CACHE_SECONDS = 0  # off: computed on every view
     fresh = _text(client.get("/calibration/").content.decode())
     assert "claim_audit@v1 · gpt-4o-mini 2 50.0%" in fresh and "recomputed at most" not in fresh
+
+
+@pytest.mark.django_db
+def test_figures_past_their_ttl_are_shown_while_one_viewer_recomputes_them(client, settings, monkeypatch):
+    settings.CALIBRATION_CACHE_SECONDS = 60
+    client.force_login(make.admin())
+    old = calibration.cached_calibration_page()
+    aged = old | {"computed_at": old["computed_at"] - timedelta(seconds=61)}
+    calibration.cache.set(calibration.CACHE_KEY, aged, 600)
+    # Another viewer has the turn: this one is shown the older figures at once, not made to wait.
+    calibration.cache.add(f"{calibration.CACHE_KEY}:recomputing", True, 120)
+    monkeypatch.setattr(calibration, "calibration_page", lambda: pytest.fail("recomputed twice"))
+    assert calibration.cached_calibration_page()["computed_at"] == aged["computed_at"]
+    assert "Figures as of" in client.get("/calibration/").content.decode()
+    # The turn is free: this viewer recomputes, and frees it.
+    calibration.cache.delete(f"{calibration.CACHE_KEY}:recomputing")
+    monkeypatch.undo()
+    fresh = calibration.cached_calibration_page()
+    assert fresh["computed_at"] > aged["computed_at"]
+    assert calibration.cache.get(calibration.CACHE_KEY)["computed_at"] == fresh["computed_at"]
+    assert calibration.cache.add(f"{calibration.CACHE_KEY}:recomputing", True, 1)  # freed
