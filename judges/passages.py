@@ -136,6 +136,15 @@ _DATE_SIGN = re.compile(r"[/\d](?:(?<=/)|\d-[01]\d-)")  # "/", or "\d\d-[01]\d-"
 _TIME_SIGN = re.compile(r"[:\d](?:(?<=:)|\s?[aApP]\.?\s?[mM])")  # ":", or _MERIDIEM_HINT
 
 
+# Every value a number word can give (`quantities`): 0-99 in words, perhaps "hundred" times that,
+# perhaps in cents. A value outside these is looked for in digits only, so the pieces that hold
+# number words ("one of the ways", "two options") are not read for it.
+_NUMBER_WORD_VALUES = frozenset(
+    normalize_number(str(number * times), in_cents=in_cents)
+    for number in range(100) for times in (1, 100) for in_cents in (False, True)
+)
+
+
 # The digits `_NUMBER` reads a number from: they open a run of digits, "." and "," (no digit, "."
 # or "," before them), and are read the same way.
 _RUN_DIGITS = re.compile(r"[0-9](?<![0-9.,][0-9])(?>\d{0,2}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d*(?:\.\d+)?)")
@@ -319,7 +328,9 @@ class UnitIndex:
             # look for: every piece is read.
             return set(range(len(pieces)))
         if _PLAIN_VALUE.fullmatch(value):
-            return self._digit_pieces(value) | self._number_word_pieces()
+            if value in _NUMBER_WORD_VALUES:
+                return self._digit_pieces(value) | self._number_word_pieces()
+            return self._digit_pieces(value)
         if _DATE_VALUE.fullmatch(value):
             # A date is written with its year's digits when it has a year, and with its day's
             # when it has a day, neither next to other digits. Its year is rarer than the signs

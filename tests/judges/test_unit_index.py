@@ -176,3 +176,18 @@ def test_threads_sharing_a_unit_index_get_what_the_eager_reading_gives():
             assert not wrong
     finally:
         sys.setswitchinterval(interval)
+
+
+def test_every_value_a_number_word_gives_is_one_that_the_index_looks_for_in_number_words():
+    tens = ["", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+    ones = text._UNITS_WORDS + [f"{ten}-{one}" for ten in tens[1:] for one in text._UNITS_WORDS[1:10]]
+    written = [*ones, *tens[1:]]
+    units = ["", " dollars", " cents", " percent", " per cent", " hundred", " hundred cents", " Cents"]
+    checked = 0
+    for words in written:
+        for unit in units:
+            for quantity in text.quantities(f"It is {words}{unit} in all.", every_word=True):
+                if quantity.is_word:
+                    assert quantity.value in passages._NUMBER_WORD_VALUES, (words, unit, quantity)
+                    checked += 1
+    assert checked == len(written) * len(units)
