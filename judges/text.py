@@ -209,16 +209,7 @@ _NUMBER = re.compile(
 
 def numbers(text: str) -> list[NumberMention]:
     """Every number in `text` with its span, skipping citation markers like [P2]."""
-    return [
-        NumberMention(
-            text=match.group(),
-            span=match.span(),
-            value=_value_of(match),
-            is_money=match.group("amount") is not None or match.group("unit") not in (None, "percent"),
-            is_percent=match.group("suffix") == "%" or match.group("unit") == "percent",
-        )
-        for match in _number_matches(text)
-    ]
+    return [NumberMention(*_number_fields(match)[:5]) for match in _number_matches(text)]
 
 
 def key_terms(text: str) -> frozenset[str]:
@@ -260,6 +251,14 @@ def matches_at(pattern: re.Pattern[str], text: str, starts: Iterable[int]) -> It
 
 def _value_of(match: re.Match[str]) -> str:
     return normalize_number(_digits_of(match), in_cents=match.group("unit") in ("cent", "cents", "¢"))
+
+
+def _number_fields(match: re.Match[str]) -> _Fields:
+    """A `_NUMBER` match as the fields of a Quantity (a `NumberMention`'s are the first five)."""
+    amount, suffix, unit = match.group("amount", "suffix", "unit")
+    is_money = amount is not None or unit not in (None, "percent")
+    is_percent = suffix == "%" or unit == "percent"
+    return match.group(), match.span(), _value_of(match), is_money, is_percent, False, False, False
 
 
 def _digits_of(match: re.Match[str]) -> str:
@@ -539,13 +538,9 @@ def _quantity_fields(text: str, every_word: bool) -> list[_Fields]:
             add(_word_fields(match))
     if has_digit:
         for match in _number_matches(text):
-            start, end = span = match.span()
+            start, end = match.span()
             if taken.find(1, start, end) < 0:  # numbers come last: none needs blocking
-                amount, suffix, unit = match.group("amount", "suffix", "unit")
-                is_money = amount is not None or unit not in (None, "percent")
-                is_percent = suffix == "%" or unit == "percent"
-                found.append((match.group(), span, _value_of(match), is_money, is_percent,
-                              False, False, False))
+                found.append(_number_fields(match))
     return found
 
 
