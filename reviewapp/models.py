@@ -277,6 +277,14 @@ def _span_check(prefix: str, name: str) -> models.CheckConstraint:
     )
 
 
+class ClaimDecision(models.TextChoices):
+    """How a claim was decided (Claim.Decision); outside the class so its constraint can name them."""
+
+    CONFIRM = "confirm"
+    OVERTURN = "overturn"
+    ADD = "add"
+
+
 class Claim(models.Model):
     """A claim as the judge stated it, and (once reviewed) the human decision on it.
 
@@ -289,10 +297,7 @@ class Claim(models.Model):
         JUDGE = "judge"
         REVIEWER = "reviewer", "Added by a reviewer"
 
-    class Decision(models.TextChoices):
-        CONFIRM = "confirm"
-        OVERTURN = "overturn"
-        ADD = "add"
+    Decision = ClaimDecision
 
     run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="claims")
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="claims")
@@ -326,7 +331,7 @@ class Claim(models.Model):
             models.CheckConstraint(condition=Q(label__in=LABELS), name="claim_label_known"),
             models.CheckConstraint(condition=Q(human_label="") | Q(human_label__in=LABELS),
                                    name="claim_human_label_known"),
-            models.CheckConstraint(condition=Q(decision="") | Q(decision__in=("confirm", "overturn", "add")),
+            models.CheckConstraint(condition=Q(decision="") | Q(decision__in=ClaimDecision.values),
                                    name="claim_decision_known"),
         ]
 
