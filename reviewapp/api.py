@@ -25,19 +25,27 @@ from reviewapp.services.ingest import InvalidRequest, answer_ingest
 
 
 class RateLimited(Exception):
-    def __init__(self, retry_after: int):
+    def __init__(self, retry_after: int, detail: str):
         super().__init__(retry_after)
         self.retry_after = retry_after
+        self.detail = detail
 
 
 class BearerToken(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str):
+        address = request.META.get("REMOTE_ADDR", "")
+        wait = ratelimit.auth_failure_wait(address)
+        if wait is not None:
+            raise RateLimited(wait, f"too many invalid tokens from this address "
+                                    f"({settings.API_AUTH_FAILURE_LIMIT}); retry in {wait} s")
         client = api_client_authenticate(token)
-        if client is not None:
-            # Keyed by the token (its hash), not the client: a rotated token starts afresh.
-            wait = ratelimit.retry_after(client.token_hash)
-            if wait is not None:
-                raise RateLimited(wait)
+        if client is None:
+            ratelimit.count_auth_failure(address)
+            return None
+        # Keyed by the token (its hash), not the client: a rotated token starts afresh.
+        wait = ratelimit.retry_after(client.token_hash)
+        if wait is not None:
+            raise RateLimited(wait, f"rate limit exceeded ({settings.API_RATE_LIMIT} per token); retry in {wait} s")
         return client
 
 
@@ -109,8 +117,7 @@ def unauthorized(request: HttpRequest, exc: AuthenticationError):
 
 @api.exception_handler(RateLimited)
 def rate_limited(request: HttpRequest, exc: RateLimited):
-    detail = f"rate limit exceeded ({settings.API_RATE_LIMIT} per token); retry in {exc.retry_after} s"
-    response = api.create_response(request, {"detail": detail, "errors": []}, status=429)
+    response = api.create_response(request, {"detail": exc.detail, "errors": []}, status=429)
     response["Retry-After"] = str(exc.retry_after)
     return response
 
