@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.db import InterfaceError, OperationalError
+from django.db import DatabaseError
 from django.http import HttpRequest
 from django.urls import reverse
 from ninja import NinjaAPI, Query, Status
@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from judges.types import JudgeRequest
 from reviewapp import ratelimit, selectors
+from reviewapp.db.errors import is_transient
 from reviewapp.middleware import request_too_large
 from reviewapp.schemas import AnswerState
 from reviewapp.services import webhooks as webhooks_service
@@ -131,10 +132,11 @@ def rate_limited(request: HttpRequest, exc: RateLimited):
     return response
 
 
-@api.exception_handler(OperationalError)
-@api.exception_handler(InterfaceError)
-def database_unavailable(request: HttpRequest, exc: Exception):
-    # The database is down or restarting (not a bad request: those are DataError, never here).
+@api.exception_handler(DatabaseError)
+def database_unavailable(request: HttpRequest, exc: DatabaseError):
+    # Down, restarting or read-only for a while: 503. Any other database error is a bug, a 500.
+    if not is_transient(exc):
+        raise exc
     log.error("API request failed, database unavailable: %s", exc)
     response = api.create_response(request, {"detail": "database unavailable; retry shortly", "errors": []},
                                    status=503)

@@ -112,7 +112,10 @@ def _database(url: str) -> dict:
         # thread: a judge worker's 64 threads spend most of their time waiting on the LLM, with
         # the connection handed back (services.judging.run_judge), so a few connections serve all.
         config["CONN_MAX_AGE"] = 0  # Django's pool requires it; the pool keeps the connections
-        config["CONN_HEALTH_CHECKS"] = False
+        # With health checks on, Django gives the pool psycopg_pool's check_connection: a pooled
+        # connection is tested as it is checked out, so one a Postgres restart killed is replaced,
+        # not handed to a request. (Passing `check` in the pool options instead collides with it.)
+        config["CONN_HEALTH_CHECKS"] = True
         config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_SIZE, "timeout": 30}
     return config
 
