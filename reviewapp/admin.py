@@ -1,5 +1,8 @@
 from django.contrib import admin, messages
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.models import Group, User
 
+from reviewapp.access import ADMIN, REVIEWER
 from reviewapp.models import (
     Answer, ApiClient, AuditEvent, ExampleSet, JudgeRun, Policy, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
     WorkedExample, WorkerHeartbeat,
@@ -126,3 +129,60 @@ class WorkerHeartbeatAdmin(ReadOnlyAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return request.user.is_superuser
+
+
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class RoleUserAdmin(UserAdmin):
+    """ClaimDesk admins manage reviewers and admins, nothing above them: a superuser is invisible to
+    them (so neither edited, deleted nor given a new password), and they set no superuser flag and
+    no permission, only a role (group). Superusers get Django's full user admin."""
+
+    role_fieldsets = (
+        (None, {"fields": ("username", "password")}),
+        ("Personal info", {"fields": ("first_name", "last_name", "email")}),
+        ("Role", {"fields": ("is_active", "groups")}),
+    )
+
+    def get_queryset(self, request):
+        users = super().get_queryset(request)
+        return users if request.user.is_superuser else users.filter(is_superuser=False)
+
+    def get_fieldsets(self, request, obj=None):
+        if request.user.is_superuser or obj is None:
+            return super().get_fieldsets(request, obj)
+        return self.role_fieldsets
+
+    def has_change_permission(self, request, obj=None):
+        # Also guards the password form, which asks this of its user.
+        if obj is not None and obj.is_superuser and not request.user.is_superuser:
+            return False
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        if obj is not None and obj.is_superuser and not request.user.is_superuser:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        if db_field.name == "groups" and not request.user.is_superuser:
+            kwargs["queryset"] = Group.objects.filter(name__in=(REVIEWER, ADMIN))
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+    def save_related(self, request, form, formsets, change):
+        before = _role_names(form.instance) if change else []
+        super().save_related(request, form, formsets, change)
+        user = form.instance
+        after = _role_names(user)
+        if not user.is_superuser and user.is_staff != (ADMIN in after):
+            # The admin site lets in staff; an admin's staff flag follows the role, never set by hand.
+            User.objects.filter(pk=user.pk).update(is_staff=ADMIN in after)
+        if before != after:
+            audit_record(actor=request.user, actor_label=request.user.get_username(), action="user.roles_changed",
+                         obj=user, before={"roles": before}, after={"roles": after})
+
+
+def _role_names(user: User) -> list[str]:
+    return sorted(user.groups.filter(name__in=(REVIEWER, ADMIN)).values_list("name", flat=True))

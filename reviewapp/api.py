@@ -4,40 +4,54 @@ publishes the OpenAPI document at /api/v1/openapi.json."""
 from __future__ import annotations
 
 from datetime import datetime
+import logging
 from typing import Any, Literal
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import DatabaseError
 from django.http import HttpRequest
 from django.urls import reverse
 from ninja import NinjaAPI, Query, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import HttpBearer
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from judges.types import JudgeRequest
 from reviewapp import ratelimit, selectors
+from reviewapp.db.errors import is_transient
 from reviewapp.middleware import request_too_large
 from reviewapp.schemas import AnswerState
 from reviewapp.services import webhooks as webhooks_service
 from reviewapp.services.clients import api_client_authenticate
 from reviewapp.services.ingest import InvalidRequest, answer_ingest
+from reviewapp.strict_json import StrictParser, UnstorableJSON
+
+log = logging.getLogger(__name__)
 
 
 class RateLimited(Exception):
-    def __init__(self, retry_after: int):
+    def __init__(self, retry_after: int, detail: str):
         super().__init__(retry_after)
         self.retry_after = retry_after
+        self.detail = detail
 
 
 class BearerToken(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str):
+        address = request.META.get("REMOTE_ADDR", "")
+        wait = ratelimit.auth_failure_wait(address)
+        if wait is not None:
+            raise RateLimited(wait, f"too many invalid tokens from this address "
+                                    f"({settings.API_AUTH_FAILURE_LIMIT}); retry in {wait} s")
         client = api_client_authenticate(token)
-        if client is not None:
-            # Keyed by the token (its hash), not the client: a rotated token starts afresh.
-            wait = ratelimit.retry_after(client.token_hash)
-            if wait is not None:
-                raise RateLimited(wait)
+        if client is None:
+            ratelimit.count_auth_failure(address)
+            return None
+        # Keyed by the token (its hash), not the client: a rotated token starts afresh.
+        wait = ratelimit.retry_after(client.token_hash)
+        if wait is not None:
+            raise RateLimited(wait, f"rate limit exceeded ({settings.API_RATE_LIMIT} per token); retry in {wait} s")
         return client
 
 
@@ -46,6 +60,7 @@ api = NinjaAPI(
     version="1",
     description="Post a RAG answer with its passages; poll for the judge's verdict and claims.",
     auth=BearerToken(),
+    parser=StrictParser(),
     urls_namespace="api",
     openapi_url="/openapi.json",
     docs_url="/docs",
@@ -94,7 +109,10 @@ def validation_failed(request: HttpRequest, exc: ValidationError):
 def http_error(request: HttpRequest, exc: HttpError):
     # ninja's own 400 is a body it cannot parse as JSON; say so in the API's error shape.
     errors = []
-    if exc.status_code == 400:
+    if exc.status_code == 400 and isinstance(exc.__cause__, UnstorableJSON):
+        cause = exc.__cause__
+        errors = [{"field": _field_name(cause.path), "message": cause.message, "type": "value_error"}]
+    elif exc.status_code == 400:
         errors = [{"field": "body", "message": f"not valid JSON: {exc.__cause__ or exc}", "type": "json_invalid"}]
     return api.create_response(request, {"detail": "invalid payload" if errors else str(exc), "errors": errors},
                                status=exc.status_code)
@@ -109,9 +127,20 @@ def unauthorized(request: HttpRequest, exc: AuthenticationError):
 
 @api.exception_handler(RateLimited)
 def rate_limited(request: HttpRequest, exc: RateLimited):
-    detail = f"rate limit exceeded ({settings.API_RATE_LIMIT} per token); retry in {exc.retry_after} s"
-    response = api.create_response(request, {"detail": detail, "errors": []}, status=429)
+    response = api.create_response(request, {"detail": exc.detail, "errors": []}, status=429)
     response["Retry-After"] = str(exc.retry_after)
+    return response
+
+
+@api.exception_handler(DatabaseError)
+def database_unavailable(request: HttpRequest, exc: DatabaseError):
+    # Down, restarting or read-only for a while: 503. Any other database error is a bug, a 500.
+    if not is_transient(exc):
+        raise exc
+    log.error("API request failed, database unavailable: %s", exc)
+    response = api.create_response(request, {"detail": "database unavailable; retry shortly", "errors": []},
+                                   status=503)
+    response["Retry-After"] = "5"
     return response
 
 
@@ -169,6 +198,14 @@ class WebhookIn(BaseModel):
     events: list[WebhookEvent] = Field(default=["answer.judged", "answer.adjudicated"], min_length=1)
     active: bool = True
     rotate_secret: bool = Field(False, description="Issue a new secret; the old one keeps signing for a grace period")
+
+    @field_validator("url")
+    @classmethod
+    def _no_control_characters(cls, value: str) -> str:
+        # A NUL or line break is never part of a URL, and would reach the resolver and the database.
+        if any(ord(char) < 32 or ord(char) == 127 for char in value):
+            raise ValueError("must not contain control characters (NUL, line breaks)")
+        return value
 
 
 class WebhookOut(BaseModel):

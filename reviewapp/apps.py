@@ -10,9 +10,14 @@ class ReviewAppConfig(AppConfig):
     def ready(self):
         # Permissions exist only after every app has migrated, so roles get theirs here.
         post_migrate.connect(_grant_role_permissions, sender=self)
+        from axes.signals import user_locked_out
+
+        from reviewapp.signin import audit_lockout
+
+        user_locked_out.connect(audit_lockout, dispatch_uid="claimdesk-audit-lockout")
 
 
-# Admins manage users, groups and API tokens in the Django admin, and may read the rest.
+# Admins manage users (reviewers and admins: reviewapp/admin.py), groups and API tokens in the Django admin, and may read the rest.
 ADMIN_PERMISSIONS = {
     ("auth", "user"): ("add", "change", "delete", "view"),
     ("auth", "group"): ("view",),
@@ -21,6 +26,9 @@ ADMIN_PERMISSIONS = {
     ("reviewapp", "judgerun"): ("view",),
     ("reviewapp", "policy"): ("view",),
     ("reviewapp", "auditevent"): ("view",),
+    # Sign-in failures and lockouts (django-axes): deleting an attempt lifts its lockout.
+    ("axes", "accessattempt"): ("view", "delete"),
+    ("axes", "accessfailurelog"): ("view",),
 }
 
 

@@ -54,3 +54,17 @@ def _worker_shutdown(sender, **kwargs):
         forget_worker(hostname=sender.hostname)
     except Exception:  # the database may be what is going away; the row then stays, flagged stale
         pass
+
+
+@signals.before_task_publish.connect
+def _beat_sent(sender=None, **kwargs):
+    """Beat's heartbeat: stamped by the process that publishes the canary dispatch (beat, or the
+    demo's worker running it with -B), not by the worker that later runs it."""
+    if sender != "reviewapp.tasks.canary_dispatch":
+        return
+    from reviewapp.services.liveness import beat_sent
+
+    try:
+        beat_sent()
+    except Exception:  # the database may be down; the dispatch itself must still go out
+        pass

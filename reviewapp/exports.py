@@ -86,6 +86,8 @@ def parse_filters(*, since: str = "", profile: str = "") -> ExportFilters:
         day = date.fromisoformat(since) if since else None
     except ValueError:
         raise BadFilter(f"since: {since!r} is not a date like 2026-08-16") from None
+    if "\x00" in profile:
+        raise BadFilter("profile: must not contain NUL (\\u0000) characters")
     if len(profile) > 150 or profile.count("@") > 1:
         raise BadFilter(f"profile: {profile[:40]!r} is not NAME or NAME@VERSION")
     return ExportFilters(since=day, profile=profile.strip())

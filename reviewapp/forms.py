@@ -1,3 +1,9 @@
+"""The pages' forms: every value a page takes from a request is read through one, so text the
+database cannot hold (a NUL: Django's CharField refuses it) or a date it cannot bound is a 400
+with its message, never a 500."""
+
+from datetime import date
+
 from django import forms
 from django.conf import settings
 
@@ -92,3 +98,39 @@ class ExampleSetForm(forms.Form):
     profile = forms.ChoiceField(choices=lambda: _profile_choices()[1:], label="For profile",
                                 help_text="The set is for this profile's version (latest unless named).")
     note = forms.CharField(max_length=2000, required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+# The last day a filter may name: its end, the next midnight, must still be a date.
+LAST_FILTER_DAY = date.max.replace(day=30)
+
+
+class QueueFilterForm(forms.Form):
+    """/queue/'s filters. Unknown labels and categories are ignored, as links from older pages may
+    carry them; text and dates are checked."""
+
+    client = forms.CharField(max_length=100, required=False)
+    profile = forms.CharField(max_length=100, required=False)
+    q = forms.CharField(max_length=200, required=False)
+    since = forms.DateField(required=False)
+    until = forms.DateField(required=False)
+
+    def clean(self):
+        data = super().clean()
+        for name in ("since", "until"):
+            if data.get(name) and data[name] > LAST_FILTER_DAY:
+                self.add_error(name, f"must be no later than {LAST_FILTER_DAY.isoformat()}")
+        return data
+
+
+class ProfileFilterForm(forms.Form):
+    profile = forms.CharField(max_length=150, required=False)
+
+
+class NoteForm(forms.Form):
+    """A reviewer's or admin's note: any text but a NUL."""
+
+    note = forms.CharField(required=False, strip=False)
+
+
+def form_errors(form: forms.Form) -> str:
+    return "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())

@@ -1,4 +1,5 @@
-"""Security headers Django does not set itself, and the API's request size cap."""
+"""Security headers Django does not set itself, and the API's request size cap (a body of unknown
+size, chunked, is refused with 411 rather than read as empty)."""
 
 from django.conf import settings
 from django.http import JsonResponse
@@ -41,6 +42,11 @@ def api_body_limit(get_response):
                 length = 0
             if length > settings.API_MAX_BODY_BYTES:
                 return request_too_large()
+            if not length and "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower():
+                # WSGI hands Django no length for a chunked body, and Django then reads it as empty:
+                # a POST would be judged as a payload with no fields. Ask for a length instead.
+                return JsonResponse({"detail": "chunked request bodies are not accepted: send Content-Length",
+                                     "errors": []}, status=411)
         return get_response(request)
 
     return middleware

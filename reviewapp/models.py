@@ -644,3 +644,14 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return self.hostname
+
+
+class SchedulerHeartbeat(models.Model):
+    """When the scheduler (celery beat) last sent the canary dispatch: beat's own liveness, so a dead
+    beat is told apart from dead workers (without beat no canaries are sent, none consumed)."""
+
+    name = models.CharField(max_length=50, unique=True)
+    last_beat_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return self.name

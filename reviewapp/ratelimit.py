@@ -1,4 +1,5 @@
-"""The API's per-token rate limit (API_RATE_LIMIT, e.g. "600/minute").
+"""The API's per-token rate limit (API_RATE_LIMIT, e.g. "600/minute"), and its limit on wrong
+tokens per address (API_AUTH_FAILURE_LIMIT), so tokens cannot be guessed at speed.
 
 A moving window (the `limits` package): exact, no double burst at a window's edge. Counts live in
 Redis when API_RATE_LIMIT_REDIS_URL is set (by default the broker's Redis), so every web process
@@ -39,11 +40,32 @@ def _item(limit: str) -> RateLimitItem:
 
 def retry_after(key: str) -> int | None:
     """Count one request for `key`; None when it may proceed, else the seconds until it may."""
-    if not settings.API_RATE_LIMIT:
+    return _hit(settings.API_RATE_LIMIT, key)
+
+
+def auth_failure_wait(address: str) -> int | None:
+    """Seconds until `address` may present a token again after too many wrong ones; None if it may."""
+    return _wait(settings.API_AUTH_FAILURE_LIMIT, f"auth-failure:{address}")
+
+
+def count_auth_failure(address: str) -> None:
+    _hit(settings.API_AUTH_FAILURE_LIMIT, f"auth-failure:{address}")
+
+
+def _hit(limit: str | None, key: str) -> int | None:
+    return _apply(limit, key, count=True)
+
+
+def _wait(limit: str | None, key: str) -> int | None:
+    return _apply(limit, key, count=False)
+
+
+def _apply(limit: str | None, key: str, *, count: bool) -> int | None:
+    if not limit:
         return None
-    limiter, item = _limiter(settings.API_RATE_LIMIT_STORAGE_URL), _item(settings.API_RATE_LIMIT)
+    limiter, item = _limiter(settings.API_RATE_LIMIT_STORAGE_URL), _item(limit)
     try:
-        if limiter.hit(item, key):
+        if limiter.hit(item, key) if count else limiter.test(item, key):
             return None
         reset_at = limiter.get_window_stats(item, key).reset_time
     except StorageError as exc:

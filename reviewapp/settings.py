@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -47,6 +48,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "ninja",  # serves the API docs from local static files, not a CDN
+    "axes",  # sign-in throttling (below); its tables come from its own migrations
     "reviewapp",
 ]
 
@@ -62,6 +64,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes requires: it answers a locked-out sign-in
 ]
 
 ROOT_URLCONF = "reviewapp.urls"
@@ -109,7 +112,10 @@ def _database(url: str) -> dict:
         # thread: a judge worker's 64 threads spend most of their time waiting on the LLM, with
         # the connection handed back (services.judging.run_judge), so a few connections serve all.
         config["CONN_MAX_AGE"] = 0  # Django's pool requires it; the pool keeps the connections
-        config["CONN_HEALTH_CHECKS"] = False
+        # With health checks on, Django gives the pool psycopg_pool's check_connection: a pooled
+        # connection is tested as it is checked out, so one a Postgres restart killed is replaced,
+        # not handed to a request. (Passing `check` in the pool options instead collides with it.)
+        config["CONN_HEALTH_CHECKS"] = True
         config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_SIZE, "timeout": 30}
     return config
 
@@ -129,6 +135,20 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Sign-in throttling (django-axes): after LOGIN_FAILURE_LIMIT failures for one user name, or from one
+# address, sign-in is refused for LOGIN_LOCKOUT_MINUTES, even with the right password (which is then
+# not hashed: a flood of guesses costs no password-hashing CPU), and each further failure starts the
+# wait again. Failures are kept in axes' failure log and attempts (the admin's "Axes" section, where
+# deleting an attempt unlocks it; or `manage.py axes_reset`); a lockout is an AuditEvent. The address
+# is REMOTE_ADDR: behind a proxy, make the proxy set it (gunicorn --forwarded-allow-ips) or every
+# client would share the proxy's count.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+AXES_LOCKOUT_CALLABLE = "reviewapp.signin.login_locked_out"
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/queue/"
 
@@ -283,16 +303,20 @@ WEBHOOK_SECRET_GRACE_SECONDS = env_int("WEBHOOK_SECRET_GRACE_SECONDS", 86400, mi
 WEBHOOK_ALLOW_PRIVATE_URLS = env_bool("WEBHOOK_ALLOW_PRIVATE_URLS", DEBUG)
 # Requests per API token, "N/second|minute|hour|day" (moving window); "off" disables it.
 API_RATE_LIMIT = env_str("API_RATE_LIMIT", "600/minute")
-if API_RATE_LIMIT == "off":
-    API_RATE_LIMIT = None
-else:
+# Wrong bearer tokens per client address (REMOTE_ADDR) before that address gets 429 for the rest of
+# the window, without the token being looked up; "off" disables it.
+API_AUTH_FAILURE_LIMIT = env_str("API_AUTH_FAILURE_LIMIT", "30/minute")
+for _name in ("API_RATE_LIMIT", "API_AUTH_FAILURE_LIMIT"):
+    if globals()[_name] == "off":
+        globals()[_name] = None
+        continue
     from limits import parse as _parse_limit
 
     try:
-        _parse_limit(API_RATE_LIMIT)
+        _parse_limit(globals()[_name])
     except ValueError:
         raise ImproperlyConfigured(
-            f"API_RATE_LIMIT={API_RATE_LIMIT!r} is not a rate like 600/minute (or off)"
+            f"{_name}={globals()[_name]!r} is not a rate like 600/minute (or off)"
         ) from None
 # Shared counts in Redis (by default the broker's); without Redis, this process's memory (the demo).
 API_RATE_LIMIT_REDIS_URL = env_url(

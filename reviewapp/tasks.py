@@ -5,8 +5,9 @@ from datetime import datetime
 
 from celery import shared_task
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
+from django.db import DatabaseError
 
+from reviewapp.db.errors import is_transient
 from reviewapp.services import liveness
 from reviewapp.services.jobs import answer_rejudge, job_run
 from reviewapp.services.judging import AnswerBusy, TransientJudgeFailure, answer_judge
@@ -26,7 +27,11 @@ def judge_answer(self, answer_id: int) -> None:
                      delivery_id=self.request.id, retry_in=countdown)
     except AnswerBusy as exc:  # another delivery holds it: look again once its claim can expire
         raise self.retry(exc=exc, countdown=exc.retry_in, max_retries=None)
-    except (TransientJudgeFailure, OperationalError, InterfaceError) as exc:  # only transient errors retry
+    except TransientJudgeFailure as exc:  # only transient errors retry
+        raise self.retry(exc=exc, countdown=countdown)
+    except DatabaseError as exc:
+        if not is_transient(exc):
+            raise
         raise self.retry(exc=exc, countdown=countdown)
 
 
@@ -54,7 +59,9 @@ def run_job(job_id: int) -> None:
 def rejudge_answer(self, job_id: int, answer_id: int) -> None:
     try:
         answer_rejudge(job_id=job_id, answer_id=answer_id)
-    except (OperationalError, InterfaceError) as exc:
+    except DatabaseError as exc:
+        if not is_transient(exc):
+            raise
         raise self.retry(exc=exc, countdown=_backoff(self.request.retries))
 
 
@@ -62,7 +69,9 @@ def rejudge_answer(self, job_id: int, answer_id: int) -> None:
 def deliver_webhook(self, delivery_id: int) -> None:
     try:
         outcome = delivery_send(delivery_id=delivery_id)
-    except (OperationalError, InterfaceError) as exc:  # after a claim this long, any worker may take it
+    except DatabaseError as exc:  # after a claim this long, any worker may take it
+        if not is_transient(exc):
+            raise
         raise self.retry(exc=exc, countdown=settings.WEBHOOK_TIMEOUT_SECONDS + CLAIM_MARGIN_SECONDS)
     if outcome.retry_in is not None:
         raise self.retry(countdown=outcome.retry_in)

@@ -5,8 +5,6 @@ Every page works as plain HTML forms; htmx (when present) swaps the changed part
 
 from __future__ import annotations
 
-from datetime import date
-
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
@@ -21,7 +19,7 @@ from django_htmx.http import HttpResponseStopPolling
 from judges.types import CATEGORIES, LABELS
 from reviewapp import selectors
 from reviewapp.access import admin_required, is_admin, reviewer_required
-from reviewapp.forms import PolicyForm, RejudgeForm
+from reviewapp.forms import NoteForm, PolicyForm, QueueFilterForm, RejudgeForm, form_errors
 from reviewapp.highlight import segments
 from reviewapp.models import Answer, Claim, Job, Policy
 from reviewapp.services import jobs as jobs_service
@@ -78,30 +76,45 @@ def answers(request: HttpRequest) -> HttpResponse:
 # --- the queue -------------------------------------------------------------------------------
 
 
-def _parse_date(value: str) -> date | None:
-    try:
-        return date.fromisoformat(value) if value else None
-    except ValueError:
-        return None
+class BadRequest(Exception):
+    """A value from the request a form refused; the page answers 400 with its message."""
+
+
+def bad_request(request: HttpRequest, error: str, *, back: str = "") -> HttpResponse:
+    return render(request, "reviewapp/bad_request.html", {"error": error, "back": back}, status=400)
 
 
 def _filters(request: HttpRequest) -> selectors.QueueFilters:
     get = request.GET
+    form = QueueFilterForm(get)
+    if not form.is_valid():
+        raise BadRequest(f"Filters not understood: {form_errors(form)}")
+    data = form.cleaned_data
     return selectors.QueueFilters(
         label=get.get("label", "") if get.get("label") in LABELS else "",
         category=get.get("category", "") if get.get("category") in CATEGORIES else "",
-        client=get.get("client", "")[:100],
-        since=_parse_date(get.get("since", "")),
-        until=_parse_date(get.get("until", "")),
-        profile=get.get("profile", "")[:100],
+        client=data["client"],
+        since=data["since"],
+        until=data["until"],
+        profile=data["profile"],
         mine=get.get("mine") == "1",
-        q=get.get("q", "").strip()[:200],
+        q=data["q"],
     )
+
+
+def _note(request: HttpRequest) -> str:
+    form = NoteForm({"note": request.POST.get("note", "")[:2000]})
+    if not form.is_valid():
+        raise BadRequest(f"Note not saved: {form_errors(form)}")
+    return form.cleaned_data["note"]
 
 
 @reviewer_required
 def queue(request: HttpRequest) -> HttpResponse:
-    filters = _filters(request)
+    try:
+        filters = _filters(request)
+    except BadRequest as exc:
+        return bad_request(request, str(exc), back=reverse("queue"))
     rows, cursor = selectors.queue_page(
         selectors.queue_answers(filters=filters, user=request.user), after=request.GET.get("after", "")
     )
@@ -131,9 +144,11 @@ def _query_without(request: HttpRequest, key: str) -> str:
 @reviewer_required
 def queue_next(request: HttpRequest) -> HttpResponse:
     """'Start reviewing' / n: lease the next free answer (within the current filters) to me."""
-    answer = review_service.lease_next(
-        user=request.user, queue=selectors.queue_answers(filters=_filters(request), user=request.user)
-    )
+    try:
+        filters = _filters(request)
+    except BadRequest as exc:
+        return bad_request(request, str(exc), back=reverse("queue"))
+    answer = review_service.lease_next(user=request.user, queue=selectors.queue_answers(filters=filters, user=request.user))
     if answer is None:
         messages.info(request, "Nothing left to review here. Well done.")
         return _redirect(request, reverse("queue"))
@@ -200,16 +215,19 @@ def review(request: HttpRequest, answer_id: int) -> HttpResponse:
     return render(request, "reviewapp/review.html", _review_context(request, answer, selected=selected))
 
 
-def _after_action(request: HttpRequest, answer: Answer, *, selected: int | None, error: str = "") -> HttpResponse:
+def _after_action(request: HttpRequest, answer: Answer, *, selected: int | None, error: str = "",
+                  status: int = 409) -> HttpResponse:
     """htmx: re-render the review panel (claims, highlights, progress); plain form: redirect back."""
     if not request.htmx:
+        if error and status == 400:
+            return bad_request(request, error, back=reverse("review", args=[answer.pk]))
         if error:
             messages.error(request, error)
         url = reverse("review", args=[answer.pk]) + (f"?claim={selected}" if selected else "")
         return redirect(url)
     answer.refresh_from_db()
     context = _review_context(request, answer, selected=selected) | {"error": error}
-    return render(request, "reviewapp/review.html#review-panel", context, status=409 if error else 200)
+    return render(request, "reviewapp/review.html#review-panel", context, status=status if error else 200)
 
 
 def _int(value: str | None) -> int | None:
@@ -226,13 +244,17 @@ def decide(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
     claim = get_object_or_404(Claim.objects.select_related("decided_by"), pk=claim_id, answer=answer)
     claim.answer = answer
     try:
+        note = _note(request)
+    except BadRequest as exc:
+        return _after_action(request, answer, selected=claim.pk, error=str(exc), status=400)
+    try:
         review_service.claim_decide(
             user=request.user,
             claim=claim,
             # An overturn button carries its label as `overturn_to`; confirm is `decision=confirm`.
             decision="overturn" if request.POST.get("overturn_to") else request.POST.get("decision", ""),
             label=request.POST.get("overturn_to") or request.POST.get("label") or None,
-            note=request.POST.get("note", "")[:2000],
+            note=note,
             expected_version=_int(request.POST.get("version")) or 0,
         )
     except ReviewError as exc:
@@ -266,6 +288,10 @@ def add_claim(request: HttpRequest, answer_id: int) -> HttpResponse:
     answer = _load(answer_id)
     start, end = _int(request.POST.get("start")), _int(request.POST.get("end"))
     text = request.POST.get("text", "")
+    try:
+        note = _note(request)
+    except BadRequest as exc:
+        return _after_action(request, answer, selected=None, error=str(exc), status=400)
     if (start is None or end is None) and text.strip():
         found = answer.answer.find(text.strip())  # the no-JavaScript path: the reviewer pastes the text
         start, end = (found, found + len(text.strip())) if found >= 0 else (None, None)
@@ -273,7 +299,7 @@ def add_claim(request: HttpRequest, answer_id: int) -> HttpResponse:
         if start is None or end is None:
             raise ReviewError("Select the answer text the claim covers (it must appear in the answer exactly).")
         claim = review_service.claim_add(user=request.user, answer=answer, start=start, end=end,
-                                         label=request.POST.get("label", ""), note=request.POST.get("note", "")[:2000])
+                                         label=request.POST.get("label", ""), note=note)
     except ReviewError as exc:
         return _after_action(request, answer, selected=None, error=str(exc))
     return _after_action(request, answer, selected=claim.pk)
@@ -358,7 +384,11 @@ def policy_preview(request: HttpRequest) -> HttpResponse:
 @admin_required
 def policy_rollback(request: HttpRequest, version: int) -> HttpResponse:
     get_object_or_404(Policy, version=version)
-    created = policy_service.policy_rollback(user=request.user, version=version, note=request.POST.get("note", ""))
+    try:
+        note = _note(request)
+    except BadRequest as exc:
+        return bad_request(request, str(exc), back=reverse("policy"))
+    created = policy_service.policy_rollback(user=request.user, version=version, note=note)
     messages.success(request, f"Rolled back: policy v{created.version} carries v{version}'s values.")
     return redirect("policy")
 

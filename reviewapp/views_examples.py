@@ -6,13 +6,15 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 
 from judges.examples import MAX_EXAMPLES
 from reviewapp import selectors
 from reviewapp.access import admin_required
-from reviewapp.forms import ExampleSetForm
+from reviewapp.forms import ExampleSetForm, ProfileFilterForm, form_errors
 from reviewapp.models import ExampleSet, Policy
 from reviewapp.services import examples as examples_service
+from reviewapp.views import bad_request
 
 
 def _ids(values: list[str]) -> list[int] | None:
@@ -23,7 +25,10 @@ def _ids(values: list[str]) -> list[int] | None:
 
 
 def _page(request: HttpRequest, form: ExampleSetForm, *, error: str = "", status: int = 200) -> HttpResponse:
-    profile = request.GET.get("profile", "")
+    filter_form = ProfileFilterForm(request.GET)
+    if not filter_form.is_valid():
+        return bad_request(request, f"Filter not understood: {form_errors(filter_form)}", back=reverse("examples"))
+    profile = filter_form.cleaned_data["profile"]
     claims = selectors.overturned_claims(profile=profile)
     # After a refused POST the page comes back with the admin's ticks and reasons as they were.
     picked = set(request.POST.getlist("claim"))

@@ -66,6 +66,20 @@ def _no_stray_worker_takes_this_tests_answers(request):
 
 
 @pytest.fixture(autouse=True)
+def _no_wrong_token_counts_from_earlier_tests(settings):
+    """Wrong tokens are counted per address in Redis for a minute, and every test client is
+    127.0.0.1: one test's wrong tokens must not lock the next test out."""
+    storage, limit = settings.API_RATE_LIMIT_STORAGE_URL, settings.API_AUTH_FAILURE_LIMIT  # a test may change them
+    yield
+    from limits import parse
+
+    from reviewapp import ratelimit
+
+    for used in {limit, settings.API_AUTH_FAILURE_LIMIT} - {None}:
+        ratelimit._limiter(storage).clear(parse(used), "auth-failure:127.0.0.1")
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 

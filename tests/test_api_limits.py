@@ -49,6 +49,25 @@ def test_a_bad_token_is_401_not_429(api, three_per_minute):
         assert api.post(fare_payload(), token="cdk_wrong").status_code == 401
 
 
+def test_guessing_tokens_from_one_address_gets_429_before_any_look_up(api, settings, django_assert_num_queries):
+    settings.API_AUTH_FAILURE_LIMIT = "5/minute"
+    for n in range(5):
+        assert api.post(fare_payload(), token=f"cdk_guess{n}").status_code == 401
+    with django_assert_num_queries(0):  # the guess is not even looked up
+        refused = api.post(fare_payload(), token="cdk_guess5")
+    assert refused.status_code == 429 and 1 <= int(refused["Retry-After"]) <= 60
+    assert refused.json()["detail"].startswith("too many invalid tokens from this address (5/minute)")
+
+
+def test_wrong_tokens_from_one_address_do_not_lock_out_another(api, settings, client, api_token):
+    settings.API_AUTH_FAILURE_LIMIT = "5/minute"
+    for n in range(6):
+        api.post(fare_payload(), token=f"cdk_guess{n}")
+    elsewhere = client.get("/api/v1/webhook", headers={"Authorization": f"Bearer {api_token}"},
+                           REMOTE_ADDR="192.0.2.44")
+    assert elsewhere.status_code == 404  # through authentication: no webhook registered
+
+
 def test_without_redis_the_count_is_kept_in_memory(api, three_per_minute):
     three_per_minute.API_RATE_LIMIT_STORAGE_URL = "memory://"
     statuses = [api.post(fare_payload(external_id=f"m-{i}")).status_code for i in range(4)]

@@ -49,6 +49,7 @@ def wsgi_in_test_transaction(settings):
     """Calls go through the real WSGI handler, which closes the database connection after each
     request; keep it open, as Django's test client does, so the test's transaction survives."""
     settings.API_RATE_LIMIT = None  # hundreds of requests a second from one token, on purpose
+    settings.API_AUTH_FAILURE_LIMIT = None  # and wrong tokens among them, on purpose
     signals.request_started.disconnect(close_old_connections)
     signals.request_finished.disconnect(close_old_connections)
     yield
@@ -101,6 +102,7 @@ def test_every_documented_answer_state_matches_the_document(api_token, wsgi_in_t
     seen = {}
     for answer in (queued, judged, failed):
         response = get.Case(path_parameters={"answer_id": answer.pk}).call_and_validate(headers=headers)
+        assert response.status_code == 200, response.text
         seen[answer.external_id] = response.json()["status"]
     assert seen == {"q": "queued", "j": "judged", "f": "failed"}
     post = schema["/api/v1/answers"]["POST"]

@@ -117,7 +117,8 @@ def test_create_reviewer_prints_a_working_password(client):
 
     out = StringIO()
     call_command("create_reviewer", "paula", "--admin", stdout=out, stderr=StringIO())
-    assert client.login(username="paula", password=out.getvalue().strip())
+    signed_in = client.post("/accounts/login/", {"username": "paula", "password": out.getvalue().strip()})
+    assert signed_in.status_code == 302
     assert User.objects.get(username="paula").groups.filter(name="admin").exists()
 
 
@@ -461,7 +462,7 @@ def test_admins_manage_users_and_api_tokens_in_the_django_admin(client):
 
     out = StringIO()
     call_command("create_reviewer", "ada", "--admin", stdout=out, stderr=StringIO())
-    client.login(username="ada", password=out.getvalue().strip())
+    client.post("/accounts/login/", {"username": "ada", "password": out.getvalue().strip()})
     assert client.get("/admin/auth/user/").status_code == 200
     assert client.get("/admin/reviewapp/apiclient/").status_code == 200
     assert client.get("/admin/reviewapp/policy/").status_code == 200

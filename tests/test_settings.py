@@ -38,6 +38,7 @@ def _start(*args, **env) -> subprocess.CompletedProcess:
         ("JUDGE_MAX_IN_FLIGHT", "-1"),
         ("JUDGE_RATE_LIMIT_REDIS_URL", "http://127.0.0.1:6379"),
         ("API_RATE_LIMIT", "lots"),
+        ("API_AUTH_FAILURE_LIMIT", "many"),
         ("API_RATE_LIMIT_REDIS_URL", "http://127.0.0.1:6379"),
         ("API_MAX_BODY_BYTES", "2MB"),
         ("CACHE_URL", "memcached://127.0.0.1:11211"),

@@ -11,10 +11,10 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 import judges
-from reviewapp.models import Answer, AuditEvent, Claim, JudgeRun, WorkerHeartbeat
+from reviewapp.models import Answer, AuditEvent, Claim, JudgeRun, SchedulerHeartbeat, WorkerHeartbeat
 from reviewapp.services.ingest import answer_ingest
 from reviewapp.services.judging import AnswerBusy, answer_judge
-from reviewapp.services.liveness import canary_consumed, worker_started, worker_status
+from reviewapp.services.liveness import beat_sent, canary_consumed, worker_started, worker_status
 from reviewapp.services.sweeper import BACKLOG_SLACK, answers_sweep, judge_queue_backlog
 from tests.conftest import fare_payload
 
@@ -177,6 +177,7 @@ def test_worker_status_flags_a_worker_whose_last_canary_is_older_than_two_interv
 
 def test_health_json_is_503_with_a_stale_worker_and_200_when_all_consume(client, settings, no_workers):
     settings.CANARY_INTERVAL_SECONDS = 10
+    beat_sent()
     canary_consumed(hostname="w1@host", sent_at=timezone.now())
     assert client.get("/health/").status_code == 200
     assert client.get("/health/").json()["workers"][0]["stale"] is False
@@ -185,6 +186,45 @@ def test_health_json_is_503_with_a_stale_worker_and_200_when_all_consume(client,
     response = client.get("/health/")
     assert response.status_code == 503
     assert response.json()["stale_workers"] == ["w1@host"]
+
+
+def test_when_beat_dies_health_blames_beat_and_not_the_workers(client, settings, no_workers):
+    settings.CANARY_INTERVAL_SECONDS = 10
+    long_ago = timezone.now() - timedelta(minutes=5)
+    beat_sent()
+    canary_consumed(hostname="w1@host", sent_at=timezone.now())
+    canary_consumed(hostname="w2@host", sent_at=timezone.now())
+    # Beat's last dispatch, then each worker consumed its canary; nothing was sent since.
+    SchedulerHeartbeat.objects.update(last_beat_at=long_ago)
+    WorkerHeartbeat.objects.update(last_consumed_at=long_ago + timedelta(seconds=1))
+
+    response = client.get("/health/")
+
+    body = response.json()
+    assert response.status_code == 503
+    assert body["beat"]["stale"] is True and body["beat"]["seconds_since_beat"] >= 300
+    assert body["stale_workers"] == [] and body["restart"] == ["beat"]
+
+
+def test_with_beat_alive_a_silent_worker_is_the_one_to_restart(client, settings, no_workers):
+    settings.CANARY_INTERVAL_SECONDS = 10
+    canary_consumed(hostname="w1@host", sent_at=timezone.now())
+    canary_consumed(hostname="w2@host", sent_at=timezone.now())
+    WorkerHeartbeat.objects.filter(hostname="w2@host").update(last_consumed_at=timezone.now() - timedelta(minutes=5))
+    beat_sent()
+
+    body = client.get("/health/").json()
+
+    assert body["beat"]["stale"] is False and body["restart"] == ["w2@host"]
+
+
+def test_the_beat_heartbeat_is_stamped_when_the_dispatch_is_published_not_run(no_workers, settings):
+    from reviewapp.tasks import canary_dispatch
+
+    queue = f"nobody-consumes-{uuid.uuid4().hex}"
+    canary_dispatch.apply_async(queue=queue)
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(queue)
+    assert SchedulerHeartbeat.objects.get(name="beat").last_beat_at > timezone.now() - timedelta(seconds=5)
 
 
 def test_health_is_503_when_no_worker_has_ever_reported(client, no_workers):

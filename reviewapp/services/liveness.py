@@ -6,6 +6,10 @@ it starts; each canary it *runs* stamps `last_consumed_at`. A worker whose last 
 older than two intervals, although canaries were sent to it since, is stale: its process may
 answer pings, but it is not taking work (e.g. it did not resume consuming after a broker
 reconnect, or it is wedged).
+
+Beat (the scheduler) stamps its own heartbeat as it publishes each dispatch. When beat dies no
+canaries are sent, so none are consumed: the workers are then not stale (nothing was sent to them
+since they last consumed), beat is, and /health/ says to restart beat, not the workers.
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
 
-from reviewapp.models import WorkerHeartbeat
+from reviewapp.models import SchedulerHeartbeat, WorkerHeartbeat
 from reviewapp.services.sweeper import stuck_answers
+
+BEAT = "beat"
 
 
 def worker_started(*, hostname: str) -> None:
@@ -37,34 +43,54 @@ def canary_consumed(*, hostname: str, sent_at: datetime) -> None:
         WorkerHeartbeat.objects.create(hostname=hostname, started_at=None, last_consumed_at=now, consumed=1)
 
 
+def beat_sent() -> None:
+    SchedulerHeartbeat.objects.update_or_create(name=BEAT, defaults={"last_beat_at": timezone.now()})
+
+
 def forget_worker(*, hostname: str) -> None:
     """A worker that shut down cleanly is not stale; one that was killed stays listed as stale."""
     WorkerHeartbeat.objects.filter(hostname=hostname).delete()
 
 
 def worker_status(now: datetime | None = None) -> dict:
-    """For /health/ and the policy page: every worker's last consumed canary, stale ones flagged."""
+    """For /health/ and the policy page: beat's and every worker's last sign of life, stale ones
+    flagged, and which process to restart."""
     now = now or timezone.now()
     stale_after = timedelta(seconds=2 * settings.CANARY_INTERVAL_SECONDS)
-    workers = []
-    for hb in WorkerHeartbeat.objects.order_by("hostname"):
-        seen = hb.last_consumed_at or hb.started_at
-        stale = seen is None or now - seen > stale_after
-        workers.append({
-            "hostname": hb.hostname,
-            "last_consumed_at": hb.last_consumed_at,
-            "last_sent_at": hb.last_sent_at,
-            "seconds_since_consumed": round((now - seen).total_seconds(), 1) if seen else None,
-            "consumed": hb.consumed,
-            "stale": stale,
-        })
+    beat = _beat_status(now, stale_after)
+    workers = [_worker(hb, now, stale_after, beat["last_beat_at"]) for hb in WorkerHeartbeat.objects.order_by("hostname")]
+    stale_workers = [w["hostname"] for w in workers if w["stale"]]
     stuck = stuck_answers(now).count()
     return {
-        "ok": bool(workers) and not any(w["stale"] for w in workers) and stuck == 0,
+        "ok": bool(workers) and not stale_workers and not beat["stale"] and stuck == 0,
+        "beat": beat,
         "workers": workers,
-        "stale_workers": [w["hostname"] for w in workers if w["stale"]],
+        "stale_workers": stale_workers,
         "stuck_answers": stuck,
+        "restart": ([BEAT] if beat["stale"] else []) + stale_workers,
         "canary_interval_seconds": settings.CANARY_INTERVAL_SECONDS,
+    }
+
+
+def _beat_status(now: datetime, stale_after: timedelta) -> dict:
+    row = SchedulerHeartbeat.objects.filter(name=BEAT).first()
+    seen = row.last_beat_at if row else None
+    # Never seen: beat has not run since this table existed; stale once a worker has been up that long.
+    return {"last_beat_at": seen, "seconds_since_beat": round((now - seen).total_seconds(), 1) if seen else None,
+            "stale": seen is None or now - seen > stale_after}
+
+
+def _worker(hb: WorkerHeartbeat, now: datetime, stale_after: timedelta, beat_at: datetime | None) -> dict:
+    seen = hb.last_consumed_at or hb.started_at
+    # Silent for two intervals *although beat sent canaries since*: with beat down, silence is expected.
+    stale = seen is None or (now - seen > stale_after and (beat_at is None or beat_at > seen))
+    return {
+        "hostname": hb.hostname,
+        "last_consumed_at": hb.last_consumed_at,
+        "last_sent_at": hb.last_sent_at,
+        "seconds_since_consumed": round((now - seen).total_seconds(), 1) if seen else None,
+        "consumed": hb.consumed,
+        "stale": stale,
     }
 
 

@@ -109,6 +109,9 @@ def endpoint_register(*, client: ApiClient, url: str, events: list[str], active:
     if unknown or not events:
         raise InvalidWebhook("events", f"choose one or more of {', '.join(WEBHOOK_EVENTS)}")
     events = [event for event in WEBHOOK_EVENTS if event in events]
+    # The client's row is the lock: with no endpoint yet there is no row to lock, and two first
+    # registrations would both insert (one then failing on the one-live-endpoint constraint).
+    ApiClient.objects.select_for_update().filter(pk=client.pk).first()
     endpoint = WebhookEndpoint.objects.select_for_update().filter(client=client, removed_at__isnull=True).first()
     actor = {"actor_label": f"api:{client.name}"}
     if endpoint is None:
