@@ -4,7 +4,8 @@ It is the default when no model endpoint is configured, so the app runs on a bar
 
 Claims. Every answer sentence that states something is split at clause boundaries ("; ",
 ", and/but/while/whereas/although ...", ", which/who/where ...", a parenthetical) when both sides
-keep at least MIN_CLAUSE_WORDS content words; each piece is one claim with its exact answer span.
+keep at least MIN_CLAUSE_WORDS content words (`judges.clauses`); each piece is one claim with its
+exact answer span.
 Hedges, redirects ("contact customer service"), lead-ins ending in ":" and references to the text
 itself ("Here is a summary of the passage") are not claims.
 
@@ -47,6 +48,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from judges.clauses import ANSWER_PARTICLE, split_clauses
 from judges.checks import provenance_mentions, provenance_verdict, quotations
 from judges.passages import CAUSAL, NEGATIONS, UnitIndex, index_units
 from judges.scoring import grounding_score, verdict_for
@@ -68,7 +70,6 @@ PARTIALLY_SUPPORTED_AT = 0.35
 NEAR_AT = 0.7
 NEGATION_NEAR_AT = 0.8  # negation flips need a closer window: "not" often sits in another clause
 NAME_WEIGHT = 2.0  # names and quantities weigh double
-MIN_CLAUSE_WORDS = 3
 WINDOW_CANDIDATES = 6  # the best-scoring units, over all passages, whose neighbours are tried
 
 # Words of hedging, courtesy and "ask the agency" redirects. A sentence made only of these (plus
@@ -142,8 +143,6 @@ for _pair in _ANTONYM_PAIRS.split():
     ANTONYMS[_left] = ANTONYMS.get(_left, frozenset()) | {_right}
     ANTONYMS[_right] = ANTONYMS.get(_right, frozenset()) | {_left}
 
-# "No, ..." answering a yes/no question is not a negation of what follows.
-_ANSWER_PARTICLE = re.compile(r"^\s*(?:yes|no)\b[,.!]?", re.IGNORECASE)
 _WORD_SPLIT = re.compile(r"[A-Za-z]+")
 _NEGATION_WORD = re.compile(
     r"\b(?:" + "|".join(sorted((re.escape(w) for w in NEGATIONS), key=len, reverse=True)) + r")\b|n['’]t\b",
@@ -160,14 +159,6 @@ _SILENCE = re.compile(
     re.IGNORECASE,
 )
 
-# Clause boundaries inside a sentence: a semicolon; a comma before a coordinating or contrasting
-# conjunction or a non-restrictive relative pronoun; the brackets of a parenthetical.
-_CLAUSE_BREAK = re.compile(
-    r";\s+|,\s+(?=(?:and|but|while|whereas|although|though|yet|so|which|who|whom|whose|where|when)\b)"
-    r"|\s+\((?=[^)]{3,}\))|\)(?=[\s,.;:]|$)"
-)
-
-_LEADING_JOINT = re.compile(r"^[\s,;:]*(?:(?:and|but|so|yet)\b[\s,]*)?", re.IGNORECASE)
 _CITATION_MARK = re.compile(r"\[\s*P?\d+(?:\s*[,;]\s*P?\d+)*\s*\]|\(\s*P\d+(?:\s*[,;]\s*P?\d+)*\s*\)", re.I)
 
 
@@ -302,37 +293,6 @@ def _agency_words(passages: list[Passage]) -> frozenset[str]:
     return frozenset(word for p in passages if p.agency for word in content_words(p.agency))
 
 
-def split_clauses(text: str, span: Span) -> list[Span]:
-    """`text[span]` (one sentence) cut at clause boundaries into spans of `text`, trimmed; a piece
-    with fewer than MIN_CLAUSE_WORDS content words stays joined to its neighbour."""
-    start, end = span
-    sentence = text[start:end]
-    cuts = [0]
-    for match in _CLAUSE_BREAK.finditer(sentence):
-        cut = match.end() if match.group().startswith(")") else match.start()
-        if match.group().startswith(")"):
-            cut = match.end()
-        if cuts[-1] < cut < len(sentence):
-            cuts.append(cut)
-    cuts.append(len(sentence))
-    pieces = [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
-    merged: list[list[int]] = []
-    for piece in pieces:
-        small = len(content_words(sentence[piece[0]:piece[1]])) < MIN_CLAUSE_WORDS
-        if merged and (small or len(content_words(sentence[merged[-1][0]:merged[-1][1]])) < MIN_CLAUSE_WORDS):
-            merged[-1][1] = piece[1]
-        else:
-            merged.append([piece[0], piece[1]])
-    spans = []
-    for piece_start, piece_end in merged:
-        piece = sentence[piece_start:piece_end]
-        lead = len(piece) - len(_LEADING_JOINT.sub("", piece, count=1))
-        trail = len(piece.rstrip(" ,;:"))
-        if trail > lead:
-            spans.append((start + piece_start + lead, start + piece_start + trail))
-    return spans or [span]
-
-
 # --- labelling ---------------------------------------------------------------------------------
 
 
@@ -357,7 +317,7 @@ def _terms(text: str, offset: int, context: _Request, skip: list[Span]) -> _Term
     lowered = {w.lower() for w in _WORD_SPLIT.findall(text)}
     return _Terms(
         weights=weights, names=frozenset(names), quantities=found,
-        negated=_NEGATION_WORD.search(_ANSWER_PARTICLE.sub("", text, count=1)) is not None,
+        negated=_NEGATION_WORD.search(ANSWER_PARTICLE.sub("", text, count=1)) is not None,
         causal=CAUSAL.search(text) is not None,
         absolutes=frozenset(lowered & ABSOLUTES),
     )
