@@ -150,15 +150,21 @@ _NEGATION_WORD = re.compile(
 )
 
 # "The policy does not specify X", "there is no information about X": a statement that the sources
-# are silent. X is what follows the cue.
+# are silent. X is what follows the cue. "does not include" says the sources are silent only when
+# its subject is a source: "cash fares do not include a transfer" is a policy fact.
+_SOURCE_SUBJECT = (  # up to two words may follow it: "the passage provided does not ..."
+    r"\b(?:polic(?:y|ies)|passages?|sources?|documents?|texts?|contexts?|articles?|summar(?:y|ies)"
+    r"|rules|information|it|they)(?:\s+\w+){0,2}?"
+)
 _SILENCE = re.compile(
     r"\b(?:(?:is|are|was|were) not (?:mentioned|specified|stated|given|provided|listed|included|addressed"
     r"|covered|clear|known|available)|no (?:information|mention|details?|data|indication)"
-    r"|(?:does|do|did)(?:n't| not) (?:specify|mention|say|state|list|provide|include|address|cover|indicate"
-    r"|give|explain))\b",
+    rf"|{_SOURCE_SUBJECT}\s+(?:does|do|did)(?:n't| not) (?:specify|mention|say|state|list|provide|include"
+    r"|address|cover|indicate|give|explain))\b",
     re.IGNORECASE,
 )
 
+_COURTESY_REQUEST = re.compile(r"(?:^|[,;:]\s*)please\b", re.IGNORECASE)
 _CITATION_MARK = re.compile(r"\[\s*P?\d+(?:\s*[,;]\s*P?\d+)*\s*\]|\(\s*P\d+(?:\s*[,;]\s*P?\d+)*\s*\)", re.I)
 
 
@@ -285,6 +291,9 @@ def _is_claim(sentence: str, redirect_words: frozenset[str]) -> bool:
         return False  # a lead-in such as "Here is what the policy says:" introduces claims
     if has_number:
         return True
+    courtesy = _COURTESY_REQUEST.search(sentence)
+    if courtesy:  # what precedes "please" only frames the request: "For a decision, please call us"
+        words = content_words(sentence[courtesy.end():])
     return not {w for w in words if stem(w) not in META_STEMS} <= redirect_words
 
 

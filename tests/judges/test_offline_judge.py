@@ -382,3 +382,16 @@ def test_the_best_units_are_those_one_heap_of_every_unit_scored_gives(passage_sc
     scored = [(-score, p, u)
               for p, scores in enumerate(passage_scores) for u, score in enumerate(scores) if score]
     assert offline._best_units(passage_scores, limit) == heapq.nsmallest(limit, scored)
+
+
+def test_a_policy_fact_that_something_does_not_include_is_no_statement_of_silence(fare_request):
+    passages = [{"id": "P1", "text": "Cash fares do not include a transfer. Passes include transfers."}]
+    claims = judge_offline(fare_request("Cash fares do not include a transfer.", passages=passages)).claims
+    assert [claim.label for claim in claims] == ["SUPPORTED"]
+
+
+def test_a_courtesy_request_after_a_lead_in_phrase_is_not_a_claim(fare_request):
+    answer = ("The regular adult fare is $2.75 per ride. "
+              "For a decision on your specific situation, please contact customer service.")
+    claims = judge_offline(fare_request(answer)).claims
+    assert [claim.text for claim in claims] == ["The regular adult fare is $2.75 per ride."]
