@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 
 import judges
 from judges import offline
-from judges.types import JudgeRequest
+from judges.clauses import split_clauses
+from judges.types import JudgeRequest, Passage
 from judges.offline import OFFLINE_MODEL, OFFLINE_PROFILE, OFFLINE_VERSION, judge_offline
 
 GROUNDED = (
@@ -395,3 +396,24 @@ def test_a_courtesy_request_after_a_lead_in_phrase_is_not_a_claim(fare_request):
               "For a decision on your specific situation, please contact customer service.")
     claims = judge_offline(fare_request(answer)).claims
     assert [claim.text for claim in claims] == ["The regular adult fare is $2.75 per ride."]
+
+
+def test_two_full_clauses_joined_by_a_bare_and_are_two_claims():
+    text = "Pets are allowed in the apartments and cats must be kept on a leash."
+    spans = split_clauses(text, (0, len(text)))
+    assert [text[slice(*span)] for span in spans] == [
+        "Pets are allowed in the apartments", "cats must be kept on a leash."]
+
+
+def test_a_predicate_sharing_its_subject_or_a_conjoined_noun_is_not_cut():
+    for text in ("Pets are allowed in the lobby and must be kept on a leash.",
+                 "Adults and seniors can ride the bus and the train on weekends."):
+        assert split_clauses(text, (0, len(text))) == [(0, len(text))]
+
+
+def test_the_correct_half_of_a_bare_and_sentence_keeps_its_label():
+    passage = "The 2024 conference will be held in Porto. Registration opens in March."
+    answer = "The 2024 conference will be held in Lisbon and registration will open in March."
+    request = JudgeRequest(question="Where?", passages=[Passage(id="P1", text=passage)], answer=answer)
+    labels = [claim.label for claim in judge_offline(request).claims]
+    assert len(labels) == 2 and labels[1] == "SUPPORTED" and labels[0] != "SUPPORTED"
