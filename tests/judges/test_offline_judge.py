@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import judges
-from judges import offline
+from judges import checks, offline
 from judges.clauses import split_clauses
 from judges.types import JudgeRequest, Passage
 from judges.offline import OFFLINE_MODEL, OFFLINE_PROFILE, OFFLINE_VERSION, judge_offline
@@ -417,3 +417,22 @@ def test_the_correct_half_of_a_bare_and_sentence_keeps_its_label():
     request = JudgeRequest(question="Where?", passages=[Passage(id="P1", text=passage)], answer=answer)
     labels = [claim.label for claim in judge_offline(request).claims]
     assert len(labels) == 2 and labels[1] == "SUPPORTED" and labels[0] != "SUPPORTED"
+
+
+def _titled(answer: str) -> JudgeRequest:
+    return JudgeRequest.model_validate({"question": "Fare?", "answer": answer, "passages": [
+        {"id": "P1", "text": "Adults pay $2.75 per ride.", "agency": "Metro", "title": "Tariff Rules 2027"}]})
+
+
+def test_a_year_in_a_cited_document_title_is_no_unsourced_date():
+    request = _titled("According to the Tariff Rules 2027, adults pay $2.75 per ride.")
+    result = checks.apply_checks(request, judge_offline(request))
+    assert result.fabrications == []
+    assert all("2027" not in claim.explanation for claim in result.claims)
+
+
+def test_a_year_only_a_header_gives_is_no_evidence_for_a_policy_fact():
+    request = _titled("Adults pay $2.75 per ride in 2027.")
+    result = checks.apply_checks(request, judge_offline(request))
+    assert [claim.label for claim in result.claims] == ["UNSUPPORTED"]
+    assert [fabrication.text for fabrication in result.fabrications] == ["2027"]
