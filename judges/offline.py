@@ -49,6 +49,7 @@ import time
 from dataclasses import dataclass, field
 
 from judges.clauses import ANSWER_PARTICLE, split_clauses
+from judges.markup import is_heading, plain_view, with_open_marks
 from judges.checks import provenance_mentions, provenance_verdict, quotations
 from judges.passages import CAUSAL, NEGATIONS, UnitIndex, index_units
 from judges.scoring import grounding_score, verdict_for
@@ -246,20 +247,22 @@ def judge_offline(request: JudgeRequest) -> JudgeResult:
 
     claims: list[Claim] = []
     fabrications: list[Fabrication] = []
-    for sentence_span in split_sentences(answer):
+    text = plain_view(answer)  # markup is no claim: claims are read in the text, at the same offsets
+    for sentence_span in split_sentences(text):
         sentence = answer[slice(*sentence_span)]
         has_provenance = any(m.span[0] < sentence_span[1] and sentence_span[0] < m.span[1] for m in mentions)
         if has_provenance and provenance_verdict(sentence, request) == "agrees":
             claims.append(_provenance_claim(f"c{len(claims) + 1}", sentence, sentence_span, request))
             continue
-        if not _is_claim(sentence, redirect_words):
+        if is_heading(answer, sentence_span[0]) or not _is_claim(text[slice(*sentence_span)], redirect_words):
             continue
-        spans = split_clauses(answer, sentence_span)
-        sentence_support = _support(answer, sentence_span, context, skip) if len(spans) > 1 else None
+        spans = split_clauses(text, sentence_span)
+        sentence_support = _support(text, sentence_span, context, skip) if len(spans) > 1 else None
         for span in spans:
             claim, invented = _judge_claim(
-                f"c{len(claims) + 1}", answer, span, context, skip, sentence_support=sentence_support)
-            claims.append(claim)
+                f"c{len(claims) + 1}", text, span, context, skip, sentence_support=sentence_support)
+            shown = with_open_marks(answer, span)
+            claims.append(claim.model_copy(update={"text": answer[slice(*shown)], "answer_span": shown}))
             fabrications.extend(invented)
 
     return JudgeResult(

@@ -164,7 +164,7 @@ def test_a_redirect_to_the_agency_by_name_is_not_a_claim(fare_request):
 def test_a_lead_in_ending_with_a_colon_is_not_a_claim(fare_request):
     answer = "Here is what the fare policy says:\n- Adults pay $2.75 per ride\n- Children under 5 ride free"
     result = judge_offline(fare_request(answer))
-    assert claim_texts(result) == ["- Adults pay $2.75 per ride", "- Children under 5 ride free"]
+    assert claim_texts(result) == ["Adults pay $2.75 per ride", "Children under 5 ride free"]
 
 
 def test_passage_headers_are_not_evidence_for_policy_facts(fare_request):
@@ -436,3 +436,18 @@ def test_a_year_only_a_header_gives_is_no_evidence_for_a_policy_fact():
     result = checks.apply_checks(request, judge_offline(request))
     assert [claim.label for claim in result.claims] == ["UNSUPPORTED"]
     assert [fabrication.text for fabrication in result.fabrications] == ["2027"]
+
+
+def test_markup_is_not_a_claim_and_claim_spans_point_into_the_original(fare_request):
+    answer = ("## Fares\n\n- **Adults** pay $2.75 per ride [P1]\n"
+              "* Children under 5 ride <b>free</b> with a paying adult.\n"
+              "```\n```\nSee [the fare policy](https://metro.example/fares/2031) for details.")
+    claims = judge_offline(fare_request(answer)).claims
+    for claim in claims:
+        start, end = claim.answer_span
+        assert claim.text == answer[start:end]
+        assert not claim.text.startswith(("#", "- ", "* ", "`", "[")), claim.text
+    assert [claim.text for claim in claims][:2] == [
+        "**Adults** pay $2.75 per ride [P1]", "Children under 5 ride <b>free</b> with a paying adult."]
+    assert [claim.label for claim in claims][:2] == ["SUPPORTED", "SUPPORTED"]
+    assert not any("2031" in claim.explanation or "b" in claim.explanation.split("'")[1::2] for claim in claims)
