@@ -450,4 +450,5 @@ def test_markup_is_not_a_claim_and_claim_spans_point_into_the_original(fare_requ
     assert [claim.text for claim in claims][:2] == [
         "**Adults** pay $2.75 per ride [P1]", "Children under 5 ride <b>free</b> with a paying adult."]
     assert [claim.label for claim in claims][:2] == ["SUPPORTED", "SUPPORTED"]
-    assert not any("2031" in claim.explanation or "b" in claim.explanation.split("'")[1::2] for claim in claims)
+    for claim in claims:  # no markup word or link number is a term the judge looked for
+        assert "2031" not in claim.explanation and "b" not in claim.explanation.split("'")[1::2]
