@@ -809,7 +809,8 @@ def _name_after(text: str, position: int) -> Span | None:
         if gap.strip():
             break  # punctuation ends the name
         word = token.group()
-        if _is_capitalized(word) or (run and word.lower() in _CONNECTORS):
+        # A number after a capitalized word belongs to the name: "the Tariff Rules 2027".
+        if _is_capitalized(word) or (run and (word.lower() in _CONNECTORS or word.isdigit())):
             run.append(token)
             last_end = token.end()
         else:

@@ -4,7 +4,8 @@ It is the default when no model endpoint is configured, so the app runs on a bar
 
 Claims. Every answer sentence that states something is split at clause boundaries ("; ",
 ", and/but/while/whereas/although ...", ", which/who/where ...", a parenthetical) when both sides
-keep at least MIN_CLAUSE_WORDS content words; each piece is one claim with its exact answer span.
+keep at least MIN_CLAUSE_WORDS content words (`judges.clauses`); each piece is one claim with its
+exact answer span.
 Hedges, redirects ("contact customer service"), lead-ins ending in ":" and references to the text
 itself ("Here is a summary of the passage") are not claims.
 
@@ -47,6 +48,8 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from judges.clauses import ANSWER_PARTICLE, split_clauses
+from judges.markup import is_heading, plain_view, with_open_marks
 from judges.checks import provenance_mentions, provenance_verdict, quotations
 from judges.passages import CAUSAL, NEGATIONS, UnitIndex, index_units
 from judges.scoring import grounding_score, verdict_for
@@ -68,7 +71,6 @@ PARTIALLY_SUPPORTED_AT = 0.35
 NEAR_AT = 0.7
 NEGATION_NEAR_AT = 0.8  # negation flips need a closer window: "not" often sits in another clause
 NAME_WEIGHT = 2.0  # names and quantities weigh double
-MIN_CLAUSE_WORDS = 3
 WINDOW_CANDIDATES = 6  # the best-scoring units, over all passages, whose neighbours are tried
 
 # Words of hedging, courtesy and "ask the agency" redirects. A sentence made only of these (plus
@@ -142,8 +144,6 @@ for _pair in _ANTONYM_PAIRS.split():
     ANTONYMS[_left] = ANTONYMS.get(_left, frozenset()) | {_right}
     ANTONYMS[_right] = ANTONYMS.get(_right, frozenset()) | {_left}
 
-# "No, ..." answering a yes/no question is not a negation of what follows.
-_ANSWER_PARTICLE = re.compile(r"^\s*(?:yes|no)\b[,.!]?", re.IGNORECASE)
 _WORD_SPLIT = re.compile(r"[A-Za-z]+")
 _NEGATION_WORD = re.compile(
     r"\b(?:" + "|".join(sorted((re.escape(w) for w in NEGATIONS), key=len, reverse=True)) + r")\b|n['’]t\b",
@@ -151,23 +151,21 @@ _NEGATION_WORD = re.compile(
 )
 
 # "The policy does not specify X", "there is no information about X": a statement that the sources
-# are silent. X is what follows the cue.
+# are silent. X is what follows the cue. "does not include" says the sources are silent only when
+# its subject is a source: "cash fares do not include a transfer" is a policy fact.
+_SOURCE_SUBJECT = (  # up to two words may follow it: "the passage provided does not ..."
+    r"\b(?:polic(?:y|ies)|passages?|sources?|documents?|texts?|contexts?|articles?|summar(?:y|ies)"
+    r"|rules|information|it|they)(?:\s+\w+){0,2}?"
+)
 _SILENCE = re.compile(
     r"\b(?:(?:is|are|was|were) not (?:mentioned|specified|stated|given|provided|listed|included|addressed"
     r"|covered|clear|known|available)|no (?:information|mention|details?|data|indication)"
-    r"|(?:does|do|did)(?:n't| not) (?:specify|mention|say|state|list|provide|include|address|cover|indicate"
-    r"|give|explain))\b",
+    rf"|{_SOURCE_SUBJECT}\s+(?:does|do|did)(?:n't| not) (?:specify|mention|say|state|list|provide|include"
+    r"|address|cover|indicate|give|explain))\b",
     re.IGNORECASE,
 )
 
-# Clause boundaries inside a sentence: a semicolon; a comma before a coordinating or contrasting
-# conjunction or a non-restrictive relative pronoun; the brackets of a parenthetical.
-_CLAUSE_BREAK = re.compile(
-    r";\s+|,\s+(?=(?:and|but|while|whereas|although|though|yet|so|which|who|whom|whose|where|when)\b)"
-    r"|\s+\((?=[^)]{3,}\))|\)(?=[\s,.;:]|$)"
-)
-
-_LEADING_JOINT = re.compile(r"^[\s,;:]*(?:(?:and|but|so|yet)\b[\s,]*)?", re.IGNORECASE)
+_COURTESY_REQUEST = re.compile(r"(?:^|[,;:]\s*)please\b", re.IGNORECASE)
 _CITATION_MARK = re.compile(r"\[\s*P?\d+(?:\s*[,;]\s*P?\d+)*\s*\]|\(\s*P\d+(?:\s*[,;]\s*P?\d+)*\s*\)", re.I)
 
 
@@ -249,20 +247,22 @@ def judge_offline(request: JudgeRequest) -> JudgeResult:
 
     claims: list[Claim] = []
     fabrications: list[Fabrication] = []
-    for sentence_span in split_sentences(answer):
+    text = plain_view(answer)  # markup is no claim: claims are read in the text, at the same offsets
+    for sentence_span in split_sentences(text):
         sentence = answer[slice(*sentence_span)]
         has_provenance = any(m.span[0] < sentence_span[1] and sentence_span[0] < m.span[1] for m in mentions)
         if has_provenance and provenance_verdict(sentence, request) == "agrees":
             claims.append(_provenance_claim(f"c{len(claims) + 1}", sentence, sentence_span, request))
             continue
-        if not _is_claim(sentence, redirect_words):
+        if is_heading(answer, sentence_span[0]) or not _is_claim(text[slice(*sentence_span)], redirect_words):
             continue
-        spans = split_clauses(answer, sentence_span)
-        sentence_support = _support(answer, sentence_span, context, skip) if len(spans) > 1 else None
+        spans = split_clauses(text, sentence_span)
+        sentence_support = _support(text, sentence_span, context, skip) if len(spans) > 1 else None
         for span in spans:
             claim, invented = _judge_claim(
-                f"c{len(claims) + 1}", answer, span, context, skip, sentence_support=sentence_support)
-            claims.append(claim)
+                f"c{len(claims) + 1}", text, span, context, skip, sentence_support=sentence_support)
+            shown = with_open_marks(answer, span)
+            claims.append(claim.model_copy(update={"text": answer[slice(*shown)], "answer_span": shown}))
             fabrications.extend(invented)
 
     return JudgeResult(
@@ -294,43 +294,15 @@ def _is_claim(sentence: str, redirect_words: frozenset[str]) -> bool:
         return False  # a lead-in such as "Here is what the policy says:" introduces claims
     if has_number:
         return True
+    courtesy = _COURTESY_REQUEST.search(sentence)
+    if courtesy:  # what precedes "please" only frames the request: "For a decision, please call us"
+        words = content_words(sentence[courtesy.end():])
     return not {w for w in words if stem(w) not in META_STEMS} <= redirect_words
 
 
 def _agency_words(passages: list[Passage]) -> frozenset[str]:
     # "Contact Metro for details" is a redirect when Metro is the agency the passages come from.
     return frozenset(word for p in passages if p.agency for word in content_words(p.agency))
-
-
-def split_clauses(text: str, span: Span) -> list[Span]:
-    """`text[span]` (one sentence) cut at clause boundaries into spans of `text`, trimmed; a piece
-    with fewer than MIN_CLAUSE_WORDS content words stays joined to its neighbour."""
-    start, end = span
-    sentence = text[start:end]
-    cuts = [0]
-    for match in _CLAUSE_BREAK.finditer(sentence):
-        cut = match.end() if match.group().startswith(")") else match.start()
-        if match.group().startswith(")"):
-            cut = match.end()
-        if cuts[-1] < cut < len(sentence):
-            cuts.append(cut)
-    cuts.append(len(sentence))
-    pieces = [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1)]
-    merged: list[list[int]] = []
-    for piece in pieces:
-        small = len(content_words(sentence[piece[0]:piece[1]])) < MIN_CLAUSE_WORDS
-        if merged and (small or len(content_words(sentence[merged[-1][0]:merged[-1][1]])) < MIN_CLAUSE_WORDS):
-            merged[-1][1] = piece[1]
-        else:
-            merged.append([piece[0], piece[1]])
-    spans = []
-    for piece_start, piece_end in merged:
-        piece = sentence[piece_start:piece_end]
-        lead = len(piece) - len(_LEADING_JOINT.sub("", piece, count=1))
-        trail = len(piece.rstrip(" ,;:"))
-        if trail > lead:
-            spans.append((start + piece_start + lead, start + piece_start + trail))
-    return spans or [span]
 
 
 # --- labelling ---------------------------------------------------------------------------------
@@ -357,7 +329,7 @@ def _terms(text: str, offset: int, context: _Request, skip: list[Span]) -> _Term
     lowered = {w.lower() for w in _WORD_SPLIT.findall(text)}
     return _Terms(
         weights=weights, names=frozenset(names), quantities=found,
-        negated=_NEGATION_WORD.search(_ANSWER_PARTICLE.sub("", text, count=1)) is not None,
+        negated=_NEGATION_WORD.search(ANSWER_PARTICLE.sub("", text, count=1)) is not None,
         causal=CAUSAL.search(text) is not None,
         absolutes=frozenset(lowered & ABSOLUTES),
     )

@@ -51,8 +51,9 @@ def _split_sentences(text: str) -> tuple[Span, ...]:
     """Half-open (start, end) offsets of each sentence in `text`, in order, trimmed of whitespace.
 
     Every line is split on its own first, so a list item or a heading on its own line is its own
-    sentence. Any non-blank text pysbd fails to account for becomes a sentence of its own rather
-    than vanishing, so the spans cover all of the text's content.
+    sentence; a break pysbd draws after an abbreviation it does not know is undone (`_rejoined`).
+    Any non-blank text pysbd fails to account for becomes a sentence of its own rather than
+    vanishing, so the spans cover all of the text's content.
     """
     spans: list[Span] = []
     for line in _LINE.finditer(text):
@@ -74,7 +75,43 @@ def _split_line(line: str, offset: int) -> list[Span]:
         spans.append((start, start + len(sentence)))
         position = start + len(sentence)
     spans.extend(_trimmed(line, position, len(line)))
+    spans = _rejoined(line, spans)
     return [(start + offset, end + offset) for start, end in spans]
+
+
+# pysbd knows a list of abbreviations; one it does not know ("incl.", "Tab.", "Mon.") ends a
+# sentence before the word or number that continues it. A sentence does not open with a lowercase
+# word (in text whose first sentence opens with a capital), so after a short word (up to six
+# letters) and its point such a start continues the sentence. A sentence may open with a number
+# ("2024 was ..."), so a number, a currency sign or a dash continues only after a word of up to
+# three letters ("Tab. 2", "Jul. 2021", "Mon.-Fri."), the length of most abbreviations and of few
+# words that end sentences.
+_SHORT_WORD_POINT = re.compile(r"(?<![\w.])[^\W\d_]{1,6}\.$")
+_ABBREVIATION_POINT = re.compile(r"(?<![\w.])[^\W\d_]{1,3}\.$")
+_CONTINUATION = re.compile(r"[0-9$€£¥\-–—]|[^\W\d_]")
+_FIRST_LETTER = re.compile(r"[^\W\d_]")
+
+
+def _rejoined(line: str, spans: list[Span]) -> list[Span]:
+    first_letter = _FIRST_LETTER.search(line)
+    capitalized = first_letter is not None and first_letter.group().isupper()
+    joined: list[Span] = []
+    for start, end in spans:
+        if joined and _continues(line, joined[-1], start, capitalized):
+            joined[-1] = (joined[-1][0], end)
+        else:
+            joined.append((start, end))
+    return joined
+
+
+def _continues(line: str, previous: Span, start: int, capitalized: bool) -> bool:
+    opening = _CONTINUATION.match(line, start)
+    if opening is None:
+        return False
+    if opening.group().isalpha():
+        return capitalized and opening.group().islower() and bool(
+            _SHORT_WORD_POINT.search(line, previous[0], previous[1]))
+    return bool(_ABBREVIATION_POINT.search(line, previous[0], previous[1]))
 
 
 def _trimmed(text: str, start: int, end: int) -> list[Span]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from judges.types import Claim
 
@@ -38,7 +38,14 @@ class AnswerState(BaseModel):
     fabrications: list[dict[str, Any]]
     omissions: list[dict[str, Any]]
     rewrite_note: str
-    safe_answer: str | None
+    safe_answer: str | None = Field(description=(
+        "The answer as a guardrail may show it: only the text of SUPPORTED claims and text that makes "
+        "no claim. Every clause overlapping a PARTIALLY_SUPPORTED, UNSUPPORTED or CONTRADICTED claim is "
+        "removed (a clause leaning on it, such as ', which ...' or a parenthetical, goes with it), and so "
+        "is a 'Yes'/'No' whose clause went. Kept text is the original's, byte for byte, except that a "
+        "clause that now opens its sentence loses its joining word and is capitalized, and a sentence "
+        "whose last clause went keeps its end mark. Empty when nothing is safe, including when a "
+        "flagged claim could not be placed in the answer; null until the answer is judged."))
     error: str | None
     judge: JudgeOut | None
     review: ReviewOut

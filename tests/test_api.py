@@ -176,6 +176,13 @@ def test_the_openapi_document_describes_every_operation(client):
     assert doc["components"]["securitySchemes"]["BearerToken"]["scheme"] == "bearer"
 
 
+def test_the_openapi_document_says_what_safe_answer_keeps(client):
+    field = client.get("/api/v1/openapi.json").json()["components"]["schemas"]["AnswerOut"]["properties"]
+    description = field["safe_answer"]["description"]
+    assert "only the text of SUPPORTED claims" in description
+    assert all(label in description for label in ("PARTIALLY_SUPPORTED", "UNSUPPORTED", "CONTRADICTED"))
+
+
 def test_no_judge_run_exists_before_a_worker_takes_the_answer(api):
     api.post(fare_payload())
     assert JudgeRun.objects.count() == 0

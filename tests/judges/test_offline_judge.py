@@ -5,8 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import judges
-from judges import offline
-from judges.types import JudgeRequest
+from judges import checks, offline
+from judges.clauses import split_clauses
+from judges.types import JudgeRequest, Passage
 from judges.offline import OFFLINE_MODEL, OFFLINE_PROFILE, OFFLINE_VERSION, judge_offline
 
 GROUNDED = (
@@ -163,7 +164,7 @@ def test_a_redirect_to_the_agency_by_name_is_not_a_claim(fare_request):
 def test_a_lead_in_ending_with_a_colon_is_not_a_claim(fare_request):
     answer = "Here is what the fare policy says:\n- Adults pay $2.75 per ride\n- Children under 5 ride free"
     result = judge_offline(fare_request(answer))
-    assert claim_texts(result) == ["- Adults pay $2.75 per ride", "- Children under 5 ride free"]
+    assert claim_texts(result) == ["Adults pay $2.75 per ride", "Children under 5 ride free"]
 
 
 def test_passage_headers_are_not_evidence_for_policy_facts(fare_request):
@@ -382,3 +383,72 @@ def test_the_best_units_are_those_one_heap_of_every_unit_scored_gives(passage_sc
     scored = [(-score, p, u)
               for p, scores in enumerate(passage_scores) for u, score in enumerate(scores) if score]
     assert offline._best_units(passage_scores, limit) == heapq.nsmallest(limit, scored)
+
+
+def test_a_policy_fact_that_something_does_not_include_is_no_statement_of_silence(fare_request):
+    passages = [{"id": "P1", "text": "Cash fares do not include a transfer. Passes include transfers."}]
+    claims = judge_offline(fare_request("Cash fares do not include a transfer.", passages=passages)).claims
+    assert [claim.label for claim in claims] == ["SUPPORTED"]
+
+
+def test_a_courtesy_request_after_a_lead_in_phrase_is_not_a_claim(fare_request):
+    answer = ("The regular adult fare is $2.75 per ride. "
+              "For a decision on your specific situation, please contact customer service.")
+    claims = judge_offline(fare_request(answer)).claims
+    assert [claim.text for claim in claims] == ["The regular adult fare is $2.75 per ride."]
+
+
+def test_two_full_clauses_joined_by_a_bare_and_are_two_claims():
+    text = "Pets are allowed in the apartments and cats must be kept on a leash."
+    spans = split_clauses(text, (0, len(text)))
+    assert [text[slice(*span)] for span in spans] == [
+        "Pets are allowed in the apartments", "cats must be kept on a leash."]
+
+
+def test_a_predicate_sharing_its_subject_or_a_conjoined_noun_is_not_cut():
+    for text in ("Pets are allowed in the lobby and must be kept on a leash.",
+                 "Adults and seniors can ride the bus and the train on weekends."):
+        assert split_clauses(text, (0, len(text))) == [(0, len(text))]
+
+
+def test_the_correct_half_of_a_bare_and_sentence_keeps_its_label():
+    passage = "The 2024 conference will be held in Porto. Registration opens in March."
+    answer = "The 2024 conference will be held in Lisbon and registration will open in March."
+    request = JudgeRequest(question="Where?", passages=[Passage(id="P1", text=passage)], answer=answer)
+    labels = [claim.label for claim in judge_offline(request).claims]
+    assert len(labels) == 2 and labels[1] == "SUPPORTED" and labels[0] != "SUPPORTED"
+
+
+def _titled(answer: str) -> JudgeRequest:
+    return JudgeRequest.model_validate({"question": "Fare?", "answer": answer, "passages": [
+        {"id": "P1", "text": "Adults pay $2.75 per ride.", "agency": "Metro", "title": "Tariff Rules 2027"}]})
+
+
+def test_a_year_in_a_cited_document_title_is_no_unsourced_date():
+    request = _titled("According to the Tariff Rules 2027, adults pay $2.75 per ride.")
+    result = checks.apply_checks(request, judge_offline(request))
+    assert result.fabrications == []
+    assert all("2027" not in claim.explanation for claim in result.claims)
+
+
+def test_a_year_only_a_header_gives_is_no_evidence_for_a_policy_fact():
+    request = _titled("Adults pay $2.75 per ride in 2027.")
+    result = checks.apply_checks(request, judge_offline(request))
+    assert [claim.label for claim in result.claims] == ["UNSUPPORTED"]
+    assert [fabrication.text for fabrication in result.fabrications] == ["2027"]
+
+
+def test_markup_is_not_a_claim_and_claim_spans_point_into_the_original(fare_request):
+    answer = ("## Fares\n\n- **Adults** pay $2.75 per ride [P1]\n"
+              "* Children under 5 ride <b>free</b> with a paying adult.\n"
+              "```\n```\nSee [the fare policy](https://metro.example/fares/2031) for details.")
+    claims = judge_offline(fare_request(answer)).claims
+    for claim in claims:
+        start, end = claim.answer_span
+        assert claim.text == answer[start:end]
+        assert not claim.text.startswith(("#", "- ", "* ", "`", "[")), claim.text
+    assert [claim.text for claim in claims][:2] == [
+        "**Adults** pay $2.75 per ride [P1]", "Children under 5 ride <b>free</b> with a paying adult."]
+    assert [claim.label for claim in claims][:2] == ["SUPPORTED", "SUPPORTED"]
+    for claim in claims:  # no markup word or link number is a term the judge looked for
+        assert "2031" not in claim.explanation and "b" not in claim.explanation.split("'")[1::2]

@@ -57,3 +57,35 @@ def test_spans_are_inside_the_text_in_order_and_cover_every_word():
 def test_it_is_deterministic():
     text = "The fare is $2.75. See Sec. 4.2.\n- Seniors pay $1.35\nAsk."
     assert split_sentences(text) == split_sentences(text) == split_sentences(str(text))
+
+
+def test_times_abbreviations_numbers_and_versions_stay_inside_their_sentence():
+    cases = {
+        "The office opens at 9 a.m. and closes at 5 p.m. on weekdays. Riders may call.": 2,
+        "Bring ID, e.g. a passport. Children, i.e. riders under 12, ride free.": 2,
+        "Take bus No. 5 to the U.S. border. Dr. Lee drives it.": 2,
+        "Fares rose 3.5 percent in version 2.1.3 of the rules. Upgrade to v4.0.1 first.": 2,
+        "Service starts at 6 a.m. Riders must tap in.": 2,
+    }
+    for text, count in cases.items():
+        assert len(sentences(text)) == count, sentences(text)
+
+
+def test_an_abbreviation_pysbd_does_not_know_does_not_end_the_sentence():
+    assert sentences("Valid for 30 days, incl. weekends. Buy online.") == [
+        "Valid for 30 days, incl. weekends.", "Buy online."]
+    assert sentences("See Fig. 3 and Tab. 2. Done.") == ["See Fig. 3 and Tab. 2.", "Done."]
+    assert sentences("Open Mon.-Fri. 9 a.m. to 5 p.m. Closed on holidays.") == [
+        "Open Mon.-Fri. 9 a.m. to 5 p.m.", "Closed on holidays."]
+
+
+def test_a_sentence_opening_with_a_number_or_a_capital_still_starts_a_sentence():
+    assert sentences("It opened in 1950 under a new system. 26 January was chosen.") == [
+        "It opened in 1950 under a new system.", "26 January was chosen."]
+    assert sentences("The fee is 3. 5 people paid.") == ["The fee is 3.", "5 people paid."]
+    assert sentences("Buses run every 10 min. Trains run hourly.") == [
+        "Buses run every 10 min.", "Trains run hourly."]
+
+
+def test_lowercase_text_is_still_split_at_its_sentence_ends():
+    assert sentences("the bus is late. we wait here.") == ["the bus is late.", "we wait here."]
