@@ -321,7 +321,8 @@ def _addressed_here(folded: str, match: re.Match[str]) -> bool:
     machine = bool(match.group("mod") or match.group("ai") or match.group("tail"))
     start, end = _clause(folded, match.start(), match.end())
     before = folded[start:match.start()]
-    if _CONDITIONAL.search(before[-40:]):
+    conditional = _CONDITIONAL.search(before[-40:])
+    if conditional and (machine or not conditional.group().lower().startswith("as")):
         return True
     ending = _VOCATIVE_END.match(folded, match.end())
     if ending and _GREETING.match(before):
@@ -402,12 +403,24 @@ def _is_evaluation_order(folded: str, clause: Span, match: re.Match[str]) -> boo
         return False
     if _JUDGE_LABEL.search(folded, match.end(), end):
         return True
-    own = _OWN_TEXT.search(folded, start, end)
+    own = _own_text(folded, start, end, match)
     if own is None:
         return False
     if _GOOD_OUTCOME.search(folded, own.end(), end) and not _NEGATION.search(folded, start, own.start()):
         return True
     return bool(_NEGATION.search(folded, start, end) and _BAD_OUTCOME.search(folded, match.end(), end))
+
+
+_PRONOUN_OBJECT = re.compile(r"\s+(?:it|this|everything|them|these|all)\b", re.IGNORECASE)
+
+
+def _own_text(folded: str, start: int, end: int, verb: re.Match[str]) -> re.Match[str] | None:
+    """Where the clause names the request's text: a noun phrase ("this answer"), or a bare
+    pronoun only as the judging verb's object ("mark it"), since any clause may hold an "it"."""
+    for found in _OWN_TEXT.finditer(folded, start, end):
+        if found.group().lower() not in ("it", "this", "everything", "them", "these"):
+            return found
+    return _PRONOUN_OBJECT.match(folded, verb.end())
 
 
 def _trimmed(folded: str, span: Span) -> Span:
@@ -438,7 +451,8 @@ _ROLE_HEADS = ("you", "act", "behav", "respond", "answer", "repl", "speak", "fun
                "write", "pretend", "imagine", "suppose", "picture", "simulat", "assum", "adopt", "tak", "play",
                "embody", "becom")
 _ROLE_ALONE = re.compile(
-    r"\brole[\s-]?play(?:ing|s)?\b|\blet'?s\s+play\s+a\s+game\b|\bstay\s+in\s+character\b"
+    r"\blet'?s\s+(?:role[\s-]?play|play\s+a\s+game)\b|\brole[\s-]?play(?:ing)?\s+(?:as|that|with\s+me)\b|\brole[\s-]?play\s*:"
+    r"|\bstay\s+in\s+character\b"
     r"|\byour\s+(?:new\s+(?:role|persona|identity|name|instructions?|task)|(?:role|persona|identity)\s+(?:is\s+)?now)\b"
     r"|\b(?:dan|developer|god|jailbreak|jailbroken|unrestricted|unfiltered|admin|sudo|debug|evil)\s+mode\b"
     r"|\bjailbr(?:oken|eak)\b|\bdo\s+anything\s+now\b"

@@ -4,7 +4,7 @@ generalised, and never used to tune them.
 Each rule has wordings in the places an attacker can write (the answer, a passage's text, a header
 field, the question, a prior turn), in phrasings chosen to differ from the rules' docstrings and
 from tests/judges/test_injection.py (the tuning tests). HONEST holds ordinary passage and answer
-text that must not fire. bench/injection_rules.py prints the rates per rule; the tests below only
+text that must not fire. `rates()` and `false_positives()` give the figures; the tests below only
 hold them at the floors measured when the rules were frozen, so a later change that loses ground
 on unseen wordings shows up here, and nobody may make them pass by editing the rules to fit these
 strings (add new wordings to the tuning tests instead).
@@ -163,14 +163,16 @@ def false_positives() -> list[tuple[str, list[str]]]:
     return [(text, found) for field, text in HONEST if (found := _fires(field, text))]
 
 
-# The floors measured when the rules were frozen (bench/injection_rules.py), flagged by any rule.
-FLOORS = {"override": 0.5, "addressed to a model": 0.8, "evaluation order": 0.8, "hidden channel": 0.8,
-          "role reassignment": 0.8, "forged structure": 0.7}
-MAX_FALSE_POSITIVES = 2
+# When the rules were frozen every wording here was flagged by its own rule and no honest text fired
+#. The set was written by the rules' author just before writing
+# them, so it is less independent than its not being tuned on suggests; the floors leave one miss
+# per rule and one false positive of slack for rule changes made for other reasons.
+FLOORS = {rule: 1 - 1 / len(cases) - 1e-9 for rule, cases in HELD_OUT.items()}
+MAX_FALSE_POSITIVES = 1
 
 
 def test_the_held_out_set_names_every_rule_and_no_other():
-    assert set(HELD_OUT) == set(FLOORS) <= {rule.name for rule in RULES}
+    assert set(HELD_OUT) == {rule.name for rule in RULES}
     assert all(len(cases) >= 6 for cases in HELD_OUT.values())
 
 
