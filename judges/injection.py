@@ -327,7 +327,7 @@ def _addressed_here(folded: str, match: re.Match[str]) -> bool:
     ending = _VOCATIVE_END.match(folded, match.end())
     if ending and _GREETING.match(before):
         after = folded[ending.end():ending.end() + 60]
-        if machine or _INTRO_WORD.search(before) or _IMPERATIVE.match(after) or re.match(r"you\b", after, re.I):
+        if machine or _INTRO_WORD.search(before) or _IMPERATIVE.match(after) or re.match(r"you\b", after, re.IGNORECASE):
             return True
     modal = _MODAL.search(folded, match.end(), end)
     if modal is None:

@@ -5,7 +5,6 @@ spotlighting delimiter."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 import pytest
@@ -19,9 +18,9 @@ from judges.profiles import OutputError, get_profile
 from judges.profiles.parsing import extract_json
 from judges.profiles.render import new_delimiter, render_prompt, untrusted_texts
 from judges.types import JudgeRequest
+from tests.fake_openai import FakeOpenAI
 from tests.judges.redteam import ObeyingLLM, profile_specs, run_all, run_case
 from tests.judges.redteam_cases import CASES, FARES, PASSES, REFUNDS
-from tests.fake_openai import FakeOpenAI
 
 KINDS = {"ignore_previous", "return_grounded", "fake_delimiter", "fake_passage", "fake_header", "role_play",
          "json_close", "invisible_unicode", "base64", "prior_turn"}
