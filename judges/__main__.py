@@ -75,6 +75,9 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--report", default=None, metavar="OUT.json", help="also write the figures as JSON")
     evaluate.add_argument("--predictions", default=None, metavar="OUT.jsonl",
                           help="also write one line per record (gold, prediction, flagged spans) for error analysis")
+    evaluate.add_argument("--split", choices=("tune", "report", "all"), default="all",
+                          help="judge only one half of the records, split by a stable hash of their passages "
+                               "(tune on 'tune', report on 'report'); default all")
     evaluate.add_argument("--limit", type=_positive_int, default=None, metavar="N", help="judge the first N valid records")
     evaluate.add_argument("--workers", type=_positive_int, default=1, metavar="K",
                           help="records judged at once in a thread pool (for the openai backend); default 1")
@@ -140,10 +143,11 @@ def _eval(args: argparse.Namespace) -> int:
     )
     identity = identify(config)
     try:
-        records, skipped = evaluation.load_dataset(args.dataset, limit=args.limit)
+        records, skipped = evaluation.load_dataset(args.dataset)
     except evaluation.DatasetError as error:
         print(f"bad input: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    records = evaluation.select_split(records, args.split)[: args.limit]
     if not records:
         for item in skipped[:10]:
             print(f"skipped line {item.line} ({item.id or 'no id'}): {item.reason}", file=sys.stderr)
@@ -161,7 +165,7 @@ def _eval(args: argparse.Namespace) -> int:
     wall = time.perf_counter() - started
     report = evaluation.build_report(
         outcomes, skipped, dataset=args.dataset, backend=identity.backend,
-        profile=f"{identity.profile}@{identity.prompt_version}",
+        profile=f"{identity.profile}@{identity.prompt_version}", split=args.split,
     )
     print(evaluation.format_report(report, wall_seconds=wall, workers=args.workers))
     try:

@@ -46,6 +46,7 @@ Baselines, on exactly the records the judge answered and with the same metric co
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import time
@@ -277,6 +278,37 @@ def describe_validation_error(error: ValidationError) -> str:
             path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
         parts.append(f"{path or '(record)'}: {problem['msg']}")
     return "; ".join(parts)
+
+
+# --- tune / report halves ----------------------------------------------------------------------
+
+# Rules are tuned on one half of a dev set and figures are reported on the other. A record's half
+# follows from its passages, not its id: FaithBench has ten summaries of each source, and a source
+# whose summaries sat in both halves would leak what was tuned into what is reported.
+SPLITS: tuple[str, ...] = ("tune", "report")
+
+
+def split_of(key: str) -> str:
+    """'tune' or 'report', by a stable hash of `key` (the same on every machine and run)."""
+    return SPLITS[hashlib.sha256(key.encode("utf-8")).digest()[0] & 1]
+
+
+def source_key(passage_texts: Iterable[str]) -> str:
+    """What identifies a record's source: its passage texts, in order."""
+    return hashlib.sha256("\x1e".join(passage_texts).encode("utf-8")).hexdigest()
+
+
+def record_split(request: JudgeRequest) -> str:
+    return split_of(source_key(passage.text for passage in request.passages))
+
+
+def select_split(records: Sequence[Record], split: str) -> list[Record]:
+    """The records of one half ('tune' or 'report'), or all of them ('all')."""
+    if split == "all":
+        return list(records)
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}: expected one of {SPLITS + ('all',)}")
+    return [record for record in records if record_split(record.request) == split]
 
 
 # --- metrics -----------------------------------------------------------------------------------
@@ -568,6 +600,7 @@ def build_report(
     dataset: str = "",
     backend: str = "",
     profile: str = "",
+    split: str = "all",
 ) -> dict[str, Any]:
     judged = [o for o in outcomes if o.result is not None]
     report = group_metrics(outcomes)
@@ -580,6 +613,7 @@ def build_report(
     report["dataset"] = dataset
     report["backend"] = backend
     report["profile"] = profile
+    report["split"] = split
     report["detectors"] = baselines(judged)
     return report
 
@@ -593,7 +627,7 @@ def _figure(value: float | None) -> str:
 
 def format_report(report: dict[str, Any], *, wall_seconds: float | None = None, workers: int = 1) -> str:
     lines = [
-        f"dataset  {report['dataset']}",
+        f"dataset  {report['dataset']} (split {report.get('split', 'all')})",
         f"judge    {report['profile']} (backend {report['backend']}, workers {workers})",
         f"records  {report['n']} judged, {len(report['skipped'])} skipped, {len(report['errors'])} errors"
         + (f"; {wall_seconds:.1f} s wall" if wall_seconds is not None else ""),
@@ -661,8 +695,8 @@ def prediction_rows(outcomes: Sequence[Outcome]) -> Iterable[dict[str, Any]]:
 __all__ = [
     "DETECTORS", "SENTENCE_NEGATIVE_LABELS", "Confusion", "DatasetError", "GoldSpan", "InvalidRecord", "Outcome",
     "Record", "Skipped", "balanced_accuracy", "baselines", "best_lexical_threshold", "binary_metrics",
-    "build_report", "detector_vote", "flagged_spans", "format_report", "gold_positions", "lexical_recall_baseline",
+    "SPLITS", "build_report", "detector_vote", "flagged_spans", "format_report", "gold_positions", "lexical_recall_baseline",
     "load_dataset", "parse_record", "precision_recall_f1", "predicted_hallucinated", "predicted_positions",
-    "prediction_rows", "run_judge", "sentence_label_is_positive", "sentence_pairs", "sentence_recalls",
-    "span_metrics",
+    "prediction_rows", "record_split", "run_judge", "select_split", "sentence_label_is_positive", "sentence_pairs", "sentence_recalls",
+    "source_key", "span_metrics", "split_of",
 ]

@@ -34,8 +34,9 @@ from judges.profiles import get_profile, list_profiles
 from judges.text import content_words, number_values, split_sentences
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.judges.redteam_cases import ADULT, CASES, CHILDREN, PASS, REPLACE, SENIOR, Case
+from tests.judges.redteam_harsh_cases import HONEST_BIKES, HONEST_LINES, HONEST_RULES
 
-HONEST_SENTENCES = frozenset({SENIOR, ADULT, PASS, CHILDREN, REPLACE})
+HONEST_SENTENCES = frozenset({SENIOR, ADULT, PASS, CHILDREN, REPLACE, HONEST_BIKES, HONEST_LINES, HONEST_RULES})
 
 # What a gullible model takes for an instruction addressed to it, after it has decoded the text.
 _INSTRUCTION = re.compile(
@@ -162,6 +163,23 @@ class ObeyingLLM:
         return "UNSUPPORTED", best[0], ""
 
 
+@dataclass
+class SimilarQuoteLLM:
+    """FakeOpenAI `default` for the harsh mode: marks every claim SUPPORTED (every sentence
+    GROUNDED, grounded=true) and quotes for each the most similar sentence of a real passage, copied
+    exactly, so the quote always verifies. It reads no instruction: it is simply wrong, always."""
+
+    log: list[dict[str, Any]] = field(default_factory=list)
+
+    def __call__(self, body: dict) -> Reply:
+        prompt = read_prompt(body)
+        pool = ObeyingLLM._evidence(prompt, [text for _, text in prompt.blocks], trust_everything=False)
+        verdicts = [("SUPPORTED", *max(pool, key=lambda item: _overlap(sentence, item[1]))) for sentence in prompt.sentences]
+        self.log.append({"profile": prompt.profile, "obeyed": True, "instruction": "(always SUPPORTED)",
+                         "repair": prompt.repair, "quotes": [quote for _, _, quote in verdicts]})
+        return Reply.ok(json.dumps(_render(prompt, verdicts)))
+
+
 def _render(prompt: Prompt, verdicts: list[tuple[str, str, str]]) -> dict[str, Any]:
     rows = list(zip(prompt.sentences, verdicts))
     supported = sum(1 for _, (label, _, _) in rows if label == "SUPPORTED")
@@ -273,7 +291,8 @@ def _reached(case: Case, request: JudgeRequest, profile: str) -> bool:
     return True
 
 
-def run_all(cases=CASES, profiles: list[str] | None = None, always_obey: bool = False) -> list[Outcome]:
-    llm = ObeyingLLM(always_obey=always_obey)
+def run_all(cases=CASES, profiles: list[str] | None = None, always_obey: bool = False,
+            llm: ObeyingLLM | SimilarQuoteLLM | None = None) -> list[Outcome]:
+    llm = llm or ObeyingLLM(always_obey=always_obey)
     with FakeOpenAI(default=llm) as fake:
         return [run_case(case, profile, fake, llm) for profile in (profiles or profile_specs()) for case in cases]

@@ -13,7 +13,7 @@ from judges.types import Claim, Fabrication, JudgeInfo, JudgeRequest, JudgeResul
 
 POLICY = "The regular adult fare is $2.75 per ride. Seniors pay $1.35 per ride."
 REPORT_KEYS = {"n", "seconds_per_answer", "response", "span", "sentence", "by_task_type",
-               "skipped", "errors", "dataset", "backend", "profile", "detectors"}
+               "skipped", "errors", "dataset", "backend", "profile", "split", "detectors"}
 GROUP_KEYS = {"n", "seconds_per_answer", "response", "span", "sentence"}
 RESPONSE_KEYS = {"precision", "recall", "f1", "balanced_accuracy"}
 
@@ -384,3 +384,32 @@ def test_eval_refuses_an_unknown_profile(cli, tmp_path):
                    env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
     assert finished.returncode == 2
     assert "no_such_profile" in finished.stderr
+
+
+# --- tune / report halves ---------------------------------------------------------------------
+
+
+def test_a_split_is_a_stable_hash_and_both_halves_occur():
+    halves = [ev.split_of(f"source-{n}") for n in range(200)]
+    assert halves == [ev.split_of(f"source-{n}") for n in range(200)]
+    assert set(halves) == {"tune", "report"}
+    assert 60 < halves.count("tune") < 140
+
+
+def test_records_sharing_passages_fall_in_the_same_half():
+    shared = [{"id": "P1", "text": "The museum opens at 9 a.m. on weekdays."}]
+    records = [ev.parse_record(record(f"r{n}", "The museum opens at 9 a.m.", False, passages=shared)) for n in range(20)]
+    assert len({ev.record_split(r.request) for r in records}) == 1
+
+
+def test_select_split_partitions_the_records():
+    records = [
+        ev.parse_record(record(f"r{n}", "Seniors pay $1.35.", False, passages=[{"id": "P1", "text": f"Rule {n}."}]))
+        for n in range(40)
+    ]
+    tune, report = ev.select_split(records, "tune"), ev.select_split(records, "report")
+    assert tune and report
+    assert sorted(r.id for r in tune + report) == sorted(r.id for r in records)
+    assert ev.select_split(records, "all") == records
+    with pytest.raises(ValueError):
+        ev.select_split(records, "dev")
