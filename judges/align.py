@@ -108,7 +108,7 @@ _UNIT_SPELLINGS = {
     "s": "sec secs second seconds", "min": "min mins minute minutes", "h": "hr hrs hour hours",
     "d": "day days", "wk": "week weeks", "mo": "month months", "yr": "yr yrs year years",
     "decade": "decade decades", "century": "century centuries",
-    "%": "% percent per-cent", "$": "$ dollar dollars usd", "€": "€ euro euros eur", "£": "£ pound-sterling gbp",
+    "%": "% percent per-cent", "pp": "percentage", "$": "$ dollar dollars usd", "€": "€ euro euros eur", "£": "£ pound-sterling gbp",
     "¥": "¥ yen jpy", "cent": "cent cents", "mph": "mph", "kmh": "kmh kph", "c": "celsius",
     "f": "fahrenheit", "mb": "mb megabyte megabytes", "gb": "gb gigabyte gigabytes",
     "million": "million millions", "billion": "billion billions", "thousand": "thousand thousands",
@@ -232,7 +232,7 @@ class Difference:
                 f"The claim says '{claim}'; {where} does not negate it.")
         if self.kind == "swap":
             return f"{where} says '{source}': the claim has them the other way round."
-        if self.kind == "added":
+        if self.kind in ("added", "qualifier"):
             return f"{where} does not say '{claim}'."
         return f"{where} says '{source}' where the claim says '{claim}'."
 
@@ -275,7 +275,7 @@ class Alignment:
 
 SLOT_REACH = 2  # tokens from an aligned word within which two replaced tokens share a slot
 SLOT_TOKENS = 4  # a replaced stretch longer than this on either side is another statement
-SWAP_REACH = 4  # tokens between two words exchanged around their verb
+SWAP_REACH = 6  # tokens between two words exchanged around their verb
 PAIR_GAIN = 2  # content tokens an adjacent pair must match beyond the best single sentence
 
 
@@ -433,7 +433,10 @@ class _Reader:
             if tag == "replace":
                 opposed = self._opposed(op)
                 found += opposed or self._replaced(op)
-            elif tag == "insert":
+            # difflib's opcodes turn the claim into the source: "delete" is what only the claim has.
+            elif tag == "delete" and (i1, j1) in self.equal_ends and (i2, j2) in self.equal_starts:
+                found += self._added(list(self.a[i1:i2]), kind="qualifier")
+            elif tag == "delete":
                 found += self._added(list(self.a[i1:i2]))
         return found
 
@@ -492,7 +495,9 @@ class _Reader:
             return [self._difference("entity", claim_new, source_new, CONTRADICTED)]
         return [self._difference("substitution", claim_part, source_part, PARTIALLY_SUPPORTED)]
 
-    def _added(self, claim_part: list[Token]) -> list[Difference]:
+    def _added(self, claim_part: list[Token], kind: str = "added") -> list[Difference]:
+        """Words of the claim the sentence lacks; `kind` "qualifier" when they stand inside a
+        stretch copied from the sentence ("is [temporarily] the capital")."""
         new = [t for t in claim_part if t.norm not in self.source_norms]
         numbers = [t for t in new if t.kind == "number"]
         if numbers:
@@ -500,7 +505,7 @@ class _Reader:
         absolutes = [t for t in new if t.norm in ABSOLUTES]
         words = [t for t in new if t.content]
         if absolutes or words:
-            return [self._difference("added", absolutes or words, [], PARTIALLY_SUPPORTED)]
+            return [self._difference(kind, absolutes or words, [], PARTIALLY_SUPPORTED)]
         return []
 
     def _capitalized(self, token: Token) -> bool:

@@ -571,19 +571,37 @@ def _contradiction(alignment: Alignment) -> Difference | None:
     if alignment.matched < 2:
         return None
     for difference in alignment.contradictions:
-        others = [d for d in alignment.differences if d is not difference and d.label != "CONTRADICTED"
-                  and d.claim_span is not None]
+        others = [d for d in alignment.differences if d.kind == "substitution"]
         if not others and alignment.coverage_besides(difference) >= CONTRADICTION_COVERAGE:
             return difference
     return None
 
 
+# A word added inside a stretch copied from the sentence ("is temporarily the capital") counts
+# when the rest of the claim is (nearly) all the sentence's: then it is the one thing added.
+QUALIFIER_COVERAGE = 0.9
+
+
+def _hedges(words: str) -> bool:
+    """Whether added words only qualify what they stand in: adverbs ("temporarily", "partly",
+    "mostly") or absolutes. An added noun or adjective ("the minimum voting age" for "the minimum
+    age") usually names what the sentence already means."""
+    found = _WORD_SPLIT.findall(words.lower())
+    return bool(found) and all(word.endswith("ly") or word in ABSOLUTES for word in found)
+
+
 def _gap(alignment: Alignment | None) -> Difference | None:
-    """A slot where the aligned sentence says something else or something weaker (GAP_KINDS)."""
+    """A slot where the aligned sentence says something weaker (GAP_KINDS), or a qualifier added
+    to an otherwise copied sentence."""
     if alignment is None:
         return None
-    return next((d for d in alignment.differences
-                 if d.kind in GAP_KINDS and alignment.coverage_besides(d) >= CONTRADICTION_COVERAGE), None)
+    for difference in alignment.differences:
+        besides = alignment.coverage_besides(difference)
+        if difference.kind in GAP_KINDS and besides >= CONTRADICTION_COVERAGE:
+            return difference
+        if difference.kind == "qualifier" and besides >= QUALIFIER_COVERAGE and _hedges(difference.claim_words):
+            return difference
+    return None
 
 
 def _borrowed(text: str, window: _Window, alignment: Alignment | None, context: _Request) -> Difference | None:

@@ -103,3 +103,19 @@ def test_explanations_show_words_as_written_never_stems_or_scores(fare_request):
     for claim in result.claims:
         assert "%" not in claim.explanation and "weighted" not in claim.explanation
         assert "'orang'" not in claim.explanation and "'month'" not in claim.explanation
+
+
+def test_an_adverb_added_to_a_copied_sentence_is_partially_supported():
+    claim = judged("Galati is the capital city of Galati County.", "Galati is temporarily the capital city of Galati County.")
+    assert claim.label == "PARTIALLY_SUPPORTED"
+    assert claim.explanation.startswith("P1 does not say 'temporarily'.")
+
+
+def test_a_noun_that_names_what_the_sentence_means_is_no_qualifier():
+    claim = judged("The minimum age is 16 in Argentina.", "The minimum voting age is 16 in Argentina.")
+    assert claim.label == "SUPPORTED"
+
+
+def test_a_percentage_written_as_percentage_points_is_another_unit():
+    claim = judged("Turnout rose by 23.5% in 2010.", "Turnout rose by 23.5 percentage points in 2010.")
+    assert claim.label == "CONTRADICTED"
