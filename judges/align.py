@@ -466,8 +466,10 @@ class _Reader:
         for lexicon, kind, label in ((OPPOSITES, "opposite", CONTRADICTED), (SCALES, "scale", PARTIALLY_SUPPORTED)):
             for i in range(op[1], op[2]):
                 c = self.a[i]
-                others = lexicon.get(c.norm, frozenset()) - self.claim_norms
-                if not others or c.norm in self.source_norms:
+                # Only the slot counts: "less and more gentile" for "more and more gentile" has
+                # both words on both sides, one of them in the slot of the other.
+                others = lexicon.get(c.norm, frozenset())
+                if not others:
                     continue
                 pair = self._slot_pair(op, lambda t: t is c, lambda t: t.norm in others)
                 if pair:
@@ -477,6 +479,8 @@ class _Reader:
     def _replaced(self, op: tuple[str, int, int, int, int]) -> list[Difference]:
         _, i1, i2, j1, j2 = op
         claim_part, source_part = list(self.a[i1:i2]), list(self.b[j1:j2])
+        # A number or name of the claim that the sentence has elsewhere is a reordering ("in June
+        # 2011, ... added ten objects" told as "added ten objects ... in June 2011"), not a change.
         for kind in ("number", "unit"):
             pair = self._slot_pair(op, lambda t: t.kind == kind and t.norm not in self.source_norms,
                                    lambda t: t.kind == kind and t.norm not in self.claim_norms)
@@ -491,7 +495,9 @@ class _Reader:
             return self._added(claim_part)  # a different statement, not one slot changed
         # One name put in the slot of another: every word that differs on both sides is a name
         # ("Lisbon" for "Porto"; "Orange Line" for "Senior ID card" is a different statement).
-        if all(t.kind == "name" for t in claim_new) and all(t.kind == "name" or self._capitalized(t) for t in source_new):
+        if all(t.kind == "name" or self.claim[t.span[0]].isupper() for t in claim_new) and any(
+                t.kind == "name" for t in claim_new + source_new) and all(
+                t.kind == "name" or self._capitalized(t) for t in source_new):
             return [self._difference("entity", claim_new, source_new, CONTRADICTED)]
         return [self._difference("substitution", claim_part, source_part, PARTIALLY_SUPPORTED)]
 

@@ -119,3 +119,21 @@ def test_a_noun_that_names_what_the_sentence_means_is_no_qualifier():
 def test_a_percentage_written_as_percentage_points_is_another_unit():
     claim = judged("Turnout rose by 23.5% in 2010.", "Turnout rose by 23.5 percentage points in 2010.")
     assert claim.label == "CONTRADICTED"
+
+
+def test_an_opposite_in_the_slot_counts_though_the_sentence_uses_it_elsewhere():
+    source = "The church was becoming more and more gentile, and less and less Jewish."
+    alignment = align("The church was becoming less and more gentile, and less and less Jewish.", source)
+    assert [d.kind for d in alignment.contradictions] == ["opposite"]
+
+
+def test_a_name_in_brackets_swapped_for_another_is_contradicted():
+    claim = judged("Polycyclic aromatic hydrocarbons (PAHs) consist of fused aromatic rings.",
+                   "Polycyclic aromatic hydrocarbons (Vietnam) consist of fused aromatic rings.")
+    assert claim.label in ("CONTRADICTED", "UNSUPPORTED")
+
+
+def test_a_number_the_sentence_has_elsewhere_is_a_reordering_not_a_change():
+    source = "In June 2011, during the symposium, the probe added ten new objects to the catalogue."
+    alignment = align("Ten new objects were added to the catalogue during the symposium in June 2011.", source)
+    assert alignment.contradictions == ()
