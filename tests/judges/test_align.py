@@ -128,9 +128,9 @@ def test_an_opposite_in_the_slot_counts_though_the_sentence_uses_it_elsewhere():
 
 
 def test_a_name_in_brackets_swapped_for_another_is_contradicted():
-    claim = judged("Polycyclic aromatic hydrocarbons (PAHs) consist of fused aromatic rings.",
-                   "Polycyclic aromatic hydrocarbons (Vietnam) consist of fused aromatic rings.")
-    assert claim.label in ("CONTRADICTED", "UNSUPPORTED")
+    alignment = align("Polycyclic aromatic hydrocarbons (Vietnam) consist of fused aromatic rings.",
+                      "Polycyclic aromatic hydrocarbons (PAHs) consist of fused aromatic rings.")
+    assert [d.explain("P1") for d in alignment.contradictions] == ["P1 says 'PAHs' where the claim says 'Vietnam'."]
 
 
 def test_a_number_the_sentence_has_elsewhere_is_a_reordering_not_a_change():
