@@ -621,3 +621,33 @@ def _skip_answer_particle(text: str, found: tuple[Token, ...]) -> tuple[Token, .
         if text[found[0].span[1]:].lstrip()[:1] in (",", ".", "!", ";", ":", "-", "—"):
             return found[1:]
     return found
+
+
+# --- does a quote say the claim? ---------------------------------------------------------------
+
+# A quote said to support a claim must hold this share of the claim's content tokens: a judge that
+# quotes the most similar sentence of a passage for an invented claim quotes words the claim lacks.
+QUOTE_COVERAGE = 0.6
+
+
+def quote_shortfall(claim: str, quotes: Sequence[str], where: str) -> str | None:
+    """Why the quotes (verified passage text the judge gave for `claim`) do not say the claim, or
+    None when one of them does: it covers QUOTE_COVERAGE of the claim's content and disagrees with
+    it on no number, name or negation. `where` names the quotes' source in the reason ("P1")."""
+    if not any(t.content for t in tokens(claim)):
+        return None
+    best: Alignment | None = None
+    for quote in quotes:
+        alignment = align(claim, quote, [(0, len(quote))]) if quote.strip() else None
+        if alignment is None:
+            continue
+        if not alignment.contradictions and alignment.coverage >= QUOTE_COVERAGE - 1e-9:
+            return None
+        if best is None or alignment.coverage > best.coverage:
+            best = alignment
+    if best is None:
+        return f"the quote from {where} shares none of the claim's words"
+    if best.contradictions:
+        return best.contradictions[0].explain(where).rstrip(".")
+    lacking = best.uncovered(claim)
+    return f"the quote from {where} does not say " + ", ".join(f"'{w}'" for w in lacking[:4])

@@ -2,7 +2,7 @@
 
 import pytest
 
-from judges.align import align
+from judges.align import align, quote_shortfall
 from judges.offline import judge_offline
 from judges.types import JudgeRequest
 
@@ -137,3 +137,22 @@ def test_a_number_the_sentence_has_elsewhere_is_a_reordering_not_a_change():
     source = "In June 2011, during the symposium, the probe added ten new objects to the catalogue."
     alignment = align("Ten new objects were added to the catalogue during the symposium in June 2011.", source)
     assert alignment.contradictions == ()
+
+
+def test_an_unrelated_quote_does_not_say_the_claim():
+    reason = quote_shortfall("Students ride free on holidays.", ["Bikes are welcome on all buses."], "P1")
+    assert reason == "the quote from P1 shares none of the claim's words"
+
+
+def test_a_quote_that_copies_the_claim_says_it():
+    assert quote_shortfall("Pets are not allowed in the apartments.", ["Pets are not allowed in the apartments"], "P1") is None
+
+
+def test_a_quote_with_the_claim_negated_does_not_say_it():
+    reason = quote_shortfall("Pets are allowed in the apartments.", ["Pets are not allowed in the apartments."], "P1")
+    assert reason == "P1 says 'not allowed'"
+
+
+def test_a_quote_sharing_a_few_words_does_not_say_the_claim():
+    reason = quote_shortfall("Seniors ride free on all buses during holidays.", ["Children ride free."], "P1")
+    assert reason is not None and "'Seniors'" in reason
