@@ -1,4 +1,4 @@
-"""The offline judge (v3): deterministic lexical, numeric and entity rules; no model, no network.
+"""The offline judge (v4): deterministic lexical, numeric and entity rules; no model, no network.
 
 It is the default when no model endpoint is configured, so the app runs on a bare machine.
 
@@ -24,17 +24,20 @@ Labels, in order:
 * a provenance sentence that agrees with the passage headers (`checks.provenance_verdict`) is
   SUPPORTED, with the header as the reason; a statement that the sources are silent on X ("the
   policy does not specify X") is SUPPORTED when no unit covers X, else UNSUPPORTED;
-* CONTRADICTED when the window is near-identical (it has NEAR_AT of the claim's words) but differs
-  in a quantity of the same kind (a number, price, percentage or date), in negation (the claim
-  has not/no/never/without and a window at NEGATION_NEAR_AT has none), in an antonym pair
-  (ANTONYMS: increase/decrease, before/after, more/less, allowed/prohibited, minimum/maximum,
-  won/lost, ...) or in a name (the claim has a name no passage has, and the window a name the
-  claim lacks next to the same word: an entity swap);
+* the claim is aligned with its window (`judges.align`), which picks the one unit it was taken
+  from, or both when it needs both; a two-unit window the aligner does not need is cut to that one
+  unit, so a neighbour's words never support the claim (v4);
+* CONTRADICTED when the aligned sentence says otherwise in one slot while the rest of the claim
+  copies it (CONTRADICTION_COVERAGE of its other content words, no other slot different): a
+  negation on one side only, another number, unit or name in the slot, an opposite word, roles
+  exchanged around the verb. The explanation quotes the source ("P1 says 'not allowed'");
 * UNSUPPORTED when a quantity or a name of the claim is in no passage (a fabrication, for numbers),
   or support < PARTIALLY_SUPPORTED_AT;
 * PARTIALLY_SUPPORTED when support < SUPPORTED_AT, or the claim adds a causal link ("because",
   "due to", "led to") that its window does not state, or an absolute ("all", "always", "only",
-  "never") its window does not have;
+  "never") its window does not have, or a weaker/stronger word on one scale (all/some,
+  must/may), or a slot filled with the words of a neighbouring sentence where its own sentence
+  says something else (two statements fused into one neither makes) (v4);
 * SUPPORTED otherwise. `confidence` is the support (0..1, two decimals).
 
 Only passage text is evidence: header fields (title, agency, section, source, fetched date) support
@@ -48,18 +51,28 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from judges.clauses import ANSWER_PARTICLE, split_clauses
-from judges.markup import is_heading, plain_view, with_open_marks
+from judges.align import ABSOLUTES, Alignment, Difference, align
 from judges.checks import provenance_mentions, provenance_verdict, quotations
-from judges.passages import CAUSAL, NEGATIONS, UnitIndex, index_units
+from judges.clauses import split_clauses
+from judges.markup import is_heading, plain_view, with_open_marks
+from judges.passages import CAUSAL, UnitIndex, index_units
 from judges.scoring import grounding_score, verdict_for
 from judges.text import (
-    Quantity, Span, content_tokens, content_words, quantities, split_sentences, stem, stems as stems_of,
+    Quantity,
+    Span,
+    content_tokens,
+    content_words,
+    quantities,
+    split_sentences,
+    stem,
+)
+from judges.text import (
+    stems as stems_of,
 )
 from judges.types import Claim, Evidence, Fabrication, JudgeInfo, JudgeRequest, JudgeResult, Passage
 
 OFFLINE_PROFILE = "offline"
-OFFLINE_VERSION = "v3"
+OFFLINE_VERSION = "v4"
 OFFLINE_MODEL = "rules"
 
 # Thresholds on support (the weighted share of a claim's terms in its best window). How they were
@@ -67,9 +80,6 @@ OFFLINE_MODEL = "rules"
 # other half; the others are round values that were not tuned.
 SUPPORTED_AT = 0.55
 PARTIALLY_SUPPORTED_AT = 0.35
-# A window with this share of the claim's words (unweighted) is "the same sentence" for CONTRADICTED.
-NEAR_AT = 0.7
-NEGATION_NEAR_AT = 0.8  # negation flips need a closer window: "not" often sits in another clause
 NAME_WEIGHT = 2.0  # names and quantities weigh double
 WINDOW_CANDIDATES = 6  # the best-scoring units, over all passages, whose neighbours are tried
 
@@ -118,54 +128,23 @@ META_STEMS = frozenset(stem(w) for w in """
     furthermore moreover
 """.split())
 
-# Absolutes a summary adds to overgeneralize ("all", "always", "only"): not content words, so they
-# are looked for on their own.
-ABSOLUTES = frozenset(
-    "all always never only every entire entirely completely solely exclusively none".split()
-)
-
-# Pairs of words that say opposite things about the same slot. Each is general English, not drawn
-# from any data: direction (increase/decrease), order in time (before/after), comparison (more/
-# less), permission (allowed/prohibited), limits (minimum/maximum), outcome (won/lost).
-_ANTONYM_PAIRS = """
-    increase:decrease increase:reduce increase:drop rise:fall rise:decline raise:lower gain:loss
-    before:after earlier:later earliest:latest first:last more:less more:fewer most:least
-    higher:lower highest:lowest larger:smaller largest:smallest above:below
-    allowed:prohibited allowed:forbidden permitted:prohibited permitted:forbidden legal:illegal
-    minimum:maximum won:lost win:lose winner:loser victory:defeat accept:reject accepted:rejected
-    approve:reject approved:rejected include:exclude included:excluded open:closed opened:closed
-    start:end started:ended begin:end began:ended buy:sell bought:sold north:south east:west
-    male:female husband:wife father:mother son:daughter brother:sister older:younger oldest:youngest
-    success:failure succeeded:failed true:false positive:negative
-"""
-ANTONYMS: dict[str, frozenset[str]] = {}
-for _pair in _ANTONYM_PAIRS.split():
-    _left, _right = (stem(word) for word in _pair.split(":"))
-    ANTONYMS[_left] = ANTONYMS.get(_left, frozenset()) | {_right}
-    ANTONYMS[_right] = ANTONYMS.get(_right, frozenset()) | {_left}
-
-_WORD_SPLIT = re.compile(r"[A-Za-z]+")
-_NEGATION_WORD = re.compile(
-    r"\b(?:" + "|".join(sorted((re.escape(w) for w in NEGATIONS), key=len, reverse=True)) + r")\b|n['’]t\b",
-    re.IGNORECASE,
-)
-
 # "The policy does not specify X", "there is no information about X": a statement that the sources
-# are silent. X is what follows the cue. "does not include" says the sources are silent only when
-# its subject is a source: "cash fares do not include a transfer" is a policy fact.
-_SOURCE_SUBJECT = (  # up to two words may follow it: "the passage provided does not ..."
-    r"\b(?:polic(?:y|ies)|passages?|sources?|documents?|texts?|contexts?|articles?|summar(?:y|ies)"
-    r"|rules|information|it|they)(?:\s+\w+){0,2}?"
-)
+# are silent. X is what follows the cue.
 _SILENCE = re.compile(
     r"\b(?:(?:is|are|was|were) not (?:mentioned|specified|stated|given|provided|listed|included|addressed"
     r"|covered|clear|known|available)|no (?:information|mention|details?|data|indication)"
-    rf"|{_SOURCE_SUBJECT}\s+(?:does|do|did)(?:n't| not) (?:specify|mention|say|state|list|provide|include"
-    r"|address|cover|indicate|give|explain))\b",
+    r"|(?:does|do|did)(?:n't| not) (?:specify|mention|say|state|list|provide|include|address|cover|indicate"
+    r"|give|explain))\b",
     re.IGNORECASE,
 )
 
 _COURTESY_REQUEST = re.compile(r"(?:^|[,;:]\s*)please\b", re.IGNORECASE)
+_WORD_SPLIT = re.compile(r"[A-Za-z]+")
+# "The policy does not include X" speaks of the sources, "Cash fares do not include X" of fares:
+# a "does not <verb>" statement is one of silence only when its subject is the sources.
+_SOURCE_SUBJECT = re.compile(
+    r"\b(?:it|they|this|these|policy|policies|rules?|passages?|sources?|documents?|texts?|articles?|contexts?"
+    r"|pages?|sites?|website|information|summary)\W*$", re.IGNORECASE)
 _CITATION_MARK = re.compile(r"\[\s*P?\d+(?:\s*[,;]\s*P?\d+)*\s*\]|\(\s*P\d+(?:\s*[,;]\s*P?\d+)*\s*\)", re.I)
 
 
@@ -221,7 +200,6 @@ class _Terms:
     weights: dict[str, float]  # stem -> weight
     names: frozenset[str]
     quantities: tuple[Quantity, ...]  # checkable quantities of the claim
-    negated: bool
     causal: bool
     absolutes: frozenset[str]
 
@@ -234,7 +212,6 @@ class _Window:
     quantities: frozenset[str]  # the claim's quantity values a unit of the window gives
     names: frozenset[str]
     support: float  # weighted share of the claim's terms (words and quantities) found
-    word_support: float  # the share of the claim's words (unweighted) found: near-identity
 
 
 def judge_offline(request: JudgeRequest) -> JudgeResult:
@@ -329,7 +306,6 @@ def _terms(text: str, offset: int, context: _Request, skip: list[Span]) -> _Term
     lowered = {w.lower() for w in _WORD_SPLIT.findall(text)}
     return _Terms(
         weights=weights, names=frozenset(names), quantities=found,
-        negated=_NEGATION_WORD.search(ANSWER_PARTICLE.sub("", text, count=1)) is not None,
         causal=CAUSAL.search(text) is not None,
         absolutes=frozenset(lowered & ABSOLUTES),
     )
@@ -384,7 +360,6 @@ def _best_window(terms: _Terms, context: _Request) -> _Window | None:
         passage=p, units=window, stems=frozenset().union(*(unit.stems for unit in units)), quantities=values,
         names=frozenset().union(*(unit.names for unit in units)),
         support=support if len(window) == 1 else min(1.0, support + 0.02),
-        word_support=len(found) / len(terms.weights) if terms.weights else 1.0,
     )
 
 
@@ -424,24 +399,27 @@ def _judge_claim(
     subject in the other clause), so a clause with at least PARTIALLY_SUPPORTED_AT support is
     compared with SUPPORTED_AT by the larger of the two; a clause below it stays UNSUPPORTED (a
     clause the passages mostly lack is flagged however well the rest of its sentence is covered), and
-    every other rule (quantities, names, contradictions, causal and absolute words) looks at the
-    clause alone."""
+    every other rule (quantities, names, the aligner's differences, causal and absolute words) looks
+    at the clause alone."""
     text = answer[slice(*span)]
     said = _CITATION_MARK.sub(lambda m: " " * len(m.group()), text)
     terms = _terms(said, span[0], context, skip)
     window = _best_window(terms, context)
+    alignment = _alignment(said, window, context) if window else None
+    if window is not None and alignment is not None:
+        window = _narrowed(window, alignment, terms, context)
     invented = [q for q in terms.quantities if not context.has_value(q.value)]
-    missing = [t for t in terms.weights if not context.has_stem(t)]
+    missing = _words_for(said, [t for t in terms.weights if not context.has_stem(t)])
     missing_names = sorted(
         t for t in terms.names if not context.has_stem(t) and t not in context.question_stems
     )
     support = window.support if window else (0.0 if terms.weights or terms.quantities else 1.0)
     label, reasons = _label(
-        said, terms, window, support, invented, missing_names, context,
+        said, terms, window, alignment, support, invented, _words_for(said, missing_names), context,
         sentence_support=sentence_support,
     )
-    if missing and label != "SUPPORTED":
-        reasons.append("Not in any passage: " + ", ".join(_shown(sorted(missing))) + ".")
+    if missing and label not in ("SUPPORTED", "CONTRADICTED"):
+        reasons.append("Not in any passage: " + ", ".join(_shown(missing)) + ".")
     fabrications = [
         Fabrication(
             kind="date" if q.kind == "date" else "statistic", text=q.text,
@@ -458,107 +436,182 @@ def _judge_claim(
     return claim, fabrications
 
 
+def _words_for(text: str, wanted: list[str]) -> list[str]:
+    """The words of `text` (as written) whose stems are `wanted`, in the text's order: what a
+    reviewer reads instead of a stem."""
+    stems_wanted = set(wanted)
+    return list(dict.fromkeys(text[slice(*t.span)] for t in content_tokens(text) if t.stem in stems_wanted))
+
+
+def _alignment(said: str, window: _Window, context: _Request) -> Alignment | None:
+    """The claim aligned with the window's sentence (or both, when it needs both: `judges.align`)."""
+    index = context.indexes[window.passage]
+    start = index.spans[window.units[0]][0]
+    text = index.text[start:index.spans[window.units[-1]][1]]
+    sentences = [(index.spans[u][0] - start, index.spans[u][1] - start) for u in window.units]
+    return align(said, text, sentences)
+
+
+def _narrowed(window: _Window, alignment: Alignment, terms: _Terms, context: _Request) -> _Window:
+    """The window cut to the one unit the aligner took the claim from: words of the neighbouring
+    sentence never support a slot of the claim."""
+    if len(window.units) == 1:
+        return window
+    index = context.indexes[window.passage]
+    start = index.spans[window.units[0]][0]
+    chosen = [u for u in window.units
+              if index.spans[u][0] - start <= alignment.source_span[0] < index.spans[u][1] - start + 1]
+    if alignment.source_span[1] > index.spans[window.units[0]][1] - start + 1 and len(chosen) == 1 \
+            and chosen[0] == window.units[0]:
+        return window  # the aligner took both sentences
+    unit = chosen[0] if chosen else window.units[0]
+    return _window_at(terms, context, window.passage, (unit,))
+
+
+def _window_at(terms: _Terms, context: _Request, p: int, units: tuple[int, ...]) -> _Window:
+    """The window of these units of passage p, scored as `_best_window` scores it."""
+    index = context.indexes[p]
+    quantity_weight = NAME_WEIGHT * math.log(context.total_units + 1.5)
+    total = sum(terms.weights.values()) + quantity_weight * len(terms.quantities)
+    found = frozenset().union(*(index.held(i, terms.weights) for i in units))
+    values = frozenset(q.value for q in terms.quantities if any(i in index.value_units(q.value) for i in units))
+    words = sum(w for t, w in terms.weights.items() if t in found)
+    numbers = quantity_weight * sum(1 for q in terms.quantities if q.value in values)
+    read = [index.unit(i) for i in units]
+    return _Window(
+        passage=p, units=units, stems=frozenset().union(*(unit.stems for unit in read)), quantities=values,
+        names=frozenset().union(*(unit.names for unit in read)),
+        support=(words + numbers) / total if total > 0 else 0.0,
+    )
+
+
 def _label(
-    text: str, terms: _Terms, window: _Window | None, support: float,
+    text: str, terms: _Terms, window: _Window | None, alignment: Alignment | None, support: float,
     invented: list[Quantity], missing_names: list[str], context: _Request,
     sentence_support: float | None = None,
 ) -> tuple[str, list[str]]:
     where = context.request.passages[window.passage].id if window else None
-    percent = f"{round(support * 100)}% of its weighted terms are in {where}" if window else ""
+    leaning = ""
     if window is not None and sentence_support is not None and (
         PARTIALLY_SUPPORTED_AT <= support < min(SUPPORTED_AT, sentence_support)
     ):
-        percent += f" (its whole sentence: {round(sentence_support * 100)}%)"
+        leaning = f" (read with its whole sentence, which {where} states)"
         support = sentence_support
 
-    silence = _SILENCE.search(text)
+    silence = _silence(text)
     if silence and not invented:
         return _silence_label(text[silence.end():], context)
 
-    if window is not None and window.word_support >= NEAR_AT:
-        contradiction = _contradiction(text, terms, window, invented, missing_names, context)
+    if alignment is not None and where is not None:
+        contradiction = _contradiction(alignment)
         if contradiction:
-            return "CONTRADICTED", [f"A near-identical sentence in {where} {contradiction}."]
+            return "CONTRADICTED", [contradiction.explain(where)]
 
+    partial = _partial_reason(text, alignment, where) if where else ""
     if invented:
         shown = ", ".join(f"'{q.text}'" for q in invented)
-        return "UNSUPPORTED", [f"{shown} appears in no passage."] + ([percent + "."] if percent else [])
+        return "UNSUPPORTED", [f"{shown} appears in no passage."]
     if missing_names:
         shown = ", ".join(f"'{n}'" for n in missing_names)
-        return "UNSUPPORTED", [f"Names no passage has: {shown}."] + ([percent + "."] if percent else [])
+        return "UNSUPPORTED", [f"Names no passage has: {shown}."]
     if window is None:
         if support >= 1.0:
             return "SUPPORTED", ["Nothing in it to check."]
         return "UNSUPPORTED", ["None of its key words or numbers appear in any passage."]
     if support < PARTIALLY_SUPPORTED_AT:
-        return "UNSUPPORTED", [percent + "."]
+        return "UNSUPPORTED", [partial or f"Little of it is in {where}."]
     if support < SUPPORTED_AT:
-        return "PARTIALLY_SUPPORTED", [percent + "."]
+        return "PARTIALLY_SUPPORTED", [partial or f"Only part of it is in {where}."]
     if terms.causal and not _window_causal(window, context):
-        return "PARTIALLY_SUPPORTED", [percent + f", but it states a cause or effect that {where} does not."]
+        return "PARTIALLY_SUPPORTED", [f"It states a cause or effect that {where} does not."]
     added = [word for word in sorted(terms.absolutes) if not _window_has_word(window, context, word)]
     if added:
-        return "PARTIALLY_SUPPORTED", [percent + f", but {where} does not say '{added[0]}'."]
-    return "SUPPORTED", [percent + "."]
+        return "PARTIALLY_SUPPORTED", [f"{where} does not say '{added[0]}'."]
+    gap = _gap(alignment) or _borrowed(text, window, alignment, context)
+    if gap is not None:
+        return "PARTIALLY_SUPPORTED", [gap.explain(where)]
+    return "SUPPORTED", [f"{where} states it{leaning}."]
 
 
-def _contradiction(
-    text: str, terms: _Terms, window: _Window, invented: list[Quantity], missing_names: list[str],
-    context: _Request,
-) -> str | None:
-    """How a near-identical window contradicts the claim, or None."""
-    if invented:
-        kinds = {q.kind for q in invented}
-        claim_values = {q.value for q in terms.quantities}
-        window_text = _window_text(window, context)
-        others = [q for q in quantities(window_text) if q.kind in kinds and q.value not in claim_values]
-        if others:
-            return f"says '{others[0].text}' where the claim says '{invented[0].text}'"
-    window_text = _window_text(window, context)
-    if window.word_support >= NEGATION_NEAR_AT and terms.negated and not _NEGATION_WORD.search(window_text):
-        return "states it without the claim's negation"
-    for term in terms.weights:
-        opposites = ANTONYMS.get(term)
-        if opposites and term not in window.stems:
-            found = sorted(opposites & window.stems - terms.weights.keys())
-            if found:
-                return f"says '{found[0]}' where the claim says '{term}'"
-    for word in {w.lower() for w in _WORD_SPLIT.findall(text)}:
-        opposites = ANTONYMS.get(stem(word)) if word in _FUNCTION_ANTONYMS else None
-        if opposites and stem(word) not in window.stems:
-            window_words = {stem(w.lower()) for w in _WORD_SPLIT.findall(window_text)}
-            found = sorted(opposites & window_words)
-            if found:
-                return f"says '{found[0]}' where the claim says '{word}'"
-    if missing_names:
-        swap = _entity_swap(text, window_text, set(missing_names))
-        if swap:
-            return f"names '{swap[1]}' where the claim names '{swap[0]}'"
+# How closely the rest of a claim must copy its aligned sentence for one differing slot to be read
+# as that sentence changed, not as another statement: the share of its other content words the
+# sentence has.
+CONTRADICTION_COVERAGE = 0.6
+# Differences that leave the claim short of SUPPORTED when its words are otherwise in the sentence.
+GAP_KINDS = frozenset({"scale"})
+
+
+def _contradiction(alignment: Alignment) -> Difference | None:
+    """The first difference by which the aligned sentence says otherwise, when the rest of the claim
+    copies it (CONTRADICTION_COVERAGE) and no other slot of it says something else ("A weekend pass
+    costs $3" is not "A 30-day pass costs $86" with its price changed), or None."""
+    if alignment.matched < 2:
+        return None
+    for difference in alignment.contradictions:
+        others = [d for d in alignment.differences if d.kind == "substitution"]
+        if not others and alignment.coverage_besides(difference) >= CONTRADICTION_COVERAGE:
+            return difference
     return None
 
 
-def _entity_swap(text: str, window_text: str, missing: set[str]) -> tuple[str, str] | None:
-    """A name of the claim no passage has, and a name of the window the claim lacks, in the same
-    slot: a content word right before or after each is the same ("coach Smith" / "coach Jones")."""
-    claim_tokens = content_tokens(text)
-    window_tokens = content_tokens(window_text)
-    claim_stems = {token.stem for token in claim_tokens}
-    slots: dict[str, set[str]] = {}
-    for i, token in enumerate(window_tokens):
-        if token.is_name and token.stem not in claim_stems:
-            slots[token.stem] = {window_tokens[j].stem for j in (i - 1, i + 1) if 0 <= j < len(window_tokens)}
-    for i, token in enumerate(claim_tokens):
-        if token.stem not in missing:
+# A word added inside a stretch copied from the sentence ("is temporarily the capital") counts
+# when the rest of the claim is (nearly) all the sentence's: then it is the one thing added.
+QUALIFIER_COVERAGE = 0.9
+
+
+def _hedges(words: str) -> bool:
+    """Whether added words only qualify what they stand in: adverbs ("temporarily", "partly",
+    "mostly") or absolutes. An added noun or adjective ("the minimum voting age" for "the minimum
+    age") usually names what the sentence already means."""
+    found = _WORD_SPLIT.findall(words.lower())
+    return bool(found) and all(word.endswith("ly") or word in ABSOLUTES for word in found)
+
+
+def _gap(alignment: Alignment | None) -> Difference | None:
+    """A slot where the aligned sentence says something weaker (GAP_KINDS), or a qualifier added
+    to an otherwise copied sentence."""
+    if alignment is None:
+        return None
+    for difference in alignment.differences:
+        besides = alignment.coverage_besides(difference)
+        if difference.kind in GAP_KINDS and besides >= CONTRADICTION_COVERAGE:
+            return difference
+        if difference.kind == "qualifier" and besides >= QUALIFIER_COVERAGE and _hedges(difference.claim_words):
+            return difference
+    return None
+
+
+def _borrowed(text: str, window: _Window, alignment: Alignment | None, context: _Request) -> Difference | None:
+    """A slot of the claim filled with words of a neighbouring sentence where its own sentence
+    says something else ("Residents with disabilities can apply online" from "Residents over 65
+    can apply online. Residents with disabilities must apply in person."): two statements fused
+    into one that neither makes. Paraphrase ("the series" for "the show") borrows nothing."""
+    if alignment is None or len(window.units) != 1:
+        return None
+    index = context.indexes[window.passage]
+    unit = window.units[0]
+    claim_stems = {t.stem for t in content_tokens(text)}
+    for difference in alignment.differences:
+        if difference.kind != "substitution" or difference.claim_span is None:
             continue
-        around = {claim_tokens[j].stem for j in (i - 1, i + 1) if 0 <= j < len(claim_tokens)} - missing
-        for name, neighbours in slots.items():
-            if around & neighbours:
-                return token.stem, name
+        words = {t.stem for t in content_tokens(text[slice(*difference.claim_span)])}
+        for u in (unit - 1, unit + 1):
+            if not (words and 0 <= u < index.size) or words & window.stems:
+                continue
+            neighbour = index.unit(u).stems
+            # The neighbour has the slot's words and at least two more of the claim's: it is
+            # another statement about the same thing, not a passing use of a word.
+            if words <= neighbour and len((claim_stems - words) & neighbour) >= 2:
+                return difference
     return None
 
 
-# Antonyms that are stopwords (so not terms): compared on the raw words.
-_FUNCTION_ANTONYMS = frozenset("before after more less above below".split())
+def _partial_reason(text: str, alignment: Alignment | None, where: str) -> str:
+    """Which of the claim's words its aligned sentence lacks, as written."""
+    if alignment is None:
+        return ""
+    lacking = alignment.uncovered(text)
+    return f"{where} does not have " + ", ".join(_shown(lacking)) + "." if lacking else ""
 
 
 def _window_text(window: _Window, context: _Request) -> str:
@@ -572,6 +625,14 @@ def _window_causal(window: _Window, context: _Request) -> bool:
 
 def _window_has_word(window: _Window, context: _Request, word: str) -> bool:
     return re.search(rf"\b{word}\b", _window_text(window, context), re.IGNORECASE) is not None
+
+
+def _silence(text: str) -> re.Match[str] | None:
+    """Where `text` says the sources are silent (`_SILENCE`), or None."""
+    found = _SILENCE.search(text)
+    if found and found.group().lower().startswith(("do", "did")) and not _SOURCE_SUBJECT.search(text[:found.start()]):
+        return None
+    return found
 
 
 def _silence_label(topic: str, context: _Request) -> tuple[str, list[str]]:

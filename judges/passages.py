@@ -101,8 +101,6 @@ def clear_caches() -> None:
 # --- units: the offline judge v2's view of a passage ----------------------------------------
 
 
-NEGATIONS = frozenset("not no never without none nor neither cannot can't won't don't doesn't didn't isn't "
-                      "aren't wasn't weren't hasn't haven't hadn't shouldn't wouldn't couldn't n't".split())
 # Words stating a cause or an effect; a claim that has one needs a window that has one too.
 CAUSAL = re.compile(
     r"\b(?:because|due to|owing to|thanks to|as a result|result(?:s|ed|ing)? (?:in|from)|lead(?:s|ing)? to"

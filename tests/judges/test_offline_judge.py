@@ -72,7 +72,7 @@ def test_an_invented_year_is_a_date_fabrication(fare_request):
 def test_a_negation_the_source_does_not_have_is_contradicted(fare_request):
     [claim] = judge_offline(fare_request("Children under 5 do not ride free with a paying adult.")).claims
     assert claim.label == "CONTRADICTED"
-    assert "negation" in claim.explanation
+    assert claim.explanation == "The claim says 'not ride' where P1 says 'ride'."
 
 
 def test_an_answering_no_is_not_a_negation(fare_request):
@@ -87,27 +87,27 @@ def test_an_antonym_in_the_same_sentence_is_contradicted():
     )
     [claim] = judge_offline(request).claims
     assert claim.label == "CONTRADICTED"
-    assert "'decreas' where the claim says 'increas'" in claim.explanation
+    assert "'decreased' where the claim says 'increased'" in claim.explanation
 
 
 def test_an_entity_swapped_in_the_same_slot_is_contradicted(fare_request):
     answer = "Riders aged 65 and older pay a reduced fare of $1.35 per ride with a valid Gold Card."
     [claim] = judge_offline(fare_request(answer)).claims
     assert claim.label == "CONTRADICTED"
-    assert "names 'senior' where the claim names 'gold'" in claim.explanation
+    assert "P1 says 'Senior ID' where the claim says 'Gold'" in claim.explanation
 
 
 def test_a_name_no_passage_has_makes_a_claim_unsupported(fare_request):
     [claim] = judge_offline(fare_request("Seniors pay $1.35 per ride on the Orange Line.")).claims
     assert claim.label == "UNSUPPORTED"
-    assert "'orang'" in claim.explanation
+    assert "'Orange'" in claim.explanation
 
 
 def test_a_sentence_sharing_only_some_words_is_partially_supported(fare_request):
     [claim] = judge_offline(fare_request("A monthly pass costs $86 for weekend riders.")).claims
     assert claim.label == "PARTIALLY_SUPPORTED"
     assert 0.35 <= claim.confidence < 0.55
-    assert "'month', 'weekend'" in claim.explanation
+    assert "'monthly', 'weekend'" in claim.explanation
 
 
 def test_an_invented_cause_is_partially_supported():

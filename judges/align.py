@@ -1,0 +1,653 @@
+"""Align a claim with the source sentence it was taken from, and read the differences.
+
+A claim that copies a source sentence but changes one word is the hallucination a word count
+misses: "Pets are allowed" shares every content word with "Pets are not allowed". So the claim is
+aligned token by token (difflib opcodes over normalized tokens) with ONE source sentence, or an
+adjacent pair when the claim needs both, and what differs is read:
+
+* a negation on one side only (not, no, never, n't, without, cannot, none, neither/nor, "fail
+  to"; negative-prefix antonyms come from the lexicon, never from a prefix rule): CONTRADICTED;
+* a name in an aligned slot where the source holds another capitalized name: CONTRADICTED;
+* a number, date or month in an aligned slot that differs, or a number bound to another unit
+  ("23 lb" where the source says "23 kg"), or a noun bound to another number: CONTRADICTED;
+* a word and its opposite from OPPOSITES (higher/lower, before/after, allowed/prohibited,
+  always/never, all/none, ...): CONTRADICTED; a word and a weaker or stronger one from SCALES
+  (all/some, always/sometimes, must/may, will/might, ...): PARTIALLY_SUPPORTED;
+* the same content words in the other order around the same verb ("A beat B" for "B beat A"):
+  CONTRADICTED;
+* a content word of the claim in a slot where the source has other content words: PARTIALLY_
+  SUPPORTED (the source says something else there, perhaps in other words); an absolute (all,
+  only, always, every) or a number the source sentence does not have: PARTIALLY_SUPPORTED and
+  UNSUPPORTED.
+
+Words of another sentence never support a slot: the claim is aligned with the one sentence (or
+adjacent pair) chosen, and `coverage` counts only that sentence's words. Explanations quote the
+source's own words ("P1 says 'Porto' where the claim says 'Lisbon'"), never stems or scores.
+
+OPPOSITES, SCALES and NEGATIONS are the one lexicon of opposing words: the offline judge and the
+deterministic checks read them from here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from functools import lru_cache
+
+from judges.text import MONTHS, NUMBER_WORDS, STOPWORDS, Span, fold_accents, normalize_number, rough_pieces, stem
+
+# --- the lexicon -------------------------------------------------------------------------------
+
+# Negation words; "n't", "cannot" and "fail to" are read as "not" by the tokenizer.
+NEGATIONS = frozenset("not no never without none nor neither".split())
+
+# Words that say opposite things about the same slot: direction, order, comparison, permission,
+# limits, outcome, quantifier extremes, and the few negative-prefix antonyms worth listing (a
+# prefix rule would read "under"/"interest" as negations).
+_OPPOSITE_PAIRS = """
+    increase:decrease increase:reduce increase:drop increase:cut rise:fall rise:decline raise:lower
+    gain:loss grow:shrink expand:shrink strengthen:weaken improve:worsen
+    before:after earlier:later earliest:latest early:late first:last
+    more:less more:fewer most:least many:few higher:lower highest:lowest high:low larger:smaller
+    largest:smallest large:small big:small biggest:smallest above:below over:under greater:less
+    longer:shorter long:short older:younger oldest:youngest old:young old:new maximum:minimum
+    max:min upper:lower up:down inside:outside internal:external domestic:international
+    public:private urban:rural majority:minority full:empty open:closed opened:closed
+    allowed:prohibited allowed:forbidden allowed:banned permitted:prohibited permitted:forbidden
+    allow:prohibit allow:forbid allow:ban permit:prohibit required:optional mandatory:optional
+    compulsory:optional mandatory:voluntary compulsory:voluntary legal:illegal valid:invalid
+    possible:impossible able:unable available:unavailable eligible:ineligible likely:unlikely
+    include:exclude included:excluded including:excluding accept:reject accepted:rejected
+    approve:reject approved:rejected agree:disagree win:lose won:lost winner:loser victory:defeat
+    success:failure succeeded:failed pass:fail passed:failed true:false positive:negative
+    start:end started:ended begin:end began:ended buy:sell bought:sold import:export
+    arrive:depart north:south east:west northern:southern eastern:western left:right
+    male:female man:woman men:women boy:girl husband:wife father:mother son:daughter
+    brother:sister king:queen always:never all:none everyone:nobody everything:nothing
+    everywhere:nowhere same:different
+"""
+# Pairs on one scale, stronger first: a claim with one where its source has the other says more
+# (or less) than the source, not the opposite.
+_SCALE_PAIRS = """
+    all:some all:many all:most all:several every:some always:sometimes always:often always:usually
+    always:occasionally usually:sometimes often:sometimes never:rarely never:seldom none:few
+    most:some many:some must:may must:can must:should must:might required:recommended
+    will:may will:might will:could definitely:probably certainly:probably certain:likely
+"""
+
+
+def _norm_word(lowered: str) -> str:
+    """How a lowercased word is compared: a stopword as it is, any other word by its stem."""
+    return lowered if lowered in STOPWORDS else stem(lowered)
+
+
+def _pairs(spec: str) -> dict[str, frozenset[str]]:
+    found: dict[str, set[str]] = {}
+    for pair in spec.split():
+        left, right = (_norm_word(word) for word in pair.split(":"))
+        found.setdefault(left, set()).add(right)
+        found.setdefault(right, set()).add(left)
+    return {word: frozenset(others) for word, others in found.items()}
+
+
+OPPOSITES: dict[str, frozenset[str]] = _pairs(_OPPOSITE_PAIRS)
+SCALES: dict[str, frozenset[str]] = _pairs(_SCALE_PAIRS)
+# Absolutes a claim adds to overgeneralize.
+ABSOLUTES = frozenset("all always never only every entire entirely completely solely exclusively none".split())
+
+# Units a number is written with; two numbers with different units here say different things.
+# Spellings of one unit share a key.
+_UNIT_SPELLINGS = {
+    "kg": "kg kgs kilogram kilograms kilo kilos", "g": "g gram grams", "lb": "lb lbs pound pounds",
+    "oz": "oz ounce ounces", "km": "km kms kilometer kilometers kilometre kilometres",
+    "m": "m meter meters metre metres", "cm": "cm centimeter centimeters centimetre centimetres",
+    "mm": "mm millimeter millimeters", "mi": "mi mile miles", "ft": "ft foot feet", "in": "inch inches",
+    "l": "l liter liters litre litres", "ml": "ml milliliter milliliters", "gal": "gal gallon gallons",
+    "s": "sec secs second seconds", "min": "min mins minute minutes", "h": "hr hrs hour hours",
+    "d": "day days", "wk": "week weeks", "mo": "month months", "yr": "yr yrs year years",
+    "decade": "decade decades", "century": "century centuries",
+    "%": "% percent per-cent", "pp": "percentage", "$": "$ dollar dollars usd", "€": "€ euro euros eur", "£": "£ pound-sterling gbp",
+    "¥": "¥ yen jpy", "cent": "cent cents", "mph": "mph", "kmh": "kmh kph", "c": "celsius",
+    "f": "fahrenheit", "mb": "mb megabyte megabytes", "gb": "gb gigabyte gigabytes",
+    "million": "million millions", "billion": "billion billions", "thousand": "thousand thousands",
+    "hundred": "hundred hundreds",
+}
+UNITS: dict[str, str] = {spelling: key for key, spellings in _UNIT_SPELLINGS.items() for spelling in spellings.split()}
+_CURRENCY = frozenset("$€£¥")
+
+
+# --- tokens ------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"\[[\dP,;\s]+\]|[^\W\d_]*\d+(?:[.,]\d+)*[^\W\d_]*|[$€£¥%]|[^\W\d_]+(?:['’][^\W\d_]+)*")
+_OPENERS = frozenset(".!?:;\"“(\n-–—•*[")
+_CONTRACTION = re.compile(r"(?i)^(.+?)n['’]t$")
+_CONTRACTED_VERB = {"ca": "can", "wo": "will", "sha": "shall"}
+
+
+@dataclass(frozen=True)
+class Token:
+    norm: str  # what is compared: a stem, a stopword, a number's value, a unit key, "month:6"
+    span: Span  # offsets of the word it comes from in the text aligned
+    kind: str  # "word", "name", "number", "negation", "unit"
+    content: bool  # a content word, number or name: what coverage counts
+
+
+@lru_cache(maxsize=4096)
+def tokens(text: str) -> tuple[Token, ...]:
+    """The tokens of `text` in order: words normalized by `_norm_word`, numbers by value, number
+    words and months as numbers, contractions split ("don't" gives "do" and "not", both spanning
+    the word), units by their key."""
+    found: list[Token] = []
+    for match in _TOKEN.finditer(text):
+        word, span = match.group(), match.span()
+        if word[0] == "[":
+            continue  # a citation marker
+        if any(c.isdigit() for c in word) and not word.isdigit() and not word[0].isdigit() or (
+                word[0].isdigit() and not word[-1].isdigit()):
+            # Digits glued to letters ("F1", "P2", "3rd", "10am") name or order things: compared as words.
+            found.append(Token(word.lower(), span, "word", True))
+            continue
+        if word[0].isdigit():
+            found.append(Token(_number_norm(word), span, "number", True))
+            continue
+        if word in _CURRENCY or word == "%":
+            found.append(Token(UNITS[word], span, "unit", True))
+            continue
+        raw = re.split(r"['’]s$", word)[0]
+        lowered = fold_accents(raw.lower())
+        contraction = _CONTRACTION.match(lowered)
+        if contraction or lowered == "cannot":
+            verb = "can" if lowered == "cannot" else contraction.group(1)
+            found.append(Token(_CONTRACTED_VERB.get(verb, verb), span, "word", False))
+            found.append(Token("not", span, "negation", False))
+        elif lowered in NUMBER_WORDS:
+            found.append(Token(str(NUMBER_WORDS[lowered]), span, "number", True))
+        elif lowered in MONTHS and raw[0].isupper():
+            found.append(Token(f"month:{MONTHS[lowered]}", span, "number", True))
+        elif lowered in NEGATIONS:
+            found.append(Token(lowered, span, "negation", False))
+        elif lowered in UNITS and found and found[-1].kind == "number":
+            found.append(Token(UNITS[lowered], span, "unit", True))
+        elif len(lowered) < 2 and lowered not in STOPWORDS:
+            continue
+        else:
+            norm = _norm_word(lowered)
+            content = lowered not in STOPWORDS
+            found.append(Token(norm, span, "name" if content and _is_name(text, span, raw) else "word", content))
+    return tuple(_fail_to(found))
+
+
+def _number_norm(digits: str) -> str:
+    try:
+        return normalize_number(digits)
+    except ArithmeticError:  # "1.2.3": compared as written
+        return digits
+
+
+def _is_name(text: str, span: Span, raw: str) -> bool:
+    """Written like a name: capitalized not merely because it opens a sentence, or with inner
+    capitals (McManus, NBA)."""
+    if not raw[0].isupper():
+        return False
+    if len(raw) > 1 and (raw.isupper() or any(c.isupper() for c in raw[1:])):
+        return True
+    before = text[:span[0]].rstrip()
+    return bool(before) and before[-1] not in _OPENERS
+
+
+def _fail_to(found: list[Token]) -> list[Token]:
+    """"fail(s/ed) to" negates what follows: its "fail" is a negation."""
+    return [
+        Token("not", token.span, "negation", False)
+        if token.norm == "fail" and i + 1 < len(found) and found[i + 1].norm == "to" else token
+        for i, token in enumerate(found)
+    ]
+
+
+# --- alignments --------------------------------------------------------------------------------
+
+CONTRADICTED = "CONTRADICTED"
+PARTIALLY_SUPPORTED = "PARTIALLY_SUPPORTED"
+UNSUPPORTED = "UNSUPPORTED"
+
+
+@dataclass(frozen=True)
+class Difference:
+    kind: str  # negation_added, negation_dropped, number, unit, entity, opposite, swap, scale, substitution, added
+    claim_span: Span | None  # offsets into the claim
+    source_span: Span | None  # offsets into the source text given to `align`
+    label: str  # CONTRADICTED, PARTIALLY_SUPPORTED or UNSUPPORTED
+    claim_words: str
+    source_words: str
+
+    def explain(self, where: str) -> str:
+        """A sentence a reviewer reads at a glance; `where` names the source ("P1")."""
+        claim, source = self.claim_words, self.source_words
+        if self.kind == "negation_dropped":
+            return f"{where} says '{source}'."
+        if self.kind == "negation_added":
+            return f"The claim says '{claim}' where {where} says '{source}'." if source else (
+                f"The claim says '{claim}'; {where} does not negate it.")
+        if self.kind == "swap":
+            return f"{where} says '{source}': the claim has them the other way round."
+        if self.kind in ("added", "qualifier"):
+            return f"{where} does not say '{claim}'."
+        return f"{where} says '{source}' where the claim says '{claim}'."
+
+
+@dataclass(frozen=True)
+class Alignment:
+    source_span: Span  # the sentence (or adjacent pair) of the source the claim was aligned with
+    matched: int  # content tokens of the claim matched in order
+    coverage: float  # share of the claim's content tokens found in that sentence (or pair)
+    differences: tuple[Difference, ...]
+    claim_tokens: tuple[Token, ...] = field(repr=False, default=())
+    source_norms: frozenset[str] = field(repr=False, default=frozenset())
+
+    def coverage_besides(self, difference: Difference) -> float:
+        """The coverage of the claim's content tokens outside the difference's claim span: how
+        closely the rest of the claim copies the source (1.0 when nothing is left)."""
+        span = difference.claim_span
+        rest = [t for t in self.claim_tokens
+                if t.content and (span is None or not (span[0] <= t.span[0] < span[1]))]
+        return sum(1 for t in rest if t.norm in self.source_norms) / len(rest) if rest else 1.0
+
+    def uncovered(self, claim: str) -> list[str]:
+        """The claim's content words (as written) that the aligned sentence lacks."""
+        return list(dict.fromkeys(claim[slice(*t.span)] for t in self.claim_tokens
+                                  if t.content and t.norm not in self.source_norms))
+
+    @property
+    def contradictions(self) -> tuple[Difference, ...]:
+        return tuple(d for d in self.differences if d.label == CONTRADICTED)
+
+    @property
+    def label(self) -> str:
+        """The lowest label a difference gives (SUPPORTED when there is none)."""
+        labels = {d.label for d in self.differences}
+        for label in (CONTRADICTED, UNSUPPORTED, PARTIALLY_SUPPORTED):
+            if label in labels:
+                return label
+        return "SUPPORTED"
+
+
+SLOT_REACH = 2  # tokens from an aligned word within which two replaced tokens share a slot
+SLOT_TOKENS = 4  # a replaced stretch longer than this on either side is another statement
+SWAP_REACH = 6  # tokens between two words exchanged around their verb
+PAIR_GAIN = 2  # content tokens an adjacent pair must match beyond the best single sentence
+
+
+def align(claim: str, source: str, sentences: Sequence[Span] | None = None) -> Alignment | None:
+    """The alignment of `claim` with the sentence of `source` (`sentences`, by default its
+    `rough_pieces`) that it was most likely taken from, or an adjacent pair of them when the pair
+    matches PAIR_GAIN more of the claim's content tokens in order than any one sentence. None when
+    no content token of the claim is in the source."""
+    claim_tokens = tokens(claim)
+    if not any(t.content for t in claim_tokens):
+        return None
+    spans = list(sentences) if sentences is not None else rough_pieces(source)
+    if not spans:
+        return None
+    singles = [_tokens_in(source, span) for span in spans]
+    best: tuple[int, int, Span, tuple[Token, ...]] | None = None
+    for k, span in enumerate(spans):
+        matched = _matched_content(claim_tokens, singles[k])
+        if matched and (best is None or matched > best[0]):
+            best = (matched, matched, span, singles[k])
+        if k + 1 < len(spans):
+            # A claim may state two sentences in either order ("X because Y" for "Y. X.").
+            window = (span[0], spans[k + 1][1])
+            for order in (singles[k] + singles[k + 1], singles[k + 1] + singles[k]):
+                matched = _matched_content(claim_tokens, order)
+                score = matched - (PAIR_GAIN - 1)
+                if matched and best is not None and score > best[0]:
+                    best = (score, matched, window, order)
+    if best is None:
+        return None
+    _, matched, window, source_tokens = best
+    return _read(claim, claim_tokens, source, window, source_tokens, matched)
+
+
+def _tokens_in(source: str, window: Span) -> tuple[Token, ...]:
+    start, end = window
+    return tuple(Token(t.norm, (t.span[0] + start, t.span[1] + start), t.kind, t.content)
+                 for t in tokens(source[start:end]))
+
+
+def _matched_content(claim_tokens: Sequence[Token], source_tokens: Sequence[Token]) -> int:
+    matcher = SequenceMatcher(None, [t.norm for t in claim_tokens], [t.norm for t in source_tokens], autojunk=False)
+    return sum(1 for block in matcher.get_matching_blocks()
+               for t in claim_tokens[block.a:block.a + block.size] if t.content)
+
+
+def _read(claim: str, claim_tokens: tuple[Token, ...], source: str, window: Span,
+          source_tokens: tuple[Token, ...], matched: int) -> Alignment:
+    reader = _Reader(claim, claim_tokens, source, source_tokens)
+    content = [t for t in claim_tokens if t.content]
+    source_norms = {t.norm for t in source_tokens}
+    coverage = sum(1 for t in content if t.norm in source_norms) / len(content)
+    return Alignment(source_span=window, matched=matched, coverage=coverage, differences=reader.differences(),
+                     claim_tokens=claim_tokens, source_norms=frozenset(source_norms))
+
+
+class _Reader:
+    """Reads the differences of one claim-source alignment."""
+
+    def __init__(self, claim: str, claim_tokens: tuple[Token, ...], source: str, source_tokens: tuple[Token, ...]):
+        self.claim, self.source = claim, source
+        self.a, self.b = _skip_answer_particle(claim, claim_tokens), _skip_answer_particle(source, source_tokens)
+        matcher = SequenceMatcher(None, [t.norm for t in self.a], [t.norm for t in self.b], autojunk=False)
+        self.opcodes = matcher.get_opcodes()
+        equal = [op for op in self.opcodes if op[0] == "equal"]
+        # The stretch of the source the claim is aligned with (a source negation just before it
+        # still counts: "not allowed" against "allowed in ...").
+        self.region = (max(0, equal[0][3] - 2), equal[-1][4]) if equal else (0, 0)
+        self.claim_to_source = {op[1] + k: op[3] + k for op in equal for k in range(op[2] - op[1])}
+        self.source_to_claim = {j: i for i, j in self.claim_to_source.items()}
+        self.equal_ends = {(op[2], op[4]) for op in equal}
+        self.equal_starts = {(op[1], op[3]) for op in equal}
+        self.claim_norms = frozenset(t.norm for t in self.a)
+        self.source_norms = frozenset(t.norm for t in self.b)
+
+    def differences(self) -> tuple[Difference, ...]:
+        found: list[Difference] = []
+        found += self._negation()
+        found += self._slots()
+        found += self._bindings()
+        found += self._swap()
+        unique: dict[tuple[str, Span | None], Difference] = {}
+        for difference in found:
+            unique.setdefault((difference.kind, difference.claim_span), difference)
+        return tuple(unique.values())
+
+    # --- negation
+
+    def _unmatched(self) -> tuple[list[int], list[int]]:
+        """Claim and source token positions outside the equal blocks (the source's inside the
+        aligned region)."""
+        claim_side: list[int] = []
+        source_side: list[int] = []
+        low, high = self.region
+        for tag, i1, i2, j1, j2 in self.opcodes:
+            if tag == "equal":
+                continue
+            claim_side.extend(range(i1, i2))
+            source_side.extend(j for j in range(j1, j2) if low <= j < high)
+        return claim_side, source_side
+
+    def _negation(self) -> list[Difference]:
+        claim_side, source_side = self._unmatched()
+        claim_negations = [i for i in claim_side if self.a[i].kind == "negation"]
+        source_negations = [j for j in source_side if self.b[j].kind == "negation"]
+        if len(claim_negations) % 2 == len(source_negations) % 2:
+            return []
+        # The negated word must be one both sides have in the same slot: the claim then denies
+        # (or asserts) what the source asserts (or denies); a "not" of another clause says nothing.
+        claim_negations = [i for i in claim_negations if self._negated_is_matched(self.a, i, self.claim_to_source)]
+        source_negations = [j for j in source_negations
+                            if self._negated_is_matched(self.b, j, self.source_to_claim)]
+        if claim_negations and not source_negations:
+            i = claim_negations[0]
+            phrase = self._claim_phrase(i)
+            counterpart = self._source_counterpart(i)
+            return [Difference("negation_added", phrase, counterpart, CONTRADICTED,
+                               self._cut(self.claim, phrase), self._cut(self.source, counterpart))]
+        if source_negations and not claim_negations:
+            j = source_negations[0]
+            phrase = self._source_phrase(j)
+            return [Difference("negation_dropped", None, phrase, CONTRADICTED, "", self._cut(self.source, phrase))]
+        return []
+
+    @staticmethod
+    def _negated_is_matched(found: Sequence[Token], k: int, matched: dict[int, int]) -> bool:
+        """Whether the content word a negation at `k` negates (the next one) is aligned."""
+        following = next((m for m in range(k + 1, len(found)) if found[m].content), None)
+        return following is not None and following in matched
+
+    def _claim_phrase(self, i: int) -> Span:
+        """The claim from token i to its next content token."""
+        end = next((k for k in range(i + 1, len(self.a)) if self.a[k].content), min(i + 1, len(self.a) - 1))
+        return self.a[i].span[0], self.a[end].span[1]
+
+    def _source_phrase(self, j: int) -> Span:
+        end = next((k for k in range(j + 1, len(self.b)) if self.b[k].content), min(j + 1, len(self.b) - 1))
+        return self.b[j].span[0], self.b[end].span[1]
+
+    def _source_counterpart(self, i: int) -> Span | None:
+        """The source words aligned with the claim's words after token i (its next content token)."""
+        for k in range(i + 1, len(self.a)):
+            if k in self.claim_to_source:
+                j = self.claim_to_source[k]
+                end = next((m for m in range(j, len(self.b)) if self.b[m].content), j)
+                return self.b[j].span[0], self.b[end].span[1]
+        return None
+
+    # --- slots: replaced and added words
+
+    def _slots(self) -> list[Difference]:
+        found: list[Difference] = []
+        for op in self.opcodes:
+            tag, i1, i2, j1, j2 = op
+            if tag == "replace":
+                opposed = self._opposed(op)
+                found += opposed or self._replaced(op)
+            # difflib's opcodes turn the claim into the source: "delete" is what only the claim has.
+            elif tag == "delete" and (i1, j1) in self.equal_ends and (i2, j2) in self.equal_starts:
+                found += self._added(list(self.a[i1:i2]), kind="qualifier")
+            elif tag == "delete":
+                found += self._added(list(self.a[i1:i2]))
+        return found
+
+    def _same_slot(self, i: int, j: int, op: tuple[str, int, int, int, int]) -> bool:
+        """Whether claim token i and source token j, both inside a replaced stretch, stand in the
+        same slot: as far (give or take one token) from an aligned word on the same side, and
+        near it ("costs [$3]" and "costs [$86] and is valid ..."; not "was established in [1998]"
+        and "is Canada's largest ... [451]")."""
+        _, i1, i2, j1, j2 = op
+        if (i1, j1) in self.equal_ends and abs((i - i1) - (j - j1)) <= 1 and i - i1 <= SLOT_REACH:
+            return True
+        return ((i2, j2) in self.equal_starts and abs((i2 - 1 - i) - (j2 - 1 - j)) <= 1
+                and i2 - 1 - i <= SLOT_REACH)
+
+    def _slot_pair(self, op: tuple[str, int, int, int, int], claim_test, source_test) -> tuple[int, int] | None:
+        """The first claim and source tokens of a replaced stretch that pass the tests and stand in
+        the same slot."""
+        _, i1, i2, j1, j2 = op
+        for i in range(i1, i2):
+            if claim_test(self.a[i]):
+                for j in range(j1, j2):
+                    if source_test(self.b[j]) and self._same_slot(i, j, op):
+                        return i, j
+        return None
+
+    def _opposed(self, op: tuple[str, int, int, int, int]) -> list[Difference]:
+        for lexicon, kind, label in ((OPPOSITES, "opposite", CONTRADICTED), (SCALES, "scale", PARTIALLY_SUPPORTED)):
+            for i in range(op[1], op[2]):
+                c = self.a[i]
+                # Only the slot counts: "less and more gentile" for "more and more gentile" has
+                # both words on both sides, one of them in the slot of the other.
+                others = lexicon.get(c.norm, frozenset())
+                if not others:
+                    continue
+                pair = self._slot_pair(op, lambda t: t is c, lambda t: t.norm in others)
+                if pair:
+                    return [self._difference(kind, [c], [self.b[pair[1]]], label)]
+        return []
+
+    def _replaced(self, op: tuple[str, int, int, int, int]) -> list[Difference]:
+        _, i1, i2, j1, j2 = op
+        claim_part, source_part = list(self.a[i1:i2]), list(self.b[j1:j2])
+        # A number or name of the claim that the sentence has elsewhere is a reordering ("in June
+        # 2011, ... added ten objects" told as "added ten objects ... in June 2011"), not a change.
+        for kind in ("number", "unit"):
+            pair = self._slot_pair(op, lambda t: t.kind == kind and t.norm not in self.source_norms,
+                                   lambda t: t.kind == kind and t.norm not in self.claim_norms)
+            if pair:
+                return [self._difference(kind, [self.a[pair[0]]], [self.b[pair[1]]], CONTRADICTED)]
+        claim_new = [t for t in claim_part if t.content and t.norm not in self.source_norms]
+        source_new = [t for t in source_part if t.content and t.norm not in self.claim_norms]
+        if not claim_new or not source_new:
+            return self._added(claim_part) if claim_new else []
+        if len(claim_part) > SLOT_TOKENS or len(source_part) > SLOT_TOKENS or not (
+                (i1, j1) in self.equal_ends or (i2, j2) in self.equal_starts):
+            return self._added(claim_part)  # a different statement, not one slot changed
+        # One name put in the slot of another: every word that differs on both sides is a name
+        # ("Lisbon" for "Porto"; "Orange Line" for "Senior ID card" is a different statement).
+        if all(t.kind == "name" or self.claim[t.span[0]].isupper() for t in claim_new) and any(
+                t.kind == "name" for t in claim_new + source_new) and all(
+                t.kind == "name" or self._capitalized(t) for t in source_new):
+            return [self._difference("entity", claim_new, source_new, CONTRADICTED)]
+        return [self._difference("substitution", claim_part, source_part, PARTIALLY_SUPPORTED)]
+
+    def _added(self, claim_part: list[Token], kind: str = "added") -> list[Difference]:
+        """Words of the claim the sentence lacks; `kind` "qualifier" when they stand inside a
+        stretch copied from the sentence ("is [temporarily] the capital")."""
+        new = [t for t in claim_part if t.norm not in self.source_norms]
+        numbers = [t for t in new if t.kind == "number"]
+        if numbers:
+            return [self._difference("added", numbers, [], UNSUPPORTED)]
+        absolutes = [t for t in new if t.norm in ABSOLUTES]
+        words = [t for t in new if t.content]
+        if absolutes or words:
+            return [self._difference(kind, absolutes or words, [], PARTIALLY_SUPPORTED)]
+        return []
+
+    def _capitalized(self, token: Token) -> bool:
+        return self.source[token.span[0]].isupper()
+
+    # --- numbers bound to units and nouns
+
+    def _bindings(self) -> list[Difference]:
+        """A number the source has with another unit ("23 lb" where the source says "23 kg"), or
+        a counted noun the source has with another number ("5 buses" where it says "3 buses")."""
+        claim_pairs = _number_pairs(self.a)
+        source_pairs = _number_pairs(self.b)
+        source_set = {(n.norm, u.norm) for n, u in source_pairs}
+        for n, u in claim_pairs:
+            if (n.norm, u.norm) in source_set:
+                continue
+            if u.kind == "unit":
+                other = next(((sn, su) for sn, su in source_pairs if sn.norm == n.norm and su.kind == "unit"), None)
+                if other:
+                    return [self._difference("unit", [n, u], list(other), CONTRADICTED)]
+            other = next(((sn, su) for sn, su in source_pairs if su.norm == u.norm and sn.norm != n.norm), None)
+            if other and any(sn.norm == n.norm for sn, _ in source_pairs):
+                return [self._difference("number", [n, u], list(other), CONTRADICTED)]
+        return []
+
+    # --- roles exchanged
+
+    def _swap(self) -> list[Difference]:
+        """Two content words in the other order around a pivot word that both sides have between
+        them ("Lakers beat Celtics" for "Celtics beat Lakers"), unless one side is passive."""
+        def unique_positions(found: Sequence[Token]) -> dict[str, int]:
+            count: dict[str, int] = {}
+            for t in found:
+                count[t.norm] = count.get(t.norm, 0) + 1
+            return {t.norm: k for k, t in enumerate(found) if t.content and count[t.norm] == 1}
+
+        in_claim, in_source = unique_positions(self.a), unique_positions(self.b)
+        shared = sorted((k, norm) for norm, k in in_claim.items() if norm in in_source)
+        for x in range(len(shared)):
+            for y in range(x + 1, len(shared)):
+                (cx, nx), (cy, ny) = shared[x], shared[y]
+                sx, sy = in_source[nx], in_source[ny]
+                if sy >= sx:
+                    continue
+                if cy - cx > SWAP_REACH or sx - sy > SWAP_REACH:
+                    continue  # clauses moved about, not two roles exchanged around one verb
+                pivots = [norm for k, norm in shared[x + 1:y] if sy < in_source[norm] < sx]
+                if pivots and not self._passive(pivots[0], in_claim, in_source):
+                    claim_span = (self.a[cx].span[0], self.a[cy].span[1])
+                    source_span = (self.b[sy].span[0], self.b[sx].span[1])
+                    return [Difference("swap", claim_span, source_span, CONTRADICTED,
+                                       self._cut(self.claim, claim_span), self._cut(self.source, source_span))]
+        return []
+
+    def _passive(self, pivot: str, in_claim: dict[str, int], in_source: dict[str, int]) -> bool:
+        """Whether one side is passive ("was abolished", "beaten by") and the other not: the
+        passive states the same roles in the other order."""
+        def passive(found: Sequence[Token], k: int) -> bool:
+            return any(t.norm == "by" for t in found[k + 1:k + 3]) or (k > 0 and found[k - 1].norm in _BE)
+        return passive(self.a, in_claim[pivot]) != passive(self.b, in_source[pivot])
+
+    # --- helpers
+
+    def _difference(self, kind: str, claim_part: Sequence[Token], source_part: Sequence[Token], label: str) -> Difference:
+        claim_span = (claim_part[0].span[0], claim_part[-1].span[1]) if claim_part else None
+        source_span = (source_part[0].span[0], source_part[-1].span[1]) if source_part else None
+        return Difference(kind, claim_span, source_span, label, self._cut(self.claim, claim_span),
+                          self._cut(self.source, source_span))
+
+    @staticmethod
+    def _cut(text: str, span: Span | None) -> str:
+        """The text of `span`, with a currency sign right before it and a "%" right after it."""
+        if not span:
+            return ""
+        start, end = span
+        if start and text[start - 1] in _CURRENCY:
+            start -= 1
+        if text[end:end + 1] == "%":
+            end += 1
+        return text[start:end]
+
+
+def _number_pairs(found: Sequence[Token]) -> list[tuple[Token, Token]]:
+    """Each number with what it counts: the unit or content word right after it, else a currency
+    sign right before it."""
+    pairs = []
+    for k, t in enumerate(found):
+        if t.kind != "number":
+            continue
+        after = found[k + 1] if k + 1 < len(found) else None
+        before = found[k - 1] if k else None
+        if after is not None and (after.kind == "unit" or (after.content and after.kind != "number")):
+            pairs.append((t, after))
+        elif before is not None and before.kind == "unit":
+            pairs.append((t, before))
+    return pairs
+
+
+_ANSWER_PARTICLES = frozenset({"yes", "no"})
+_BE = frozenset("is are was were be been being".split())
+
+
+def _skip_answer_particle(text: str, found: tuple[Token, ...]) -> tuple[Token, ...]:
+    """"No, children ride free" answers a question: its "No" negates nothing that follows (unlike
+    the "No" of "No fees apply")."""
+    if len(found) > 1 and found[0].norm in _ANSWER_PARTICLES:
+        if text[found[0].span[1]:].lstrip()[:1] in (",", ".", "!", ";", ":", "-", "—"):
+            return found[1:]
+    return found
+
+
+# --- does a quote say the claim? ---------------------------------------------------------------
+
+# A quote said to support a claim must hold this share of the claim's content tokens: a judge that
+# quotes the most similar sentence of a passage for an invented claim quotes words the claim lacks.
+QUOTE_COVERAGE = 0.6
+
+
+def quote_shortfall(claim: str, quotes: Sequence[str], where: str) -> str | None:
+    """Why the quotes (verified passage text the judge gave for `claim`) do not say the claim, or
+    None when one of them does: it covers QUOTE_COVERAGE of the claim's content and disagrees with
+    it on no number, name or negation. `where` names the quotes' source in the reason ("P1")."""
+    if not any(t.content for t in tokens(claim)):
+        return None
+    best: Alignment | None = None
+    for quote in quotes:
+        alignment = align(claim, quote, [(0, len(quote))]) if quote.strip() else None
+        if alignment is None:
+            continue
+        if not alignment.contradictions and alignment.coverage >= QUOTE_COVERAGE - 1e-9:
+            return None
+        if best is None or alignment.coverage > best.coverage:
+            best = alignment
+    if best is None:
+        return f"the quote from {where} shares none of the claim's words"
+    if best.contradictions:
+        return best.contradictions[0].explain(where).rstrip(".")
+    lacking = best.uncovered(claim)
+    return f"the quote from {where} does not say " + ", ".join(f"'{w}'" for w in lacking[:4])

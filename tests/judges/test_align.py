@@ -1,0 +1,158 @@
+"""The aligner (judges.align) and the offline judge's labels built on it."""
+
+import pytest
+
+from judges.align import align, quote_shortfall
+from judges.offline import judge_offline
+from judges.types import JudgeRequest
+
+
+def judged(passage: str, answer: str):
+    [claim] = judge_offline(JudgeRequest(passages=[{"id": "P1", "text": passage}], answer=answer)).claims
+    return claim
+
+
+def test_a_dropped_not_is_contradicted_quoting_the_source():
+    claim = judged("Pets are not allowed in the apartments.", "Pets are allowed in the apartments.")
+    assert claim.label == "CONTRADICTED"
+    assert claim.explanation == "P1 says 'not allowed'."
+
+
+def test_a_place_swapped_for_one_of_the_neighbouring_sentence_is_contradicted():
+    claim = judged(
+        "The 2023 conference was held in Lisbon. The 2024 conference will be held in Porto from 10 to 12 June.",
+        "The 2024 conference will be held in Lisbon from 10 to 12 June.",
+    )
+    assert claim.label == "CONTRADICTED"
+    assert claim.explanation == "P1 says 'Porto' where the claim says 'Lisbon'."
+
+
+def test_words_of_two_sentences_fused_into_one_claim_are_not_supported():
+    claim = judged(
+        "Residents over 65 can apply online. Residents with disabilities must apply in person.",
+        "Residents with disabilities can apply online.",
+    )
+    assert claim.label != "SUPPORTED"
+    assert "'over 65' where the claim says 'with disabilities'" in claim.explanation
+
+
+def test_a_unit_attached_to_another_number_is_contradicted():
+    claim = judged("Checked bags may weigh up to 23 kg (50 lb).", "Checked bags may weigh up to 23 lb.")
+    assert claim.label == "CONTRADICTED"
+    assert claim.explanation == "P1 says '23 kg' where the claim says '23 lb'."
+
+
+def test_a_verbatim_copy_after_an_ellipsis_is_supported():
+    claim = judged("Cash fares do not include a transfer.", "... cash fares do not include a transfer.")
+    assert claim.label == "SUPPORTED"
+
+
+@pytest.mark.parametrize("source, claim, kind, shown", [
+    ("Children under 5 ride free.", "Children under 5 do not ride free.", "negation_added", "'not ride'"),
+    ("You can bring pets.", "You can't bring pets.", "negation_added", "'can't bring'"),
+    ("Prices are lower on weekends.", "Prices are higher on weekends.", "opposite", "'lower'"),
+    ("The bus leaves at 6 pm.", "The bus leaves at 5 pm.", "number", "'6'"),
+    ("The fare is $2.75 per ride.", "The fare is $3.25 per ride.", "number", "'$2.75'"),
+    ("The Celtics beat the Lakers in Boston.", "The Lakers beat the Celtics in Boston.", "swap",
+     "'Celtics beat the Lakers'"),
+    ("Some riders must pay.", "All riders must pay.", "scale", "'Some'"),
+])
+def test_each_kind_of_difference_is_read_and_quotes_the_source(source, claim, kind, shown):
+    alignment = align(claim, source)
+    [difference] = alignment.differences
+    assert difference.kind == kind
+    assert shown in difference.explain("P1")
+
+
+def test_an_answering_no_negates_nothing():
+    assert align("No, children under 5 ride free.", "Children under 5 ride free.").differences == ()
+
+
+def test_a_negation_of_another_clause_is_no_difference():
+    source = "The museum, which is not free, opens at 9 and closes at 5."
+    assert align("The museum opens at 9 and closes at 5.", source).contradictions == ()
+
+
+def test_a_passive_is_no_swap():
+    assert align("Slavery was abolished by France in 1848.", "France abolished slavery in 1848.").contradictions == ()
+
+
+def test_a_number_in_another_slot_of_a_different_statement_is_no_contradiction():
+    alignment = align("The board was established in 1998.",
+                      "The board is the largest in Canada, governing 451 elementary schools.")
+    assert alignment.contradictions == ()
+
+
+def test_digits_glued_to_letters_are_not_numbers():
+    alignment = align("The circuit was built in 1959.", "The circuit has hosted F1 races since 1962.")
+    assert all(d.kind != "number" or "F1" not in d.source_words for d in alignment.differences)
+
+
+def test_coverage_counts_only_the_chosen_sentence():
+    alignment = align("Residents with disabilities can apply online.",
+                      "Residents over 65 can apply online. Residents with disabilities must apply in person.")
+    assert alignment.coverage < 1.0
+
+
+def test_an_unrelated_sentence_aligns_with_nothing():
+    assert align("Students ride free on holidays.", "Bikes are welcome on all buses.") is None
+
+
+def test_explanations_show_words_as_written_never_stems_or_scores(fare_request):
+    result = judge_offline(fare_request("A monthly pass costs $86 for weekend riders. Seniors ride on the Orange Line."))
+    for claim in result.claims:
+        assert "%" not in claim.explanation and "weighted" not in claim.explanation
+        assert "'orang'" not in claim.explanation and "'month'" not in claim.explanation
+
+
+def test_an_adverb_added_to_a_copied_sentence_is_partially_supported():
+    claim = judged("Galati is the capital city of Galati County.", "Galati is temporarily the capital city of Galati County.")
+    assert claim.label == "PARTIALLY_SUPPORTED"
+    assert claim.explanation.startswith("P1 does not say 'temporarily'.")
+
+
+def test_a_noun_that_names_what_the_sentence_means_is_no_qualifier():
+    claim = judged("The minimum age is 16 in Argentina.", "The minimum voting age is 16 in Argentina.")
+    assert claim.label == "SUPPORTED"
+
+
+def test_a_percentage_written_as_percentage_points_is_another_unit():
+    claim = judged("Turnout rose by 23.5% in 2010.", "Turnout rose by 23.5 percentage points in 2010.")
+    assert claim.label == "CONTRADICTED"
+
+
+def test_an_opposite_in_the_slot_counts_though_the_sentence_uses_it_elsewhere():
+    source = "The church was becoming more and more gentile, and less and less Jewish."
+    alignment = align("The church was becoming less and more gentile, and less and less Jewish.", source)
+    assert [d.kind for d in alignment.contradictions] == ["opposite"]
+
+
+def test_a_name_in_brackets_swapped_for_another_is_contradicted():
+    alignment = align("Polycyclic aromatic hydrocarbons (Vietnam) consist of fused aromatic rings.",
+                      "Polycyclic aromatic hydrocarbons (PAHs) consist of fused aromatic rings.")
+    assert [d.explain("P1") for d in alignment.contradictions] == ["P1 says 'PAHs' where the claim says 'Vietnam'."]
+
+
+def test_a_number_the_sentence_has_elsewhere_is_a_reordering_not_a_change():
+    source = "In June 2011, during the symposium, the probe added ten new objects to the catalogue."
+    alignment = align("Ten new objects were added to the catalogue during the symposium in June 2011.", source)
+    assert alignment.contradictions == ()
+
+
+def test_an_unrelated_quote_does_not_say_the_claim():
+    reason = quote_shortfall("Students ride free on holidays.", ["Bikes are welcome on all buses."], "P1")
+    assert reason == "the quote from P1 shares none of the claim's words"
+
+
+def test_a_quote_that_copies_the_claim_says_it():
+    assert quote_shortfall("Pets are not allowed in the apartments.", ["Pets are not allowed in the apartments"], "P1") is None
+
+
+def test_a_quote_with_the_claim_negated_does_not_say_it():
+    reason = quote_shortfall("Pets are allowed in the apartments.", ["Pets are not allowed in the apartments."], "P1")
+    assert reason == "P1 says 'not allowed'"
+
+
+def test_a_quote_sharing_a_few_words_does_not_say_the_claim():
+    reason = quote_shortfall("Seniors ride free on all buses during holidays.", ["Children ride free."], "P1")
+    assert reason is not None and "'Seniors'" in reason
