@@ -630,24 +630,40 @@ def _skip_answer_particle(text: str, found: tuple[Token, ...]) -> tuple[Token, .
 QUOTE_COVERAGE = 0.6
 
 
-def quote_shortfall(claim: str, quotes: Sequence[str], where: str) -> str | None:
-    """Why the quotes (verified passage text the judge gave for `claim`) do not say the claim, or
-    None when one of them does: it covers QUOTE_COVERAGE of the claim's content and disagrees with
-    it on no number, name or negation. `where` names the quotes' source in the reason ("P1")."""
+@dataclass(frozen=True)
+class Shortfall:
+    """Why no quote says the claim: the label it leaves the claim at and the reviewer's reason."""
+
+    label: str  # CONTRADICTED (a quote that otherwise copies the claim says otherwise) or PARTIALLY_SUPPORTED
+    reason: str
+
+
+def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: float = QUOTE_COVERAGE) -> Shortfall | None:
+    """Why none of `quotes` (pairs of where, text: verified passage text said to support `claim`,
+    "P1" naming its passage) says the claim, or None when one does: it covers `minimum` of the
+    claim's content and disagrees with it on no number, name, negation or opposite. A difference
+    makes the claim CONTRADICTED only when the rest of the claim copies that quote (a sentence
+    about something else that happens to hold another number contradicts nothing)."""
     if not any(t.content for t in tokens(claim)):
         return None
-    best: Alignment | None = None
-    for quote in quotes:
+    best: tuple[Alignment, str] | None = None
+    for where, quote in quotes:
         alignment = align(claim, quote, [(0, len(quote))]) if quote.strip() else None
         if alignment is None:
             continue
-        if not alignment.contradictions and alignment.coverage >= QUOTE_COVERAGE - 1e-9:
+        if not alignment.contradictions and alignment.coverage >= minimum - 1e-9:
             return None
-        if best is None or alignment.coverage > best.coverage:
-            best = alignment
+        if best is None or alignment.coverage > best[0].coverage:
+            best = (alignment, where)
     if best is None:
-        return f"the quote from {where} shares none of the claim's words"
-    if best.contradictions:
-        return best.contradictions[0].explain(where).rstrip(".")
-    lacking = best.uncovered(claim)
-    return f"the quote from {where} does not say " + ", ".join(f"'{w}'" for w in lacking[:4])
+        where = quotes[0][0] if quotes else "any passage"
+        return Shortfall(PARTIALLY_SUPPORTED, f"the quote from {where} shares none of the claim's words")
+    alignment, where = best
+    for difference in alignment.contradictions:
+        if alignment.coverage_besides(difference) >= minimum - 1e-9:
+            return Shortfall(CONTRADICTED, difference.explain(where).rstrip("."))
+    lacking = alignment.uncovered(claim)
+    if not lacking:  # every word is there, but a difference says otherwise
+        return Shortfall(PARTIALLY_SUPPORTED, alignment.differences[0].explain(where).rstrip("."))
+    return Shortfall(PARTIALLY_SUPPORTED,
+                     f"the quote from {where} does not say " + ", ".join(f"'{w}'" for w in lacking[:4]))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from judges.align import align, quote_shortfall
+from judges.align import Shortfall, align, quote_shortfall
 from judges.offline import judge_offline
 from judges.types import JudgeRequest
 
@@ -140,19 +140,29 @@ def test_a_number_the_sentence_has_elsewhere_is_a_reordering_not_a_change():
 
 
 def test_an_unrelated_quote_does_not_say_the_claim():
-    reason = quote_shortfall("Students ride free on holidays.", ["Bikes are welcome on all buses."], "P1")
-    assert reason == "the quote from P1 shares none of the claim's words"
+    shortfall = quote_shortfall("Students ride free on holidays.", [("P1", "Bikes are welcome on all buses.")])
+    assert shortfall == Shortfall("PARTIALLY_SUPPORTED", "the quote from P1 shares none of the claim's words")
 
 
 def test_a_quote_that_copies_the_claim_says_it():
-    assert quote_shortfall("Pets are not allowed in the apartments.", ["Pets are not allowed in the apartments"], "P1") is None
+    assert quote_shortfall("Pets are not allowed in the apartments.", [("P1", "Pets are not allowed in the apartments")]) is None
 
 
 def test_a_quote_with_the_claim_negated_does_not_say_it():
-    reason = quote_shortfall("Pets are allowed in the apartments.", ["Pets are not allowed in the apartments."], "P1")
-    assert reason == "P1 says 'not allowed'"
+    shortfall = quote_shortfall("Pets are allowed in the apartments.", [("P1", "Pets are not allowed in the apartments.")])
+    assert shortfall == Shortfall("CONTRADICTED", "P1 says 'not allowed'")
 
 
 def test_a_quote_sharing_a_few_words_does_not_say_the_claim():
-    reason = quote_shortfall("Seniors ride free on all buses during holidays.", ["Children ride free."], "P1")
-    assert reason is not None and "'Seniors'" in reason
+    shortfall = quote_shortfall("Seniors ride free on all buses during holidays.", [("P1", "Children ride free.")])
+    assert shortfall.label == "PARTIALLY_SUPPORTED" and "'Seniors'" in shortfall.reason
+
+
+def test_a_number_in_a_sentence_about_something_else_contradicts_nothing():
+    shortfall = quote_shortfall("Adults pay $2.75 per ride.", [("P1", "Parking at the station costs $5.00 a day.")])
+    assert shortfall.label == "PARTIALLY_SUPPORTED"
+
+
+def test_one_quote_that_says_the_claim_is_enough():
+    quotes = [("P1", "Bikes are welcome on all buses."), ("P2", "Pets are not allowed in the apartments.")]
+    assert quote_shortfall("Pets are not allowed in the apartments.", quotes) is None
