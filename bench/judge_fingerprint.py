@@ -60,7 +60,7 @@ def without_quotes(result: JudgeResult) -> JudgeResult:
 def offline_record(name: str, request: JudgeRequest) -> dict:
     result = judge_offline(request)
     checked = checks.apply_checks(request, result)
-    answer = checks._Answer(request)
+    answer = checks.Answer(request)
     support = checks.check_support(answer, without_quotes(result))
     return {"name": name, "offline": canonical(result), "checked": canonical(checked),
             "support_without_quotes": findings(support)}

@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pydantic import ValidationError  # noqa: E402
 
 from judges import checks  # noqa: E402
+from judges.checks import trust  # noqa: E402
 from judges.offline import judge_offline  # noqa: E402
 from judges.types import JudgeRequest  # noqa: E402
 
@@ -41,13 +42,13 @@ def main(paths: list[str]) -> int:
             quoteless = result.model_copy(update={"claims": [c.model_copy(update={"evidence": []})
                                                              for c in result.claims]})
             judged.append((request, quoteless, bool(record.get("hallucinated"))))
-        default = checks.SUPPORT_MIN
+        default = trust.SUPPORT_MIN
         try:
             for threshold in THRESHOLDS:
-                checks.SUPPORT_MIN = threshold
+                trust.SUPPORT_MIN = threshold
                 supported = lowered = honest = touched = 0
                 for request, result, hallucinated in judged:
-                    found = checks.check_support(checks._Answer(request), result)
+                    found = checks.check_support(checks.Answer(request), result)
                     supported += sum(c.label == "SUPPORTED" for c in result.claims)
                     lowered += len(found)
                     if not hallucinated:
@@ -56,7 +57,7 @@ def main(paths: list[str]) -> int:
                 print(f"{Path(path).name:<22} {threshold:>9} {f'{lowered}/{supported} = {lowered / supported:.1%}':>20} "
                       f"{f'{touched}/{honest} = {touched / honest:.1%}':>24}")
         finally:
-            checks.SUPPORT_MIN = default
+            trust.SUPPORT_MIN = default
     return 0
 
 

@@ -6,69 +6,15 @@ Backends plug in here; nothing in `judges` knows about Django or the database.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Literal
 
-from judges.examples import WorkedExamples, versioned
-from judges.types import JudgeInfo, JudgeRequest, JudgeResult
+from judges.examples import versioned
+# The types the engine and its backends exchange live in judges.types (backends import them from
+# there, the engine imports the backends); they are re-exported here for the engine's callers.
+from judges.types import (
+    Backend, JudgeConfig, JudgeError, JudgeIdentity, JudgeInfo, JudgeOutput, JudgeRequest,
+)
 
-Backend = Literal["offline", "openai"]
-
-
-@dataclass(frozen=True)
-class JudgeConfig:
-    backend: Backend = "offline"
-    profile: str = "claim_audit"
-    model: str = ""
-    base_url: str | None = None
-    api_key: str | None = None
-    timeout_s: float = 60.0  # one HTTP request
-    retry_budget_s: float = 120.0  # all requests for one answer, retries and repair included
-    max_attempts: int = 5  # failed requests before giving up (a transient JudgeError)
-    backoff_cap_s: float = 20.0
-    # Worked examples from human reviewers, put in the prompt (prompt-based backends only: the
-    # offline judge reads no prompt, so it ignores them and its identity says so).
-    examples: WorkedExamples | None = None
-    # A fleet-wide limit on LLM requests / tokens per minute (judges.ratelimit), shared through
-    # Redis by every worker judging with the same endpoint and model. 0: no limit. The Redis URL
-    # serves the in-flight limit below too.
-    rate_limit_rpm: int = 0
-    rate_limit_tpm: int = 0
-    rate_limit_redis_url: str | None = None
-    # At most this many requests in flight at once across the fleet, for the same endpoint and
-    # model (judges.ratelimit.InFlightLimit, through the same Redis). 0: no limit.
-    max_in_flight: int = 0
-
-
-class JudgeError(Exception):
-    """A judge call that produced no usable result.
-
-    `transient` errors (connection trouble, 429, 5xx, timeouts) are worth retrying later;
-    permanent ones (bad output after repair, refusal, misconfiguration) are not.
-    """
-
-    def __init__(self, message: str, *, transient: bool = False, attempts: int = 1, raw_output: str = ""):
-        super().__init__(message)
-        self.transient = transient
-        self.attempts = attempts
-        self.raw_output = raw_output
-
-
-@dataclass(frozen=True)
-class JudgeOutput:
-    result: JudgeResult
-    raw_output: str  # what the model (or the offline judge) produced, kept for the audit trail
-
-
-@dataclass(frozen=True)
-class JudgeIdentity:
-    """Which judge a configuration runs, known before the call so a run can be recorded first."""
-
-    profile: str
-    prompt_version: str  # with the examples' tag when it carries examples: "v3+ex2"
-    backend: str
-    model: str
-    examples: str | None = None  # the tag of the worked examples it carries, if any
+__all__ = ["Backend", "JudgeConfig", "JudgeError", "JudgeIdentity", "JudgeOutput", "identify", "judge"]
 
 
 def identify(config: JudgeConfig) -> JudgeIdentity:

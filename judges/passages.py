@@ -25,9 +25,8 @@ from judges.text import (
 )
 # Private helpers of judges.text that the lazy unit index shares (and _piece_values, cleared with
 # the other caches).
-from judges.text import (
-    _TOKEN_WORD, _month_words, _number_word_runs, _piece_values, _token_reading,
-)
+from judges.text.numeric import _month_words, _number_word_runs, _piece_values
+from judges.text.words import _TOKEN_WORD, _token_reading
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,6 @@ import httpx2
 import openai
 import orjson
 
-from judges.engine import JudgeConfig, JudgeError, JudgeOutput
 from judges.examples import versioned
 from judges.profiles.base import OutputError, Profile
 from judges.ratelimit import (
@@ -49,7 +48,7 @@ from judges.ratelimit import (
     in_flight_limit_for,
     limiter_for,
 )
-from judges.types import JudgeInfo, JudgeRequest, JudgeResult, Usage
+from judges.types import JudgeConfig, JudgeError, JudgeInfo, JudgeOutput, JudgeRequest, JudgeResult, Usage
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 FORMATS = ("json_schema", "json_object", "text")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judges.checks import _Answer, apply_checks
+from judges.checks import Answer, apply_checks
 from judges.offline import judge_offline
 from judges.scoring import grounding_score, verdict_for
 from judges.text import quantities, quantity_values, split_sentences
@@ -88,4 +88,4 @@ def test_the_number_check_finds_the_values_every_passage_together_gives(fragment
                                            "passages": [{"id": f"P{i}", "text": t} for i, t in enumerate(texts)]})
     wanted = quantities(answer)
     everything = frozenset().union(*(quantity_values(t) for t in texts))
-    assert _Answer(request).values_in_text(wanted) == {q.value for q in wanted if q.value in everything}
+    assert Answer(request).values_in_text(wanted) == {q.value for q in wanted if q.value in everything}

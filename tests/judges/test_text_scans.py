@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judges import text
+from judges.text import numeric, scan, sentences
 
 _PIECES = st.sampled_from([
     "one", "One", "ONE", "phone", "none", "seventeen", "seven", "Twenty-one", "twentyone", "fifty percent",
@@ -42,8 +43,8 @@ _NUMBER_AS_ALTERNATION = re.compile(
 @settings(max_examples=3000, deadline=None)
 @given(_TEXTS)
 def test_the_number_pattern_reads_what_the_alternation_reads(sample):
-    assert [(m.span(), text._digits_of(m), m.group("amount") is not None, m.group("suffix"), m.group("unit"))
-            for m in text._NUMBER.finditer(sample)] == \
+    assert [(m.span(), numeric._digits_of(m), m.group("amount") is not None, m.group("suffix"), m.group("unit"))
+            for m in numeric._NUMBER.finditer(sample)] == \
         [(m.span(), m.group("digits"), m.group("money") is not None, m.group("suffix"), m.group("unit"))
          for m in _NUMBER_AS_ALTERNATION.finditer(sample)]
 
@@ -51,22 +52,22 @@ def test_the_number_pattern_reads_what_the_alternation_reads(sample):
 @settings(max_examples=1500, deadline=None)
 @given(_TEXTS)
 def test_the_number_word_scan_finds_what_finditer_finds(sample):
-    assert list(text._number_word_runs(sample)) == _spans(text._NUMBER_WORD_RUN.finditer(sample))
+    assert list(numeric._number_word_runs(sample)) == _spans(numeric._NUMBER_WORD_RUN.finditer(sample))
 
 
 @settings(max_examples=1500, deadline=None)
 @given(_TEXTS, st.booleans())
 def test_the_month_scan_finds_what_finditer_finds(sample, any_case):
-    pattern = text._MONTH_WORD_ANY_CASE if any_case else text._MONTH_WORD
-    assert _spans(text._month_words(sample, any_case)) == _spans(pattern.finditer(sample))
+    pattern = numeric._MONTH_WORD_ANY_CASE if any_case else numeric._MONTH_WORD
+    assert _spans(numeric._month_words(sample, any_case)) == _spans(pattern.finditer(sample))
 
 
 @settings(max_examples=1500, deadline=None)
 @given(_TEXTS)
 def test_the_year_range_and_list_number_scans_find_what_finditer_finds(sample):
-    assert _spans(text._year_ranges(sample)) == _spans(text._YEAR_RANGE.finditer(sample))
-    assert _spans(text.matches_at(text._LIST_ORDINAL, sample, text._line_starts(sample))) == \
-        _spans(text._LIST_ORDINAL.finditer(sample))
+    assert _spans(numeric._year_ranges(sample)) == _spans(numeric._YEAR_RANGE.finditer(sample))
+    assert _spans(text.matches_at(numeric._LIST_ORDINAL, sample, scan.line_starts(sample))) == \
+        _spans(numeric._LIST_ORDINAL.finditer(sample))
 
 
 _CLOCK_PIECES = st.sampled_from(
@@ -76,17 +77,17 @@ _CLOCK_PIECES = st.sampled_from(
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(_CLOCK_PIECES, max_size=12).map("".join))
 def test_the_meridiem_hint_stands_in_every_hour_time(sample):
-    for match in text._HOUR_TIME.finditer(sample):
-        assert text._MERIDIEM_HINT.search(match.group())
+    for match in numeric._HOUR_TIME.finditer(sample):
+        assert numeric._MERIDIEM_HINT.search(match.group())
 
 
 def test_the_scans_cover_real_finds():
     sample = "Seniors (sixty-five and older) pay $1.35\n1. Apply by May 5, 2027; fares rose 2019–21."
-    assert [m.group() for m in text._NUMBER.finditer(sample)] == ["$1.35", "1", "5", "2027", "2019", "21"]
-    assert list(text._number_word_runs(sample)) == [(9, 14), (15, 19)]
-    assert [m.group() for m in text._month_words(sample, True)] == ["May"]
-    assert [m.group() for m in text._year_ranges(sample)] == ["2019–21"]
-    assert [m.group(1) for m in text.matches_at(text._LIST_ORDINAL, sample, text._line_starts(sample))] == ["1"]
+    assert [m.group() for m in numeric._NUMBER.finditer(sample)] == ["$1.35", "1", "5", "2027", "2019", "21"]
+    assert list(numeric._number_word_runs(sample)) == [(9, 14), (15, 19)]
+    assert [m.group() for m in numeric._month_words(sample, True)] == ["May"]
+    assert [m.group() for m in numeric._year_ranges(sample)] == ["2019–21"]
+    assert [m.group(1) for m in text.matches_at(numeric._LIST_ORDINAL, sample, scan.line_starts(sample))] == ["1"]
 
 
 # --- quantity pieces ----------------------------------------------------------------------------------
@@ -180,9 +181,9 @@ def _reference_rough_pieces(sample: str) -> list[tuple[int, int]]:
     # The definition: each stretch up to a piece end (and the rest), trimmed, if anything is left.
     spans, start = [], 0
     for match in _PIECE_END.finditer(sample):
-        spans.extend(text._trimmed(sample, start, match.end()))
+        spans.extend(sentences._trimmed(sample, start, match.end()))
         start = match.end()
-    spans.extend(text._trimmed(sample, start, len(sample)))
+    spans.extend(sentences._trimmed(sample, start, len(sample)))
     return spans
 
 

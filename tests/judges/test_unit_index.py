@@ -11,6 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from judges import passages, text
+from judges.text import numeric
 
 _PIECES = st.sampled_from([
     "one", "One", "fifty cents", "fifty percent", "Twenty-one", "five hundred", "seventeen", "phone",
@@ -180,7 +181,7 @@ def test_threads_sharing_a_unit_index_get_what_the_eager_reading_gives():
 
 def test_every_value_a_number_word_gives_is_one_that_the_index_looks_for_in_number_words():
     tens = ["", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
-    ones = text._UNITS_WORDS + [f"{ten}-{one}" for ten in tens[1:] for one in text._UNITS_WORDS[1:10]]
+    ones = numeric._UNITS_WORDS + [f"{ten}-{one}" for ten in tens[1:] for one in numeric._UNITS_WORDS[1:10]]
     written = [*ones, *tens[1:]]
     units = ["", " dollars", " cents", " percent", " per cent", " hundred", " hundred cents", " Cents"]
     checked = 0

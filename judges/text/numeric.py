@@ -1,207 +1,22 @@
-"""Plain-text helpers shared by the judges: sentence spans, content words and numbers.
-
-Everything here is deterministic and works on character offsets into the original text, so a span
-computed here can be stored, highlighted and sliced back out byte-exact.
+"""Numbers, number words, dates and clock times in a text, each with its span and its normalized
+value, so that "$86" meets "86.00", "fifty percent" meets "50%" and "January 5, 2027" meets
+"2027-01-05"; and the values a passage offers for matching them.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from decimal import Decimal
 from datetime import date as date_type
-from functools import cache, lru_cache
-from itertools import chain, compress, repeat, starmap
-from operator import itemgetter, lt, sub
+from decimal import Decimal
+from functools import lru_cache
+from itertools import starmap
+from operator import itemgetter
 
-import ahocorasick
-import pysbd
-
-Span = tuple[int, int]
-
-# --- sentences -------------------------------------------------------------------------------
-
-_LINE = re.compile(r"[^\r\n]+")
-
-
-@cache
-def _segmenter() -> pysbd.Segmenter:
-    return pysbd.Segmenter(language="en", clean=False, char_span=True)
-
-
-def _pysbd_sentences(line: str) -> list[str]:
-    # Segmenter.segment() finds each sentence's offsets by compiling a fresh regex per sentence,
-    # which costs more than the segmentation itself and can report an earlier repeat of the
-    # sentence. Its processor gives the same sentences; `_split_line` places them with str.find.
-    # The processor keeps no state between calls, so one segmenter serves every thread.
-    return _segmenter().processor(line).process()
-
-
-def split_sentences(text: str) -> list[Span]:
-    """The sentences of `text` (see `_split_sentences`). A judge and then the checks split the
-    same answer one after the other, so the last few splits are kept (only a few: a benchmark
-    that judges a batch twice must not find its answers already split)."""
-    return list(_split_sentences(text))
-
-
-@lru_cache(maxsize=4)
-def _split_sentences(text: str) -> tuple[Span, ...]:
-    """Half-open (start, end) offsets of each sentence in `text`, in order, trimmed of whitespace.
-
-    Every line is split on its own first, so a list item or a heading on its own line is its own
-    sentence; a break pysbd draws after an abbreviation it does not know is undone (`_rejoined`).
-    Any non-blank text pysbd fails to account for becomes a sentence of its own rather than
-    vanishing, so the spans cover all of the text's content.
-    """
-    spans: list[Span] = []
-    for line in _LINE.finditer(text):
-        spans.extend(_split_line(line.group(), offset=line.start()))
-    return tuple(spans)
-
-
-def _split_line(line: str, offset: int) -> list[Span]:
-    if not line.strip():
-        return []
-    spans: list[Span] = []
-    position = 0
-    for sentence in _pysbd_sentences(line):
-        sentence = sentence.strip()
-        start = line.find(sentence, position) if sentence else -1
-        if start < 0:
-            continue  # not verbatim in the line; the gap check below keeps its text anyway
-        spans.extend(_trimmed(line, position, start))  # text pysbd skipped over
-        spans.append((start, start + len(sentence)))
-        position = start + len(sentence)
-    spans.extend(_trimmed(line, position, len(line)))
-    spans = _rejoined(line, spans)
-    return [(start + offset, end + offset) for start, end in spans]
-
-
-# pysbd knows a list of abbreviations; one it does not know ("incl.", "Tab.", "Mon.") ends a
-# sentence before the word or number that continues it. A sentence does not open with a lowercase
-# word (in text whose first sentence opens with a capital), so after a short word (up to six
-# letters) and its point such a start continues the sentence. A sentence may open with a number
-# ("2024 was ..."), so a number, a currency sign or a dash continues only after a word of up to
-# three letters ("Tab. 2", "Jul. 2021", "Mon.-Fri."), the length of most abbreviations and of few
-# words that end sentences.
-_SHORT_WORD_POINT = re.compile(r"(?<![\w.])[^\W\d_]{1,6}\.$")
-_ABBREVIATION_POINT = re.compile(r"(?<![\w.])[^\W\d_]{1,3}\.$")
-_CONTINUATION = re.compile(r"[0-9$€£¥\-–—]|[^\W\d_]")
-_FIRST_LETTER = re.compile(r"[^\W\d_]")
-
-
-def _rejoined(line: str, spans: list[Span]) -> list[Span]:
-    first_letter = _FIRST_LETTER.search(line)
-    capitalized = first_letter is not None and first_letter.group().isupper()
-    joined: list[Span] = []
-    for start, end in spans:
-        if joined and _continues(line, joined[-1], start, capitalized):
-            joined[-1] = (joined[-1][0], end)
-        else:
-            joined.append((start, end))
-    return joined
-
-
-def _continues(line: str, previous: Span, start: int, capitalized: bool) -> bool:
-    opening = _CONTINUATION.match(line, start)
-    if opening is None:
-        return False
-    if opening.group().isalpha():
-        return capitalized and opening.group().islower() and bool(
-            _SHORT_WORD_POINT.search(line, previous[0], previous[1]))
-    return bool(_ABBREVIATION_POINT.search(line, previous[0], previous[1]))
-
-
-def _trimmed(text: str, start: int, end: int) -> list[Span]:
-    """text[start:end] without its outer whitespace, as a list of zero or one span (str.strip
-    does the character loop in C)."""
-    piece = text[start:end]
-    kept = piece.strip()
-    if not kept:
-        return []
-    first = start + len(piece) - len(piece.lstrip())
-    return [(first, first + len(kept))]
-
-
-# Ends of rough pieces: sentence punctuation (and any closing quote or bracket) before a space,
-# or a line break. Cheap, but it also breaks after abbreviations such as "Sec." and "e.g.".
-# The regex engine tests a set of characters against each character in turn (~0.1 ms a
-# 15,000-character passage, even where none of them is), but looks for one character fast
-# (~5 us), so each mark has its own pattern, opening with it; a run of marks ends a piece from its
-# first mark, as a pattern opening with the set `[.!?…]` would find it. Group 1 is the whitespace
-# after the end, which no piece keeps.
-_PIECE_ENDS = tuple(
-    re.compile(rf"{mark}(?<![.!?…]{mark})[.!?…]*+[\"'”’)\]]*+(\s++|\Z)") for mark in map(re.escape, ".!?…")
-)
-_LINE_BREAK_AND_SPACE = re.compile(r"\n\s*+")
-
-
-def rough_pieces(text: str) -> list[Span]:
-    """Sentence-like spans found by punctuation and line breaks alone: much faster than
-    `split_sentences`, and finer, since nearly every boundary pysbd draws is one here too (about
-    98% on news and Wikipedia text). Use it to find where to look, and `split_sentences` to quote.
-
-    What is between two pieces is found, not the pieces (every step runs in C but one per line
-    break): the whitespace after a piece end, and the whitespace around a line break. The text is
-    cut at each piece end and line break, and each piece trimmed of whitespace (str.strip and the
-    regexes take the same characters for whitespace; tests/judges/test_text_scans.py holds it to
-    that reading).
-    """
-    gaps = list(chain.from_iterable(
-        map(re.Match.span, pattern.finditer(text), repeat(1)) for pattern in _PIECE_ENDS))
-    if "\n" in text:
-        for match in _LINE_BREAK_AND_SPACE.finditer(text):
-            start = match.start()
-            while start and text[start - 1].isspace():
-                start -= 1
-            gaps.append((start, match.end()))
-    # A piece runs from the end of a gap to the start of the next. Two gaps in the same run of
-    # whitespace (a line break after a piece end) are the same gap, with nothing between them.
-    bounds = [len(text) - len(text.lstrip()), *chain.from_iterable(sorted(gaps)), len(text.rstrip())]
-    starts, ends = bounds[::2], bounds[1::2]
-    return list(compress(zip(starts, ends), map(lt, starts, ends)))
-
-
-# --- content words ---------------------------------------------------------------------------
-
-# Function words carry no checkable fact; dropping them makes word overlap mean something. Unit
-# words are dropped too because `numbers` folds them into the value ("86 dollars" is 86).
-STOPWORDS = frozenset(
-    """
-    cent cents dollar dollars percent
-    a about above after again all also am an and any are as at be because been before being
-    below between both but by can could did do does doing don done down during each either else
-    etc even ever every few for from further get gets got had has have having he her here hers
-    him his how however i if in into is isn it its itself just let may me might more most must
-    my no nor not now of off on once only or other our ours out over own per please same shall
-    she should so some such than that the their theirs them then there these they this those
-    through thus to too under until up upon us very via was we were what when where whether
-    which while who whom whose why will with within without would yes yet you your yours
-    """.split()
-)
-
-_WORD = re.compile(r"[^\W\d_]+")
-
-
-def content_words(text: str) -> list[str]:
-    """Lowercased words with punctuation, digits and stopwords removed and plurals folded."""
-    words = _WORD.findall(text.lower())
-    return [_singular(word) for word in words if len(word) > 1 and word not in STOPWORDS]
-
-
-@lru_cache(maxsize=65536)
-def _singular(word: str) -> str:
-    # Just enough folding that "seniors" meets "senior" and "passes" meets "pass"; no stemmer.
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
+from judges.text.scan import line_starts, matches_at, word_positions
+from judges.text.words import content_words
+from judges.types import Span
 
 # --- numbers ---------------------------------------------------------------------------------
 
@@ -269,21 +84,6 @@ def _number_matches(text: str) -> Iterator[re.Match[str]]:
     for match in _NUMBER.finditer(text):
         if not any(start <= match.start() < end for start, end in cited):
             yield match
-
-
-def matches_at(pattern: re.Pattern[str], text: str, starts: Iterable[int]) -> Iterator[re.Match[str]]:
-    """What `pattern.finditer(text)` finds, trying the pattern only at `starts` (ascending): every
-    position where a match of it can begin must be among them. Like finditer, a match is looked
-    for only after the end of the previous one. `pattern.match(text, position)` sees the whole
-    text, so lookbehinds, word boundaries and ^ behave as in the scan."""
-    taken_until = 0
-    for position in starts:
-        if position < taken_until:
-            continue
-        match = pattern.match(text, position)
-        if match is not None:
-            yield match
-            taken_until = max(match.end(), position + 1)
 
 
 def _value_of(match: re.Match[str]) -> str:
@@ -417,35 +217,6 @@ _LIST_ORDINAL = re.compile(r"^[ \t]*(?:[-*•][ \t]+)?(\d{1,3})[.)](?=\s)", re.M
 # Number words, month names and year ranges are rare in a passage, while scanning for them tried a
 # long alternation at every character: these three scans were most of the cost of reading a
 # passage's quantities. For non-ASCII text (where lower() may change lengths) the full scans run.
-_LINE_BREAK = re.compile(r"\n")
-
-
-def _line_starts(text: str) -> Iterator[int]:
-    yield 0
-    for match in _LINE_BREAK.finditer(text):
-        yield match.end()
-
-
-def word_positions(lowered: str, words: Iterable[str]) -> list[int]:
-    """Every position (ascending) where one of `words` begins in `lowered`: one Aho-Corasick pass
-    (in C; every occurrence, overlapping ones too), 2-3 times faster than a substring search per
-    word for the 29 number words or the 12 months."""
-    automaton = _automaton(frozenset(words))
-    if automaton is None:
-        return []
-    # Where each match ends less its word's length less one, subtracted in C (no Python step per match).
-    return sorted(set(starmap(sub, automaton.iter(lowered))))
-
-
-@lru_cache(maxsize=64)
-def _automaton(words: frozenset[str]) -> ahocorasick.Automaton | None:
-    if not words:
-        return None
-    automaton = ahocorasick.Automaton()
-    for word in words:
-        automaton.add_word(word, len(word) - 1)
-    automaton.make_automaton()
-    return automaton
 
 
 _ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -551,7 +322,7 @@ def _quantity_fields(text: str, every_word: bool) -> list[_Fields]:
             block(match.span())
     has_digit = _DIGIT.search(text) is not None
     if has_digit:
-        for match in matches_at(_LIST_ORDINAL, text, _line_starts(text)):
+        for match in matches_at(_LIST_ORDINAL, text, line_starts(text)):
             block(match.span(1))
         if "-" in text and _ISO_HINT.search(text):
             for match in _ISO_DATE.finditer(text):
@@ -749,141 +520,3 @@ def _word_fields(match: re.Match[str]) -> _Fields:
     in_cents = unit in ("cent", "cents")
     return (match.group(), match.span(), normalize_number(str(value), in_cents=in_cents),
             unit.startswith(("dollar", "cent")), unit == "percent", False, False, True)
-
-
-# --- stems and tokens with their case (the offline judge v2) ---------------------------------
-#
-# `content_words` only folds plurals, so "scored" never meets "scoring". `stem` strips a few more
-# inflections (no dictionary, no model): "-ing", "-ed", "-ly", "-ment" and a final "e", so
-# "scored", "scores", "scoring" and "score" all give "scor". Collisions are rare and harmless for
-# what it is used for (asking whether a passage uses a word at all).
-
-_STEM_SUFFIXES = ("ingly", "edly", "ings", "ing", "ed", "ly")
-_MIN_ROOT = {"ly": 4}
-_VOWELS = frozenset("aeiouy")
-
-
-@lru_cache(maxsize=131072)
-def stem(word: str) -> str:
-    """A crude, deterministic stem of a lowercased word (see above)."""
-    word = _singular(word)
-    for suffix in _STEM_SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_ROOT.get(suffix, 3):
-            root = word[: -len(suffix)]
-            if not _VOWELS & set(root):
-                continue  # "sing", "bed": no vowel left, not a suffix
-            if suffix in ("ed", "edly") and root.endswith("i"):
-                root = root[:-1] + "y"  # "carried" -> "carry"
-            elif len(root) > 3 and root[-1] == root[-2] and root[-1] not in "lsz":
-                root = root[:-1]  # "running" -> "run", but "called" keeps "call"
-            word = root
-            break
-    if len(word) > 3 and word.endswith("e"):
-        word = word[:-1]
-    return word
-
-
-@dataclass(frozen=True)
-class Token:
-    """A content word of a text: its stem, its offsets, and whether it is written like a name."""
-
-    stem: str
-    span: Span
-    is_name: bool  # capitalized (not just because it opens the text) or all capitals
-
-
-_TOKEN_WORD = re.compile(r"[^\W\d_][^\W\d_\u0300-\u036f]*(?:['’][^\W\d_]+)?")
-
-
-@lru_cache(maxsize=65536)
-def fold_accents(word: str) -> str:
-    """"Angoulême" -> "Angouleme", "Café" (composed or not) -> "Cafe"."""
-    if word.isascii():
-        return word
-    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
-
-
-def content_tokens(text: str) -> list[Token]:
-    """The content words of `text` (as `content_words` reads them) with offsets, stems and case.
-
-    A word opening the text or following sentence punctuation is not taken for a name because
-    of its capital alone, unless it has inner capitals (McManus) or is all capitals of two letters
-    or more (UKIP, NBA).
-    """
-    return [Token(word_stem, (start, start + length), is_name)
-            for word_stem, start, length, is_name in token_readings(text)]
-
-
-def token_readings(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[str, int, int, bool]]:
-    """`content_tokens(text)` as (stem, start, length, is_name) tuples, for the words that lie in
-    text[start:end] when no word crosses `start` or `end` (a passage's rough pieces: a word never
-    spans a piece boundary). Names are told from the text before each word, in the whole `text`.
-    Building no Token is what makes it cheaper, for indexing long passages."""
-    for match in _TOKEN_WORD.finditer(text, start, len(text) if end is None else end):
-        reading = _token_reading(match.group())
-        if reading is None:
-            continue
-        word_stem, length, capitalized, inner_capitals = reading
-        word_start = match.start()
-        is_name = False
-        if capitalized:
-            if inner_capitals:
-                is_name = True
-            else:
-                before = text[max(0, word_start - 8):word_start].rstrip()
-                if not before and word_start > 8:
-                    before = text[:word_start].rstrip()
-                is_name = not (not before or before[-1] in _OPENERS or before.endswith(("[", "]")))
-        yield word_stem, word_start, length, is_name
-
-
-def piece_stems(text: str, start: int, end: int) -> tuple[frozenset[str], frozenset[str]]:
-    """The stems of the words of text[start:end] and those of its names: what `token_readings`
-    gives for that stretch (same conditions), with less work per word. The words come from one
-    findall; each is placed with str.find from the end of the one before (nothing between two
-    words is a letter, so the first match is the word itself), which a capitalized word needs:
-    what stands before it decides whether it is a name."""
-    stems: set[str] = set()
-    names: set[str] = set()
-    position = start
-    for word in _TOKEN_WORD.findall(text, start, end):
-        word_start = text.find(word, position)
-        position = word_start + len(word)
-        reading = _token_reading(word)
-        if reading is None:
-            continue
-        word_stem, _, capitalized, inner_capitals = reading
-        stems.add(word_stem)
-        if capitalized:
-            if inner_capitals:
-                names.add(word_stem)
-                continue
-            before = text[max(0, word_start - 8):word_start].rstrip()
-            if not before and word_start > 8:
-                before = text[:word_start].rstrip()
-            if not (not before or before[-1] in _OPENERS or before.endswith(("[", "]"))):
-                names.add(word_stem)
-    return frozenset(stems), frozenset(names)
-
-
-_OPENERS = frozenset(".!?:;\"“(\n-–—•*")
-
-
-@lru_cache(maxsize=131072)
-def _token_reading(word: str) -> tuple[str, int, bool, bool] | None:
-    """(stem, length of the word without any "'s", capitalized, inner capitals or all capitals),
-    or None for a stopword or a single letter."""
-    raw = word.split("'")[0].split("’")[0]
-    lowered = fold_accents(raw.lower())
-    if len(lowered) < 2 or lowered in STOPWORDS:
-        return None
-    capitalized = raw[0].isupper()
-    inner = capitalized and len(raw) > 1 and (raw.isupper() or any(c.isupper() for c in raw[1:]))
-    return stem(lowered), len(raw), capitalized, inner
-
-
-def stems(text: str) -> frozenset[str]:
-    """The stems of every content word of `text` (those of `content_tokens`, without telling
-    names: twice as fast)."""
-    return frozenset(reading[0] for word in _TOKEN_WORD.findall(text)
-                     if (reading := _token_reading(word)) is not None)
