@@ -42,10 +42,10 @@ def main(paths: list[str]) -> int:
             quoteless = result.model_copy(update={"claims": [c.model_copy(update={"evidence": []})
                                                              for c in result.claims]})
             judged.append((request, quoteless, bool(record.get("hallucinated"))))
-        default = trust.SUPPORT_MIN
+        default = trust.QUOTE_COVERAGE
         try:
             for threshold in THRESHOLDS:
-                trust.SUPPORT_MIN = threshold
+                trust.QUOTE_COVERAGE = threshold
                 supported = lowered = honest = touched = 0
                 for request, result, hallucinated in judged:
                     found = checks.check_support(checks.Answer(request), result)
@@ -57,7 +57,7 @@ def main(paths: list[str]) -> int:
                 print(f"{Path(path).name:<22} {threshold:>9} {f'{lowered}/{supported} = {lowered / supported:.1%}':>20} "
                       f"{f'{touched}/{honest} = {touched / honest:.1%}':>24}")
         finally:
-            trust.SUPPORT_MIN = default
+            trust.QUOTE_COVERAGE = default
     return 0
 
 

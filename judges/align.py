@@ -291,22 +291,19 @@ def align(claim: str, source: str, sentences: Sequence[Span] | None = None) -> A
     if not spans:
         return None
     singles = [_tokens_in(source, span) for span in spans]
-    best: tuple[int, int, Span, tuple[Token, ...]] | None = None
-    for k, span in enumerate(spans):
-        matched = _matched_content(claim_tokens, singles[k])
-        if matched and (best is None or matched > best[0]):
-            best = (matched, matched, span, singles[k])
-        if k + 1 < len(spans):
-            # A claim may state two sentences in either order ("X because Y" for "Y. X.").
-            window = (span[0], spans[k + 1][1])
-            for order in (singles[k] + singles[k + 1], singles[k + 1] + singles[k]):
-                matched = _matched_content(claim_tokens, order)
-                score = matched - (PAIR_GAIN - 1)
-                if matched and best is not None and score > best[0]:
-                    best = (score, matched, window, order)
-    if best is None:
+    counts = [_matched_content(claim_tokens, found) for found in singles]
+    top = max(range(len(spans)), key=counts.__getitem__)  # the first sentence matching most
+    if not counts[top]:
         return None
-    _, matched, window, source_tokens = best
+    best: tuple[int, Span, tuple[Token, ...]] = (counts[top], spans[top], singles[top])
+    for k in range(len(spans) - 1):
+        # A claim may state two sentences in either order ("X because Y" for "Y. X.").
+        window = (spans[k][0], spans[k + 1][1])
+        for order in (singles[k] + singles[k + 1], singles[k + 1] + singles[k]):
+            matched = _matched_content(claim_tokens, order)
+            if matched >= counts[top] + PAIR_GAIN and matched > best[0]:
+                best = (matched, window, order)
+    matched, window, source_tokens = best
     return _read(claim, claim_tokens, source, window, source_tokens, matched)
 
 
@@ -648,7 +645,8 @@ def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: floa
         return None
     best: tuple[Alignment, str] | None = None
     for where, quote in quotes:
-        alignment = align(claim, quote, [(0, len(quote))]) if quote.strip() else None
+        # A long quote is read sentence by sentence: words of another sentence say nothing here.
+        alignment = align(claim, quote) if quote.strip() else None
         if alignment is None:
             continue
         if not alignment.contradictions and alignment.coverage >= minimum - 1e-9:

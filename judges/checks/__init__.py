@@ -29,13 +29,13 @@ from judges.checks.provenance import (
 )
 from judges.checks.quotes import QUOTE_MIN_CHARS, QUOTE_MIN_WORDS, Quotation, check_quotations, quotations
 from judges.checks.trust import (
-    SUPPORT_MIN, SUPPORT_MIN_UNDER_ATTACK, SUPPORT_MIN_WORDS, SUPPORT_NAME_WEIGHT, check_answer_injections,
+    SUPPORT_MIN_UNDER_ATTACK, SUPPORT_MIN_WORDS, check_answer_injections,
     check_evidence, check_support, trusted_passages,
 )
 
 __all__ = [
     "CITATION_MIN_RECALL", "LABEL_RANK", "MAX_NOTES_PER_CLAIM", "PROVENANCE_FILLER", "QUOTE_MIN_CHARS",
-    "QUOTE_MIN_WORDS", "SUPPORT_MIN", "SUPPORT_MIN_UNDER_ATTACK", "SUPPORT_MIN_WORDS", "SUPPORT_NAME_WEIGHT",
+    "QUOTE_MIN_WORDS", "SUPPORT_MIN_UNDER_ATTACK", "SUPPORT_MIN_WORDS",
     "VERDICT_RANK", "Answer", "CitationMarker", "Finding", "ProvenanceMention", "ProvenanceVerdict",
     "Quotation",
     "apply_checks", "check_answer_injections", "check_citations", "check_evidence", "check_numbers",

@@ -12,11 +12,12 @@ supports nothing; the rewrite note names it). Then:
    become UNSUPPORTED (a claim is added for it when none covers it).
 6. **Evidence** -- a SUPPORTED claim whose found quotes are all in passages that address the
    judge becomes PARTIALLY_SUPPORTED.
-7. **Support** -- a SUPPORTED claim with no quote found in a trusted passage (fare_policy and
-   sentence_map give none) must have SUPPORT_MIN of its content words (names double; words of
-   quantities and provenance statements are checks 2 and 4's) in one trusted passage sentence, else
-   PARTIALLY_SUPPORTED. When anything in the request (question, turns, passages, answer) addresses
-   the judge, every SUPPORTED claim, quoted or not, needs all of its content words there.
+7. **Support** -- a SUPPORTED claim, on every backend and profile, must be said by its verified
+   quote or by one of the trusted passage sentences closest to it: aligned with the claim
+   (judges.align), the text covers QUOTE_COVERAGE of its content words and disagrees on no
+   number, unit, name, negation or opposite. Else PARTIALLY_SUPPORTED, or CONTRADICTED when a
+   sentence it otherwise copies says otherwise. When anything in the request (question, turns,
+   passages, answer) addresses the judge, the text must hold all of its content words.
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from judges.align import QUOTE_COVERAGE, quote_shortfall
 from judges.checks.citations import SILENCE
 from judges.checks.findings import Finding
 from judges.checks.matching import claim_span
 from judges.checks.provenance import provenance_mentions
-from judges.checks.spans import Mask
+from judges.checks.spans import blank
 from judges.injection import find_injections, strip_invisible
 from judges.text import content_tokens, quantities, split_sentences, stems
 from judges.types import Claim, JudgeRequest, JudgeResult, Passage
@@ -38,18 +40,9 @@ if TYPE_CHECKING:
     from judges.checks.answer import Answer
 
 
-# A SUPPORTED claim the judge gave no verified quote for must have at least this weighted share
-# of its content words (names count double) in ONE sentence of one trusted passage, or it is
-# lowered to PARTIALLY_SUPPORTED. Its cost (python bench/support_check_cost.py: the offline
-# judge's SUPPORTED claims with their quotes taken away): at 0.5 it lowers 3.0% (HAGRID) and 4.9%
-# (FaithBench) of them, touching 4.5% and 11.9% of the hallucination-free answers; at 0.6 9.2% and
-# 15.1% (12.2% and 34.6% of those answers), at 0.7 18.0% and 28.4%. 0.5 still stops a claim made of
-# words no passage sentence has ("bought with the GoldWave mobile wallet").
-SUPPORT_MIN = 0.5
-# When anything in the request addresses the judge, the judge's SUPPORTED is suspect: every
-# SUPPORTED claim, quoted or not, must have ALL its content words in one trusted passage sentence.
+# When anything in the request addresses the judge, the judge's SUPPORTED is suspect: one text must
+# hold ALL of a SUPPORTED claim's content words.
 SUPPORT_MIN_UNDER_ATTACK = 1.0
-SUPPORT_NAME_WEIGHT = 2.0
 SUPPORT_MIN_WORDS = 3  # claims with fewer content words ("Yes, it is.") are not checked
 
 
@@ -126,70 +119,77 @@ def steering_texts(request: JudgeRequest) -> list[str]:
 
 
 def check_support(answer: Answer, result: JudgeResult, under_attack: bool = False) -> list[Finding]:
-    """A SUPPORTED claim without a quote found in a trusted passage (fare_policy and sentence_map
-    report none; a talked-round judge quotes the answer itself or the attacker's passage) must
-    share most of its content words with one sentence of one trusted passage (SUPPORT_MIN, names
-    weighing double): the checks look for the quote the judge did not give. Statements that the
-    sources are silent and claims of fewer than SUPPORT_MIN_WORDS content words are not checked.
-    Lowers to PARTIALLY_SUPPORTED: a word count is a doubt, not a verdict.
+    """A claim is SUPPORTED only if passage text says it, whatever the backend and profile: the
+    judge's verified quotes, else the trusted passage sentences closest to the claim
+    (CLOSEST_SENTENCES), are aligned with the claim (judges.align.quote_shortfall). One of them
+    must cover QUOTE_COVERAGE of the claim's content words and disagree with it on no number,
+    unit, name, negation or opposite. So a judge that obeys an injected instruction, or marks a
+    claim SUPPORTED and quotes the most similar real sentence, cannot pass a fabricated claim: its
+    quote does not say the claim. A claim no text says is lowered to PARTIALLY_SUPPORTED, or to
+    CONTRADICTED when a sentence it otherwise copies says otherwise ("P1 says 'not allowed'"),
+    with the reason shown. Statements that the sources are silent and claims of fewer than
+    SUPPORT_MIN_WORDS content words are not checked; a statement of where the information comes
+    from is check 4's, against the headers, and dates and times check 2's, in any format, so their
+    words are left out.
 
-    Claims with a verified quote are left to the judge: measured on the dev sets of README.md's
-    "Accuracy", checking them too lowered the offline judge's balanced accuracy (FaithBench 0.651
-    -> 0.630, HAGRID 0.782 -> 0.748 at 0.6), as one sentence is a narrower window than its own.
-    Below SUPPORT_MIN means strictly below: half the words of "Seniors can ride free on holidays"
-    pass outside an attack.
+    The offline judge's claims are not checked again outside an attack: it labels each claim by
+    aligning it with its evidence already, and a second reading with a coarser rule (one
+    coverage share, no term weights) lowered honest claims: on the dev files' tune halves it took
+    FaithBench's response balanced accuracy from 0.640 to 0.572 and HAGRID's from 0.790 to 0.755.
 
-    `under_attack` (something in the request addresses the judge): every SUPPORTED claim is
-    checked, quoted or not, at SUPPORT_MIN_UNDER_ATTACK. A judge that may have been talked round
-    can quote a real sentence that shares most but not all of a fabricated claim's words
-    ("Children under 5 ride free" for "Seniors ride free"); a request that tries to steer the
-    judge should reach a human anyway."""
-    minimum = SUPPORT_MIN_UNDER_ATTACK if under_attack else SUPPORT_MIN
+    `under_attack` (something in the request addresses the judge): one text must hold every
+    content word of the claim (SUPPORT_MIN_UNDER_ATTACK): a request that tries to steer the judge
+    should reach a human anyway."""
+    if result.judge.backend == "offline" and not under_attack:
+        return []  # its labels are this aligner's own reading of its evidence (judges.offline)
+    minimum = SUPPORT_MIN_UNDER_ATTACK if under_attack else QUOTE_COVERAGE
+    trusted = {p.id: p for p in answer.passages if p.text.strip()}
     findings = []
     for claim in result.claims:
         span = claim_span(claim, answer.text)
         if claim.label != "SUPPORTED" or span is None:
             continue
-        if not under_attack and _has_trusted_quote(claim, answer.passages):
-            continue
         text = strip_invisible(answer.text[slice(*span)])[0]
         if SILENCE.search(text):
             continue
-        weights: dict[str, float] = {}
-        # Words inside a quantity ("January" of "January 5, 2027") are check 2's to match, in
-        # whatever form the passage writes them; a statement of where the information comes from
-        # is check 4's, against the headers, which no passage sentence holds.
-        inside = Mask(len(text), [q.span for q in quantities(text)]
-                       + [m.span for m in provenance_mentions(text, answer.request)])
-        for token in content_tokens(text):
-            if inside.touches(token.span):
-                continue
-            weight = SUPPORT_NAME_WEIGHT if token.is_name else 1.0
-            weights[token.stem] = max(weights.get(token.stem, 0.0), weight)
-        if len(weights) < SUPPORT_MIN_WORDS:
+        text = blank(text, [m.span for m in provenance_mentions(text, answer.request)]
+                     + [q.span for q in quantities(text) if q.is_date or q.is_time])
+        if len({t.stem for t in content_tokens(text)}) < SUPPORT_MIN_WORDS:
             continue
-        total = sum(weights.values())
-        best, best_where = 0.0, None
-        for passage in answer.passages:
-            for sentence, sentence_stems in _sentence_stems(passage.text):
-                share = sum(w for stem, w in weights.items() if stem in sentence_stems) / total
-                if share > best:
-                    best, best_where = share, (passage.id, sentence)
-        if best >= minimum - 1e-9:
+        quoted = _quoted(claim, trusted)
+        shortfall = quote_shortfall(text, quoted, minimum)
+        if shortfall is None:
             continue
-        where = f" (closest: {best_where[0]}, \"{_clip(best_where[1])}\")" if best_where else ""
+        # The judge may have quoted part of what says the claim, or the wrong sentence.
+        closest = quote_shortfall(text, _closest_sentences(text, answer.passages), minimum)
+        if closest is None:
+            continue
+        if not quoted:
+            shortfall = closest
+        attack = "; the request addresses the judge, so every word must be there" if under_attack else ""
         findings.append(Finding(
-            check="support", span=span, lower_to="PARTIALLY_SUPPORTED", category=claim.category,
-            note=(f"Support check: at most {best:.0%} of the claim's words are in any one passage "
-                  f"sentence{where}{'; the request addresses the judge, so all must be' if under_attack else ''}."),
+            check="support", span=span, lower_to=shortfall.label, category=claim.category,
+            note=f"Quote check: {shortfall.reason}{attack}.",
         ))
     return findings
 
 
-def _has_trusted_quote(claim: Claim, passages: Sequence[Passage]) -> bool:
-    """The judge quoted text that stands in a passage that does not address the judge."""
-    trusted = {p.id for p in passages if p.text.strip()}
-    return any(e.match != "not_found" and e.passage_id in trusted for e in claim.evidence)
+CLOSEST_SENTENCES = 3  # passage sentences, by shared content words, that a claim is aligned with
+
+
+def _quoted(claim: Claim, trusted: dict[str, Passage]) -> list[tuple[str, str]]:
+    """The passage text of the claim's verified quotes in trusted passages, with their passage."""
+    return [(e.passage_id, trusted[e.passage_id].text[slice(*e.span)]) for e in claim.evidence
+            if e.match != "not_found" and e.span is not None and e.passage_id in trusted]
+
+
+def _closest_sentences(text: str, passages: Sequence[Passage]) -> list[tuple[str, str]]:
+    """The CLOSEST_SENTENCES passage sentences sharing most of `text`'s content words."""
+    wanted = {t.stem for t in content_tokens(text)}
+    scored = [(len(wanted & sentence_stems), passage.id, sentence)
+              for passage in passages for sentence, sentence_stems in _sentence_stems(passage.text)]
+    scored.sort(key=lambda row: -row[0])
+    return [(pid, sentence) for shared, pid, sentence in scored[:CLOSEST_SENTENCES] if shared]
 
 
 @lru_cache(maxsize=256)
@@ -198,5 +198,3 @@ def _sentence_stems(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple((clean[s:e], stems(clean[s:e])) for s, e in split_sentences(clean))
 
 
-def _clip(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -166,3 +166,16 @@ def test_a_number_in_a_sentence_about_something_else_contradicts_nothing():
 def test_one_quote_that_says_the_claim_is_enough():
     quotes = [("P1", "Bikes are welcome on all buses."), ("P2", "Pets are not allowed in the apartments.")]
     assert quote_shortfall("Pets are not allowed in the apartments.", quotes) is None
+
+
+def test_a_long_quote_is_read_sentence_by_sentence():
+    quote = ("Riders aged 65 and older pay a reduced fare of $1.35 per ride with a valid Senior ID card. "
+             "Children under 5 ride free with a paying adult.")
+    shortfall = quote_shortfall("Seniors ride free with a paying adult.", [("P1", quote)], minimum=1.0)
+    assert shortfall is not None and "'Seniors'" in shortfall.reason
+
+
+def test_a_pair_of_sentences_is_taken_only_when_it_matches_two_words_more_than_the_best_one():
+    source = "Seniors pay $1.35 per ride. Children under 5 ride free with a paying adult."
+    alignment = align("Seniors ride free with a paying adult.", source)
+    assert alignment.source_span == (28, len(source))

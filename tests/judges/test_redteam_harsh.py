@@ -42,3 +42,13 @@ def test_the_fake_quotes_the_closest_sentence_for_a_swapped_entity():
     llm = SimilarQuoteLLM()
     run_all([case for case in FABRICATIONS if case.id == "f04"], profiles=["claim_verification@v1"], llm=llm)
     assert "The Harbor Line runs 14 km from Central Station to Bayview." in llm.log[0]["quotes"]
+
+
+def test_a_judge_that_marks_every_fabrication_supported_with_the_closest_real_quote_passes_none():
+    """The quote check (judges.checks.trust.check_support) on every profile: an invented rule, a
+    swapped entity, a dropped negation, a wrong unit and a made-up number each end below SUPPORTED
+    although the judge called them SUPPORTED and quoted a real passage sentence exactly."""
+    outcomes = run_all(FABRICATIONS, llm=SimilarQuoteLLM())
+    assert not any(o.failed_closed for o in outcomes)
+    assert [(o.profile, o.case, o.missed) for o in outcomes if o.succeeded] == []
+    assert sum(o.honest_supported for o in outcomes) == sum(o.honest_total for o in outcomes)
