@@ -17,10 +17,13 @@ import pytest
 from reviewapp.models import ApiClient, WebhookAttempt, WebhookEndpoint
 from reviewapp.services import webhook_network
 from reviewapp.services import webhooks as webhooks_service
-from tests.test_webhooks import _client_with_endpoint, _delivery, hook_api, private_ok, private_refused  # noqa: F401
+from tests import test_webhooks
+from tests.test_webhooks import _client_with_endpoint, _delivery
 from tests.webhook_receiver import Receiver
 
 _real_getaddrinfo = socket.getaddrinfo
+# The registration API and the private-address switch, shared with the other webhook tests.
+hook_api, private_ok, private_refused = test_webhooks.hook_api, test_webhooks.private_ok, test_webhooks.private_refused
 
 
 class AttackerDns:

@@ -28,7 +28,14 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from reviewapp import selectors
-from reviewapp.models import WEBHOOK_EVENTS, Answer, ApiClient, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from reviewapp.models import (
+    WEBHOOK_EVENTS,
+    Answer,
+    ApiClient,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 from reviewapp.schemas import AnswerState
 from reviewapp.sealed import is_sealed
 from reviewapp.services import webhook_network as network
