@@ -1,11 +1,14 @@
 """A real HTTP receiver for webhook tests: stdlib ThreadingHTTPServer on 127.0.0.1, in a thread.
 
 It checks each request's signature with reviewapp.webhooks.verify (as a client would) and records
-what it got; `replies` sets the status codes it answers with, in order (the last one repeats).
+what it got; `replies` sets the status codes it answers with, in order (the last one repeats), and
+`reply_body` what a non-2xx reply says. `host`/`port` choose where it listens (127.0.0.2 is loopback
+too, for a second service on the same port); `tls` serves https with that server context.
 """
 
 from __future__ import annotations
 
+import ssl
 import threading
 import time
 from dataclasses import dataclass
@@ -26,11 +29,13 @@ class Received:
 
 class Receiver:
     def __init__(self, secret: str = "", replies: tuple[int, ...] = (200,), delay: float = 0.0,
-                 location: str = ""):
+                 location: str = "", reply_body: bytes = b"<b>receiver says no</b>", host: str = "127.0.0.1",
+                 port: int = 0, tls: ssl.SSLContext | None = None):
         self.secret = secret
         self.replies = list(replies)
         self.delay = delay
         self.location = location
+        self.reply_body = reply_body
         self.received: list[Received] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -58,7 +63,7 @@ class Receiver:
                     self.send_response(status)
                     if receiver.location:
                         self.send_header("Location", receiver.location)
-                    reply = b"ok" if status < 300 else b"<b>receiver says no</b>"
+                    reply = b"ok" if status < 300 else receiver.reply_body
                     self.send_header("Content-Length", str(len(reply)))
                     self.end_headers()
                     self.wfile.write(reply)
@@ -69,8 +74,11 @@ class Receiver:
             def log_message(self, *args):  # keep test output clean
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/claimdesk"
+        self.server = ThreadingHTTPServer((host, port), Handler)
+        if tls is not None:
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+        self.port = self.server.server_address[1]
+        self.url = f"{'https' if tls else 'http'}://{host}:{self.port}/hooks/claimdesk"
 
     def __enter__(self) -> Receiver:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()

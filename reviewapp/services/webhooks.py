@@ -11,11 +11,9 @@
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 import random
-import socket
 import threading
 import time
 import uuid
@@ -30,9 +28,17 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from reviewapp import selectors
-from reviewapp.models import WEBHOOK_EVENTS, Answer, ApiClient, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from reviewapp.models import (
+    WEBHOOK_EVENTS,
+    Answer,
+    ApiClient,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 from reviewapp.schemas import AnswerState
 from reviewapp.sealed import is_sealed
+from reviewapp.services import webhook_network as network
 from reviewapp.services.audit import audit_record
 from reviewapp.webhooks import DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signature_header
 
@@ -54,23 +60,11 @@ class InvalidWebhook(ValueError):
 # --- registration ----------------------------------------------------------------------------
 
 
-def _non_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    mapped = getattr(address, "ipv4_mapped", None)
-    return not (mapped or address).is_global
-
-
-def _numeric_address(host: str):
-    """The address a numeric host means, in any spelling the resolver accepts ("2130706433",
-    "0x7f.1", "[::1]"), without asking DNS; None for a name."""
-    try:
-        infos = socket.getaddrinfo(host, None, flags=socket.AI_NUMERICHOST)
-    except (socket.gaierror, UnicodeError):
-        return None
-    return ipaddress.ip_address(infos[0][4][0].split("%")[0])
-
-
 def validate_url(url: str) -> str:
-    """Refuse what a webhook URL must not be; the message names the problem for the client."""
+    """Refuse what a webhook URL must not be; the message names the problem for the client.
+
+    A name is resolved here too, and refused if it points at a non-public address now; a name that
+    does not resolve yet is accepted (each connection resolves and checks it again)."""
     url = url.strip()
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https"):
@@ -82,15 +76,27 @@ def validate_url(url: str) -> str:
     if parts.fragment:
         raise InvalidWebhook("url", "must not have a #fragment (it is never sent)")
     try:
-        parts.port  # noqa: B018 - raises for a port out of range
+        port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError:
         raise InvalidWebhook("url", "has an invalid port") from None
     if not settings.WEBHOOK_ALLOW_PRIVATE_URLS:
-        host = parts.hostname.rstrip(".")
-        address = _numeric_address(host)
-        if host == "localhost" or host.endswith(".localhost") or (address is not None and _non_public(address)):
-            raise InvalidWebhook("url", "must be a public address, not loopback, private or link-local")
+        _refuse_non_public(parts.hostname.rstrip("."), port)
     return url
+
+
+def _refuse_non_public(host: str, port: int) -> None:
+    address = network.numeric_address(host)
+    if host == "localhost" or host.endswith(".localhost") or (address is not None and not network.is_public(address)):
+        raise InvalidWebhook("url", "must be a public address, not loopback, private or link-local")
+    if address is not None:
+        return
+    try:
+        addresses = network.resolve(host, port)
+    except network.NotSent:
+        return
+    if network.refusal(host, addresses):
+        raise InvalidWebhook("url", f"{host} resolves to a non-public address; it must be a public address, "
+                                    "not loopback, private or link-local")
 
 
 @dataclass(frozen=True)
@@ -100,11 +106,16 @@ class Registered:
     secret: str | None  # only when new or rotated: it is shown to the client this once
 
 
-@transaction.atomic
 def endpoint_register(*, client: ApiClient, url: str, events: list[str], active: bool = True,
                       rotate_secret: bool = False) -> Registered:
     """Create the client's endpoint, or change its URL, events or state (and rotate its secret)."""
-    url = validate_url(url)
+    url = validate_url(url)  # before the transaction: it may wait on DNS
+    return _endpoint_save(client=client, url=url, events=events, active=active, rotate_secret=rotate_secret)
+
+
+@transaction.atomic
+def _endpoint_save(*, client: ApiClient, url: str, events: list[str], active: bool,
+                   rotate_secret: bool) -> Registered:
     unknown = [event for event in events if event not in WEBHOOK_EVENTS]
     if unknown or not events:
         raise InvalidWebhook("events", f"choose one or more of {', '.join(WEBHOOK_EVENTS)}")
@@ -282,10 +293,10 @@ def _settle(delivery: WebhookDelivery, claim, *, delivered: bool) -> Outcome:
 
 
 def _post(delivery: WebhookDelivery, endpoint: WebhookEndpoint) -> tuple[int | None, str, int | None]:
-    """POST the payload; returns (HTTP status or None, error text, latency in ms)."""
-    refused = _refused_address(endpoint.url)
-    if refused:
-        return None, refused, None
+    """POST the payload; returns (HTTP status or None, error text, latency in ms).
+
+    The error is ours, never the receiver's: its status and a fixed reason, not its body or
+    headers, since the client reads it back and the receiver may be a service it should not read."""
     body = json.dumps(delivery.payload, separators=(",", ":"), ensure_ascii=False).encode()
     if is_sealed(endpoint.secret):
         return None, ("not sent: the endpoint's signing secret does not open with SECRET_KEY or "
@@ -304,26 +315,39 @@ def _post(delivery: WebhookDelivery, endpoint: WebhookEndpoint) -> tuple[int | N
     started = time.monotonic()
     try:
         # Redirects are not followed: the signed request goes to the registered URL or nowhere.
-        # Streamed, and only the start of the reply read: a receiver cannot make us hold a huge body.
+        # Streamed and never read: a receiver cannot make us hold, or hand back, a body.
         with _http().stream("POST", endpoint.url, content=body, headers=headers,
                             timeout=settings.WEBHOOK_TIMEOUT_SECONDS, follow_redirects=False) as response:
             latency = _ms(started)
-            excerpt = b""
-            if not 200 <= response.status_code < 300:
-                for chunk in response.iter_bytes():
-                    excerpt += chunk
-                    if len(excerpt) >= 300:
-                        break
+    except network.NotSent as exc:
+        return None, f"not sent: {exc}", None
     except httpx.TimeoutException:
         return None, f"timed out after {settings.WEBHOOK_TIMEOUT_SECONDS:g}s", _ms(started)
     except httpx.HTTPError as exc:
-        return None, f"{type(exc).__name__}: {exc}", _ms(started)
-    if 200 <= response.status_code < 300:
-        return response.status_code, "", latency
-    if response.is_redirect:
-        return response.status_code, f"redirect to {response.headers.get('location', '?')} not followed", latency
-    text = excerpt[:300].decode("utf-8", errors="replace")
-    return response.status_code, f"HTTP {response.status_code}: {text}".strip(), latency
+        return None, _failure_reason(exc), _ms(started)
+    return response.status_code, status_reason(response.status_code), latency
+
+
+def status_reason(status: int) -> str:
+    """What an attempt that got `status` records: "" for a 2xx, else the status and a fixed reason."""
+    if 200 <= status < 300:
+        return ""
+    if 300 <= status < 400:
+        return f"HTTP {status}: a redirect, not followed"
+    return f"HTTP {status}: not a 2xx reply (its body is not kept)"
+
+
+# httpx's messages can quote what the peer sent (h11 puts a malformed status line in its error).
+_FAILURE_REASONS = {
+    httpx.ConnectError: "could not connect (refused, unreachable or a failed TLS handshake)",
+    httpx.RemoteProtocolError: "the reply was not valid HTTP",
+    httpx.NetworkError: "the connection broke",
+}
+
+
+def _failure_reason(exc: httpx.HTTPError) -> str:
+    reason = next((text for kind, text in _FAILURE_REASONS.items() if isinstance(exc, kind)), "the request failed")
+    return f"{type(exc).__name__}: {reason}"
 
 
 _client: httpx.Client | None = None
@@ -332,33 +356,17 @@ _client_lock = threading.Lock()
 
 def _http() -> httpx.Client:
     """One client per process, shared by the worker's threads: building one costs an SSL context
-    (tens of ms of CPU), and its pool keeps connections to busy receivers open."""
+    (tens of ms of CPU), and its pool keeps connections to busy receivers open. Its transport
+    connects only to the public addresses it checked (services.webhook_network)."""
     global _client
     with _client_lock:
         if _client is None:
-            _client = httpx.Client(trust_env=False, follow_redirects=False)  # trust_env: no proxy from env
+            _client = httpx.Client(transport=network.PublicOnlyTransport(), trust_env=False, follow_redirects=False)
         return _client
 
 
 def _ms(started: float) -> int:
     return round((time.monotonic() - started) * 1000)
-
-
-def _refused_address(url: str) -> str:
-    """Checked at send time too: a public name registered earlier may now resolve to a private
-    address (DNS rebinding)."""
-    if settings.WEBHOOK_ALLOW_PRIVATE_URLS:
-        return ""
-    parts = urlsplit(url)
-    try:
-        infos = socket.getaddrinfo(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80),
-                                   type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as exc:
-        return f"cannot resolve {parts.hostname}: {exc}"
-    for info in infos:
-        if _non_public(ipaddress.ip_address(info[4][0].split("%")[0])):
-            return f"refused: {parts.hostname} resolves to non-public address {info[4][0]}"
-    return ""
 
 
 # --- admin actions ---------------------------------------------------------------------------
