@@ -179,7 +179,7 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
         _succeed(answer, run, token, output, policy, escalation)
     except ClaimLost:
         mark_run_failed(run, "superseded: the claim on the answer expired and another delivery took over")
-    except Exception as exc:
+    except Exception as exc:  # whatever refused the result, the answer must not stay 'judging'
         _fail(answer, run, token, storing_failed(exc, answer_id), transient=False, last_try=True,
               attempts=output.result.judge.attempts)
     return run
