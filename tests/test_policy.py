@@ -191,6 +191,27 @@ def test_rejudge_keeps_the_old_run_and_adds_a_side_run_once(admin_client):
 
 
 @pytest.mark.django_db
+def test_a_rejudge_whose_result_the_database_refuses_fails_its_run_and_counts_done(admin_client, monkeypatch):
+    answer = judged()
+    real_judge = judges.judge
+
+    def unclean(request, config):  # a result still holding a NUL, which PostgreSQL refuses
+        output = real_judge(request, config)
+        output.result.claims[0].explanation += "\x00"
+        return output
+
+    monkeypatch.setattr(judges, "judge", unclean)
+    admin_client.post("/policy/rejudge", {"limit": 10, "profile": "claim_audit@v1", "backend": "offline", "model": ""})
+    job = Job.objects.get()
+    jobs_service.answer_rejudge(job_id=job.pk, answer_id=answer.pk)
+    side = JudgeRun.objects.get(answer=answer, job=job)
+    assert side.status == "failed" and side.error.startswith("storing the result failed: DataError")
+    assert not side.claims.exists()
+    job.refresh_from_db()
+    assert job.done == 1
+
+
+@pytest.mark.django_db
 def test_the_previews_counts_equal_what_the_reroute_then_does(admin_client):
     answers = [judged(GROUNDED), judged(GROUNDED + " A 30-day pass costs $75.00."),
                judged(GROUNDED + " Monthly passes cost $30.")]
