@@ -247,6 +247,27 @@ def test_escalation_rejudges_a_flagged_answer_and_shows_the_second_run():
 
 
 @pytest.mark.django_db
+def test_an_escalated_result_the_database_refuses_fails_both_runs_and_the_answer(monkeypatch):
+    Policy.objects.create(version=2, escalation_profile="claim_audit", escalation_backend="offline",
+                          escalation_model="stronger", note="escalate")
+    real_judge = judges.judge
+
+    def unclean(request, config):  # the stronger judge's result still holds a NUL
+        output = real_judge(request, config)
+        if config.model == "stronger":
+            output.result.claims[0].explanation += "\x00"
+        return output
+
+    monkeypatch.setattr(judges, "judge", unclean)
+    answer = judged(GROUNDED + " A 30-day pass costs $75.00.")
+    runs = list(JudgeRun.objects.filter(answer=answer).order_by("id"))
+    assert [r.status for r in runs] == ["failed", "failed"]
+    assert all(r.error.startswith("storing the result failed: DataError") for r in runs)
+    assert (answer.status, answer.routing_reason) == ("failed", "judge failed")
+    assert not answer.claims.exists()
+
+
+@pytest.mark.django_db
 def test_no_escalation_for_a_clean_answer_far_from_the_threshold():
     Policy.objects.create(version=2, escalation_backend="offline", escalation_margin=0.01, audit_sample_rate=0,
                           note="escalate")

@@ -180,8 +180,10 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
     except ClaimLost:
         mark_run_failed(run, "superseded: the claim on the answer expired and another delivery took over")
     except Exception as exc:  # whatever refused the result, the answer must not stay 'judging'
-        _fail(answer, run, token, storing_failed(exc, answer_id), transient=False, last_try=True,
-              attempts=output.result.judge.attempts)
+        reason = storing_failed(exc, answer_id)
+        if escalation:  # none of it was stored: the escalation's run fails with the same reason
+            mark_run_failed(escalation[0], reason, attempts=escalation[1].result.judge.attempts)
+        _fail(answer, run, token, reason, transient=False, last_try=True, attempts=output.result.judge.attempts)
     return run
 
 
