@@ -24,7 +24,7 @@ from reviewapp.middleware import request_too_large
 from reviewapp.schemas import AnswerState
 from reviewapp.services import webhooks as webhooks_service
 from reviewapp.services.clients import api_client_authenticate
-from reviewapp.services.ingest import InvalidRequest, answer_ingest
+from reviewapp.services.ingest import ExternalIdReused, InvalidRequest, answer_ingest
 from reviewapp.strict_json import StrictParser, UnstorableJSON
 
 log = logging.getLogger(__name__)
@@ -76,6 +76,11 @@ class FieldError(BaseModel):
 class ErrorOut(BaseModel):
     detail: str
     errors: list[FieldError] = []
+
+
+class ReusedIdOut(ErrorOut):
+    stored_request_hash: str = Field(description="SHA-256 of the request first posted with this external_id")
+    request_hash: str = Field(description="SHA-256 of this request")
 
 
 class Accepted(BaseModel):
@@ -159,10 +164,13 @@ def _state(request: HttpRequest, answer) -> dict[str, Any]:
 
 @api.post(
     "/answers",
-    response={200: AnswerOut, 202: Accepted, 400: ErrorOut, 401: ErrorOut, 413: ErrorOut, 429: ErrorOut},
+    response={200: AnswerOut, 202: Accepted, 400: ErrorOut, 401: ErrorOut, 409: ReusedIdOut, 413: ErrorOut,
+              429: ErrorOut},
     summary="Submit an answer for judging",
-    description="202 when stored and queued. The same external_id from the same client returns the "
-    "stored answer (200, its current state) and never creates a second one.",
+    description="202 when stored and queued. The same external_id from the same client with the same "
+    "request (question, answer, prior_turns, passages and profile; metadata aside) returns the stored answer "
+    "(200, its current state) and never creates a second one; with a different request it is refused (409, "
+    "naming the SHA-256 of both requests), never answered with the other answer's verdict.",
 )
 def answer_create(request: HttpRequest, payload: JudgeRequest):
     try:
@@ -170,6 +178,9 @@ def answer_create(request: HttpRequest, payload: JudgeRequest):
     except InvalidRequest as exc:
         return Status(400, {"detail": "invalid payload", "errors": [{"field": exc.field, "message": exc.message,
                                                                      "type": "invalid_reference"}]})
+    except ExternalIdReused as exc:
+        return Status(409, {"detail": f"{exc}: post a new answer under a new external_id", "errors": [],
+                            "stored_request_hash": exc.stored_hash, "request_hash": exc.request_hash})
     if not created:
         return Status(200, _state(request, answer))
     return Status(202, {"id": answer.pk, "status": answer.status, "url": _answer_url(request, answer.pk)})

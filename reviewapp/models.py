@@ -89,6 +89,9 @@ class Answer(models.Model):
     prior_turns = models.JSONField(default=list, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
     requested_profile = models.CharField(max_length=100, blank=True)
+    # SHA-256 of what was posted to be judged (services.ingest.request_hash), so a repeated
+    # external_id can tell a client's retry from a new answer; NULL: not known (stored before it).
+    request_hash = models.CharField(max_length=64, null=True, blank=True)
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     # Which delivery of judge_answer owns this answer while it is judging, and until when.

@@ -95,12 +95,50 @@ def test_it_rejects_a_body_that_is_not_json(client, api_token):
 
 def test_the_same_external_id_returns_the_existing_answer(api):
     first = api.post(fare_payload())
-    second = api.post(fare_payload(answer="A different answer text."))
+    second = api.post(fare_payload())
     assert first.status_code == 202
     assert second.status_code == 200
     assert second.json()["id"] == first.json()["id"]
     assert second.json()["status"] == "queued"
     assert Answer.objects.count() == 1
+
+
+def test_a_retry_spelt_differently_is_the_same_request(api):
+    first = api.post(fare_payload())
+    payload = fare_payload(prior_turns=[], profile=None, metadata={"trace": "retry-2"})
+    payload["passages"][1]["id"] = "P2"  # the id the API gives a passage without one
+    retry = api.post(dict(reversed(list(payload.items()))))
+    assert retry.status_code == 200, retry.json()
+    assert retry.json()["id"] == first.json()["id"]
+
+
+@pytest.mark.parametrize("change", [
+    {"answer": "Riders aged 65 and older ride free."},
+    {"question": "How much is a student fare?"},
+    {"passages": [{"text": "Seniors ride free."}]},
+    {"prior_turns": [{"role": "user", "content": "Hi"}]},
+    {"profile": "claim_audit"},
+], ids=["answer", "question", "passages", "prior_turns", "profile"])
+def test_a_reused_external_id_with_a_different_request_is_refused_naming_both_hashes(api, change):
+    import judges
+    from reviewapp.services.ingest import request_hash
+
+    api.post(fare_payload())
+    reused = api.post(fare_payload(**change))
+    assert reused.status_code == 409
+    body = reused.json()
+    assert "conv-1" in body["detail"] and "verdict" not in body and "claims" not in body
+    assert body["stored_request_hash"] == Answer.objects.get().request_hash
+    assert body["request_hash"] == request_hash(judges.JudgeRequest.model_validate(fare_payload(**change)))
+    assert body["request_hash"] != body["stored_request_hash"]
+    assert Answer.objects.count() == 1
+
+
+def test_an_answer_stored_before_requests_were_hashed_keeps_its_external_id_idempotent(api):
+    first = api.post(fare_payload())
+    Answer.objects.update(request_hash=None)  # as rows stored before the hash existed
+    again = api.post(fare_payload(answer="Riders aged 65 and older ride free."))
+    assert again.status_code == 200 and again.json()["id"] == first.json()["id"]
 
 
 def test_the_same_external_id_from_another_client_is_another_answer(api):
@@ -166,8 +204,9 @@ def test_the_openapi_document_describes_every_operation(client):
                                  "/api/v1/webhook/deliveries"}
     assert set(doc["paths"]["/api/v1/webhook"]) == {"put", "get", "delete"}
     post = doc["paths"]["/api/v1/answers"]["post"]
-    assert {"200", "202", "400", "401"} <= set(post["responses"])
+    assert {"200", "202", "400", "401", "409"} <= set(post["responses"])
     schemas = doc["components"]["schemas"]
+    assert {"stored_request_hash", "request_hash"} <= set(schemas["ReusedIdOut"]["properties"])
     assert {"JudgeRequest", "AnswerOut", "Claim", "Evidence"} <= set(schemas)
     assert set(schemas["AnswerOut"]["properties"]) >= {
         "status", "verdict", "grounding_score", "claims", "safe_answer", "error"

@@ -282,3 +282,81 @@ def test_storing_a_result_costs_the_same_queries_for_5_claims_as_for_50(settings
     assert many_queries == few_queries
     # claim; answer, passages, policy; the run; then savepoint, 5 writes, release (a transaction outside tests)
     assert few_queries <= 12, few_queries
+
+
+def _judge_with_the_fake_llm(settings, fake_llm, content: str) -> tuple[Answer, JudgeRun]:
+    from reviewapp.models import Policy
+    from tests.fake_openai import Reply
+    from tests.judges.test_openai_backend import ANSWER, PASSAGE
+
+    fake_llm.enqueue(Reply.ok(content))
+    settings.OPENAI_BASE_URL = fake_llm.base_url
+    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai",
+                          judge_profile="claim_verification", note="judge with the (fake) LLM")
+    answer = _ingest(answer=ANSWER, passages=[{"text": PASSAGE}])
+    run = answer_judge(answer_id=answer.pk)
+    run.refresh_from_db()
+    answer.refresh_from_db()
+    return answer, run
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("unstorable", ["\x00", "\\u0000", "\ud800", "\\ud800"])
+def test_an_llm_reply_with_a_nul_is_cleaned_and_stored(settings, fake_llm, unstorable):
+    from tests.judges.test_openai_backend import GOOD
+
+    answer, run = _judge_with_the_fake_llm(settings, fake_llm, GOOD.replace("Stated in P1.", f"Stated{unstorable} in P1."))
+    assert (run.status, answer.status, answer.judged_by_id) == ("succeeded", "judged", run.pk)
+    assert run.raw_output == GOOD
+    assert Claim.objects.get(run=run, cid="c1").explanation == "Stated in P1."
+
+
+def _with_a_nul_in_the_first_explanation(monkeypatch) -> None:
+    """A judge whose result still holds a NUL (as a judge that does not clean its text would)."""
+    real_judge = judges.judge
+
+    def unclean(request, config):
+        output = real_judge(request, config)
+        output.result.claims[0].explanation += "\x00"
+        return output
+
+    monkeypatch.setattr(judges, "judge", unclean)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("client", [False, True], ids=["without a client", "with a client's webhook event"])
+def test_a_result_the_database_refuses_fails_the_run_with_its_reason_at_once(monkeypatch, client):
+    from reviewapp.services.clients import api_client_create
+
+    _with_a_nul_in_the_first_explanation(monkeypatch)
+    owner = api_client_create(name="acme")[0] if client else None
+    answer = answer_ingest(client=owner, request=judges.JudgeRequest.model_validate(fare_payload())).answer
+    run = answer_judge(answer_id=answer.pk)
+    run.refresh_from_db()
+    answer.refresh_from_db()
+    assert run.status == "failed" and not run.is_current and not run.error_is_transient
+    assert run.error == ("storing the result failed: DataError: unsupported Unicode escape sequence: "
+                         "\\u0000 cannot be converted to text.")
+    assert (answer.status, answer.claim_token) == ("failed", None)
+    assert (answer.review_status, answer.routing_reason) == ("in_review", "judge failed")
+    assert Claim.objects.count() == 0
+    assert answer_judge(answer_id=answer.pk) is None  # nothing left for a retry or the sweeper to do
+
+
+@pytest.mark.django_db
+def test_a_transient_database_error_while_storing_keeps_the_retry_path(monkeypatch):
+    from django.db import OperationalError
+
+    from reviewapp.services import judging
+
+    def connection_lost(*args, **kwargs):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(judging, "run_record_success", connection_lost)
+    answer = _ingest()
+    with pytest.raises(OperationalError):
+        answer_judge(answer_id=answer.pk)
+    answer.refresh_from_db()
+    run = JudgeRun.objects.get()
+    assert answer.status == "judging"  # the task retries, with the same id, and takes it over
+    assert run.status == "running" and run.error == ""

@@ -110,6 +110,21 @@ def test_a_judge_that_fails_leaves_a_failed_run_with_its_error(api, celery_worke
     assert "refused" in run.error
 
 
+def test_an_llm_reply_with_a_nul_is_judged_by_the_worker_and_never_left_judging(api, celery_worker, fake_llm):
+    from tests.judges.test_openai_backend import GOOD, PASSAGE
+
+    _use_openai()
+    fake_llm.enqueue(Reply.ok(GOOD.replace("Stated in P1.", "Stated\\u0000 in P1.\x00")))
+    answer_id = api.post(fare_payload(answer=ANSWER_FOR_GOOD, passages=[{"text": PASSAGE}])).json()["id"]
+    body = wait_for(lambda: _judged(api, answer_id))
+
+    assert body["status"] == "judged"
+    assert body["claims"][0]["explanation"] == "Stated in P1."
+    run = JudgeRun.objects.get(answer_id=answer_id)
+    assert (run.status, run.raw_output) == ("succeeded", GOOD)
+    assert len(fake_llm.requests) == 1  # judged once: no retries, no sweeper re-calls
+
+
 def test_a_reroute_job_runs_on_the_worker_and_reports_progress(api, celery_worker):
     from django.contrib.auth import get_user_model
 

@@ -191,6 +191,27 @@ def test_rejudge_keeps_the_old_run_and_adds_a_side_run_once(admin_client):
 
 
 @pytest.mark.django_db
+def test_a_rejudge_whose_result_the_database_refuses_fails_its_run_and_counts_done(admin_client, monkeypatch):
+    answer = judged()
+    real_judge = judges.judge
+
+    def unclean(request, config):  # a result still holding a NUL, which PostgreSQL refuses
+        output = real_judge(request, config)
+        output.result.claims[0].explanation += "\x00"
+        return output
+
+    monkeypatch.setattr(judges, "judge", unclean)
+    admin_client.post("/policy/rejudge", {"limit": 10, "profile": "claim_audit@v1", "backend": "offline", "model": ""})
+    job = Job.objects.get()
+    jobs_service.answer_rejudge(job_id=job.pk, answer_id=answer.pk)
+    side = JudgeRun.objects.get(answer=answer, job=job)
+    assert side.status == "failed" and side.error.startswith("storing the result failed: DataError")
+    assert not side.claims.exists()
+    job.refresh_from_db()
+    assert job.done == 1
+
+
+@pytest.mark.django_db
 def test_the_previews_counts_equal_what_the_reroute_then_does(admin_client):
     answers = [judged(GROUNDED), judged(GROUNDED + " A 30-day pass costs $75.00."),
                judged(GROUNDED + " Monthly passes cost $30.")]
@@ -223,6 +244,27 @@ def test_escalation_rejudges_a_flagged_answer_and_shows_the_second_run():
     client.force_login(reviewer)
     page = client.get(f"/review/{answer.pk}/").content.decode()
     assert "Other judge runs on this answer (1)" in page and "offline@v" in page
+
+
+@pytest.mark.django_db
+def test_an_escalated_result_the_database_refuses_fails_both_runs_and_the_answer(monkeypatch):
+    Policy.objects.create(version=2, escalation_profile="claim_audit", escalation_backend="offline",
+                          escalation_model="stronger", note="escalate")
+    real_judge = judges.judge
+
+    def unclean(request, config):  # the stronger judge's result still holds a NUL
+        output = real_judge(request, config)
+        if config.model == "stronger":
+            output.result.claims[0].explanation += "\x00"
+        return output
+
+    monkeypatch.setattr(judges, "judge", unclean)
+    answer = judged(GROUNDED + " A 30-day pass costs $75.00.")
+    runs = list(JudgeRun.objects.filter(answer=answer).order_by("id"))
+    assert [r.status for r in runs] == ["failed", "failed"]
+    assert all(r.error.startswith("storing the result failed: DataError") for r in runs)
+    assert (answer.status, answer.routing_reason) == ("failed", "judge failed")
+    assert not answer.claims.exists()
 
 
 @pytest.mark.django_db

@@ -11,7 +11,9 @@ What it does about every way such a call fails:
 * permanent faults (401, 403, 404, other 4xx, a refusal) fail at once;
 * malformed, truncated or schema-invalid output gets one repair request that shows the model
   its error, at a slightly higher temperature (seed 002); a second bad reply is a permanent
-  JudgeError holding that reply.
+  JudgeError holding that reply;
+* text no database can store (NUL, lone UTF-16 surrogates, written out or as JSON escapes) is
+  removed from the reply before it is parsed, so it reaches neither the result nor the raw output.
 
 Temperature is 0 for the judgment itself. Usage, latency and attempts are summed over every
 request made for the answer.
@@ -24,7 +26,9 @@ saturated limit ends in a transient JudgeError (the task retries later) instead 
 
 from __future__ import annotations
 
+import json
 import random
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -306,8 +310,26 @@ def _completion(http_response) -> dict:
     try:
         completion = orjson.loads(http_response.content)
     except orjson.JSONDecodeError:
-        return {}
+        try:  # orjson refuses lone surrogate escapes, which clean_model_text() removes later
+            completion = json.loads(http_response.content)
+        except ValueError:
+            return {}
     return completion if isinstance(completion, dict) else {}
+
+
+# A NUL or a lone surrogate, as a character or as the JSON escape the model wrote inside its JSON
+# (an escape only where the backslash before it is not itself escaped); a surrogate pair is text.
+_UNSTORABLE = re.compile(
+    r"[\x00\ud800-\udfff]"
+    r"|(?<!\\)((?:\\\\)*)\\u(?:0000|d[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})"
+    r"|(?<!\\ud[89ab][0-9a-f]{2}\\u)d[c-f][0-9a-f]{2})",
+    re.IGNORECASE,
+)
+
+
+def clean_model_text(text: str) -> str:
+    """The model's text without what PostgreSQL cannot store in text or JSON columns."""
+    return _UNSTORABLE.sub(lambda match: match.group(1) or "", text)
 
 
 def _reply_text(completion: dict, call: _Call) -> _Reply:
@@ -322,6 +344,8 @@ def _reply_text(completion: dict, call: _Call) -> _Reply:
     message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
     refusal = message.get("refusal")
     if refusal:
+        refusal = clean_model_text(str(refusal))
         raise JudgeError(f"the model refused to judge: {refusal}", transient=False, attempts=call.attempts, raw_output=refusal)
     content = message.get("content")
-    return _Reply(content if isinstance(content, str) else "", truncated=choice.get("finish_reason") == "length")
+    text = clean_model_text(content) if isinstance(content, str) else ""
+    return _Reply(text, truncated=choice.get("finish_reason") == "length")

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from contextlib import nullcontext
@@ -25,6 +26,29 @@ class InvalidRequest(ValueError):
         self.message = message
 
 
+class ExternalIdReused(Exception):
+    """The client posted this external_id before with a different request: a new answer under an
+    old id, which must not be answered with the old verdict."""
+
+    def __init__(self, external_id: str, stored_hash: str, request_hash: str):
+        super().__init__(f"external_id {external_id!r} was posted before with a different request")
+        self.external_id = external_id
+        self.stored_hash = stored_hash
+        self.request_hash = request_hash
+
+
+# What is judged; external_id names it and metadata rides along (a retry may carry new trace ids).
+_HASHED_FIELDS = {"question", "answer", "prior_turns", "passages", "profile"}
+
+
+def request_hash(request: JudgeRequest) -> str:
+    """SHA-256 of the validated request's judged fields, as JSON with sorted keys: the same
+    answer posted twice hashes the same however its JSON was spelt (key order, spacing, escapes,
+    defaults left out or written out)."""
+    fields = request.model_dump(mode="json", include=_HASHED_FIELDS)
+    return hashlib.sha256(orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
 class Ingested(NamedTuple):
     answer: Answer
     created: bool
@@ -33,7 +57,8 @@ class Ingested(NamedTuple):
 def answer_ingest(*, client: ApiClient | None, request: JudgeRequest) -> Ingested:
     """Store an answer with its passages and queue it for judging once the rows are committed.
 
-    The same external_id from the same client returns the answer already stored.
+    The same external_id from the same client returns the answer already stored, if it was the
+    same request (or was stored before requests were hashed); else raises ExternalIdReused.
     """
     if request.profile is not None:
         try:
@@ -42,8 +67,10 @@ def answer_ingest(*, client: ApiClient | None, request: JudgeRequest) -> Ingeste
             raise InvalidRequest("profile", str(exc)) from None
     # Insert first and let the unique (client, external_id) constraint find a repeat: a repeat is
     # a client's retry, rare, while a look-up before every insert is a round trip on every POST.
+    # Only an answer with an external_id can be posted again, so only its request is hashed.
+    digest = request_hash(request) if request.external_id is not None else None
     try:
-        answer = _store(client=client, request=request)
+        answer = _store(client=client, request=request, digest=digest)
     except IntegrityError:
         if request.external_id is None or client is None:
             raise
@@ -51,6 +78,8 @@ def answer_ingest(*, client: ApiClient | None, request: JudgeRequest) -> Ingeste
         existing = Answer.objects.filter(client=client, external_id=request.external_id).first()
         if existing is None:
             raise  # another constraint failed
+        if existing.request_hash is not None and existing.request_hash != digest:
+            raise ExternalIdReused(request.external_id, existing.request_hash, digest) from None
         return Ingested(existing, created=False)
     return Ingested(answer, created=True)
 
@@ -63,10 +92,10 @@ def answer_ingest(*, client: ApiClient | None, request: JudgeRequest) -> Ingeste
 _STORE = """
     WITH answer AS (
         INSERT INTO reviewapp_answer (client_id, external_id, question, answer, prior_turns, metadata,
-            requested_profile, status, claim_token, claim_expires_at, lost_count, sweep_count, verdict,
+            requested_profile, request_hash, status, claim_token, claim_expires_at, lost_count, sweep_count, verdict,
             grounding_score, judged_by_id, review_status, routing_reason, priority, policy_id, lease_holder_id,
             lease_expires_at, adjudicated_verdict, created_at, updated_at, judged_at)
-        VALUES (%s, %s, %s, %s, %s::jsonb, %s::jsonb, %s, 'queued', NULL, NULL, 0, 0, '', NULL, NULL,
+        VALUES (%s, %s, %s, %s, %s::jsonb, %s::jsonb, %s, %s, 'queued', NULL, NULL, 0, 0, '', NULL, NULL,
             'unrouted', '', 0, NULL, NULL, NULL, '', %s, %s, NULL)
         RETURNING id
     ), passages AS (
@@ -91,15 +120,15 @@ def _passage_fields(request: JudgeRequest) -> list[dict]:
     ]
 
 
-def _store(*, client: ApiClient | None, request: JudgeRequest) -> Answer:
+def _store(*, client: ApiClient | None, request: JudgeRequest, digest: str | None) -> Answer:
     if connection.vendor != "postgresql":
-        return _store_portable(client=client, request=request)
+        return _store_portable(client=client, request=request, digest=digest)
     now = timezone.now()
     prior_turns = [turn.model_dump() for turn in request.prior_turns]
     passages = _passage_fields(request)
     params = [
         client.pk if client is not None else None, request.external_id, request.question, request.answer,
-        json.dumps(prior_turns), json.dumps(request.metadata), request.profile or "", now, now,
+        json.dumps(prior_turns), json.dumps(request.metadata), request.profile or "", digest, now, now,
         orjson.dumps(passages).decode(),
     ]
     # Inside a caller's transaction, a savepoint, so that a repeat's IntegrityError leaves that
@@ -115,14 +144,14 @@ def _store(*, client: ApiClient | None, request: JudgeRequest) -> Answer:
     answer = Answer(
         id=answer_id, client=client, external_id=request.external_id, question=request.question,
         answer=request.answer, prior_turns=prior_turns, metadata=request.metadata,
-        requested_profile=request.profile or "", created_at=now, updated_at=now,
+        requested_profile=request.profile or "", request_hash=digest, created_at=now, updated_at=now,
     )
     answer._state.adding, answer._state.db = False, connection.alias  # as if loaded: the row exists
     return answer
 
 
 @transaction.atomic
-def _store_portable(*, client: ApiClient | None, request: JudgeRequest) -> Answer:
+def _store_portable(*, client: ApiClient | None, request: JudgeRequest, digest: str | None) -> Answer:
     """_store() through the ORM, for SQLite (the demo)."""
     answer = Answer.objects.create(
         client=client,
@@ -132,6 +161,7 @@ def _store_portable(*, client: ApiClient | None, request: JudgeRequest) -> Answe
         prior_turns=[turn.model_dump() for turn in request.prior_turns],
         metadata=request.metadata,
         requested_profile=request.profile or "",
+        request_hash=digest,
     )
     Passage.objects.bulk_create(Passage(answer=answer, **fields) for fields in _passage_fields(request))
     transaction.on_commit(lambda: enqueue_judging(answer.pk), robust=True)

@@ -13,7 +13,8 @@ from judges import JudgeConfig, JudgeError
 from reviewapp.models import Answer, Claim, ExampleSet, Job, Policy
 from reviewapp.services.audit import audit_record
 from reviewapp.services.examples import worked_examples_for
-from reviewapp.services.judging import endpoint_settings, mark_run_failed, run_judge, run_record_success, start_run
+from reviewapp.services.judging import (endpoint_settings, mark_run_failed, run_judge, run_record_success, start_run,
+                                        storing_failed)
 from reviewapp.services.routing import decide_route, judge_failed_route
 
 log = logging.getLogger(__name__)
@@ -130,10 +131,14 @@ def answer_rejudge(*, job_id: int, answer_id: int) -> None:
         return  # this job already judged this answer (a second delivery)
     try:
         output = run_judge(answer, config, config_error)
-        with transaction.atomic():
-            run_record_success(answer, run, output)
     except JudgeError as exc:
         mark_run_failed(run, str(exc), transient=exc.transient, attempts=exc.attempts, raw_output=exc.raw_output)
+    else:
+        try:
+            with transaction.atomic():
+                run_record_success(answer, run, output)
+        except Exception as exc:  # judged, but the database refused the result
+            mark_run_failed(run, storing_failed(exc, answer_id), attempts=output.result.judge.attempts)
     _count_done(job)
 
 

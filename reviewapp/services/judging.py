@@ -33,6 +33,7 @@ from django.utils import timezone
 
 import judges
 from judges import JudgeConfig, JudgeError, JudgeIdentity, JudgeOutput, JudgeRequest
+from reviewapp.db.errors import is_transient
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Policy
 from reviewapp.services.examples import example_set_in_force, example_set_of, worked_examples_for
 from reviewapp.services.routing import decide_route, judge_failed_route
@@ -178,7 +179,25 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
         _succeed(answer, run, token, output, policy, escalation)
     except ClaimLost:
         mark_run_failed(run, "superseded: the claim on the answer expired and another delivery took over")
+    except Exception as exc:  # whatever refused the result, the answer must not stay 'judging'
+        reason = storing_failed(exc, answer_id)
+        if escalation:  # none of it was stored: the escalation's run fails with the same reason
+            mark_run_failed(escalation[0], reason, attempts=escalation[1].result.judge.attempts)
+        _fail(answer, run, token, reason, transient=False, last_try=True, attempts=output.result.judge.attempts)
     return run
+
+
+def storing_failed(exc: Exception, answer_id: int) -> str:
+    """The reason a judged result could not be stored, for its run's error. A result the database
+    refuses (text it cannot hold, a broken constraint) would be refused again on every retry, so
+    the run fails at once; a transient database error is raised again, for the task to retry."""
+    if is_transient(exc):
+        raise exc
+    log.exception("storing the result of answer %s failed", answer_id)
+    # PostgreSQL's message and detail, without its CONTEXT line (which quotes the refused data).
+    diag = getattr(exc.__cause__, "diag", None)
+    parts = [diag.message_primary, diag.message_detail] if diag is not None and diag.message_primary else [str(exc)]
+    return f"storing the result failed: {type(exc).__name__}: " + ": ".join(part.strip() for part in parts if part)
 
 
 def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRun, JudgeError | None]:
@@ -445,7 +464,9 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
     )
     # One statement stores the result and judges the answer, atomic on its own; a transaction only
     # when there is more: the escalation's first run, or a webhook event row for the answer's client.
-    with transaction.atomic() if escalation or answer.client_id is not None else nullcontext():
+    # Inside a caller's transaction, a savepoint, so that a refused write leaves that transaction usable.
+    with transaction.atomic() if escalation or answer.client_id is not None or connection.in_atomic_block \
+            else nullcontext():
         if escalation:
             run_record_success(answer, run, output)
         if not run_record_success(answer, shown_run, shown, then=judged):

@@ -201,3 +201,39 @@ def test_an_unknown_profile_is_a_clear_permanent_failure(fake, request_):
         judge(request_, config(fake, profile="no_such_profile"))
     assert not failure.value.transient
     assert fake.requests == []
+
+
+# Text no database stores, as a reply carries it: a character in the content (the HTTP body's
+# escape), or an escape the model wrote inside its own JSON, which the profile's parser decodes.
+UNSTORABLE_REPLIES = {
+    "a NUL character": GOOD.replace("Stated in P1.", "Stated\x00 in P1."),
+    "a NUL escape": GOOD.replace("Stated in P1.", "Stated\\u0000 in P1."),
+    "a lone surrogate character": GOOD.replace("Stated in P1.", "Stated\ud800 in P1."),
+    "a lone surrogate escape": GOOD.replace("Stated in P1.", "Stated\\udc00 in P1."),
+}
+
+
+@pytest.mark.parametrize("content", UNSTORABLE_REPLIES.values(), ids=UNSTORABLE_REPLIES.keys())
+def test_an_llm_reply_with_a_nul_or_a_lone_surrogate_is_cleaned_before_parsing(fake, request_, content):
+    fake.enqueue(Reply.ok(content))
+    output = judge(request_, config(fake))
+    assert output.result.judge.attempts == 1  # parsed as it came, not sent back for repair
+    assert output.result.claims[0].explanation == "Stated in P1."
+    assert output.raw_output == GOOD
+
+
+def test_a_surrogate_pair_in_a_reply_is_kept(fake, request_):
+    fake.enqueue(Reply.ok(GOOD.replace("Stated in P1.", "Stated in P1 \\ud83d\\ude00.")))
+    assert judge(request_, config(fake)).result.claims[0].explanation == "Stated in P1 \U0001F600."
+
+
+def test_an_escaped_backslash_before_u0000_is_text_and_kept(fake, request_):
+    fake.enqueue(Reply.ok(GOOD.replace("Stated in P1.", "Stated in P1 \\\\u0000.")))
+    assert judge(request_, config(fake)).result.claims[0].explanation == "Stated in P1 \\u0000."
+
+
+def test_a_refusal_with_a_nul_is_cleaned(fake, request_):
+    fake.enqueue(Reply.refusal("I cannot\x00 do that."))
+    with pytest.raises(JudgeError) as failure:
+        judge(request_, config(fake))
+    assert failure.value.raw_output == "I cannot do that."
