@@ -81,3 +81,13 @@ def test_the_scale_benches_run_on_generated_data(bench):
     _figures(rows, "page p95")
     export = _figures(rows, "export jsonl rows/s")
     assert export[0]["rows"] > 0  # 40 answers' decided claims were exported
+
+
+def test_the_worst_case_bench_records_each_stage_and_family(bench):
+    from bench.worst_case import BODY_BYTES, FAMILIES
+
+    assert BODY_BYTES == settings.API_MAX_BODY_BYTES  # the bench fills the API's real body cap
+    rows = bench("bench/worst_case.py", "--quick", "--family", "prices", "--family", "tiny-sentences")
+    worst = _figures(rows, "worst case judge + checks CPU s")
+    assert worst[0]["family"] in FAMILIES
+    assert {row["name"] for row in _figures(rows, "worst case prices")}
