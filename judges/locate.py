@@ -12,8 +12,8 @@ another passage beats a normalized match in the preferred one:
    collapsed to one space, every quotation mark and apostrophe (curly or straight, single or
    double) made "'", every Unicode dash made "-", zero-width and other invisible format
    characters dropped, no space before closing punctuation or after an opening bracket, so
-   tokenized "Veeram ( Valour ) , 2014" is "Veeram (Valour), 2014"); punctuation and whitespace at the quote's edges are
-   ignored, and an ellipsis in the quote ("...", "…", ". . .", "[...]") is a gap: its pieces must
+   tokenized "Veeram ( Valour ) , 2014" is "Veeram (Valour), 2014"); punctuation and
+   whitespace at the quote's edges are ignored, and an ellipsis in the quote ("...", "…", ". . .", "[...]") is a gap: its pieces must
    appear in order with at most GAP_MAX_CHARS characters between two pieces. score 100.
 3. **fuzzy**: rapidfuzz on the normalized strings (`partial_ratio_alignment` finds the window, the
    window is then moved to word boundaries and scored with `fuzz.ratio` against the quote, so the

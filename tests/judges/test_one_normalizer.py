@@ -18,7 +18,8 @@ from judges.locate import find_in_text, locate
 from judges.types import Claim, JudgeRequest
 from tests.judges.checking import checked, sentence_claims
 
-CAFE = "Entry to the Musée d’Orsay costs €16 for adults. The café in Zürich opens at 9:30 and serves crème brûlée."
+CAFE = ("Entry to the Musée d’Orsay costs €16 for adults. "
+        "The café in Zürich opens at 9:30 and serves crème brûlée.")
 
 
 def request_with(answer: str, *texts: str) -> JudgeRequest:
@@ -75,7 +76,8 @@ def test_an_nfd_passage_verifies_an_nfc_quotation():
 
 
 def test_an_nfd_passage_gives_the_numbers_of_an_nfc_answer():
-    request = request_with("Entry to the Musée d'Orsay costs €16. The café in Zürich opens at 9:30.", nfd(CAFE))
+    answer = "Entry to the Musée d'Orsay costs €16. The café in Zürich opens at 9:30."
+    request = request_with(answer, nfd(CAFE))
     assert checked(request, *sentence_claims(request)).fabrications == []
 
 
@@ -95,7 +97,8 @@ def test_the_fi_ligature_is_the_two_letters():
 
 # --- dashes and spaces -------------------------------------------------------------------------
 
-DASHES = sorted(chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Pd") + ["\u2212"]
+DASHES = sorted(chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Pd")
+DASHES.append("\u2212")  # the minus sign, which is Sm
 
 
 @pytest.mark.parametrize("dash", DASHES, ids=[f"U+{ord(d):04X}" for d in DASHES])
@@ -138,3 +141,14 @@ def test_texts_overlap_across_quotation_marks_and_invisible_characters():
     assert texts_overlap("the “fare cap”", "Staff call it the 'fare cap' on weekdays.")
     assert texts_overlap("fare\u200b cap", "Staff call it the fare cap.")
     assert not texts_overlap("fare caps", "Staff call it the fare cap.")
+
+
+@pytest.mark.parametrize("sentence", [
+    "Entry to the Musée d'Orsay costs €16 for adults.",
+    "The café in Zürich opens at 9:30 and serves crème brûlée.",
+])
+def test_the_offline_judge_reads_an_nfd_passage_as_its_nfc_answer(sentence):
+    from judges.offline import judge_offline
+
+    [claim] = judge_offline(request_with(sentence, nfd(CAFE))).claims
+    assert claim.label == "SUPPORTED", claim.explanation
