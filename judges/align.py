@@ -36,7 +36,9 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from judges.text import MONTHS, NUMBER_WORDS, STOPWORDS, Span, fold_accents, normalize_number, rough_pieces, stem
+from judges.text import (
+    MONTHS, NUMBER_WORDS, STOPWORDS, WORD_LETTERS, Span, fold_accents, normalize_number, rough_pieces, stem,
+)
 
 # --- the lexicon -------------------------------------------------------------------------------
 
@@ -120,7 +122,7 @@ _CURRENCY = frozenset("$€£¥")
 
 # --- tokens ------------------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"\[[\dP,;\s]+\]|[^\W\d_]*\d+(?:[.,]\d+)*[^\W\d_]*|[$€£¥%]|[^\W\d_]+(?:['’][^\W\d_]+)*")
+_TOKEN = re.compile(rf"\[[\dP,;\s]+\]|[^\W\d_]*\d+(?:[.,]\d+)*[^\W\d_]*|[$€£¥%]|{WORD_LETTERS}(?:['’]{WORD_LETTERS})*")
 _OPENERS = frozenset(".!?:;\"“(\n-–—•*[")
 _CONTRACTION = re.compile(r"(?i)^(.+?)n['’]t$")
 _CONTRACTED_VERB = {"ca": "can", "wo": "will", "sha": "shall"}

@@ -11,8 +11,9 @@ another passage beats a normalized match in the preferred one:
 2. **normalized**: both sides folded by `normalize_text` (NFKC, case-folding, whitespace runs
    collapsed to one space, every quotation mark and apostrophe (curly or straight, single or
    double) made "'", every Unicode dash made "-", zero-width and other invisible format
-   characters dropped); punctuation and whitespace at the quote's edges are
-   ignored, and an ellipsis in the quote ("...", "…", ". . .", "[...]") is a gap: its pieces must
+   characters dropped, no space before closing punctuation or after an opening bracket, so
+   tokenized "Veeram ( Valour ) , 2014" is "Veeram (Valour), 2014"); punctuation and
+   whitespace at the quote's edges are ignored, and an ellipsis in the quote ("...", "…", ". . .", "[...]") is a gap: its pieces must
    appear in order with at most GAP_MAX_CHARS characters between two pieces. score 100.
 3. **fuzzy**: rapidfuzz on the normalized strings (`partial_ratio_alignment` finds the window, the
    window is then moved to word boundaries and scored with `fuzz.ratio` against the quote, so the
@@ -29,6 +30,10 @@ every normalized character, the original start and end of the character(s) it ca
 `passage.text[span[0]:span[1]]` is always the real source text that matched. Each text's
 normalized form and index map is cached (`functools.lru_cache` keyed on the text).
 
+This normalization is the codebase's one definition of "the same text": the checks
+(judges.checks.matching) match quotations, named sources and claims through `find_whole_words`,
+`find_in_text` and `fold`, never with a folding of their own.
+
 `distrust_unverified_quotes` applies the rule that a claim a judge calls SUPPORTED on the strength
 of quotes that are in no passage is not left SUPPORTED.
 """
@@ -42,6 +47,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import compress
 
 from rapidfuzz import fuzz
 
@@ -105,6 +111,12 @@ _DOUBLE_QUOTES = "\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u301d\u301e\u
 # swap them freely, not least to avoid escaping '"' inside a JSON string.
 _QUOTES = _SINGLE_QUOTES + _DOUBLE_QUOTES + "'\""
 _EXTRA_DASHES = "\u2212\u2043\ufe63\uff0d"  # minus sign, hyphen bullet, small and fullwidth hyphen-minus
+# No space before closing punctuation nor after an opening bracket: tokenized text writes "Veeram (
+# Valour ) , 2014" for "Veeram (Valour), 2014", and a quote of either must match the other.
+_CLOSERS = frozenset(",.;:!?)]}")
+_OPENERS = frozenset("([{")
+_LOOSE_SPACE = re.compile(r"(?<=[(\[{]) | (?=[,.;:!?)\]}])")  # such a space in a printable ASCII run
+_MAYBE_LOOSE = re.compile(r"[ (\[{][ ,.;:!?)\]}]")  # a cheaper test first: most runs have none
 
 # Printable ASCII with single spaces inside: normalized one character for one by _ASCII.
 _PLAIN = re.compile(r"[\x21-\x7e]+(?: [\x21-\x7e]+)*")
@@ -181,13 +193,20 @@ def _build(text: str) -> NormalizedText:
     def emit(begin: int, end: int, folded: str) -> int:
         count = 0
         for ch in folded:
-            if ch == " " and (not out or out[-1] == " "):
-                continue  # whitespace runs collapse, and leading whitespace goes
+            if ch == " " and (not out or out[-1] == " " or out[-1] in _OPENERS):
+                continue  # whitespace runs collapse, leading whitespace goes, none after "("
+            if ch in _CLOSERS and out and out[-1] == " ":
+                drop_last()
             out.append(ch)
             starts.append(begin)
             ends.append(end)
             count += 1
         return count
+
+    def drop_last() -> None:
+        out.pop()
+        starts.pop()
+        ends.pop()
 
     def special(begin: int, end: int) -> None:
         nonlocal unit_start, unit_out
@@ -215,9 +234,19 @@ def _build(text: str) -> NormalizedText:
         if match.start() > position:
             special(position, match.start())
         a, b = match.span()
-        out.extend(match.group().translate(_ASCII))
-        starts.extend(range(a, b))
-        ends.extend(range(a + 1, b + 1))
+        run = match.group()
+        if run[0] in _CLOSERS and out and out[-1] == " ":
+            drop_last()
+        marked = _LOOSE_SPACE.sub("\0", run) if _MAYBE_LOOSE.search(run) else run
+        if "\0" not in marked:
+            out.extend(run.translate(_ASCII))
+            starts.extend(range(a, b))
+            ends.extend(range(a + 1, b + 1))
+        else:  # the spaces to drop are NUL in `marked`: keep the positions of the other bytes
+            kept = list(compress(range(a, b), marked.encode("ascii")))
+            out.extend(marked.replace("\0", "").translate(_ASCII))
+            starts.extend(kept)
+            ends.extend(map((1).__add__, kept))
         unit_start, unit_out = b - 1, 1
         position = b
     if position < n:
@@ -238,6 +267,12 @@ def normalized(text: str) -> NormalizedText:
 def normalize_text(text: str) -> str:
     """The normalized form of `text` (what normalized and fuzzy matching compare)."""
     return normalized(text).text
+
+
+def fold(text: str) -> str:
+    """`normalize_text` without the cache: for short texts seen once (claims, findings), which
+    would otherwise evict the passages."""
+    return _build(text).text
 
 
 # --- the quote side --------------------------------------------------------------------------
@@ -503,6 +538,35 @@ def _fuzzy(needle: _Needle, norm: NormalizedText, lo: int = 0) -> tuple[Span, fl
         total += len(piece)
         weighted += score * len(piece)
     return (start, end), weighted / total
+
+
+_WORD_CHAR = re.compile(r"\w")
+# Places of a quote's text in one passage tried for whole words before giving up (each a find).
+_MAX_WORD_TRIES = 1000
+
+
+def find_whole_words(quote: str, text: str) -> Span | None:
+    """The original span of the first normalized match of `quote` in `text` that neither starts
+    nor ends inside a word ("iders aged 65" is not in "riders aged 65"); no exact or fuzzy step,
+    an ellipsis in the quote a gap as in `locate`."""
+    needle = _needle(quote)
+    if needle is None:
+        return None
+    norm = normalized(text)
+    hay = norm.text
+    low = 0
+    for _ in range(_MAX_WORD_TRIES):
+        found = _normalized_span(needle, norm, low)
+        if found is None:
+            return None
+        start, end = found
+        inside_before = start > 0 and _WORD_CHAR.match(hay[start - 1])
+        inside_after = end < len(hay) and _WORD_CHAR.match(hay[end])
+        if not inside_before and not inside_after:
+            return norm.original_span(start, end)
+        whole_at = hay.find(needle.whole, low)  # past the quote's text, not the punctuation taken in
+        low = (whole_at if whole_at >= 0 else start) + 1
+    return None
 
 
 def find_in_text(quote: str, text: str, hint: int = 0, fuzzy: bool = True) -> Found | None:

@@ -92,7 +92,11 @@ class Token:
     is_name: bool  # capitalized (not just because it opens the text) or all capitals
 
 
-_TOKEN_WORD = re.compile(r"[^\W\d_][^\W\d_\u0300-\u036f]*(?:['’][^\W\d_]+)?")
+# A word's letters, with the combining marks decomposed text puts after some: NFD "Muse\u0301e" is
+# one word, read as its composed form is, since fold_accents drops the marks either way. (Letters
+# first and marks only between runs of them: as fast as a plain letter run on composed text.)
+WORD_LETTERS = r"[^\W\d_]+(?:[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+[^\W\d_]*)*"
+_TOKEN_WORD = re.compile(rf"{WORD_LETTERS}(?:['’]{WORD_LETTERS})?")
 
 
 @lru_cache(maxsize=65536)
