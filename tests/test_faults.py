@@ -87,9 +87,9 @@ def test_an_llm_fault_storm_ends_with_every_answer_judged_or_failed_with_a_reaso
     assert row["longest_judging_s"] < faultkit.storm_retry_bound_s() + 10, row
 
 
-def test_a_worker_that_stops_consuming_is_flagged_stale_and_resumes_after_a_redis_restart(rig, llm):
+def test_a_worker_that_stops_consuming_is_named_for_restart_and_resumes_after_a_redis_restart(rig, llm):
     row = faultkit.canary_liveness(rig, llm)
 
-    assert row["flagged_stale"] and not row["health_ok_while_frozen"]
+    assert row["named_for_restart"] and not row["health_ok_while_frozen"]
     assert row["resumed_consuming_s"] < 30
     assert_none_lost_doubled_or_wrong(row)
