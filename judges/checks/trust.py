@@ -154,14 +154,15 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
             continue
         text = blank(text, [m.span for m in provenance_mentions(text, answer.request)]
                      + [q.span for q in quantities(text) if q.is_date or q.is_time])
-        if len({t.stem for t in content_tokens(text)}) < SUPPORT_MIN_WORDS:
+        wanted = {t.stem for t in content_tokens(text)}
+        if len(wanted) < SUPPORT_MIN_WORDS:
             continue
         quoted = _quoted(claim, trusted)
         shortfall = quote_shortfall(text, quoted, minimum)
         if shortfall is None:
             continue
         # The judge may have quoted part of what says the claim, or the wrong sentence.
-        closest = quote_shortfall(text, _closest_sentences(text, answer.passages), minimum)
+        closest = quote_shortfall(text, _closest_sentences(wanted, answer.passages), minimum)
         if closest is None:
             continue
         if not quoted:
@@ -183,9 +184,8 @@ def _quoted(claim: Claim, trusted: dict[str, Passage]) -> list[tuple[str, str]]:
             if e.match != "not_found" and e.span is not None and e.passage_id in trusted]
 
 
-def _closest_sentences(text: str, passages: Sequence[Passage]) -> list[tuple[str, str]]:
-    """The CLOSEST_SENTENCES passage sentences sharing most of `text`'s content words."""
-    wanted = {t.stem for t in content_tokens(text)}
+def _closest_sentences(wanted: set[str], passages: Sequence[Passage]) -> list[tuple[str, str]]:
+    """The CLOSEST_SENTENCES passage sentences sharing most of the stems `wanted`."""
     scored = [(len(wanted & sentence_stems), passage.id, sentence)
               for passage in passages for sentence, sentence_stems in _sentence_stems(passage.text)]
     scored.sort(key=lambda row: -row[0])
