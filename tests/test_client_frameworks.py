@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import json
 import socket
 import uuid
 
@@ -166,3 +167,27 @@ def test_the_llamaindex_handler_posts_a_querys_source_nodes_and_response_and_it_
     assert [c.label for c in result.claims] == ["SUPPORTED", "CONTRADICTED"]
     assert result.claims[1].evidence[0].passage_id == "fare-policy-7.1"
     assert _posted(result.external_id) == (QUESTION, [("fare-policy-4.2", SENIOR), ("fare-policy-7.1", PASS)])
+
+
+def test_a_handler_given_to_an_inner_chain_only_posts_that_chains_run():
+    from langchain_core.runnables import RunnableLambda
+
+    from claimdesk_client.langchain import ClaimDeskCallbackHandler
+
+    posted = []
+
+    def accept(request: httpx.Request) -> httpx.Response:
+        posted.append(json.loads(request.content))
+        return httpx.Response(202, json={"id": "opaque-1", "status": "queued", "url": "http://claimdesk.test/x"})
+
+    handler = ClaimDeskCallbackHandler(Client("http://claimdesk.test", "token", transport=httpx.MockTransport(accept)))
+    outer = RunnableLambda(lambda question: question) | _fare_chain().with_config(callbacks=[handler])
+    assert outer.invoke(QUESTION) == ANSWER
+
+    assert [s.id for s in handler.submissions] == ["opaque-1"]
+    (payload,) = posted
+    assert (payload["question"], payload["answer"]) == (QUESTION, ANSWER)
+    assert payload["passages"] == [
+        {"id": "fare-policy-4.2", "text": SENIOR, "title": "Fare Policy", "source_url": "https://example.org/fares"},
+        {"text": PASS}]
+    assert uuid.UUID(payload["external_id"])  # the inner chain's run id

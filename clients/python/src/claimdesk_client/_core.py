@@ -61,7 +61,7 @@ class RetryPolicy:
     max_retry_after: float = 60.0  # a longer Retry-After raises RateLimited at once instead of sleeping
 
     def backoff_for(self, attempt: int) -> float:
-        ceiling = min(self.max_backoff, self.backoff * 2 ** (attempt - 1))
+        ceiling = min(self.max_backoff, self.backoff * 2.0 ** (attempt - 1))
         return ceiling * random.uniform(0.5, 1.0)
 
 

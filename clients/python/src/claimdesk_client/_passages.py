@@ -21,10 +21,10 @@ def _url(metadata: Mapping[str, Any]) -> str | None:
     return None
 
 
-def passage(text: str, *, id: str | None, metadata: Mapping[str, Any]) -> dict[str, Any]:
+def passage(text: str, *, id: object, metadata: Mapping[str, Any]) -> dict[str, Any]:
     found: dict[str, Any] = {"text": text}
-    if id and _SERVER_ID.fullmatch(id):
-        found["id"] = id
+    if id is not None and _SERVER_ID.fullmatch(str(id)):
+        found["id"] = str(id)
     title = metadata.get("title")
     if isinstance(title, str) and 0 < len(title) <= 500:
         found["title"] = title

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -71,7 +71,8 @@ class Client:
 
     def __init__(self, base_url: str | None = None, token: str | None = None, *, timeout: float = 10.0,
                  retry: RetryPolicy | None = None, poll: PollPolicy | None = None,
-                 transport: httpx.BaseTransport | None = None, event_hooks: Mapping[str, list] | None = None):
+                 transport: httpx.BaseTransport | None = None,
+                 event_hooks: Mapping[str, list[Callable[..., Any]]] | None = None):
         base_url, headers = _settings(base_url, token)
         self.timeout, self.retry, self.poll = timeout, retry or RetryPolicy(), poll or PollPolicy()
         self._http = httpx.Client(base_url=base_url, headers=headers, transport=transport,
@@ -91,7 +92,8 @@ class Client:
                 except httpx.TransportError as exc:
                     outcome = exc
         except StopIteration as done:
-            return done.value
+            result: T = done.value
+            return result
 
     def submit(self, answer: str, passages: Passages, *, question: str = "", external_id: str | None = None,
                prior_turns: Sequence[Mapping[str, str]] = (), metadata: Mapping[str, Any] | None = None,
@@ -146,7 +148,7 @@ class AsyncClient:
     def __init__(self, base_url: str | None = None, token: str | None = None, *, timeout: float = 10.0,
                  retry: RetryPolicy | None = None, poll: PollPolicy | None = None,
                  transport: httpx.AsyncBaseTransport | None = None,
-                 event_hooks: Mapping[str, list] | None = None):
+                 event_hooks: Mapping[str, list[Callable[..., Any]]] | None = None):
         base_url, headers = _settings(base_url, token)
         self.timeout, self.retry, self.poll = timeout, retry or RetryPolicy(), poll or PollPolicy()
         self._http = httpx.AsyncClient(base_url=base_url, headers=headers, transport=transport,
@@ -166,7 +168,8 @@ class AsyncClient:
                 except httpx.TransportError as exc:
                     outcome = exc
         except StopIteration as done:
-            return done.value
+            result: T = done.value
+            return result
 
     async def submit(self, answer: str, passages: Passages, *, question: str = "", external_id: str | None = None,
                      prior_turns: Sequence[Mapping[str, str]] = (), metadata: Mapping[str, Any] | None = None,

@@ -59,16 +59,22 @@ class ClaimDeskCallbackHandler(BaseCallbackHandler):
         self._lock = threading.Lock()  # async chains call handlers from several threads
 
     def _trace(self, run_id: UUID, parent_run_id: UUID | None) -> _Trace | None:
+        """The trace of the top-level chain this run belongs to, or None outside any."""
         with self._lock:
-            root = self._roots.setdefault(run_id, self._roots.get(parent_run_id, parent_run_id) or run_id)
+            root = self._roots.get(run_id) or (self._roots.get(parent_run_id) if parent_run_id else None)
+            if root is None:
+                return None
+            self._roots[run_id] = root
             return self._traces.get(root)
 
     def on_chain_start(self, serialized: dict[str, Any] | None, inputs: Any, *, run_id: UUID,
                        parent_run_id: UUID | None = None, **kwargs: Any) -> None:
-        if parent_run_id is None:
+        # A chain whose parent this handler did not see is top-level for it: the handler may
+        # have been given to an inner chain only (`.with_config(callbacks=[handler])`).
+        if self._trace(run_id, parent_run_id) is None:
             with self._lock:
+                self._roots[run_id] = run_id
                 self._traces[run_id] = _Trace(question=_text(inputs, _QUESTION_KEYS))
-        self._trace(run_id, parent_run_id)
 
     def on_retriever_start(self, serialized: dict[str, Any] | None, query: str, *, run_id: UUID,
                            parent_run_id: UUID | None = None, **kwargs: Any) -> None:
@@ -87,7 +93,7 @@ class ClaimDeskCallbackHandler(BaseCallbackHandler):
                      parent_run_id: UUID | None = None, **kwargs: Any) -> None:
         self._trace(run_id, parent_run_id)
 
-    def on_chat_model_start(self, serialized: dict[str, Any] | None, messages: list, *, run_id: UUID,
+    def on_chat_model_start(self, serialized: dict[str, Any] | None, messages: list[list[Any]], *, run_id: UUID,
                             parent_run_id: UUID | None = None, **kwargs: Any) -> None:
         self._trace(run_id, parent_run_id)
 
@@ -99,8 +105,6 @@ class ClaimDeskCallbackHandler(BaseCallbackHandler):
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None,
                      **kwargs: Any) -> None:
-        if parent_run_id is not None:
-            return
         trace = self._finish(run_id)
         if trace is None or not trace.retrieved:
             return  # not a RAG run: nothing to judge against
@@ -116,11 +120,13 @@ class ClaimDeskCallbackHandler(BaseCallbackHandler):
 
     def on_chain_error(self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None,
                        **kwargs: Any) -> None:
-        if parent_run_id is None:
-            self._finish(run_id)
+        self._finish(run_id)
 
-    def _finish(self, root: UUID) -> _Trace | None:
+    def _finish(self, run_id: UUID) -> _Trace | None:
+        """Forget a top-level run and its children, returning its trace; None for any other run."""
         with self._lock:
-            for run in [run for run, its_root in self._roots.items() if its_root == root]:
+            if self._roots.get(run_id) != run_id:
+                return None
+            for run in [run for run, root in self._roots.items() if root == run_id]:
                 del self._roots[run]
-            return self._traces.pop(root, None)
+            return self._traces.pop(run_id, None)
