@@ -151,7 +151,8 @@ def send(request: Send, policy: RetryPolicy) -> Operation[httpx.Response]:
         attempt += 1
         yield Pause(wait)
     if isinstance(outcome, httpx.TransportError):
-        raise errors.ConnectionFailed(f"{request.method} {request.path}: {outcome!r} after {attempt} tries") from outcome
+        where = f"{request.method} {request.path}"
+        raise errors.ConnectionFailed(f"{where}: {outcome!r} after {attempt} tries") from outcome
     assert outcome is not None
     return raise_for_status(outcome)
 
