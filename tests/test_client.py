@@ -268,6 +268,17 @@ def test_a_503_is_retried_honouring_retry_after_and_a_500_is_not():
     assert len(sent) == 1
 
 
+def test_a_retry_after_given_as_an_http_date_is_waited_out():
+    from email.utils import formatdate
+
+    replies = [httpx.Response(429, headers={"Retry-After": formatdate(time.time() + 1.5, usegmt=True)}),
+               httpx.Response(200, json=ANSWER_BODY)]
+    started = time.monotonic()
+    with _stub_client(lambda request: replies.pop(0)) as client:
+        assert client.get("a1b2").id == "a1b2"
+    assert time.monotonic() - started >= 0.4  # the date has whole seconds: 0.5 to 1.5 s from now
+
+
 def test_a_retry_after_beyond_the_policy_raises_rate_limited_at_once():
     sent = []
     with _stub_client(lambda r: sent.append(r) or httpx.Response(429, headers={"Retry-After": "3600"})) as client:
