@@ -249,6 +249,8 @@ JUDGE_SWEEP_INTERVAL_SECONDS = env_float("JUDGE_SWEEP_INTERVAL_SECONDS", 60.0, m
 JUDGE_MAX_SWEEPS = env_int("JUDGE_MAX_SWEEPS", 5, minimum=1)
 JUDGE_MAX_LOST = env_int("JUDGE_MAX_LOST", 3, minimum=1)
 CANARY_INTERVAL_SECONDS = env_float("CANARY_INTERVAL_SECONDS", 60.0, minimum=0.5)
+# /metrics (Prometheus) answers only with this bearer token; unset, it is off (404).
+METRICS_TOKEN = env_str("METRICS_TOKEN", "")
 
 # A fleet-wide limit on LLM requests and tokens per minute (judges.ratelimit), shared by every
 # worker through Redis: Celery's own rate_limit is per worker. 0 = no limit.

@@ -9,6 +9,7 @@ urlpatterns = [
     path("", RedirectView.as_view(pattern_name="queue"), name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("health/", views.health, name="health"),
+    path("metrics", views.metrics, name="metrics"),
     path("queue/", views.queue, name="queue"),
     path("queue/next", views.queue_next, name="queue_next"),
     path("answers/", views.answers, name="answers"),

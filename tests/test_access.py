@@ -27,6 +27,7 @@ PUBLIC, REVIEWER, ADMIN = "public", "reviewer", "admin"
 ACCESS = {
     "healthz": (PUBLIC, ["get"]),
     "health": (PUBLIC, ["get"]),  # for monitors: hostnames and counts only (503 while no worker reports)
+    "metrics": ("METRICS_TOKEN", ["get"]),  # a bearer token, not a session: tests/test_metrics.py
     "login": (PUBLIC, ["get"]),
     "logout": (PUBLIC, ["post"]),
     "home": (PUBLIC, ["get"]),  # a redirect to the queue, which checks
