@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import path
 from django.views.generic import RedirectView
 
-from reviewapp import views, views_examples, views_labels, views_webhooks
+from reviewapp import sso, views, views_examples, views_labels, views_webhooks
 from reviewapp.api import api
 
 urlpatterns = [
@@ -42,4 +42,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", views.LogoutView.as_view(), name="logout"),
+    path("accounts/sso/start", sso.sso_start, name="sso_start"),
+    path("accounts/sso/callback", sso.sso_callback, name="sso_callback"),
+    path("accounts/sso/denied", sso.sso_denied, name="sso_denied"),
 ]

@@ -36,6 +36,10 @@ from reviewapp.services.review import ReviewError
 class LoginView(auth_views.LoginView):
     template_name = "registration/login.html"
 
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(**kwargs) | {
+            "sso_provider": settings.OIDC_PROVIDER_NAME if settings.SSO_ENABLED else ""}
+
 
 class LogoutView(auth_views.LogoutView):
     pass
