@@ -9,6 +9,7 @@ from reviewapp.models import (
 )
 from reviewapp.services.audit import audit_record
 from reviewapp.services.clients import api_client_revoke
+from reviewapp.services.users import role_names, user_roles_changed
 
 
 @admin.register(ApiClient)
@@ -172,17 +173,7 @@ class RoleUserAdmin(UserAdmin):
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     def save_related(self, request, form, formsets, change):
-        before = _role_names(form.instance) if change else []
+        before = role_names(form.instance) if change else []
         super().save_related(request, form, formsets, change)
-        user = form.instance
-        after = _role_names(user)
-        if not user.is_superuser and user.is_staff != (ADMIN in after):
-            # The admin site lets in staff; an admin's staff flag follows the role, never set by hand.
-            User.objects.filter(pk=user.pk).update(is_staff=ADMIN in after)
-        if before != after:
-            audit_record(actor=request.user, actor_label=request.user.get_username(), action="user.roles_changed",
-                         obj=user, before={"roles": before}, after={"roles": after})
-
-
-def _role_names(user: User) -> list[str]:
-    return sorted(user.groups.filter(name__in=(REVIEWER, ADMIN)).values_list("name", flat=True))
+        user_roles_changed(user=form.instance, before=before, actor=request.user,
+                           actor_label=request.user.get_username())

@@ -56,6 +56,18 @@ def _worker_shutdown(sender, **kwargs):
         pass
 
 
+@signals.beat_init.connect
+def _beat_started(sender=None, **kwargs):
+    """Beat's first dispatch comes one canary interval after it starts: stamp the heartbeat at start
+    so a freshly started fleet is not reported with beat stale until then."""
+    from reviewapp.services.liveness import beat_sent
+
+    try:
+        beat_sent()
+    except Exception:  # the database may not be up yet; the first dispatch stamps it then
+        pass
+
+
 @signals.before_task_publish.connect
 def _beat_sent(sender=None, **kwargs):
     """Beat's heartbeat: stamped by the process that publishes the canary dispatch (beat, or the

@@ -152,6 +152,35 @@ AXES_LOCKOUT_CALLABLE = "reviewapp.signin.login_locked_out"
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/queue/"
 
+# Single sign-on with OpenID Connect (mozilla-django-oidc; the variables are its settings' names), on
+# when OIDC_RP_CLIENT_ID is set. The groups in the OIDC_GROUPS_CLAIM claim (from the ID token or
+# userinfo) map to roles: any of OIDC_ADMIN_GROUPS makes an admin, any of OIDC_REVIEWER_GROUPS a
+# reviewer; an account in neither is refused (403) and no user is made for it. Password sign-in stays.
+OIDC_RP_CLIENT_ID = env_str("OIDC_RP_CLIENT_ID", "")
+SSO_ENABLED = bool(OIDC_RP_CLIENT_ID)
+OIDC_RP_CLIENT_SECRET = env_str("OIDC_RP_CLIENT_SECRET", "")
+OIDC_OP_AUTHORIZATION_ENDPOINT = env_url("OIDC_OP_AUTHORIZATION_ENDPOINT", None, schemes=("https", "http"))
+OIDC_OP_TOKEN_ENDPOINT = env_url("OIDC_OP_TOKEN_ENDPOINT", None, schemes=("https", "http"))
+OIDC_OP_USER_ENDPOINT = env_url("OIDC_OP_USER_ENDPOINT", None, schemes=("https", "http"))
+OIDC_OP_JWKS_ENDPOINT = env_url("OIDC_OP_JWKS_ENDPOINT", None, schemes=("https", "http"))
+OIDC_RP_SIGN_ALGO = env_choice("OIDC_RP_SIGN_ALGO", ("RS256", "ES256", "HS256"), "RS256")
+OIDC_RP_SCOPES = env_str("OIDC_RP_SCOPES", "openid email profile")
+OIDC_GROUPS_CLAIM = env_str("OIDC_GROUPS_CLAIM", "groups")
+OIDC_REVIEWER_GROUPS = env_list("OIDC_REVIEWER_GROUPS", [])
+OIDC_ADMIN_GROUPS = env_list("OIDC_ADMIN_GROUPS", [])
+OIDC_PROVIDER_NAME = env_str("OIDC_PROVIDER_NAME", "single sign-on")
+OIDC_USE_PKCE = True
+OIDC_AUTHENTICATION_CALLBACK_URL = "sso_callback"
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/sso/denied"
+if SSO_ENABLED:
+    _missing = [name for name in ("OIDC_RP_CLIENT_SECRET", "OIDC_OP_AUTHORIZATION_ENDPOINT", "OIDC_OP_TOKEN_ENDPOINT",
+                                  "OIDC_OP_USER_ENDPOINT") if not globals()[name]]
+    if OIDC_RP_SIGN_ALGO != "HS256" and not OIDC_OP_JWKS_ENDPOINT:
+        _missing.append("OIDC_OP_JWKS_ENDPOINT")
+    if _missing:
+        raise ImproperlyConfigured(f"OIDC_RP_CLIENT_ID is set (single sign-on), but not {', '.join(_missing)}")
+    AUTHENTICATION_BACKENDS = [*AUTHENTICATION_BACKENDS, "reviewapp.sso.RoleMappingBackend"]
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = False
@@ -249,6 +278,8 @@ JUDGE_SWEEP_INTERVAL_SECONDS = env_float("JUDGE_SWEEP_INTERVAL_SECONDS", 60.0, m
 JUDGE_MAX_SWEEPS = env_int("JUDGE_MAX_SWEEPS", 5, minimum=1)
 JUDGE_MAX_LOST = env_int("JUDGE_MAX_LOST", 3, minimum=1)
 CANARY_INTERVAL_SECONDS = env_float("CANARY_INTERVAL_SECONDS", 60.0, minimum=0.5)
+# /metrics (Prometheus) answers only with this bearer token; unset, it is off (404).
+METRICS_TOKEN = env_str("METRICS_TOKEN", "")
 
 # A fleet-wide limit on LLM requests and tokens per minute (judges.ratelimit), shared by every
 # worker through Redis: Celery's own rate_limit is per worker. 0 = no limit.

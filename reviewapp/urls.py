@@ -2,13 +2,14 @@ from django.contrib import admin
 from django.urls import path
 from django.views.generic import RedirectView
 
-from reviewapp import views, views_examples, views_labels, views_webhooks
+from reviewapp import sso, views, views_examples, views_labels, views_webhooks
 from reviewapp.api import api
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="queue"), name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("health/", views.health, name="health"),
+    path("metrics", views.metrics, name="metrics"),
     path("queue/", views.queue, name="queue"),
     path("queue/next", views.queue_next, name="queue_next"),
     path("answers/", views.answers, name="answers"),
@@ -41,4 +42,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", views.LogoutView.as_view(), name="logout"),
+    path("accounts/sso/start", sso.sso_start, name="sso_start"),
+    path("accounts/sso/callback", sso.sso_callback, name="sso_callback"),
+    path("accounts/sso/denied", sso.sso_denied, name="sso_denied"),
 ]

@@ -5,6 +5,8 @@ Every page works as plain HTML forms; htmx (when present) swaps the changed part
 
 from __future__ import annotations
 
+import hmac
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
@@ -13,10 +15,11 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from judges.types import CATEGORIES, LABELS
+from reviewapp import metrics as metrics_series
 from reviewapp import selectors
 from reviewapp.access import admin_required, is_admin, reviewer_required
 from reviewapp.forms import NoteForm, PolicyForm, QueueFilterForm, RejudgeForm, form_errors
@@ -32,6 +35,10 @@ from reviewapp.services.review import ReviewError
 
 class LoginView(auth_views.LoginView):
     template_name = "registration/login.html"
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(**kwargs) | {
+            "sso_provider": settings.OIDC_PROVIDER_NAME if settings.SSO_ENABLED else ""}
 
 
 class LogoutView(auth_views.LogoutView):
@@ -55,6 +62,25 @@ def health(request: HttpRequest) -> HttpResponse:
     except DatabaseError:
         return JsonResponse({"ok": False, "error": "database unavailable"}, status=503)
     return JsonResponse(status, status=200 if status["ok"] else 503)
+
+
+@require_GET
+def metrics(request: HttpRequest) -> HttpResponse:
+    """For Prometheus: counts and histograms only, no answer content; METRICS_TOKEN as a bearer token
+    (a session does not open it: scrapers have none, and a reviewer needs no fleet figures)."""
+    if not settings.METRICS_TOKEN:
+        return HttpResponse("metrics are off: set METRICS_TOKEN to serve them", status=404, content_type="text/plain")
+    given = request.headers.get("Authorization", "").encode("utf-8", "replace")
+    if not hmac.compare_digest(given, f"Bearer {settings.METRICS_TOKEN}".encode()):
+        response = HttpResponse("a valid METRICS_TOKEN is required: Authorization: Bearer <token>", status=401,
+                                content_type="text/plain")
+        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return response
+    try:
+        body = metrics_series.exposition()
+    except DatabaseError:
+        return HttpResponse("database unavailable", status=503, content_type="text/plain")
+    return HttpResponse(body, content_type=metrics_series.CONTENT_TYPE)
 
 
 # --- answers (everything posted, newest first) ------------------------------------------------

@@ -27,8 +27,12 @@ PUBLIC, REVIEWER, ADMIN = "public", "reviewer", "admin"
 ACCESS = {
     "healthz": (PUBLIC, ["get"]),
     "health": (PUBLIC, ["get"]),  # for monitors: hostnames and counts only (503 while no worker reports)
+    "metrics": ("METRICS_TOKEN", ["get"]),  # a bearer token, not a session: tests/test_metrics.py
     "login": (PUBLIC, ["get"]),
     "logout": (PUBLIC, ["post"]),
+    "sso_start": ("SSO", ["get"]),  # 404 unless single sign-on is configured: tests/test_sso.py
+    "sso_callback": ("SSO", ["get"]),
+    "sso_denied": ("SSO", ["get"]),  # a 403 page
     "home": (PUBLIC, ["get"]),  # a redirect to the queue, which checks
     "answer_detail": (PUBLIC, ["get"]),  # a redirect to the review page, which checks
     "queue": (REVIEWER, ["get"]),

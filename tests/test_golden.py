@@ -128,6 +128,25 @@ def test_evaluate_prints_the_judges_eval_table_and_stores_side_runs_once(tmp_pat
     assert JudgeRun.objects.count() == 3  # reused, not judged again
 
 
+def test_a_side_run_the_database_refuses_fails_with_its_reason_and_the_evaluation_goes_on(tmp_path, monkeypatch):
+    real_judge = judges.judge
+
+    def unclean(request, config):  # a judge that does not clean its text: PostgreSQL refuses the NUL
+        output = real_judge(request, config)
+        if "30-day" in request.answer:
+            output.result.claims[0].explanation += "\x00"
+        return output
+
+    _import(golden_file(tmp_path, bad_line=False), "--name", "syn")
+    monkeypatch.setattr(judges, "judge", unclean)
+    with pytest.raises(CommandError, match="the judge failed on 1 of 3 answers"):
+        _evaluate("--golden", "syn", "--backend", "offline")
+    failed = JudgeRun.objects.get(status="failed")
+    assert failed.error.startswith("storing the result failed: DataError:") and not failed.is_current
+    assert JudgeRun.objects.filter(status="succeeded").count() == 2
+    assert not JudgeRun.objects.filter(status="running").exists()
+
+
 def test_fail_under_exits_1_when_a_gate_fails_and_0_when_it_is_met(tmp_path):
     _import(golden_file(tmp_path, bad_line=False), "--name", "syn")
     report = tmp_path / "report.json"

@@ -227,6 +227,19 @@ def test_the_beat_heartbeat_is_stamped_when_the_dispatch_is_published_not_run(no
     assert SchedulerHeartbeat.objects.get(name="beat").last_beat_at > timezone.now() - timedelta(seconds=5)
 
 
+def test_a_beat_that_just_started_is_not_reported_stale_before_its_first_dispatch(client, settings, no_workers):
+    from celery import signals
+
+    settings.CANARY_INTERVAL_SECONDS = 60
+    canary_consumed(hostname="w1@host", sent_at=timezone.now())
+    assert client.get("/health/").json()["restart"] == ["beat"]  # never seen: beat is not running
+
+    signals.beat_init.send(sender=None)  # what `celery beat` and `worker -B` send as beat starts
+
+    response = client.get("/health/")
+    assert response.status_code == 200 and response.json()["beat"]["stale"] is False
+
+
 def test_health_is_503_when_no_worker_has_ever_reported(client, no_workers):
     response = client.get("/health/")
     assert response.status_code == 503 and response.json()["workers"] == []

@@ -195,3 +195,41 @@ def test_a_name_that_resolves_to_a_public_address_or_not_yet_is_accepted(hook_ap
     assert hook_api.put(url="https://hooks.public.test/h").status_code == 201
     # Not in DNS yet: accepted, since every connection resolves and checks it again.
     assert hook_api.put(url="https://hooks.not-yet.invalid/h").status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_receiver_bodies_stored_before_the_fix_are_rewritten_to_fixed_reasons():
+    from django.core.management import call_command
+    from django.db import connection
+    from django.db.migrations.loader import MigrationLoader
+
+    name = "0019_webhook_attempt_errors_without_bodies"
+    [before] = MigrationLoader(connection).graph.node_map[("reviewapp", name)].parents
+    _, endpoint = _client_with_endpoint()
+    delivery = _delivery(endpoint)
+    old = {  # what attempts recorded when a receiver's reply or httpx's message was kept
+        1: (500, "HTTP 500: Traceback (most recent call last): internal secret=hunter2"),
+        2: (302, "HTTP 302: Location: http://10.0.0.5/admin"),
+        3: (200, "HTTP 200: ok"),
+        4: (None, "RemoteProtocolError: illegal status line: bytearray(b'SSH-2.0-OpenSSH_9.2')"),
+        5: (None, "ConnectError: [Errno 111] Connection refused"),
+        6: (None, "ProxyError: 407 from proxy.internal"),
+        7: (None, "not sent: the endpoint was removed or deactivated"),
+        8: (404, "HTTP 404" + ": not a 2xx reply (its body is not kept)"),
+    }
+    for number, (status, error) in old.items():
+        WebhookAttempt.objects.create(delivery=delivery, number=number, http_status=status, error=error)
+    call_command("migrate", "reviewapp", before[1], verbosity=0)
+    call_command("migrate", "reviewapp", verbosity=0)
+
+    errors = dict(WebhookAttempt.objects.values_list("number", "error"))
+    assert errors == {
+        1: webhooks_service.status_reason(500),
+        2: webhooks_service.status_reason(302),
+        3: "",
+        4: "RemoteProtocolError: the reply was not valid HTTP",
+        5: "ConnectError: could not connect (refused, unreachable or a failed TLS handshake)",
+        6: "ProxyError: the request failed",
+        7: "not sent: the endpoint was removed or deactivated",
+        8: webhooks_service.status_reason(404),
+    }

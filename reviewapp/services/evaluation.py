@@ -32,7 +32,7 @@ from reviewapp.services.examples import (
 )
 from reviewapp.services.golden import golden_answers
 from reviewapp.services.judging import (
-    check_spans, endpoint_settings, judge_request_for, mark_run_failed, run_record_success,
+    check_spans, endpoint_settings, judge_request_for, mark_run_failed, run_record_success, storing_failed,
 )
 
 GATE_METRICS = (
@@ -86,8 +86,13 @@ def run_or_reuse(answer: Answer, config: JudgeConfig, identity: JudgeIdentity) -
     except JudgeError as exc:
         mark_run_failed(run, str(exc), transient=exc.transient, attempts=exc.attempts, raw_output=exc.raw_output)
         return None, str(exc)
-    with transaction.atomic():
-        run_record_success(answer, run, output)
+    try:
+        with transaction.atomic():
+            run_record_success(answer, run, output)
+    except Exception as exc:  # a result the database refuses fails its side run, not the whole evaluation
+        reason = storing_failed(exc, answer.pk)
+        mark_run_failed(run, reason, attempts=output.result.judge.attempts)
+        return None, reason
     return run, ""
 
 
