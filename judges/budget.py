@@ -5,12 +5,14 @@ the workers run does not enforce them at all). A watchdog thread instead reads t
 thread's own CPU clock and, once the budget is spent, raises CPUBudgetExceeded inside that thread
 (PyThreadState_SetAsyncExc). Waiting (on the LLM, a rate limit, the database) costs no CPU and so
 does not count. The exception arrives between bytecodes: one long call into C (a huge regex
-match) runs to its end first.
+match) runs to its end first. Where threads have no CPU clock of their own (not Linux or BSD),
+no budget is enforced.
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -42,7 +44,7 @@ class _Watchdog:
         clock = time.pthread_getcpuclockid(ident)
         with self._wake:
             self._ends_at[ident] = (clock, time.clock_gettime(clock) + budget_s)
-            if self._thread is None:
+            if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._watch, name="judge-cpu-budget", daemon=True)
                 self._thread.start()
             self._wake.notify()
@@ -76,12 +78,22 @@ def _raise_in(ident: int, exc: type[BaseException] | None) -> None:
 
 
 _watchdog = _Watchdog()
+SUPPORTED = hasattr(time, "pthread_getcpuclockid")
+
+
+def _after_fork() -> None:
+    # A forked child (a prefork pool process) has no watchdog thread, and maybe a lock held by it.
+    global _watchdog
+    _watchdog = _Watchdog()
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 
 def within_cpu_budget(budget_s: float, work: Callable[[], T]) -> T:
     """work(), on at most `budget_s` seconds of this thread's CPU time, else BudgetSpent.
     0 or less: no budget."""
-    if budget_s <= 0:
+    if budget_s <= 0 or not SUPPORTED:
         return work()
     ident = threading.get_ident()
     spent = False

@@ -83,3 +83,26 @@ def test_no_exception_reaches_the_thread_after_the_budgeted_work_returned():
         except BudgetSpent:
             pass
     assert _burn(0.3) > 0  # had a late exception been left pending, it would land here
+
+
+def _burn_on_budget_in_child(queue):
+    try:
+        queue.put(within_cpu_budget(0.2, lambda: _burn(30.0)) and "finished")
+    except BudgetSpent as exc:
+        queue.put(str(exc))
+
+
+def test_the_budget_holds_in_a_forked_pool_process():
+    import multiprocessing
+
+    within_cpu_budget(0.2, lambda: _burn(0.01))  # the parent's watchdog runs: a child has none
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_burn_on_budget_in_child, args=(queue,))
+    child.start()
+    try:
+        assert queue.get(timeout=15) == "judging exceeded its CPU budget of 0.2 s"
+    finally:
+        child.join(5)
+        if child.is_alive():
+            child.kill()
