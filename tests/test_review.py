@@ -495,7 +495,7 @@ def test_an_answer_posted_with_no_passages_is_accepted_flagged_and_says_so(api, 
     client.force_login(rita)
     page = client.get(f"/review/{answer.pk}/").content.decode()
     assert "No passages were retrieved for this answer" in page
-    assert api.get(answer.pk).json()["verdict"] == "UNGROUNDED"
+    assert api.get(answer.public_id).json()["verdict"] == "UNGROUNDED"
 
 
 @pytest.mark.django_db
