@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 
+from judges.budget import BudgetSpent, within_cpu_budget
 from judges.examples import versioned
 # The types the engine and its backends exchange live in judges.types (backends import them from
 # there, the engine imports the backends); they are re-exported here for the engine's callers.
@@ -38,7 +39,16 @@ def _profile(config: JudgeConfig):
 
 def judge(request: JudgeRequest, config: JudgeConfig) -> JudgeOutput:
     """Judge with the configured backend, then add the deterministic checks' findings
-    (judges.checks) to its result. `raw_output` stays what the backend produced."""
+    (judges.checks) to its result. `raw_output` stays what the backend produced. Both together
+    spend at most `config.cpu_budget_s` of CPU, else the judging fails (permanently: the same input
+    would cost as much again)."""
+    try:
+        return within_cpu_budget(config.cpu_budget_s, lambda: _judge_and_check(request, config))
+    except BudgetSpent as exc:
+        raise JudgeError(str(exc), transient=False) from None
+
+
+def _judge_and_check(request: JudgeRequest, config: JudgeConfig) -> JudgeOutput:
     from judges.checks import apply_checks
 
     output = _judge_with_backend(request, config)

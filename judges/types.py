@@ -231,6 +231,9 @@ class JudgeConfig:
     # At most this many requests in flight at once across the fleet, for the same endpoint and
     # model (judges.ratelimit.InFlightLimit, through the same Redis). 0: no limit.
     max_in_flight: int = 0
+    # CPU seconds the judging of one answer may spend in its thread (judges.budget), backend and
+    # checks together; past it the judging fails (a permanent JudgeError). 0: no budget.
+    cpu_budget_s: float = 0.0
 
 
 class JudgeError(Exception):

@@ -6,11 +6,12 @@ from __future__ import annotations
 from datetime import datetime
 import logging
 from typing import Any, Literal
+from uuid import UUID
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from ninja import NinjaAPI, Query, Status
 from ninja.errors import AuthenticationError, HttpError, ValidationError
@@ -84,7 +85,7 @@ class ReusedIdOut(ErrorOut):
 
 
 class Accepted(BaseModel):
-    id: int
+    id: UUID
     status: Literal["queued", "judging", "judged", "failed"]
     url: str
 
@@ -154,12 +155,12 @@ def too_large(request: HttpRequest, exc: RequestDataTooBig):
     return request_too_large()
 
 
-def _answer_url(request: HttpRequest, answer_id: int) -> str:
-    return request.build_absolute_uri(reverse("api:answer_get", args=[answer_id]))
+def _answer_url(request: HttpRequest, answer) -> str:
+    return request.build_absolute_uri(reverse("api:answer_get", args=[answer.public_id]))
 
 
 def _state(request: HttpRequest, answer) -> dict[str, Any]:
-    return selectors.answer_state(answer) | {"url": _answer_url(request, answer.pk)}
+    return selectors.answer_state(answer) | {"url": _answer_url(request, answer)}
 
 
 @api.post(
@@ -172,7 +173,7 @@ def _state(request: HttpRequest, answer) -> dict[str, Any]:
     "(200, its current state) and never creates a second one; with a different request it is refused (409, "
     "naming the SHA-256 of both requests), never answered with the other answer's verdict.",
 )
-def answer_create(request: HttpRequest, payload: JudgeRequest):
+def answer_create(request: HttpRequest, response: HttpResponse, payload: JudgeRequest):
     try:
         answer, created = answer_ingest(client=request.auth, request=payload)
     except InvalidRequest as exc:
@@ -181,9 +182,10 @@ def answer_create(request: HttpRequest, payload: JudgeRequest):
     except ExternalIdReused as exc:
         return Status(409, {"detail": f"{exc}: post a new answer under a new external_id", "errors": [],
                             "stored_request_hash": exc.stored_hash, "request_hash": exc.request_hash})
+    response["Location"] = _answer_url(request, answer)
     if not created:
         return Status(200, _state(request, answer))
-    return Status(202, {"id": answer.pk, "status": answer.status, "url": _answer_url(request, answer.pk)})
+    return Status(202, {"id": answer.public_id, "status": answer.status, "url": response["Location"]})
 
 
 @api.get(
@@ -191,9 +193,10 @@ def answer_create(request: HttpRequest, payload: JudgeRequest):
     response={200: AnswerOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 429: ErrorOut},
     url_name="answer_get",
     summary="An answer's judging status, verdict, claims and safe answer",
+    description="`answer_id` is the `id` the answer was posted under (a UUID); any other id is a 404.",
 )
-def answer_get(request: HttpRequest, answer_id: int):
-    answer = selectors.answer_for_client(client=request.auth, answer_id=answer_id)
+def answer_get(request: HttpRequest, answer_id: str):
+    answer = selectors.answer_for_client(client=request.auth, public_id=answer_id)
     if answer is None:
         return Status(404, {"detail": "no such answer for this client", "errors": []})
     return Status(200, _state(request, answer))
@@ -280,7 +283,7 @@ class WebhookAttemptOut(BaseModel):
 class WebhookDeliveryOut(BaseModel):
     event_id: str
     event: str
-    answer_id: int
+    answer_id: UUID = Field(description="The answer's `id`")
     status: Literal["pending", "delivered", "failed"]
     attempts: list[WebhookAttemptOut]
     next_attempt_at: datetime | None
@@ -305,7 +308,7 @@ def webhook_deliveries(request: HttpRequest, status: Literal["pending", "deliver
             for name in unknown]})
     rows = selectors.webhook_deliveries(client=request.auth, status=status or "", limit=limit)
     return Status(200, [
-        {"event_id": d.event_id, "event": d.event, "answer_id": d.answer_id, "status": d.status,
+        {"event_id": d.event_id, "event": d.event, "answer_id": d.answer_public_id, "status": d.status,
          "next_attempt_at": d.next_attempt_at if d.status == "pending" else None, "delivered_at": d.delivered_at,
          "error": d.error, "created_at": d.created_at,
          "attempts": [{"number": a.number, "started_at": a.started_at, "http_status": a.http_status,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import uuid
 
 from django.conf import settings
 from django.db import models
@@ -83,6 +84,9 @@ class Answer(models.Model):
         ADJUDICATED = "adjudicated", "Adjudicated"
 
     client = models.ForeignKey(ApiClient, null=True, blank=True, on_delete=models.PROTECT, related_name="answers")
+    # The id clients see (API, its URLs, webhooks): random, so that it tells no client how many
+    # answers others post, as the sequential primary key would. Staff pages keep the primary key.
+    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     external_id = models.CharField(max_length=200, null=True, blank=True)
     question = models.TextField(blank=True)
     answer = models.TextField()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from uuid import UUID
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -29,7 +30,7 @@ class ReviewOut(BaseModel):
 class AnswerState(BaseModel):
     """What ClaimDesk says about an answer: the API's GET and the webhooks' payloads."""
 
-    id: int
+    id: UUID = Field(description="The answer's opaque id (random: it says nothing of other answers)")
     external_id: str | None
     status: Literal["queued", "judging", "judged", "failed"]
     verdict: Literal["GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED"] | None

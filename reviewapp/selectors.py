@@ -8,6 +8,7 @@ from dataclasses import dataclass, fields
 from datetime import date, datetime, timedelta
 from datetime import timezone as dt_timezone
 from typing import Any
+from uuid import UUID
 
 from django.db.models import BooleanField, Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
 from django.db.models.expressions import RawSQL
@@ -21,8 +22,13 @@ from judges.types import Evidence as EvidenceResult
 from reviewapp.models import Answer, ApiClient, Claim, Evidence, JudgeRun
 
 
-def answer_for_client(*, client: ApiClient, answer_id: int) -> Answer | None:
-    return Answer.objects.filter(pk=answer_id, client=client).select_related("judged_by").first()
+def answer_for_client(*, client: ApiClient, public_id: str) -> Answer | None:
+    """The client's answer by its public id; None for anything else, a primary key included."""
+    try:
+        public_id = UUID(public_id)
+    except ValueError:
+        return None
+    return Answer.objects.filter(public_id=public_id, client=client).select_related("judged_by").first()
 
 
 def shown_claims(answer: Answer) -> list[Claim]:
@@ -69,7 +75,7 @@ def answer_state(answer: Answer) -> dict[str, Any]:
     findings = run.findings if run else {}
     failed = latest_failed_run(answer) if answer.status == Answer.Status.FAILED else None
     return {
-        "id": answer.pk,
+        "id": answer.public_id,
         "external_id": answer.external_id,
         "status": answer.status,
         "verdict": answer.verdict or None,
@@ -435,7 +441,7 @@ def webhook_deliveries(*, status: str = "", endpoint_id: int | None = None, ids:
     """The newest deliveries, with every attempt: all of them (the admin page) or one client's (the API)."""
     from reviewapp.models import WebhookAttempt, WebhookDelivery
 
-    qs = WebhookDelivery.objects.select_related("endpoint__client")
+    qs = WebhookDelivery.objects.select_related("endpoint__client").annotate(answer_public_id=F("answer__public_id"))
     if client is not None:
         qs = qs.filter(endpoint__client=client)
     if ids is not None:

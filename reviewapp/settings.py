@@ -298,6 +298,16 @@ if (JUDGE_RATE_LIMIT_RPM or JUDGE_RATE_LIMIT_TPM or JUDGE_MAX_IN_FLIGHT) and not
     # A limit each process kept to itself would let N workers send N times the limit.
     raise ImproperlyConfigured("JUDGE_RATE_LIMIT_RPM/TPM and JUDGE_MAX_IN_FLIGHT need Redis: set "
                                "JUDGE_RATE_LIMIT_REDIS_URL (it defaults to CELERY_BROKER_URL when that is redis://)")
+# CPU seconds one answer's judging may spend (judge and checks, in its worker thread; waiting on the
+# LLM costs none) before its run fails with that reason: one costly input must not hold a thread.
+JUDGE_CPU_BUDGET_SECONDS = env_float("JUDGE_CPU_BUDGET_SECONDS", 20.0, minimum=0.0)
+# Fairness: at most this many of one API client's answers judged at once across the fleet; the
+# rest wait queued, looking again every JUDGE_CLIENT_WAIT_SECONDS. 0 = no limit.
+JUDGE_CLIENT_CONCURRENCY = env_int("JUDGE_CLIENT_CONCURRENCY", 0, minimum=0)
+JUDGE_CLIENT_WAIT_SECONDS = env_float("JUDGE_CLIENT_WAIT_SECONDS", 2.0, minimum=0.1)
+if JUDGE_CLIENT_CONCURRENCY and not JUDGE_RATE_LIMIT_REDIS_URL:
+    raise ImproperlyConfigured("JUDGE_CLIENT_CONCURRENCY needs Redis: set JUDGE_RATE_LIMIT_REDIS_URL "
+                               "(it defaults to CELERY_BROKER_URL when that is redis://)")
 
 # --- Pages ---------------------------------------------------------------------------------
 # /calibration/ aggregates every decided claim; its figures are reused for this many seconds.

@@ -10,7 +10,7 @@ from django.db import DatabaseError
 from reviewapp.db.errors import is_transient
 from reviewapp.services import liveness
 from reviewapp.services.jobs import answer_rejudge, job_run
-from reviewapp.services.judging import AnswerBusy, TransientJudgeFailure, answer_judge
+from reviewapp.services.judging import AnswerBusy, ClientAtLimit, TransientJudgeFailure, answer_judge
 from reviewapp.services.sweeper import answers_sweep
 from reviewapp.services.webhooks import CLAIM_MARGIN_SECONDS, deliveries_resend_due, delivery_send
 
@@ -27,6 +27,8 @@ def judge_answer(self, answer_id: int) -> None:
                      delivery_id=self.request.id, retry_in=countdown)
     except AnswerBusy as exc:  # another delivery holds it: look again once its claim can expire
         raise self.retry(exc=exc, countdown=exc.retry_in, max_retries=None)
+    except ClientAtLimit as exc:  # waiting its turn is no failed try: a new task, its retries from 0
+        self.apply_async((answer_id,), countdown=exc.retry_in)
     except TransientJudgeFailure as exc:  # only transient errors retry
         raise self.retry(exc=exc, countdown=countdown)
     except DatabaseError as exc:

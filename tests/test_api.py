@@ -1,6 +1,8 @@
 """The ingest API: validation, idempotency, auth, OpenAPI. No worker needed here: with the
 `db` fixture nothing commits, so on_commit never enqueues."""
 
+import uuid
+
 import pytest
 
 from reviewapp.models import Answer, ApiClient, JudgeRun, Passage
@@ -15,7 +17,8 @@ def test_it_accepts_an_answer_and_stores_it_with_its_passages(api):
     body = response.json()
     assert body["status"] == "queued"
     assert body["url"].endswith(f"/api/v1/answers/{body['id']}")
-    answer = Answer.objects.get(pk=body["id"])
+    assert response["Location"] == body["url"]
+    answer = Answer.objects.get(public_id=body["id"])
     assert answer.client.name == "fares-bot"
     assert answer.external_id == "conv-1"
     passages = list(answer.passages.order_by("position"))
@@ -74,7 +77,7 @@ def test_it_rejects_an_unknown_judge_profile_naming_the_ones_that_exist(api):
 
 def test_it_stores_the_judge_profile_a_client_asks_for(api):
     answer_id = api.post(fare_payload(profile="fare_policy@v2")).json()["id"]
-    assert Answer.objects.get(pk=answer_id).requested_profile == "fare_policy@v2"
+    assert Answer.objects.get(public_id=answer_id).requested_profile == "fare_policy@v2"
 
 
 def test_it_rejects_a_payload_missing_required_fields(api):
@@ -183,6 +186,43 @@ def test_a_client_cannot_read_another_clients_answer(api):
     _, other_token = api_client_create(name="other-bot")
     answer_id = api.post(fare_payload()).json()["id"]
     assert api.get(answer_id, token=other_token).status_code == 404
+
+
+def test_answer_ids_given_to_a_client_tell_nothing_of_how_many_answers_others_post(api):
+    from reviewapp.services.clients import api_client_create
+
+    _, other_token = api_client_create(name="other-bot")
+    first = api.post(fare_payload(external_id=None))
+    for _ in range(3):  # another client's answers, between this client's two
+        api.post(fare_payload(external_id=None), token=other_token)
+    second = api.post(fare_payload(external_id=None))
+
+    ids = [first.json()["id"], second.json()["id"]]
+    assert [uuid.UUID(answer_id).version for answer_id in ids] == [4, 4]  # random, not a count
+    for response, answer in zip((first, second), Answer.objects.filter(public_id__in=ids).order_by("pk")):
+        assert response["Location"] == response.json()["url"]
+        assert response["Location"].endswith(f"/api/v1/answers/{answer.public_id}")
+        for body in (response.json(), api.get(str(answer.public_id)).json()):
+            assert body["id"] == str(answer.public_id) and body["url"] == response["Location"]
+            assert answer.pk not in _values(body) and str(answer.pk) not in _values(body)
+
+
+def _values(body) -> list:
+    if isinstance(body, dict):
+        return [v for value in body.values() for v in _values(value)]
+    if isinstance(body, list):
+        return [v for value in body for v in _values(value)]
+    return [body]
+
+
+def test_the_integer_url_of_an_answer_is_a_404_like_any_unknown_id(api):
+    answer_id = api.post(fare_payload()).json()["id"]
+    pk = Answer.objects.get(public_id=answer_id).pk
+    unknown = api.get(str(uuid.uuid4()))
+    for by_pk in (api.get(pk), api.get(f"{pk:08d}"), api.get("0x1")):
+        assert (by_pk.status_code, by_pk.json()) == (404, unknown.json())
+    assert unknown.status_code == 404
+    assert api.get(answer_id).status_code == 200
 
 
 def test_tokens_are_stored_only_as_hashes(api_token):

@@ -101,7 +101,7 @@ def test_every_documented_answer_state_matches_the_document(api_token, wsgi_in_t
     get = schema["/api/v1/answers/{answer_id}"]["GET"]
     seen = {}
     for answer in (queued, judged, failed):
-        response = get.Case(path_parameters={"answer_id": answer.pk}).call_and_validate(headers=headers)
+        response = get.Case(path_parameters={"answer_id": str(answer.public_id)}).call_and_validate(headers=headers)
         assert response.status_code == 200, response.text
         seen[answer.external_id] = response.json()["status"]
     assert seen == {"q": "queued", "j": "judged", "f": "failed"}

@@ -72,7 +72,7 @@ def _fill(answer: Answer) -> None:
     first_run = _next_id(JudgeRun)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL session_replication_role = replica")
-        first = _copy(cursor, Answer, [answer.pk], external_id="'copy-' || g.n",
+        first = _copy(cursor, Answer, [answer.pk], external_id="'copy-' || g.n", public_id="gen_random_uuid()",
                       judged_by_id=f"{first_run} + g.n - 1")
         assert _copy(cursor, JudgeRun, [answer.judged_by_id], answer_id=f"{first} + g.n - 1") == first_run
         first_passage = _copy(cursor, Passage, passage_ids, answer_id=f"{first} + g.n - 1")

@@ -40,7 +40,7 @@ def test_a_posted_answer_is_judged_by_the_worker_and_returned_by_get(api, celery
     assert body["review"] == {"status": "in_review", "reason": body["review"]["reason"]}
     assert "CONTRADICTED" in body["review"]["reason"]
 
-    run = JudgeRun.objects.get(answer_id=answer_id)
+    run = JudgeRun.objects.get(answer__public_id=answer_id)
     assert run.status == "succeeded" and run.is_current and run.raw_output
     assert Claim.objects.filter(run=run).count() == 2
 
@@ -53,24 +53,25 @@ def test_a_grounded_answer_is_auto_passed_or_sampled(api, celery_worker):
     assert body["grounding_score"] == 1.0
     assert body["review"]["status"] in ("auto_passed", "in_review")
     assert body["review"]["reason"] in ("passed policy", "audit sample")
-    assert Answer.objects.get(pk=answer_id).policy == Policy.current()
+    assert Answer.objects.get(public_id=answer_id).policy == Policy.current()
 
 
 def test_a_task_delivered_three_times_produces_one_claim_set(api, celery_worker):
     answer_id = api.post(fare_payload()).json()["id"]
-    judge_answer.delay(answer_id)  # two more deliveries of the same task, racing the first
-    judge_answer.delay(answer_id)
+    pk = Answer.objects.get(public_id=answer_id).pk  # the task takes the primary key
+    judge_answer.delay(pk)  # two more deliveries of the same task, racing the first
+    judge_answer.delay(pk)
     wait_for(lambda: _judged(api, answer_id))
     # Deliveries that arrive after the verdict must find nothing to do.
-    judge_answer.delay(answer_id)
-    wait_for(lambda: not JudgeRun.objects.filter(answer_id=answer_id, status="running").exists(), timeout=5)
+    judge_answer.delay(pk)
+    wait_for(lambda: not JudgeRun.objects.filter(answer__public_id=answer_id, status="running").exists(), timeout=5)
 
     import time
 
     time.sleep(1.5)  # give the worker time to process the late delivery before counting
-    runs = JudgeRun.objects.filter(answer_id=answer_id)
+    runs = JudgeRun.objects.filter(answer__public_id=answer_id)
     assert runs.count() == 1
-    assert Claim.objects.filter(answer_id=answer_id).count() == 2
+    assert Claim.objects.filter(answer__public_id=answer_id).count() == 2
 
 
 def _use_openai(profile="claim_verification"):
@@ -89,7 +90,7 @@ def test_the_openai_backend_judges_through_the_worker_and_records_the_run(api, c
     assert body["status"] == "judged"
     assert [c["label"] for c in body["claims"]] == ["SUPPORTED", "UNSUPPORTED"]
     assert body["judge"]["profile"] == "claim_verification" and body["judge"]["model"] == "fake-judge"
-    run = JudgeRun.objects.get(answer_id=answer_id)
+    run = JudgeRun.objects.get(answer__public_id=answer_id)
     assert (run.backend, run.attempts, run.prompt_tokens, run.completion_tokens) == ("openai", 2, 400, 80)
     assert run.raw_output == GOOD
     assert run.config_key == "claim_verification@v1/openai/fake-judge"
@@ -105,7 +106,7 @@ def test_a_judge_that_fails_leaves_a_failed_run_with_its_error(api, celery_worke
     assert "refused" in body["error"] and "cannot evaluate" in body["error"]
     assert body["claims"] == []
     assert body["review"] == {"status": "in_review", "reason": "judge failed"}
-    run = JudgeRun.objects.get(answer_id=answer_id)
+    run = JudgeRun.objects.get(answer__public_id=answer_id)
     assert run.status == "failed" and not run.is_current
     assert "refused" in run.error
 
@@ -120,7 +121,7 @@ def test_an_llm_reply_with_a_nul_is_judged_by_the_worker_and_never_left_judging(
 
     assert body["status"] == "judged"
     assert body["claims"][0]["explanation"] == "Stated in P1."
-    run = JudgeRun.objects.get(answer_id=answer_id)
+    run = JudgeRun.objects.get(answer__public_id=answer_id)
     assert (run.status, run.raw_output) == ("succeeded", GOOD)
     assert len(fake_llm.requests) == 1  # judged once: no retries, no sweeper re-calls
 
@@ -139,7 +140,7 @@ def test_a_reroute_job_runs_on_the_worker_and_reports_progress(api, celery_worke
     job = job_start_reroute(user=admin)
     job = wait_for(lambda: Job.objects.filter(pk=job.pk, status="done").first())
     assert (job.done, job.changed) == (1, 1)
-    assert Answer.objects.get(pk=answer_id).review_status == "auto_passed"
+    assert Answer.objects.get(public_id=answer_id).review_status == "auto_passed"
 
 
 def test_the_worker_judges_with_the_policys_example_set_and_the_api_reports_it(api, celery_worker, fake_llm):
@@ -158,7 +159,7 @@ def test_the_worker_judges_with_the_policys_example_set_and_the_api_reports_it(a
 
     assert body["status"] == "judged", body["error"]
     assert (body["judge"]["prompt_version"], body["judge"]["examples"]) == ("v1+ex1", "ex1")
-    run = JudgeRun.objects.get(answer_id=answer_id)
+    run = JudgeRun.objects.get(answer__public_id=answer_id)
     assert (run.example_set_id, run.config_key) == (example_set.pk, "claim_verification@v1+ex1/openai/fake-judge")
     sent = fake_llm.requests[0]["messages"][1]["content"]
     assert "worked example 1>>>\nClaim: A monthly pass costs $75.00.\n" in sent

@@ -487,7 +487,7 @@ def test_an_admin_creates_an_api_token_shown_once_and_revokes_it(client, api):
 def test_an_answer_posted_with_no_passages_is_accepted_flagged_and_says_so(api, client, rita):
     response = api.post(fare_payload(passages=[], external_id="nothing-retrieved"))
     assert response.status_code == 202
-    answer = Answer.objects.get(pk=response.json()["id"])
+    answer = Answer.objects.get(public_id=response.json()["id"])
     answer_judge(answer_id=answer.pk)
     answer.refresh_from_db()
     assert answer.review_status == "in_review"
@@ -495,7 +495,7 @@ def test_an_answer_posted_with_no_passages_is_accepted_flagged_and_says_so(api, 
     client.force_login(rita)
     page = client.get(f"/review/{answer.pk}/").content.decode()
     assert "No passages were retrieved for this answer" in page
-    assert api.get(answer.pk).json()["verdict"] == "UNGROUNDED"
+    assert api.get(answer.public_id).json()["verdict"] == "UNGROUNDED"
 
 
 @pytest.mark.django_db

@@ -6,6 +6,7 @@ The end-to-end path through a real celery worker is in test_webhooks_worker.py.
 import json
 import threading
 import time
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -230,6 +231,17 @@ def test_judging_records_one_delivery_with_the_apis_answer_shape():
     expected.pop("url")
     assert payload["data"]["answer"] == expected
     assert payload["data"]["answer"]["status"] == "judged"
+
+
+@pytest.mark.django_db
+def test_a_webhook_payload_names_the_answer_by_its_opaque_id_never_its_row_number():
+    client, _ = _client_with_endpoint()
+    answer = _judged(client)
+
+    payload = WebhookDelivery.objects.get().payload
+    assert payload["data"]["answer"]["id"] == str(answer.public_id)
+    assert uuid.UUID(payload["data"]["answer"]["id"]).version == 4
+    assert f'"id": {answer.pk}' not in json.dumps(payload) and f'"answer_id": {answer.pk}' not in json.dumps(payload)
     assert [c["label"] for c in payload["data"]["answer"]["claims"]] == ["SUPPORTED", "CONTRADICTED"]
     assert "adjudication" not in payload["data"]
 
@@ -449,7 +461,7 @@ def test_a_client_sees_its_own_deliveries_with_every_attempt(client, api_token):
 
     rows = client.get("/api/v1/webhook/deliveries", headers=headers).json()
     assert [r["event_id"] for r in rows] == [delivered.event_id, failed.event_id]
-    assert rows[1]["status"] == "failed" and rows[1]["answer_id"] == failed.answer_id
+    assert rows[1]["status"] == "failed" and rows[1]["answer_id"] == str(failed.answer.public_id)
     assert rows[1]["attempts"] == [{"number": 1, "started_at": rows[1]["attempts"][0]["started_at"],
                                     "http_status": 500, "latency_ms": 7, "error": "HTTP 500: no"}]
     only_failed = client.get("/api/v1/webhook/deliveries?status=failed", headers=headers).json()

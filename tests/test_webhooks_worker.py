@@ -43,7 +43,7 @@ def test_judged_and_adjudicated_events_reach_the_receiver_signed(api, register, 
         # A reviewer decides the flagged claim: the answer is adjudicated, a second event goes out.
         rita = get_user_model().objects.create_user("rita")
         rita.groups.add(Group.objects.get(name="reviewer"))
-        answer = Answer.objects.get(pk=answer_id)
+        answer = Answer.objects.get(public_id=answer_id)
         flagged = answer.claims.get(label="CONTRADICTED")
         review_service.claim_decide(user=rita, claim=flagged, decision="confirm", label=None, note="",
                                     expected_version=flagged.version)

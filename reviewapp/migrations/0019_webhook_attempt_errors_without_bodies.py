@@ -46,7 +46,7 @@ def forget_receiver_text(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviewapp', '0016_answer_request_hash'),
+        ('reviewapp', '0018_answer_public_id'),
     ]
 
     operations = [

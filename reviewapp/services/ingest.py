@@ -3,6 +3,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import uuid
 from contextlib import nullcontext
 from typing import NamedTuple
 
@@ -91,11 +92,11 @@ def answer_ingest(*, client: ApiClient | None, request: JudgeRequest) -> Ingeste
 # ~0.05 ms sending the same text as a single JSON parameter.
 _STORE = """
     WITH answer AS (
-        INSERT INTO reviewapp_answer (client_id, external_id, question, answer, prior_turns, metadata,
+        INSERT INTO reviewapp_answer (public_id, client_id, external_id, question, answer, prior_turns, metadata,
             requested_profile, request_hash, status, claim_token, claim_expires_at, lost_count, sweep_count, verdict,
             grounding_score, judged_by_id, review_status, routing_reason, priority, policy_id, lease_holder_id,
             lease_expires_at, adjudicated_verdict, created_at, updated_at, judged_at)
-        VALUES (%s, %s, %s, %s, %s::jsonb, %s::jsonb, %s, %s, 'queued', NULL, NULL, 0, 0, '', NULL, NULL,
+        VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s::jsonb, %s, %s, 'queued', NULL, NULL, 0, 0, '', NULL, NULL,
             'unrouted', '', 0, NULL, NULL, NULL, '', %s, %s, NULL)
         RETURNING id
     ), passages AS (
@@ -126,8 +127,9 @@ def _store(*, client: ApiClient | None, request: JudgeRequest, digest: str | Non
     now = timezone.now()
     prior_turns = [turn.model_dump() for turn in request.prior_turns]
     passages = _passage_fields(request)
+    public_id = uuid.uuid4()
     params = [
-        client.pk if client is not None else None, request.external_id, request.question, request.answer,
+        public_id, client.pk if client is not None else None, request.external_id, request.question, request.answer,
         json.dumps(prior_turns), json.dumps(request.metadata), request.profile or "", digest, now, now,
         orjson.dumps(passages).decode(),
     ]
@@ -142,7 +144,7 @@ def _store(*, client: ApiClient | None, request: JudgeRequest, digest: str | Non
         # (Outside a transaction, on_commit runs it at once.)
         transaction.on_commit(lambda: enqueue_judging(answer_id), robust=True)
     answer = Answer(
-        id=answer_id, client=client, external_id=request.external_id, question=request.question,
+        id=answer_id, public_id=public_id, client=client, external_id=request.external_id, question=request.question,
         answer=request.answer, prior_turns=prior_turns, metadata=request.metadata,
         requested_profile=request.profile or "", request_hash=digest, created_at=now, updated_at=now,
     )

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import threading
+import time
 import uuid
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from datetime import timedelta
 
 import orjson
@@ -33,6 +35,7 @@ from django.utils import timezone
 
 import judges
 from judges import JudgeConfig, JudgeError, JudgeIdentity, JudgeOutput, JudgeRequest
+from judges.ratelimit import RateLimitTimeout, RateLimitUnavailable, in_flight_limit_for
 from reviewapp.db.errors import is_transient
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Policy
 from reviewapp.services.examples import example_set_in_force, example_set_of, worked_examples_for
@@ -54,6 +57,15 @@ class AnswerBusy(Exception):
         self.retry_in = retry_in
 
 
+class ClientAtLimit(Exception):
+    """The answer's client has JUDGE_CLIENT_CONCURRENCY answers being judged already: this one was
+    given back (queued) and waits its turn."""
+
+    def __init__(self, retry_in: float):
+        super().__init__(f"its client's other answers are being judged; look again in {retry_in:.1f}s")
+        self.retry_in = retry_in
+
+
 class ClaimLost(Exception):
     """Our claim on the answer expired and another delivery took it over."""
 
@@ -70,6 +82,7 @@ def endpoint_settings() -> dict:
         "rate_limit_tpm": settings.JUDGE_RATE_LIMIT_TPM,
         "rate_limit_redis_url": settings.JUDGE_RATE_LIMIT_REDIS_URL,
         "max_in_flight": settings.JUDGE_MAX_IN_FLIGHT,
+        "cpu_budget_s": settings.JUDGE_CPU_BUDGET_SECONDS,
     }
 
 
@@ -141,8 +154,9 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
 
     `delivery_id` is the Celery task id (the claim's token); `retry_in` is how soon a transient
     failure will be retried, so the sweeper leaves the answer alone until then.
-    Raises AnswerBusy (retry later), TransientJudgeFailure (retry later; unless `last_try`,
-    when the answer is failed instead). Returns the run, or None when there was nothing to do.
+    Raises AnswerBusy (retry later), ClientAtLimit (enqueue again later: not a failure),
+    TransientJudgeFailure (retry later; unless `last_try`, when the answer is failed instead).
+    Returns the run, or None when there was nothing to do.
     """
     token = _token(delivery_id)
     claim = _claim(answer_id, token)
@@ -161,6 +175,13 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
         _fail(answer, run, token, f"gave up: the worker judging it was lost {answer.lost_count} times",
               transient=False, last_try=True, attempts=0)
         return run
+    with _client_turn(answer, token):
+        return _judge_claimed(answer, policy, config, passages, token, last_try=last_try, retry_in=retry_in)
+
+
+def _judge_claimed(answer: Answer, policy: Policy, config: JudgeConfig, passages: list[tuple], token: uuid.UUID, *,
+                   last_try: bool, retry_in: float) -> JudgeRun:
+    answer_id = answer.pk
     run, config_error = start_run(answer, config)
     try:
         output = run_judge(answer, config, config_error, passages)
@@ -185,6 +206,43 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
             mark_run_failed(escalation[0], reason, attempts=escalation[1].result.judge.attempts)
         _fail(answer, run, token, reason, transient=False, last_try=True, attempts=output.result.judge.attempts)
     return run
+
+
+@contextmanager
+def _client_turn(answer: Answer, token: uuid.UUID):
+    """Fairness between clients: at most JUDGE_CLIENT_CONCURRENCY of one client's answers are
+    judged at once across the fleet (a lease each in Redis, judges.ratelimit.InFlightLimit), so
+    one client's flood cannot take every worker thread. An answer past the limit is given back
+    (queued) at once rather than hold a thread waiting; raises ClientAtLimit."""
+    limit = settings.JUDGE_CLIENT_CONCURRENCY
+    if not limit or answer.client_id is None:
+        yield
+        return
+    # A lease as long as the claim: a slot held by a worker that died frees when its claim would.
+    slots = in_flight_limit_for(settings.JUDGE_RATE_LIMIT_REDIS_URL, key=f"claimdesk:judging:client:{answer.client_id}",
+                                limit=limit, lease_s=settings.JUDGE_CLAIM_SECONDS)
+    try:
+        slot = slots.acquire(deadline=time.monotonic())
+    except RateLimitTimeout:
+        wait = settings.JUDGE_CLIENT_WAIT_SECONDS * random.uniform(0.8, 1.2)
+        _give_back(answer, token, wait)
+        raise ClientAtLimit(wait) from None
+    except RateLimitUnavailable as exc:  # judging goes on unfair rather than not at all
+        log.warning("judging answer %s without its client's concurrency limit: %s", answer.pk, exc)
+        yield
+        return
+    try:
+        yield
+    finally:
+        slots.release(slot)
+
+
+def _give_back(answer: Answer, token: uuid.UUID, retry_in: float) -> None:
+    """Give the answer back so the next delivery can claim it; the expiry tells the sweeper one is
+    due then, so it does not enqueue a second one before."""
+    now = timezone.now()
+    _owned(answer, token).update(status=Answer.Status.QUEUED, claim_token=None,
+                                 claim_expires_at=now + timedelta(seconds=retry_in), updated_at=now)
 
 
 def storing_failed(exc: Exception, answer_id: int) -> str:
@@ -628,12 +686,8 @@ def mark_run_failed(run: JudgeRun, error: str, *, transient: bool = False, attem
 def _fail(answer, run, token, error: str, *, transient: bool, last_try: bool, attempts: int, raw_output: str = "",
           retry_in: float = 0.0):
     mark_run_failed(run, error, transient=transient, attempts=attempts, raw_output=raw_output)
-    now = timezone.now()
     if transient and not last_try:
-        # Give the answer back so the retry (or any other delivery) can claim it; the expiry
-        # tells the sweeper a retry is due then, so it does not enqueue a second one before.
-        _owned(answer, token).update(status=Answer.Status.QUEUED, claim_token=None,
-                                     claim_expires_at=now + timedelta(seconds=retry_in), updated_at=now)
+        _give_back(answer, token, retry_in)  # for the retry, or any other delivery
         raise TransientJudgeFailure(error)
     answer_fail(answer_id=answer.pk, owned_by=token)
 

@@ -1,0 +1,97 @@
+"""A real thread-pool worker under attack by cost: an answer that burns CPU fails its run at the
+judging CPU budget and frees its thread, and one client's flood waits its turn (at most
+JUDGE_CLIENT_CONCURRENCY judged at once) while another client's answer goes ahead."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.conf import settings
+
+from judges import JudgeRequest
+from reviewapp.models import Answer, JudgeRun, Policy
+from reviewapp.services import ingest
+from reviewapp.services.clients import api_client_create
+from tests.conftest import _test_database_url, fare_payload, wait_for
+from tests.fake_openai import FakeOpenAI, Reply
+from tests.faultkit import Worker
+from tests.judges.test_cpu_budget import HEAVY_ANSWER, HEAVY_PASSAGE
+from tests.judges.test_openai_backend import GOOD, PASSAGE
+from tests.test_judging_worker import ANSWER_FOR_GOOD
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
+
+BUDGET, LATENCY = "0.3", 1.5
+
+
+@pytest.fixture
+def budget_worker(tmp_path, monkeypatch):
+    """A real worker of 2 threads on a queue of its own, with a CPU budget of 0.3 s per judging and
+    one answer per client at a time, beside a fake LLM that takes 1.5 s per request."""
+    queue = f"budget-test-{os.getpid()}"
+    with FakeOpenAI(default=Reply.ok(GOOD), latency=LATENCY) as fake:
+        env = os.environ | {
+            "DATABASE_URL": _test_database_url(), "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+            "CELERY_QUEUE": queue, "OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "test-key",
+            "JUDGE_MODEL": "fake-judge", "JUDGE_BACKEND": "offline", "JUDGE_TASK_SOFT_TIME_LIMIT": "60",
+            "JUDGE_TASK_TIME_LIMIT": "70", "JUDGE_RETRY_BUDGET_SECONDS": "20",
+            "JUDGE_CPU_BUDGET_SECONDS": BUDGET, "JUDGE_CLIENT_CONCURRENCY": "1", "JUDGE_CLIENT_WAIT_SECONDS": "0.3",
+        }
+        from reviewapp.tasks import judge_answer
+
+        monkeypatch.setattr(ingest, "enqueue_judging", lambda answer_id: judge_answer.apply_async((answer_id,), queue=queue))
+        worker = Worker(env=env, log=tmp_path / "worker.log", pool="threads", concurrency=2, name="budget")
+        try:
+            worker.start()
+            yield fake
+        finally:
+            worker.stop()
+            import redis
+
+            redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(
+                queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
+
+
+def _post(client, **payload) -> int:
+    request = JudgeRequest.model_validate(fare_payload(external_id=None, **payload))
+    return ingest.answer_ingest(client=client, request=request).answer.pk
+
+
+def _settled(ids):
+    return Answer.objects.filter(pk__in=ids, status__in=["judged", "failed"]).count() == len(ids)
+
+
+def test_an_answer_that_burns_cpu_fails_its_run_instead_of_holding_a_worker(budget_worker):
+    attacker, _ = api_client_create(name="attacker")
+    heavy = _post(attacker, answer=HEAVY_ANSWER, passages=[{"text": HEAVY_PASSAGE}])
+    cheap = _post(None)
+    wait_for(lambda: _settled([heavy, cheap]), timeout=60)
+
+    answer = Answer.objects.get(pk=heavy)
+    run = JudgeRun.objects.get(answer=answer)
+    assert (answer.status, answer.review_status, answer.routing_reason) == ("failed", "in_review", "judge failed")
+    assert (run.status, run.error, run.error_is_transient) == ("failed", f"judging exceeded its CPU budget of {BUDGET} s",
+                                                               False)
+    assert not run.claims.exists()
+    assert Answer.objects.get(pk=cheap).status == "judged"  # the thread was free for the next answer
+
+
+def test_one_client_flooding_answers_cannot_take_every_worker_thread(budget_worker):
+    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai",
+                          judge_profile="claim_verification", note="judge with the (fake) LLM")
+    flooder, _ = api_client_create(name="flooder")
+    other, _ = api_client_create(name="other")
+    flood = [_post(flooder, answer=ANSWER_FOR_GOOD, passages=[{"text": PASSAGE}]) for _ in range(4)]
+    late = _post(other, answer=ANSWER_FOR_GOOD, passages=[{"text": PASSAGE}])
+    wait_for(lambda: _settled([*flood, late]), timeout=90)
+
+    # Waiting its turn is not a failure: every answer of the flood is judged, once.
+    assert list(Answer.objects.filter(pk__in=flood).values_list("status", flat=True)) == ["judged"] * 4
+    runs = list(JudgeRun.objects.filter(answer_id__in=flood).order_by("started_at"))
+    assert [run.status for run in runs] == ["succeeded"] * 4
+    # One at a time: each of the flooder's runs started after the one before it finished...
+    assert all(later.started_at >= earlier.finished_at for earlier, later in zip(runs, runs[1:]))
+    # ...and the other client's answer, posted last, was judged beside the first of them.
+    other_run = JudgeRun.objects.get(answer_id=late)
+    assert other_run.status == "succeeded" and other_run.finished_at < runs[1].finished_at
