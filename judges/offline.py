@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 
 from judges.align import ABSOLUTES, Alignment, Difference, align
 from judges.checks import provenance_mentions, provenance_verdict, quotations
+from judges.checks.bounds import MAX_CLAIMS, Extent, checked_extent, unchecked_claim
 from judges.clauses import split_clauses
 from judges.markup import is_heading, plain_view, with_open_marks
 from judges.passages import CAUSAL, UnitIndex, index_units
@@ -159,12 +160,14 @@ class _Request:
     frequency: dict[str, int] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, request: JudgeRequest) -> _Request:
+    def of(cls, request: JudgeRequest, answer: str) -> _Request:
+        """What the claims of `answer` (the request's answer, or the part of it that is read) are
+        compared with."""
         indexes = [index_units(passage.text) for passage in request.passages]
         # Every claim asks each passage for its words and values: find them for the whole answer
         # at once.
-        answer_stems = stems_of(request.answer)
-        values = [quantity.value for quantity in quantities(request.answer)]
+        answer_stems = stems_of(answer)
+        values = [quantity.value for quantity in quantities(answer)]
         for index in indexes:
             index.learn_stems(answer_stems)
             index.read_values(values)
@@ -216,9 +219,12 @@ class _Window:
 
 def judge_offline(request: JudgeRequest) -> JudgeResult:
     started = time.perf_counter()
-    context = _Request.of(request)
+    # Only the answer's first part is read when it passes one of the caps on work (judges.checks.
+    # bounds); the rest becomes one UNSUPPORTED claim saying so.
+    extent = checked_extent(request.answer)
+    answer = request.answer if extent.complete else request.answer[:extent.end]
+    context = _Request.of(request, answer)
     redirect_words = HEDGE_WORDS | _agency_words(request.passages)
-    answer = request.answer
     mentions = provenance_mentions(answer, request)
     skip = [q.span for q in quotations(answer)] + [m.span for m in mentions]
 
@@ -226,6 +232,9 @@ def judge_offline(request: JudgeRequest) -> JudgeResult:
     fabrications: list[Fabrication] = []
     text = plain_view(answer)  # markup is no claim: claims are read in the text, at the same offsets
     for sentence_span in split_sentences(text):
+        if len(claims) >= MAX_CLAIMS - 1:
+            extent = _claims_cap(sentence_span[0])
+            break
         sentence = answer[slice(*sentence_span)]
         has_provenance = any(m.span[0] < sentence_span[1] and sentence_span[0] < m.span[1] for m in mentions)
         if has_provenance and provenance_verdict(sentence, request) == "agrees":
@@ -235,12 +244,21 @@ def judge_offline(request: JudgeRequest) -> JudgeResult:
             continue
         spans = split_clauses(text, sentence_span)
         sentence_support = _support(text, sentence_span, context, skip) if len(spans) > 1 else None
+        room = MAX_CLAIMS - 1 - len(claims)
+        if len(spans) > room:  # a sentence of more clauses than the cap leaves room for
+            extent = _claims_cap(spans[room][0])
+            spans = spans[:room]
         for span in spans:
             claim, invented = _judge_claim(
                 f"c{len(claims) + 1}", text, span, context, skip, sentence_support=sentence_support)
             shown = with_open_marks(answer, span)
             claims.append(claim.model_copy(update={"text": answer[slice(*shown)], "answer_span": shown}))
             fabrications.extend(invented)
+        if not extent.complete and extent.end <= sentence_span[1]:
+            break
+    unchecked = unchecked_claim(f"c{len(claims) + 1}", request.answer, extent)
+    if unchecked is not None:
+        claims.append(unchecked)
 
     return JudgeResult(
         verdict=verdict_for(claims),
@@ -257,6 +275,11 @@ def judge_offline(request: JudgeRequest) -> JudgeResult:
             attempts=1,
         ),
     )
+
+
+def _claims_cap(end: int) -> Extent:
+    """The extent read when the judge stops at MAX_CLAIMS claims (the last one saying so)."""
+    return Extent(end, f"more than {MAX_CLAIMS - 1:,} claims")
 
 
 # --- what counts as a claim, and where claims split ---------------------------------------------

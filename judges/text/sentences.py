@@ -54,12 +54,33 @@ def _split_sentences(text: str) -> tuple[Span, ...]:
     return tuple(spans)
 
 
+# pysbd's cost grows with the square of a line's sentences (its list-item rules rescan the line
+# for each one): a line longer than this is given to it in chunks of about this size, cut where a
+# rough piece starts, so its cost stays linear in the text's length. Breaks pysbd would not draw
+# at a cut are undone as any other (`_rejoined`); lines of ordinary text are shorter.
+LINE_CHUNK_CHARS = 1_000
+
+
+def _line_chunks(line: str) -> list[str]:
+    """The line, or, when longer than LINE_CHUNK_CHARS, consecutive pieces of it that each run at
+    least that long (to the start of a rough piece) and together make the line."""
+    if len(line) <= LINE_CHUNK_CHARS:
+        return [line]
+    chunks, begin = [], 0
+    for start, _ in rough_pieces(line):
+        if start - begin >= LINE_CHUNK_CHARS:
+            chunks.append(line[begin:start])
+            begin = start
+    chunks.append(line[begin:])
+    return chunks
+
+
 def _split_line(line: str, offset: int) -> list[Span]:
     if not line.strip():
         return []
     spans: list[Span] = []
     position = 0
-    for sentence in _pysbd_sentences(line):
+    for sentence in chain.from_iterable(map(_pysbd_sentences, _line_chunks(line))):
         sentence = sentence.strip()
         start = line.find(sentence, position) if sentence else -1
         if start < 0:
