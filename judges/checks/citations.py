@@ -152,15 +152,18 @@ def _unsupported_by(text: str, cited: list[Passage | None]) -> str | None:
     """Why the `cited` passages together do not support `text` (a sentence), or None when they do."""
     if SILENCE.search(text) or not set(content_words(text)) - _REFERENCE_WORDS:
         return None
-    values = frozenset().union(*(quantity_values(p.text) for p in cited if p is not None))
-    missing_numbers = [q.text for q in quantities(text) if q.value not in values]
+    # Each cited passage's sets are asked in turn, not put together: a sentence may cite many
+    # long passages.
+    texts = [p.text for p in cited if p is not None]
+    missing_numbers = [q.text for q in quantities(text)
+                       if not any(q.value in quantity_values(t) for t in texts)]
     if missing_numbers:
         return "it does not state " + ", ".join(f"'{n}'" for n in missing_numbers)
     words = set(content_words(text))
     if not words:
         return None
-    cited_words = frozenset().union(*(_passage_words(p.text) for p in cited if p is not None))
-    recall = len(words & cited_words) / len(words)
+    found = [word for word in words if any(word in _passage_words(t) for t in texts)]
+    recall = len(found) / len(words)
     if recall < CITATION_MIN_RECALL:
         return f"only {round(recall * 100)}% of the sentence's words are there"
     return None

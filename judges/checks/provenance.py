@@ -25,6 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from judges.checks.citations import citation_markers
@@ -376,9 +377,14 @@ def _judge_name(text: str, span: Span, name: Span, request: JudgeRequest) -> Pro
 
 
 def _header_words(passage: Passage) -> frozenset[str]:
-    fields = [f for f in (passage.agency, passage.title, passage.section, passage.tag) if f]
+    return _words_of_header(passage.agency, passage.title, passage.section, passage.tag)
+
+
+@lru_cache(maxsize=1024)  # asked of every passage for every source an answer names
+def _words_of_header(agency: str | None, title: str | None, section: str | None, tag: str | None) -> frozenset[str]:
+    fields = [f for f in (agency, title, section, tag) if f]
     words = set(content_words(" ".join(fields)))
-    for field in (passage.agency, passage.title):
+    for field in (agency, title):
         if field:
             initials = "".join(w[0] for w in re.findall(r"[A-Za-z][\w'-]*", field) if w[0].isupper())
             if len(initials) >= 2:
