@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 
 from judges.align import ABSOLUTES, Alignment, Difference, align
 from judges.checks import provenance_mentions, provenance_verdict, quotations
-from judges.checks.bounds import MAX_CLAIMS, Extent, checked_extent, unchecked_claim
+from judges.checks.bounds import MAX_CLAIMS, MAX_SCORED, Extent, checked_extent, unchecked_claim
 from judges.clauses import split_clauses
 from judges.markup import is_heading, plain_view, with_open_marks
 from judges.passages import CAUSAL, UnitIndex, index_units
@@ -158,6 +158,7 @@ class _Request:
     total_units: int
     question_stems: frozenset[str]
     frequency: dict[str, int] = field(default_factory=dict)
+    scored: int = 0  # (unit, term) pairs scored so far by `_best_window`, held to MAX_SCORED
 
     @classmethod
     def of(cls, request: JudgeRequest, answer: str) -> _Request:
@@ -234,6 +235,10 @@ def judge_offline(request: JudgeRequest) -> JudgeResult:
     for sentence_span in split_sentences(text):
         if len(claims) >= MAX_CLAIMS - 1:
             extent = _claims_cap(sentence_span[0])
+            break
+        if context.scored > MAX_SCORED:
+            extent = Extent(sentence_span[0], f"claims whose words fill the passages: more than "
+                                              f"{MAX_SCORED:,} passage sentences scored")
             break
         sentence = answer[slice(*sentence_span)]
         has_provenance = any(m.span[0] < sentence_span[1] and sentence_span[0] < m.span[1] for m in mentions)
@@ -346,12 +351,16 @@ def _best_window(terms: _Terms, context: _Request) -> _Window | None:
     passage_scores: list[dict[int, float]] = []
     for index in context.indexes:
         scores: dict[int, float] = {}
-        for term, weight in terms.weights.items():
-            for u in index.postings(term):
-                scores[u] = scores.get(u, 0.0) + weight
-        for q in terms.quantities:
-            for u in index.value_units(q.value):
-                scores[u] = scores.get(u, 0.0) + quantity_weight
+        for units, weight in (
+            *((index.postings(term), weight) for term, weight in terms.weights.items()),
+            *((index.value_units(q.value), quantity_weight) for q in terms.quantities),
+        ):
+            context.scored += len(units)
+            if scores:
+                for u in units:
+                    scores[u] = scores.get(u, 0.0) + weight
+            else:
+                scores = dict.fromkeys(units, weight)  # 0.0 + weight, in C
         passage_scores.append(scores)
     # The claim's terms each unit tried holds (`UnitIndex.held`): only the best window's units are
     # read, which cost ~0.7 ms an answer when no passage had been read before.
