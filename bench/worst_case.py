@@ -13,7 +13,8 @@ single-threaded, so that is its cost to the fleet whatever else the box is doing
 
 A second result is checked too, for each family: `spanless`, the answer's sentences as SUPPORTED
 claims without answer spans or quotes, what a model that returns only claim texts gives
-`apply_checks` to place and check.
+`apply_checks` to place and check; its caches are cleared first, so the checks index the passages
+themselves (after the offline judge they read the judge's index: `judges.passages.index_units`).
 
     python bench/worst_case.py            # every family at the caps, ~minutes
     python bench/worst_case.py --quick    # every family at a tenth of the caps, seconds
@@ -319,6 +320,8 @@ def measure(name: str, caps: Caps, profiler: cProfile.Profile | None = None) -> 
     judge_s, result = cpu(lambda: judge_offline(request))
     checks_s, checked = cpu(lambda: apply_checks(request, result))
     backend_result = spanless(request)
+    # Another backend's result meets passages no judge has indexed: the checks index them.
+    passage_index.clear_caches()
     spanless_s, _ = cpu(lambda: apply_checks(request, backend_result))
     if profiler:
         profiler.disable()

@@ -298,7 +298,9 @@ class UnitIndex:
         # read for read and answer without its values.
         with self._lock:
             new = [value for value in dict.fromkeys(values) if value not in self._asked]
-            if len(new) > READ_ALL_PIECES_AFTER:
+            if len(self._read) == len(self._pieces()):
+                wanted = set()  # every piece is read: nothing to look for
+            elif len(new) > READ_ALL_PIECES_AFTER:
                 # Each value's pieces are found by a scan of the text, a reading of every piece
                 # costs a few such scans: past a few values it is cheaper, and answers the same.
                 wanted = set(range(len(self._pieces())))

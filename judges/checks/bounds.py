@@ -29,9 +29,10 @@ MAX_QUOTATIONS = 60
 MAX_CITATIONS = 300
 MAX_CLAIMS = 400  # claims of a backend's result that the checks read; the rest are not checked
 # (passage unit, claim term) pairs the offline judge scores for one answer: a claim's cost is the
-# number of passage sentences holding its words, which a long passage of the same words makes
-# tens of thousands. A real answer against ten long passages scores tens of thousands in all.
-MAX_SCORED = 8_000_000
+# number of passage sentences holding its words, which long passages of the same words make tens
+# of thousands. The dev answers score at most ~800, the offline judge bench's against ten
+# passages of 20,000 characters ~18,000.
+MAX_SCORED = 2_000_000
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 
 from judges.checks.findings import Finding
 from judges.checks.spans import blank
-from judges.text import content_words, quantities, quantity_values
+from judges.passages import index_units
+from judges.text import content_words, quantities
 from judges.types import Fabrication, Passage, Span
 
 if TYPE_CHECKING:
@@ -78,6 +79,13 @@ def check_citations(answer: Answer) -> list[Finding]:
     p_numbered = all(re.fullmatch(r"P\d+", p.id or "") for p in answer.passages)
     # What a sentence says, without its markers and provenance phrases (check 4 judges those).
     said = blank(answer.text, [m.span for m in markers] + [m.span for m in answer.provenance])
+    # Each cited passage is asked for the answer's values at once (one pass when they are many),
+    # in the passage index the judge and the number check share (`index_units`).
+    values = [quantity.value for quantity in answer.quantities]
+    cited_passages = {resolve_citation(cited, answer.passages) for marker in markers for cited in marker.cited}
+    for passage in answer.passages:
+        if passage.id in cited_passages:
+            index_units(passage.text).read_values(values)
     for sentence, cited_here in by_sentence.items():
         existing: list[str] = []
         invented: list[Finding] = []
@@ -156,7 +164,7 @@ def _unsupported_by(text: str, cited: list[Passage | None]) -> str | None:
     # long passages.
     texts = [p.text for p in cited if p is not None]
     missing_numbers = [q.text for q in quantities(text)
-                       if not any(q.value in quantity_values(t) for t in texts)]
+                       if not any(index_units(t).has_value(q.value) for t in texts)]
     if missing_numbers:
         return "it does not state " + ", ".join(f"'{n}'" for n in missing_numbers)
     words = set(content_words(text))
