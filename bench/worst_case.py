@@ -336,10 +336,11 @@ def measure(name: str, caps: Caps, profiler: cProfile.Profile | None = None) -> 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="every cap at a tenth (a smoke run, seconds)")
+    parser.add_argument("--scale", type=float, help="every cap at this share (0-1; --quick is 0.1)")
     parser.add_argument("--family", action="append", choices=sorted(FAMILIES), help="only these (repeatable)")
     parser.add_argument("--profile", help="write cProfile stats of the families run to this file")
     args = parser.parse_args()
-    caps = Caps(0.1 if args.quick else 1.0)
+    caps = Caps(args.scale or (0.1 if args.quick else 1.0))
     profiler = cProfile.Profile() if args.profile else None
     names = args.family or list(FAMILIES)
 
@@ -357,10 +358,10 @@ def main() -> int:
     if profiler:
         profiler.dump_stats(args.profile)
 
-    scale = "" if caps.scale == 1 else f" (quick: {caps.scale:.0%} of the caps)"
+    scale = "" if caps.scale == 1 else f" ({caps.scale:.0%} of the caps)"
     # The target is for requests at the caps; a quick run's figures say only that the bench runs.
     target = TARGET_S if caps.scale == 1 else None
-    extra = {"command": COMMAND + (" --quick" if args.quick else "")}
+    extra = {"command": COMMAND + (" --quick" if args.quick else "") + (f" --scale {args.scale}" if args.scale else "")}
     for stage, key in (("offline judge", "judge_s"), ("apply_checks", "checks_s"),
                        ("apply_checks spanless", "spanless_checks_s"), ("judge + checks", "total_s")):
         worst = max(rows, key=lambda row: row[key])
