@@ -294,12 +294,14 @@ def within_caps(payload: dict, caps: Caps) -> dict:
 
 
 def spanless(request: JudgeRequest) -> JudgeResult:
-    """The answer's sentences as SUPPORTED claims with neither answer spans nor quotes."""
+    """The answer's sentences as SUPPORTED claims with neither answer spans nor quotes, from a
+    model backend (so the support check reads every one of them)."""
     claims = [Claim(id=f"c{n}", text=request.answer[start:end], label="SUPPORTED")
               for n, (start, end) in enumerate(split_sentences(request.answer), 1)]
     result = judge_offline(request.model_copy(update={"answer": "x"}))
+    judge = result.judge.model_copy(update={"backend": "openai", "profile": "claim_audit", "model": "any"})
     return result.model_copy(update={"claims": claims, "fabrications": [], "verdict": "GROUNDED",
-                                     "grounding_score": 1.0})
+                                     "grounding_score": 1.0, "judge": judge})
 
 
 # --- timing ----------------------------------------------------------------------------------------
