@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
+from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bench import worst_case
 from judges import offline
 from judges import passages as passage_index
-from judges.checks import apply, apply_checks
+from judges.checks import apply, apply_checks, provenance
 from judges.checks.bounds import (
     MAX_CITATIONS, MAX_CLAIMS, MAX_PIECES, MAX_QUOTATIONS, MAX_VALUES, checked_extent,
 )
@@ -196,3 +200,18 @@ def test_a_request_of_each_worst_case_family_costs_a_bounded_time(family):
     assert len(result.claims) <= MAX_CLAIMS
     if not checked_extent(request.answer).complete:
         assert _unchecked(result) and checked.verdict != "GROUNDED", family
+
+
+# --- the provenance check reads each passage's section ids once ------------------------------
+
+_SECTION_TEXT = st.lists(st.sampled_from(["Section ", "section", "Sec. ", "sec.", "§", "§ ", " ", "4", "2", ".",
+                                          "a", "B", "1", "0", "x", ",", "\n", "SECTION  ", "_", "٤"]), max_size=12)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_SECTION_TEXT, st.sampled_from(["4", "4.2", "4.2a", "2", "12", "1.0", "4a", "42", "2.1", "0", "4B", "٤"]))
+def test_a_passage_names_a_section_as_one_search_for_it_finds(pieces, sid):
+    """What a search of each passage for each section id found (the rule before the index)."""
+    text = "".join(pieces)
+    searched = re.compile(rf"(?:section|sec\.|§)\s*{re.escape(sid)}(?![\w.]?\d)", re.IGNORECASE)
+    assert provenance._text_names_section(sid, [SimpleNamespace(text=text)]) == bool(searched.search(text))
