@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 from bench import worst_case
 from judges import offline
 from judges import passages as passage_index
-from judges.checks import apply, apply_checks, provenance
+from judges.checks import apply, apply_checks, provenance, trust
 from judges.checks.bounds import (
     MAX_CITATIONS, MAX_CLAIMS, MAX_PIECES, MAX_QUOTATIONS, MAX_VALUES, checked_extent,
 )
 from judges.offline import judge_offline
-from judges.text import sentences, split_sentences
+from judges.text import rough_pieces, sentences, split_sentences, stems
 from judges.types import JudgeRequest
 from tests.judges.checking import backend_result, sentence_claims
 from tests.judges.conftest import FARE_POLICY, REPO_ROOT
@@ -215,3 +215,38 @@ def test_a_passage_names_a_section_as_one_search_for_it_finds(pieces, sid):
     text = "".join(pieces)
     searched = re.compile(rf"(?:section|sec\.|§)\s*{re.escape(sid)}(?![\w.]?\d)", re.IGNORECASE)
     assert provenance._text_names_section(sid, [SimpleNamespace(text=text)]) == bool(searched.search(text))
+
+
+# --- the support check: closest sentences by stem, and its budget ------------------------------
+
+_WORDS = st.sampled_from(["fare", "rider", "pass", "zone", "senior", "bus", "free", "monthly", "card", "train"])
+_SENTENCE = st.lists(_WORDS, min_size=1, max_size=6).map(lambda words: " ".join(words).capitalize() + ".")
+_PASSAGE_TEXT = st.lists(_SENTENCE, min_size=1, max_size=6).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PASSAGE_TEXT, min_size=1, max_size=4), st.sets(st.sampled_from(
+    ["fare", "rider", "pass", "zone", "senior", "bus", "free", "monthli", "card", "train"]), max_size=5),
+    st.booleans())
+def test_the_closest_sentences_are_those_comparing_every_sentence_gives(texts, wanted, rough):
+    """How they were found before: every sentence of every passage compared with the claim, sorted
+    stably by the stems shared, the first three kept that share one."""
+    passages = [SimpleNamespace(id=f"P{n}", text=text) for n, text in enumerate(texts, 1)]
+    scored = []
+    for passage in passages:
+        spans = rough_pieces(passage.text) if rough else split_sentences(passage.text)
+        scored += [(len(wanted & stems(passage.text[s:e])), passage.id, passage.text[s:e]) for s, e in spans]
+    scored.sort(key=lambda row: -row[0])
+    expected = [(pid, sentence) for shared, pid, sentence in scored[:trust.CLOSEST_SENTENCES] if shared]
+    assert trust._closest_sentences(wanted, passages, rough, [0]) == expected
+
+
+def test_the_support_check_lowers_the_claims_past_its_budget(monkeypatch, fare_request):
+    monkeypatch.setattr(trust, "MAX_SCORED", 1)
+    request = fare_request("Seniors pay a reduced fare with a Senior ID card. Children ride free with an adult. "
+                           "Passes are sold at vending machines in every station.")
+    result = apply_checks(request, backend_result(request.answer, *sentence_claims(request)))
+    notes = ["Not checked: the answer has claims whose words fill the passages" in c.explanation
+             for c in result.claims]
+    assert notes == [False, True, True]  # the first claim is compared, and passes the budget
+    assert all(c.label == "UNSUPPORTED" for c, noted in zip(result.claims, notes) if noted)
