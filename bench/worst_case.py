@@ -13,7 +13,8 @@ single-threaded, so that is its cost to the fleet whatever else the box is doing
 
 A second result is checked too, for each family: `spanless`, the answer's sentences as SUPPORTED
 claims without answer spans or quotes, what a model that returns only claim texts gives
-`apply_checks` to place and check.
+`apply_checks` to place and check; its caches are cleared first, so the checks index the passages
+themselves (after the offline judge they read the judge's index: `judges.passages.index_units`).
 
     python bench/worst_case.py            # every family at the caps, ~minutes
     python bench/worst_case.py --quick    # every family at a tenth of the caps, seconds
@@ -293,12 +294,14 @@ def within_caps(payload: dict, caps: Caps) -> dict:
 
 
 def spanless(request: JudgeRequest) -> JudgeResult:
-    """The answer's sentences as SUPPORTED claims with neither answer spans nor quotes."""
+    """The answer's sentences as SUPPORTED claims with neither answer spans nor quotes, from a
+    model backend (so the support check reads every one of them)."""
     claims = [Claim(id=f"c{n}", text=request.answer[start:end], label="SUPPORTED")
               for n, (start, end) in enumerate(split_sentences(request.answer), 1)]
     result = judge_offline(request.model_copy(update={"answer": "x"}))
+    judge = result.judge.model_copy(update={"backend": "openai", "profile": "claim_audit", "model": "any"})
     return result.model_copy(update={"claims": claims, "fabrications": [], "verdict": "GROUNDED",
-                                     "grounding_score": 1.0})
+                                     "grounding_score": 1.0, "judge": judge})
 
 
 # --- timing ----------------------------------------------------------------------------------------
@@ -319,6 +322,8 @@ def measure(name: str, caps: Caps, profiler: cProfile.Profile | None = None) -> 
     judge_s, result = cpu(lambda: judge_offline(request))
     checks_s, checked = cpu(lambda: apply_checks(request, result))
     backend_result = spanless(request)
+    # Another backend's result meets passages no judge has indexed: the checks index them.
+    passage_index.clear_caches()
     spanless_s, _ = cpu(lambda: apply_checks(request, backend_result))
     if profiler:
         profiler.disable()
@@ -333,10 +338,11 @@ def measure(name: str, caps: Caps, profiler: cProfile.Profile | None = None) -> 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="every cap at a tenth (a smoke run, seconds)")
+    parser.add_argument("--scale", type=float, help="every cap at this share (0-1; --quick is 0.1)")
     parser.add_argument("--family", action="append", choices=sorted(FAMILIES), help="only these (repeatable)")
     parser.add_argument("--profile", help="write cProfile stats of the families run to this file")
     args = parser.parse_args()
-    caps = Caps(0.1 if args.quick else 1.0)
+    caps = Caps(args.scale or (0.1 if args.quick else 1.0))
     profiler = cProfile.Profile() if args.profile else None
     names = args.family or list(FAMILIES)
 
@@ -354,10 +360,10 @@ def main() -> int:
     if profiler:
         profiler.dump_stats(args.profile)
 
-    scale = "" if caps.scale == 1 else f" (quick: {caps.scale:.0%} of the caps)"
+    scale = "" if caps.scale == 1 else f" ({caps.scale:.0%} of the caps)"
     # The target is for requests at the caps; a quick run's figures say only that the bench runs.
     target = TARGET_S if caps.scale == 1 else None
-    extra = {"command": COMMAND + (" --quick" if args.quick else "")}
+    extra = {"command": COMMAND + (" --quick" if args.quick else "") + (f" --scale {args.scale}" if args.scale else "")}
     for stage, key in (("offline judge", "judge_s"), ("apply_checks", "checks_s"),
                        ("apply_checks spanless", "spanless_checks_s"), ("judge + checks", "total_s")):
         worst = max(rows, key=lambda row: row[key])

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 
 from judges.align import ABSOLUTES, Alignment, Difference, align
 from judges.checks import provenance_mentions, provenance_verdict, quotations
+from judges.checks.bounds import MAX_CLAIMS, MAX_SCORED, Extent, checked_extent, unchecked_claim
 from judges.clauses import split_clauses
 from judges.markup import is_heading, plain_view, with_open_marks
 from judges.passages import CAUSAL, UnitIndex, index_units
@@ -157,14 +158,17 @@ class _Request:
     total_units: int
     question_stems: frozenset[str]
     frequency: dict[str, int] = field(default_factory=dict)
+    scored: int = 0  # (unit, term) pairs scored so far by `_best_window`, held to MAX_SCORED
 
     @classmethod
-    def of(cls, request: JudgeRequest) -> _Request:
+    def of(cls, request: JudgeRequest, answer: str) -> _Request:
+        """What the claims of `answer` (the request's answer, or the part of it that is read) are
+        compared with."""
         indexes = [index_units(passage.text) for passage in request.passages]
         # Every claim asks each passage for its words and values: find them for the whole answer
         # at once.
-        answer_stems = stems_of(request.answer)
-        values = [quantity.value for quantity in quantities(request.answer)]
+        answer_stems = stems_of(answer)
+        values = [quantity.value for quantity in quantities(answer)]
         for index in indexes:
             index.learn_stems(answer_stems)
             index.read_values(values)
@@ -216,9 +220,12 @@ class _Window:
 
 def judge_offline(request: JudgeRequest) -> JudgeResult:
     started = time.perf_counter()
-    context = _Request.of(request)
+    # Only the answer's first part is read when it passes one of the caps on work (judges.checks.
+    # bounds); the rest becomes one UNSUPPORTED claim saying so.
+    extent = checked_extent(request.answer)
+    answer = request.answer if extent.complete else request.answer[:extent.end]
+    context = _Request.of(request, answer)
     redirect_words = HEDGE_WORDS | _agency_words(request.passages)
-    answer = request.answer
     mentions = provenance_mentions(answer, request)
     skip = [q.span for q in quotations(answer)] + [m.span for m in mentions]
 
@@ -226,6 +233,13 @@ def judge_offline(request: JudgeRequest) -> JudgeResult:
     fabrications: list[Fabrication] = []
     text = plain_view(answer)  # markup is no claim: claims are read in the text, at the same offsets
     for sentence_span in split_sentences(text):
+        if len(claims) >= MAX_CLAIMS - 1:
+            extent = _claims_cap(sentence_span[0])
+            break
+        if context.scored > MAX_SCORED:
+            extent = Extent(sentence_span[0], f"claims whose words fill the passages: more than "
+                                              f"{MAX_SCORED:,} passage sentences scored")
+            break
         sentence = answer[slice(*sentence_span)]
         has_provenance = any(m.span[0] < sentence_span[1] and sentence_span[0] < m.span[1] for m in mentions)
         if has_provenance and provenance_verdict(sentence, request) == "agrees":
@@ -235,12 +249,21 @@ def judge_offline(request: JudgeRequest) -> JudgeResult:
             continue
         spans = split_clauses(text, sentence_span)
         sentence_support = _support(text, sentence_span, context, skip) if len(spans) > 1 else None
+        room = MAX_CLAIMS - 1 - len(claims)
+        if len(spans) > room:  # a sentence of more clauses than the cap leaves room for
+            extent = _claims_cap(spans[room][0])
+            spans = spans[:room]
         for span in spans:
             claim, invented = _judge_claim(
                 f"c{len(claims) + 1}", text, span, context, skip, sentence_support=sentence_support)
             shown = with_open_marks(answer, span)
             claims.append(claim.model_copy(update={"text": answer[slice(*shown)], "answer_span": shown}))
             fabrications.extend(invented)
+        if not extent.complete and extent.end <= sentence_span[1]:
+            break
+    unchecked = unchecked_claim(f"c{len(claims) + 1}", request.answer, extent)
+    if unchecked is not None:
+        claims.append(unchecked)
 
     return JudgeResult(
         verdict=verdict_for(claims),
@@ -257,6 +280,11 @@ def judge_offline(request: JudgeRequest) -> JudgeResult:
             attempts=1,
         ),
     )
+
+
+def _claims_cap(end: int) -> Extent:
+    """The extent read when the judge stops at MAX_CLAIMS claims (the last one saying so)."""
+    return Extent(end, f"more than {MAX_CLAIMS - 1:,} claims")
 
 
 # --- what counts as a claim, and where claims split ---------------------------------------------
@@ -318,16 +346,21 @@ def _best_window(terms: _Terms, context: _Request) -> _Window | None:
     if total <= 0:
         return None
     # Each unit's score, its terms' weights added in the claim's order (every weight is positive,
-    # so a unit scored is a unit with a term).
-    passage_scores: list[list[float]] = []
+    # so a unit scored is a unit with a term). Only the units holding a term are scored: the
+    # work is the claim's postings, whatever the passages' length.
+    passage_scores: list[dict[int, float]] = []
     for index in context.indexes:
-        scores = [0.0] * index.size
-        for term, weight in terms.weights.items():
-            for u in index.postings(term):
-                scores[u] += weight
-        for q in terms.quantities:
-            for u in index.value_units(q.value):
-                scores[u] += quantity_weight
+        scores: dict[int, float] = {}
+        for units, weight in (
+            *((index.postings(term), weight) for term, weight in terms.weights.items()),
+            *((index.value_units(q.value), quantity_weight) for q in terms.quantities),
+        ):
+            context.scored += len(units)
+            if scores:
+                for u in units:
+                    scores[u] = scores.get(u, 0.0) + weight
+            else:
+                scores = dict.fromkeys(units, weight)  # 0.0 + weight, in C
         passage_scores.append(scores)
     # The claim's terms each unit tried holds (`UnitIndex.held`): only the best window's units are
     # read, which cost ~0.7 ms an answer when no passage had been read before.
@@ -363,13 +396,14 @@ def _best_window(terms: _Terms, context: _Request) -> _Window | None:
     )
 
 
-def _best_units(passage_scores: list[list[float]], limit: int) -> list[tuple[float, int, int]]:
-    """The `limit` units with the best scores over all passages (none scoring 0), as (-score,
-    passage, unit): the best first, the earliest on a tie. The passages are taken in order of their
-    best score, and each one's units sorted in C, until no unit of the next can be kept: putting
+def _best_units(passage_scores: list[dict[int, float]], limit: int) -> list[tuple[float, int, int]]:
+    """The `limit` units with the best scores over all passages (each passage's scores by unit),
+    as (-score, passage, unit): the best first, the earliest on a tie, none scoring 0. The
+    passages are taken in order of their best score, and each one's units sorted in C, until no
+    unit of the next can be kept: putting
     every unit scored of every passage in one heap cost twice as much (~1 ms an answer at 15,000
     characters a passage)."""
-    best_scores = [max(scores, default=0.0) for scores in passage_scores]
+    best_scores = [max(scores.values(), default=0.0) for scores in passage_scores]
     found: list[tuple[float, int, int]] = []
     # Sorted stably: passages with the same best score come in order, so once one cannot beat the
     # last unit kept, no passage after it can.
@@ -377,7 +411,7 @@ def _best_units(passage_scores: list[list[float]], limit: int) -> list[tuple[flo
         if best_scores[p] <= 0 or (len(found) == limit and (-best_scores[p], p) > found[-1][:2]):
             break
         scores = passage_scores[p]
-        ranked = sorted(range(len(scores)), key=scores.__getitem__, reverse=True)[:limit]
+        ranked = sorted(sorted(scores), key=scores.__getitem__, reverse=True)[:limit]
         found.extend((-scores[u], p, u) for u in ranked if scores[u] > 0)
         found = sorted(found)[:limit]
     return found

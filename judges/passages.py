@@ -176,6 +176,11 @@ def _digits_alone(digits: str) -> re.Pattern[str]:
     return re.compile(rf"{digits}(?![0-9])(?<![1-9]{digits})(?<![0-9]0{digits})")
 
 
+# Values asked at once past which every quantity piece of a passage is read rather than found
+# value by value (UnitIndex.read_values).
+READ_ALL_PIECES_AFTER = 24
+
+
 class UnitIndex:
     """A passage cut into units (`rough_pieces`), read lazily: the judge asks only about the words
     and quantity values of the claims it judges, so only that is worked out, and kept (the same
@@ -293,7 +298,14 @@ class UnitIndex:
         # read for read and answer without its values.
         with self._lock:
             new = [value for value in dict.fromkeys(values) if value not in self._asked]
-            wanted = set().union(*(self._pieces_for(value) for value in new))
+            if len(self._read) == len(self._pieces()):
+                wanted = set()  # every piece is read: nothing to look for
+            elif len(new) > READ_ALL_PIECES_AFTER:
+                # Each value's pieces are found by a scan of the text, a reading of every piece
+                # costs a few such scans: past a few values it is cheaper, and answers the same.
+                wanted = set(range(len(self._pieces())))
+            else:
+                wanted = set().union(*(self._pieces_for(value) for value in new))
             self._read_pieces(sorted(wanted - self._read))
             for value in new:
                 self._asked[value] = tuple(sorted(self._value_units.get(value, ())))

@@ -10,7 +10,8 @@ from functools import cached_property
 from judges.checks.provenance import ProvenanceMention, provenance_mentions
 from judges.checks.quotes import Quotation, quotations
 from judges.checks.spans import SpanIndex
-from judges.text import Quantity, quantities, split_sentences, values_in
+from judges.passages import index_units
+from judges.text import Quantity, quantities, split_sentences
 from judges.types import JudgeRequest, Span
 
 
@@ -46,15 +47,20 @@ class Answer:
         return index
 
     def values_in_text(self, wanted: Sequence[Quantity]) -> set[str]:
-        """The values of `wanted` that some passage's text gives (never their headers).
+        """The values of `wanted` that some passage's text gives (never their headers):
+        `quantity_values(passage.text)` holds them.
 
-        Reading a passage's quantities is the costly part of the checks (about 0.4 ms for 1,500
-        characters the first time a passage is seen), and an answer's numbers usually stand as
-        written in a few sentences of the passages: so the pieces of the passages
-        (judges.text.quantity_pieces, about a sentence each) where a wanted value stands as
-        written are read first, and reading stops once every value is found. A value found
-        nowhere still reads them all; which are found does not depend on the order."""
-        forms: dict[str, set[str]] = {}
-        for quantity in wanted:
-            forms.setdefault(quantity.value, set()).add(quantity.text)
-        return values_in([passage.text for passage in self.passages], forms)
+        Asked of each passage's unit index (judges.passages.index_units), the one the offline
+        judge reads too: a passage is indexed once per request whichever reads it first, and
+        reading its values for many asked at once is one pass over it (`UnitIndex.read_values`).
+        Passages are asked in turn only for the values still missing."""
+        missing = list(dict.fromkeys(quantity.value for quantity in wanted))
+        found: set[str] = set()
+        for passage in self.passages:
+            if not missing:
+                break
+            index = index_units(passage.text)
+            index.read_values(missing)
+            found.update(value for value in missing if index.has_value(value))
+            missing = [value for value in missing if value not in found]
+        return found

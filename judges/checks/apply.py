@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 
 from judges.checks.answer import Answer
+from judges.checks.bounds import MAX_CLAIMS, check_extent, checked_extent
 from judges.checks.citations import check_citations
 from judges.checks.findings import Finding
 from judges.checks.matching import claim_span, texts_overlap
@@ -50,7 +51,11 @@ def apply_checks(request: JudgeRequest, result: JudgeResult) -> JudgeResult:
     """
     trusted, poisoned = trusted_passages(request.passages)
     clean_text, where = strip_invisible(request.answer)
-    checked = Answer(request.model_copy(update={"answer": clean_text, "passages": trusted}))
+    # Checks 1-4 read the answer up to where it passes a cap on work (judges.checks.bounds); one
+    # finding lowers what lies beyond.
+    extent = checked_extent(clean_text)
+    read = clean_text if extent.complete else clean_text[:extent.end]
+    checked = Answer(request.model_copy(update={"answer": read, "passages": trusted}))
     findings = [
         _remap(finding, where, request.answer)
         for finding in (
@@ -58,16 +63,23 @@ def apply_checks(request: JudgeRequest, result: JudgeResult) -> JudgeResult:
             *check_numbers(checked),
             *check_citations(checked),
             *check_provenance(checked),
+            *check_extent(clean_text, extent),
         )
     ]
-    answer = checked if clean_text == request.answer else Answer(
+    answer = checked if read == request.answer else Answer(
         request.model_copy(update={"passages": trusted}))
+    # So are the claims of a backend's result beyond MAX_CLAIMS: lowered, not read.
+    unread = result.claims[MAX_CLAIMS:]
+    if unread:
+        result = result.model_copy(update={"claims": result.claims[:MAX_CLAIMS]})
     answer_injections = check_answer_injections(answer)
     findings += answer_injections
     findings += check_evidence(answer, result, poisoned)
     findings += check_support(answer, result, under_attack=bool(
         poisoned or answer_injections or any(find_injections(text) for text in steering_texts(request))))
     checked_result = _apply(findings, answer, result)
+    if unread:
+        checked_result = _with_unread(checked_result, unread)
     if poisoned:
         listed = "; ".join(f"{pid}: {reason}" for pid, reason in poisoned.items())
         note = (f"Passages that address the judge were not used as evidence by the deterministic "
@@ -153,6 +165,23 @@ def _apply(findings: list[Finding], answer: Answer, result: JudgeResult) -> Judg
         "grounding_score": score,
         "verdict": verdict,
         "rewrite_note": _rewrite_note(result.rewrite_note, [c for c in claims if c.id in changed]),
+    })
+
+
+def _with_unread(result: JudgeResult, unread: list[Claim]) -> JudgeResult:
+    """`result` with the claims the checks did not read added back, each lowered to UNSUPPORTED
+    with the reason."""
+    note = f"Not checked: the result has more than {MAX_CLAIMS:,} claims; the checks read the first {MAX_CLAIMS:,}."
+    lowered = [claim.model_copy(update={
+        "label": _lower(claim.label, "UNSUPPORTED"),
+        "explanation": claim.explanation if note in claim.explanation else f"{claim.explanation} {note}".strip(),
+    }) for claim in unread]
+    claims = [*result.claims, *lowered]
+    return result.model_copy(update={
+        "claims": claims,
+        "grounding_score": min(result.grounding_score, grounding_score(claims)),
+        "verdict": _less_grounded(result.verdict, verdict_for(claims)),
+        "rewrite_note": _rewrite_note(result.rewrite_note, [c for c, was in zip(lowered, unread) if c.label != was.label]),
     })
 
 

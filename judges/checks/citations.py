@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 
 from judges.checks.findings import Finding
 from judges.checks.spans import blank
-from judges.text import content_words, quantities, quantity_values
+from judges.passages import index_units
+from judges.text import content_words, quantities
 from judges.types import Fabrication, Passage, Span
 
 if TYPE_CHECKING:
@@ -78,6 +79,13 @@ def check_citations(answer: Answer) -> list[Finding]:
     p_numbered = all(re.fullmatch(r"P\d+", p.id or "") for p in answer.passages)
     # What a sentence says, without its markers and provenance phrases (check 4 judges those).
     said = blank(answer.text, [m.span for m in markers] + [m.span for m in answer.provenance])
+    # Each cited passage is asked for the answer's values at once (one pass when they are many),
+    # in the passage index the judge and the number check share (`index_units`).
+    values = [quantity.value for quantity in answer.quantities]
+    cited_passages = {resolve_citation(cited, answer.passages) for marker in markers for cited in marker.cited}
+    for passage in answer.passages:
+        if passage.id in cited_passages:
+            index_units(passage.text).read_values(values)
     for sentence, cited_here in by_sentence.items():
         existing: list[str] = []
         invented: list[Finding] = []
@@ -152,15 +160,18 @@ def _unsupported_by(text: str, cited: list[Passage | None]) -> str | None:
     """Why the `cited` passages together do not support `text` (a sentence), or None when they do."""
     if SILENCE.search(text) or not set(content_words(text)) - _REFERENCE_WORDS:
         return None
-    values = frozenset().union(*(quantity_values(p.text) for p in cited if p is not None))
-    missing_numbers = [q.text for q in quantities(text) if q.value not in values]
+    # Each cited passage's sets are asked in turn, not put together: a sentence may cite many
+    # long passages.
+    texts = [p.text for p in cited if p is not None]
+    missing_numbers = [q.text for q in quantities(text)
+                       if not any(index_units(t).has_value(q.value) for t in texts)]
     if missing_numbers:
         return "it does not state " + ", ".join(f"'{n}'" for n in missing_numbers)
     words = set(content_words(text))
     if not words:
         return None
-    cited_words = frozenset().union(*(_passage_words(p.text) for p in cited if p is not None))
-    recall = len(words & cited_words) / len(words)
+    found = [word for word in words if any(word in _passage_words(t) for t in texts)]
+    recall = len(found) / len(words)
     if recall < CITATION_MIN_RECALL:
         return f"only {round(recall * 100)}% of the sentence's words are there"
     return None

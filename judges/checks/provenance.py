@@ -25,6 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from judges.checks.citations import citation_markers
@@ -235,8 +236,28 @@ def _sections(text: str, request: JudgeRequest) -> list[ProvenanceMention]:
 
 
 def _text_names_section(sid: str, passages: Sequence[Passage]) -> bool:
-    pattern = re.compile(rf"(?:section|sec\.|§)\s*{re.escape(sid)}(?![\w.]?\d)", re.IGNORECASE)
-    return any(pattern.search(p.text) for p in passages)
+    """Whether a passage's text names section `sid`: "section", "sec." or "§" before it (any
+    case), and no digit right after it, nor after one more character of an id."""
+    key = sid.lower()
+    return any(key in _sections_named(p.text) for p in passages)
+
+
+_SECTION_WORD = re.compile(r"(?:section|sec\.|§)\s*", re.IGNORECASE)
+_DIGIT_AFTER = re.compile(r"[\w.]?\d")
+
+
+@lru_cache(maxsize=256)  # asked for each section an answer names, of every passage: read once
+def _sections_named(text: str) -> frozenset[str]:
+    """Every section id the text names (`_text_names_section`), lowercased: each start of an id
+    after a section word, cut where no digit follows."""
+    named = set()
+    for match in _SECTION_WORD.finditer(text):
+        start = match.end()
+        longest = _SECTION_ID.match(text, start)
+        if longest is not None:
+            named.update(text[start:end].lower() for end in range(start + 1, longest.end() + 1)
+                         if not _DIGIT_AFTER.match(text, end))
+    return frozenset(named)
 
 
 def _url_key(url: str) -> str:
@@ -254,12 +275,17 @@ def _urls(text: str, request: JudgeRequest) -> list[ProvenanceMention]:
         if any(h == key or h.split("#")[0].rstrip("/") == key or h.startswith((key + "/", key + "#"))
                for h in headers):
             verdict, reason = "agrees", ""
-        elif any(url.lower() in p.text.lower() for p in request.passages):
+        elif any(url.lower() in _lowered(p.text) for p in request.passages):
             verdict, reason = None, ""
         else:
             verdict, reason = "disagrees", f"no passage's source is {url}"
         mentions.append(ProvenanceMention("url", span, span, verdict, reason))
     return mentions
+
+
+@lru_cache(maxsize=256)  # asked for each URL an answer gives, of every passage
+def _lowered(text: str) -> str:
+    return text.lower()
 
 
 def _named_sources(text: str, request: JudgeRequest) -> list[ProvenanceMention]:
@@ -376,9 +402,14 @@ def _judge_name(text: str, span: Span, name: Span, request: JudgeRequest) -> Pro
 
 
 def _header_words(passage: Passage) -> frozenset[str]:
-    fields = [f for f in (passage.agency, passage.title, passage.section, passage.tag) if f]
+    return _words_of_header(passage.agency, passage.title, passage.section, passage.tag)
+
+
+@lru_cache(maxsize=1024)  # asked of every passage for every source an answer names
+def _words_of_header(agency: str | None, title: str | None, section: str | None, tag: str | None) -> frozenset[str]:
+    fields = [f for f in (agency, title, section, tag) if f]
     words = set(content_words(" ".join(fields)))
-    for field in (passage.agency, passage.title):
+    for field in (agency, title):
         if field:
             initials = "".join(w[0] for w in re.findall(r"[A-Za-z][\w'-]*", field) if w[0].isupper())
             if len(initials) >= 2:

@@ -22,18 +22,22 @@ supports nothing; the rewrite note names it). Then:
 
 from __future__ import annotations
 
+import heapq
+from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from judges.align import QUOTE_COVERAGE, quote_shortfall
+from judges.checks.bounds import MAX_SCORED
 from judges.checks.citations import SILENCE
 from judges.checks.findings import Finding
 from judges.checks.matching import claim_span
 from judges.checks.provenance import provenance_mentions
 from judges.checks.spans import blank
 from judges.injection import find_injections, strip_invisible
-from judges.text import content_tokens, quantities, split_sentences, stems
+from judges.text import content_tokens, quantities, rough_pieces, split_sentences, stems
 from judges.types import Claim, JudgeRequest, JudgeResult, Passage
 
 if TYPE_CHECKING:
@@ -144,10 +148,21 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
         return []  # its labels are this aligner's own reading of its evidence (judges.offline)
     minimum = SUPPORT_MIN_UNDER_ATTACK if under_attack else QUOTE_COVERAGE
     trusted = {p.id: p for p in answer.passages if p.text.strip()}
+    # Past SENTENCES_UP_TO characters of passages, their sentences are the rough pieces: pysbd
+    # costs ~0.2 ms a sentence, seconds for the passages one request may hold.
+    rough = sum(len(p.text) for p in answer.passages) > SENTENCES_UP_TO
+    compared = [0]  # (passage sentence, claim stem) pairs compared, held to MAX_SCORED
     findings = []
     for claim in result.claims:
         span = claim_span(claim, answer.text)
         if claim.label != "SUPPORTED" or span is None:
+            continue
+        if compared[0] > MAX_SCORED:
+            findings.append(Finding(
+                check="support", span=span, lower_to="UNSUPPORTED", category=claim.category,
+                note=(f"Not checked: the answer has claims whose words fill the passages: more than "
+                      f"{MAX_SCORED:,} passage sentences compared; the quote check stopped before this claim."),
+            ))
             continue
         text = strip_invisible(answer.text[slice(*span)])[0]
         if SILENCE.search(text):
@@ -162,7 +177,7 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
         if shortfall is None:
             continue
         # The judge may have quoted part of what says the claim, or the wrong sentence.
-        closest = quote_shortfall(text, _closest_sentences(wanted, answer.passages), minimum)
+        closest = quote_shortfall(text, _closest_sentences(wanted, answer.passages, rough, compared), minimum)
         if closest is None:
             continue
         if not quoted:
@@ -176,6 +191,7 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
 
 
 CLOSEST_SENTENCES = 3  # passage sentences, by shared content words, that a claim is aligned with
+SENTENCES_UP_TO = 500_000  # characters of a request's passages split by pysbd (see check_support)
 
 
 def _quoted(claim: Claim, trusted: dict[str, Passage]) -> list[tuple[str, str]]:
@@ -184,17 +200,29 @@ def _quoted(claim: Claim, trusted: dict[str, Passage]) -> list[tuple[str, str]]:
             if e.match != "not_found" and e.span is not None and e.passage_id in trusted]
 
 
-def _closest_sentences(wanted: set[str], passages: Sequence[Passage]) -> list[tuple[str, str]]:
-    """The CLOSEST_SENTENCES passage sentences sharing most of the stems `wanted`."""
-    scored = [(len(wanted & sentence_stems), passage.id, sentence)
-              for passage in passages for sentence, sentence_stems in _sentence_stems(passage.text)]
-    scored.sort(key=lambda row: -row[0])
-    return [(pid, sentence) for shared, pid, sentence in scored[:CLOSEST_SENTENCES] if shared]
+def _closest_sentences(wanted: set[str], passages: Sequence[Passage], rough: bool,
+                       compared: list[int]) -> list[tuple[str, str]]:
+    """The CLOSEST_SENTENCES passage sentences sharing most of the stems `wanted` (the earliest on
+    a tie), found from each passage's sentences by stem: the work is the sentences holding one of
+    them, added to `compared[0]`."""
+    best: list[tuple[int, int, int]] = []
+    for number, passage in enumerate(passages):
+        postings = _sentence_index(passage.text, rough)[1]
+        found = [postings[word] for word in wanted if word in postings]
+        compared[0] += sum(map(len, found))
+        shared = Counter(chain.from_iterable(found))
+        best = heapq.nsmallest(CLOSEST_SENTENCES, [*best, *((-count, number, at) for at, count in shared.items())])
+    return [(passages[number].id, _sentence_index(passages[number].text, rough)[0][at]) for _, number, at in best]
 
 
 @lru_cache(maxsize=256)
-def _sentence_stems(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+def _sentence_index(text: str, rough: bool) -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
+    """The text's sentences (pysbd's, or the rough pieces), and which hold each stem."""
     clean = strip_invisible(text)[0]
-    return tuple((clean[s:e], stems(clean[s:e])) for s, e in split_sentences(clean))
-
-
+    spans = rough_pieces(clean) if rough else split_sentences(clean)
+    sentences = tuple(clean[s:e] for s, e in spans)
+    postings: dict[str, list[int]] = {}
+    for at, sentence in enumerate(sentences):
+        for word in stems(sentence):
+            postings.setdefault(word, []).append(at)
+    return sentences, {word: tuple(ats) for word, ats in postings.items()}

@@ -11,7 +11,7 @@ computed here can be stored, highlighted and sliced back out byte-exact. One mod
 
 from judges.text.numeric import (
     MONTHS, NUMBER_WORDS, NumberMention, Quantity, key_terms, normalize_number, number_values, numbers,
-    quantities, quantity_pieces, quantity_readings, quantity_values, readings_by_start, values_in,
+    quantities, quantity_pieces, quantity_readings, quantity_values, readings_by_start,
     year_range_values,
 )
 from judges.text.scan import matches_at, word_positions
@@ -27,6 +27,6 @@ __all__ = [
     "content_tokens",
     "content_words", "fold_accents", "key_terms", "matches_at", "normalize_number", "number_values", "numbers",
     "piece_stems", "quantities", "quantity_pieces", "quantity_readings", "quantity_values", "readings_by_start",
-    "rough_pieces", "split_sentences", "stem", "stems", "token_readings", "values_in", "word_positions",
+    "rough_pieces", "split_sentences", "stem", "stems", "token_readings", "word_positions",
     "year_range_values",
 ]

@@ -407,29 +407,6 @@ def quantity_values(text: str) -> frozenset[str]:
     return frozenset().union(*(_piece_values(text[start:end]) for start, end in quantity_pieces(text)))
 
 
-def values_in(texts: Iterable[str], wanted: dict[str, set[str]]) -> set[str]:
-    """The values of `wanted` (value -> how it was written) that the `quantity_values` of one of
-    `texts` has, reading as little of them as it can: first the pieces (`quantity_pieces`) in which
-    a still missing value stands as written, then the other pieces only while some value is still
-    missing. Which values are found does not depend on the order pieces are read in."""
-    missing = set(wanted)
-    unread: list[str] = []
-    for text in texts:
-        for start, end in quantity_pieces(text):
-            if not missing:
-                return set(wanted)
-            piece = text[start:end]
-            if any(form in piece for value in missing for form in wanted[value]):
-                missing -= _piece_values(piece)
-            else:
-                unread.append(piece)
-    for piece in unread:
-        if not missing:
-            break
-        missing -= _piece_values(piece)
-    return set(wanted) - missing
-
-
 def year_range_values(text: str) -> set[str]:
     """The end years of the year ranges in `text` ("2007 -- 11" gives "2011")."""
     return {match["century"] + match["last"] for match in _year_ranges(text)

@@ -54,12 +54,45 @@ def _split_sentences(text: str) -> tuple[Span, ...]:
     return tuple(spans)
 
 
+# pysbd's cost grows with the square of a line's sentences (its list-item rules rescan the line
+# for each one): a line longer than this is given to it in chunks of about this size, so its cost
+# stays linear in the text's length. A chunk ends where a rough piece ends with a word that is no
+# abbreviation and the next opens with a capital (a sentence end pysbd draws too); only a line
+# without such an end for CHUNK_CUT_ANYWHERE_AFTER characters is cut at another piece end. Lines
+# of ordinary text are shorter than LINE_CHUNK_CHARS.
+LINE_CHUNK_CHARS = 1_000
+CHUNK_CUT_ANYWHERE_AFTER = 3 * LINE_CHUNK_CHARS
+# A piece ending in "e.g.", "U.S.", "Dr." or "No." may end inside a sentence.
+_ABBREVIATED_END = re.compile(r"(?:(?:(?<![\w.])[^\W\d_]\.)+|(?<![\w.])[A-Z][a-z]{0,2}\.)[\"'”’)\]]*$")
+_CAPITAL = re.compile(r"[^\W\d_]")
+
+
+def _line_chunks(line: str) -> list[str]:
+    """The line, or, when longer than LINE_CHUNK_CHARS, consecutive pieces of it that each run at
+    least that long (to a sentence end, see above) and together make the line."""
+    if len(line) <= LINE_CHUNK_CHARS:
+        return [line]
+    chunks, begin = [], 0
+    pieces = rough_pieces(line)
+    for (_, end), (start, _) in zip(pieces, pieces[1:]):
+        if start - begin < LINE_CHUNK_CHARS:
+            continue
+        opening = _CAPITAL.match(line, start)
+        sentence_end = opening is not None and opening.group().isupper() and not _ABBREVIATED_END.search(
+            line, max(begin, end - 12), end)
+        if sentence_end or start - begin >= CHUNK_CUT_ANYWHERE_AFTER:
+            chunks.append(line[begin:start])
+            begin = start
+    chunks.append(line[begin:])
+    return chunks
+
+
 def _split_line(line: str, offset: int) -> list[Span]:
     if not line.strip():
         return []
     spans: list[Span] = []
     position = 0
-    for sentence in _pysbd_sentences(line):
+    for sentence in chain.from_iterable(map(_pysbd_sentences, _line_chunks(line))):
         sentence = sentence.strip()
         start = line.find(sentence, position) if sentence else -1
         if start < 0:

@@ -382,7 +382,8 @@ def test_the_best_units_are_those_one_heap_of_every_unit_scored_gives(passage_sc
     # How they were found before: every unit scored of every passage in one heap.
     scored = [(-score, p, u)
               for p, scores in enumerate(passage_scores) for u, score in enumerate(scores) if score]
-    assert offline._best_units(passage_scores, limit) == heapq.nsmallest(limit, scored)
+    by_unit = [{u: score for u, score in enumerate(scores) if score} for scores in passage_scores]
+    assert offline._best_units(by_unit, limit) == heapq.nsmallest(limit, scored)
 
 
 def test_a_policy_fact_that_something_does_not_include_is_no_statement_of_silence(fare_request):

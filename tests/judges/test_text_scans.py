@@ -137,15 +137,6 @@ def test_quantity_pieces_put_end_to_end_have_their_own_quantities(sample, data):
     assert [(q.text, q.span[0], q.value, q.kind) for q in found] == expected
 
 
-@settings(max_examples=500, deadline=None)
-@given(_SENTENCE_TEXTS, st.sets(st.sampled_from(["5", "12", "1500", "2.75", "0.5", "2007", "2011", "50", "65"])))
-def test_values_in_finds_the_wanted_values_of_the_whole_text(sample, wanted):
-    written = {value: {value, "5", "$" + value} for value in wanted}
-    assert text.values_in([sample], written) == wanted & _whole_text_values(sample)
-    halves = [sample[:len(sample) // 2], sample[len(sample) // 2:]]
-    assert text.values_in(halves, written) == wanted & (_whole_text_values(halves[0]) | _whole_text_values(halves[1]))
-
-
 @settings(max_examples=1500, deadline=None)
 @given(_SENTENCE_TEXTS)
 def test_readings_by_start_are_those_of_the_quantities(sample):
