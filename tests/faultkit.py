@@ -1,9 +1,9 @@
 """Real processes to break, for tests/test_faults.py and bench/faults.py.
 
 A PRIVATE Postgres and a PRIVATE Valkey (reviewapp/embedded.py: the wheels' servers in a temp dir,
-on free ports), so restarting or killing them never touches the servers the suite uses; celery worker subprocesses on
-them; answers posted through the ingest service in a subprocess (`python -m tests.faultkit
-ingest`); and `tally`, which counts lost, doubled and wrong answers straight from the database.
+on free ports), so restarting or killing them never touches the servers the suite uses; celery
+worker subprocesses on them; answers posted through the ingest service in a subprocess (`python -m
+tests.faultkit ingest`); and `tally`, which counts lost, doubled and wrong answers straight from the database.
 
     lost     not judged or failed at the end
     doubled  more than one current JudgeRun for a configuration, more than one succeeded run,

@@ -48,7 +48,8 @@ def _alive(pid: int) -> bool:
 
 
 def test_set_urls_are_used_as_they_are_and_nothing_is_started():
-    given = {"DATABASE_URL": "postgres://u@db.example:5432/x", "CELERY_BROKER_URL": "redis://cache.example:6379/3"}
+    given = {"DATABASE_URL": "postgres://u@db.example:5432/x",
+             "CELERY_BROKER_URL": "redis://cache.example:6379/3"}
     with embedded.servers(environ=given) as urls:
         assert urls == given
 
