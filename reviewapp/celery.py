@@ -43,14 +43,6 @@ def _schedule(sender, **kwargs):
     sender.conf.beat_schedule = _beat_schedule()
 
 
-@signals.beat_init.connect
-@signals.beat_embedded_init.connect
-def _first_canary(sender, **kwargs):
-    """Beat's first canary dispatch as it starts, not an interval later: until beat has sent one,
-    /health/ reports it stale (a demo or a restarted beat would look broken for a minute)."""
-    sender.app.send_task("reviewapp.tasks.canary_dispatch")
-
-
 @signals.worker_ready.connect
 def _worker_ready(sender, **kwargs):
     from reviewapp.services.liveness import worker_started
