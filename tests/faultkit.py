@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reviewapp import embedded
+from reviewapp.embedded import free_port  # noqa: F401  (tests import it from here)
 
 ROOT = Path(__file__).resolve().parent.parent
 
