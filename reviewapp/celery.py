@@ -36,7 +36,11 @@ def _beat_schedule() -> dict:
     }
 
 
-app.conf.beat_schedule = _beat_schedule()
+@app.on_after_configure.connect
+def _schedule(sender, **kwargs):
+    # When the configuration is first read, not at import: importing reviewapp must not load the
+    # settings (manage.py and the test plugin start servers first and put their URLs in the environment).
+    sender.conf.beat_schedule = _beat_schedule()
 
 
 @signals.worker_ready.connect

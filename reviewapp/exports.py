@@ -12,8 +12,7 @@ for their answers, one for their answers' passages and one for their runs, howev
 holds; two reader threads, each on its own connection in the same snapshot, take blocks of BLOCK
 answer ids in turn while this thread puts the lines together, encoding each answer's and run's
 part once per batch (see the fast encoders below, held byte for byte to the plain ones by
-tests/test_exports_parity.py). Golden records and the SQLite demo's exports go through the plain
-reference encoders.
+tests/test_exports_parity.py). Golden records go through the plain reference encoders.
 """
 
 from __future__ import annotations
@@ -113,16 +112,11 @@ SNAPSHOT_TRANSACTION = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ON
 def read_snapshot():
     """One transaction that sees the database as it was at its first query, for the whole export.
 
-    On Postgres: REPEATABLE READ, READ ONLY, so a decision committed mid-export is entirely absent
-    (and a claim changed mid-export shows its old state). Inside a transaction someone else
-    opened (tests, a caller's atomic block) that transaction is used as it is. SQLite (the demo)
-    gets no snapshot: Django opens its transactions there with BEGIN IMMEDIATE, a write lock that
-    would stall the judge worker for as long as a slow client downloads. Yields whether it opened
-    the transaction (then its snapshot is one other connections can import).
+    REPEATABLE READ, READ ONLY, so a decision committed mid-export is entirely absent (and a claim
+    changed mid-export shows its old state). Inside a transaction someone else opened (tests, a
+    caller's atomic block) that transaction is used as it is. Yields whether it opened the
+    transaction (then its snapshot is one other connections can import).
     """
-    if connection.vendor != "postgresql":
-        yield False
-        return
     outermost = not connection.in_atomic_block
     with transaction.atomic():
         if outermost:
@@ -302,16 +296,14 @@ def _snapshot_connection(like, snapshot: str):
         own.close()
 
 
-def _ids_in(model, field: str, ids: Iterable[int]) -> Q | RawSQL:
-    """`field IN ids`. On Postgres `column = ANY(array)`: one parameter (a thousand placeholders
-    cost more to build and parse than the query takes to run) that the index scan walks in order
+def _ids_in(model, field: str, ids: Iterable[int]) -> RawSQL:
+    """`field IN ids` as `column = ANY(array)`: one parameter (a thousand placeholders cost more to
+    build and parse than the query takes to run) that the index scan walks in order
     (`IN (SELECT unnest(...))` hashes the ids first)."""
-    if connection.vendor == "postgresql":
-        column = f'"{model._meta.db_table}"."{model._meta.get_field(field).column}"'
-        # The array as its text form: psycopg's list dumper (Python) took longer than the query.
-        array = "{" + ",".join(map(str, ids)) + "}"
-        return RawSQL(f"{column} = ANY(%s::bigint[])", [array], output_field=BooleanField())
-    return Q(**{f"{field}__in": list(ids)})
+    column = f'"{model._meta.db_table}"."{model._meta.get_field(field).column}"'
+    # The array as its text form: psycopg's list dumper (Python) took longer than the query.
+    array = "{" + ",".join(map(str, ids)) + "}"
+    return RawSQL(f"{column} = ANY(%s::bigint[])", [array], output_field=BooleanField())
 
 
 def _fetch(rows: QuerySet) -> list[tuple]:
@@ -319,8 +311,6 @@ def _fetch(rows: QuerySet) -> list[tuple]:
     timestamptz loader is a Python subclass that parsed each claim's decided_at slower than the
     rest of its row took to encode. Same values (aware datetimes in the connection's time zone,
     UTC); tests/test_exports_parity.py compares the output with the ORM's reading."""
-    if connection.vendor != "postgresql":
-        return list(rows)
     sql, params = rows.query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.cursor.adapters.register_loader("timestamptz", _c_timestamptz_loader())
@@ -496,12 +486,12 @@ def _json_line(obj: dict[str, Any]) -> bytes:
 #
 # At a million rows the per-row work is the export's cost, and one Python thread (the GIL) did all
 # of it: ~16 us of CPU a row reading values and quote rows and encoding them, while Postgres used
-# ~5. So on Postgres each claim's own part of its line (claim_id .. decided_at, quotes included)
+# ~5. So each claim's own part of its line (claim_id .. decided_at, quotes included)
 # comes made by Postgres in the claims query (CLAIM_JSONL, CLAIM_CSV below), on the other core;
 # Python encodes each answer's part (question, answer text and, in JSONL, ~2 KB of passages on
 # each of the answer's 5-15 claims) and each run's part once per batch, and joins the four parts
-# of each line. The reference encoders above stay the definition of the format (and encode the
-# SQLite demo's export): tests/test_exports_parity.py holds these to them byte for byte.
+# of each line. The reference encoders above stay the definition of the format:
+# tests/test_exports_parity.py holds these to them byte for byte.
 
 JUDGE = Claim.Origin.JUDGE.value
 _CLAIM = f'"{Claim._meta.db_table}"'  # the claims table as decided_claims' SQL names it
@@ -645,21 +635,11 @@ def export_chunks(fmt: str, filters: ExportFilters) -> Iterator[tuple[int, bytes
         if fmt == "golden":
             for record in golden_records(filters):
                 yield 1, _json_line(record)
-        elif connection.vendor != "postgresql":
-            yield from _reference_chunks(fmt, filters)
         else:
             encode = _csv_batch if fmt == "csv" else _jsonl_batch
             with _read_ahead(decided_claims(filters), fmt, readers=2 if opened else 1) as batches:
                 for batch in batches:
                     yield from encode(batch)
-
-
-def _reference_chunks(fmt: str, filters: ExportFilters) -> Iterator[tuple[int, bytes]]:
-    """SQLite (the demo): rows encoded by the reference encoders, a batch a chunk."""
-    for batch in _batches(decided_claims(filters), passage_text=fmt == "jsonl"):
-        rows = list(batch.rows())
-        lines = map(_json_line, rows) if fmt == "jsonl" else (_csv_line(csv_cells(row)) for row in rows)
-        yield len(rows), b"".join(lines)
 
 
 def write_export(out: BinaryIO, *, fmt: str, filters: ExportFilters) -> dict[str, Any]:
@@ -685,7 +665,7 @@ def write_export(out: BinaryIO, *, fmt: str, filters: ExportFilters) -> dict[str
         "rows": rows,
         "sha256": digest.hexdigest(),
         "created_at": timezone.now().isoformat(),
-        "snapshot": "repeatable read, read only" if connection.vendor == "postgresql" else "none (sqlite)",
+        "snapshot": "repeatable read, read only",
     }
 
 

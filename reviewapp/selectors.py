@@ -157,12 +157,9 @@ def _search(qs: QuerySet[Answer], text: str) -> QuerySet[Answer]:
     """Answers whose question or answer has every word of `text`, the last one as it is being
     typed: "bicycle fare" finds "bicycle fares" and "fare ... bicycle", "bicyc" finds "bicycle".
 
-    On Postgres this reads the full-text index of migration 0012 (a stored tsvector, words as
-    Postgres's parser splits them, lower-cased), so a page costs about the same for rare and
-    common words. SQLite, the demo database, keeps a substring match of the whole text.
+    This reads the full-text index of migration 0012 (a stored tsvector, words as Postgres's
+    parser splits them, lower-cased), so a page costs about the same for rare and common words.
     """
-    if connection.vendor != "postgresql":
-        return qs.filter(Q(question__icontains=text) | Q(answer__icontains=text))
     words = _search_words(text)
     if not words:  # only punctuation: no word to look for
         return qs.none()
@@ -285,8 +282,6 @@ COUNTS_TTL_SECONDS = 15
 
 
 def _answer_rows_estimate() -> int:
-    if connection.vendor != "postgresql":
-        return 0  # the demo database: always count exactly
     with connection.cursor() as cursor:
         cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = 'reviewapp_answer'::regclass")
         return max(cursor.fetchone()[0], 0)

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import os
 from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from reviewapp import embedded
 from reviewapp.env import env_bool, env_choice, env_float, env_int, env_list, env_str, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-# Local state of the embedded demo (SQLite file, the broker's folders); never used in production.
-DEMO_STATE_DIR = BASE_DIR / ".claimdesk"
+# Local state of the demo (its embedded Postgres and Valkey, beat's schedule); never used in production.
+DEMO_STATE_DIR = embedded.DEMO_STATE_DIR
 
 DEBUG = env_bool("DEBUG", False)
 # The fallback key is for the demo and tests only; `check --deploy` rejects it (security.W009).
@@ -92,22 +92,11 @@ def _database(url: str) -> dict:
         config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
     except Exception as exc:  # dj-database-url raises several types for a bad URL
         raise ImproperlyConfigured(f"DATABASE_URL={url!r} is not a database URL: {exc}") from None
-    engine = config.get("ENGINE", "")
-    if engine.endswith("sqlite3"):
-        # The demo runs a web server and a worker on one SQLite file: wait for locks instead of
-        # failing, take write locks up front, and let readers proceed during writes (WAL).
-        config["CONN_MAX_AGE"] = 0
-        config["OPTIONS"] = {
-            "timeout": 30,
-            "transaction_mode": "IMMEDIATE",
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-        }
-    elif not engine.endswith("postgresql"):
-        raise ImproperlyConfigured(f"DATABASE_URL={url!r}: only postgres:// and sqlite:// are supported")
-    else:
-        # Django's backend with a health check that polls the socket instead of sending SELECT 1.
-        config["ENGINE"] = "reviewapp.db.postgresql"
-    if engine.endswith("postgresql") and DATABASE_POOL_SIZE:
+    if not config.get("ENGINE", "").endswith("postgresql"):
+        raise ImproperlyConfigured(f"DATABASE_URL={url!r}: only postgres:// is supported")
+    # Django's backend with a health check that polls the socket instead of sending SELECT 1.
+    config["ENGINE"] = "reviewapp.db.postgresql"
+    if DATABASE_POOL_SIZE:
         # One pool per process shared by its threads (psycopg_pool), instead of a connection per
         # thread: a judge worker's 64 threads spend most of their time waiting on the LLM, with
         # the connection handed back (services.judging.run_judge), so a few connections serve all.
@@ -124,9 +113,8 @@ def _database(url: str) -> dict:
 DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", 0, minimum=0)
 
 
-DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{DEMO_STATE_DIR / 'claimdesk.sqlite3'}")
-if DATABASE_URL.startswith("sqlite") and "DATABASE_URL" not in os.environ:
-    DEMO_STATE_DIR.mkdir(exist_ok=True)  # SQLite will not create the file's folder itself
+# `manage.py demo` and the tests start their own servers when these are unset (reviewapp/embedded.py).
+DATABASE_URL = env_str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/claimdesk")
 DATABASES = {"default": _database(DATABASE_URL)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -215,10 +203,9 @@ JUDGE_RETRY_BUDGET_SECONDS = env_float("JUDGE_RETRY_BUDGET_SECONDS", 120.0, mini
 JUDGE_MAX_ATTEMPTS = env_int("JUDGE_MAX_ATTEMPTS", 5, minimum=1)
 
 # --- Celery ----------------------------------------------------------------------------------
-# The demo's default broker is a folder on disk: no server to install, a real worker process.
-CELERY_BROKER_URL = env_url(
-    "CELERY_BROKER_URL", "filesystem://", schemes=("redis", "rediss", "filesystem", "amqp", "memory")
-)
+# memory:// is one process's broker (a benchmark's baseline): no worker can share it.
+CELERY_BROKER_URL = env_url("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0",
+                            schemes=("redis", "rediss", "memory"))
 if CELERY_BROKER_URL.startswith("redis://"):
     CELERY_BROKER_TRANSPORT = "reviewapp.broker:Transport"  # reuses its Redis client (reviewapp/broker.py)
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "claimdesk")
@@ -238,26 +225,15 @@ if JUDGE_RETRY_BUDGET_SECONDS >= CELERY_TASK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured("JUDGE_RETRY_BUDGET_SECONDS must be less than JUDGE_TASK_SOFT_TIME_LIMIT")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
-if CELERY_BROKER_URL.startswith("filesystem://"):
-    _broker_dir = Path(env_str("CELERY_BROKER_DIR", str(DEMO_STATE_DIR / "broker")))
-    for _folder in ("messages", "control"):  # the filesystem transport expects them to exist
-        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(_broker_dir / "messages"),
-        "data_folder_out": str(_broker_dir / "messages"),
-        "control_folder": str(_broker_dir / "control"),
-        "polling_interval": 0.1,  # the demo should feel live; a folder scan is cheap
-    }
-else:
-    # An unacknowledged task is redelivered after the visibility timeout; it must outlast the
-    # longest a task may legitimately run, or a slow judge call would be judged twice.
-    CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", CELERY_TASK_TIME_LIMIT * 2 + 60, minimum=1)
-    if CELERY_VISIBILITY_TIMEOUT <= CELERY_TASK_TIME_LIMIT:
-        raise ImproperlyConfigured(
-            f"CELERY_VISIBILITY_TIMEOUT={CELERY_VISIBILITY_TIMEOUT} must be greater than JUDGE_TASK_TIME_LIMIT="
-            f"{CELERY_TASK_TIME_LIMIT}: the broker would hand a running judge task to a second worker"
-        )
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
+# An unacknowledged task is redelivered after the visibility timeout; it must outlast the
+# longest a task may legitimately run, or a slow judge call would be judged twice.
+CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", CELERY_TASK_TIME_LIMIT * 2 + 60, minimum=1)
+if CELERY_VISIBILITY_TIMEOUT <= CELERY_TASK_TIME_LIMIT:
+    raise ImproperlyConfigured(
+        f"CELERY_VISIBILITY_TIMEOUT={CELERY_VISIBILITY_TIMEOUT} must be greater than JUDGE_TASK_TIME_LIMIT="
+        f"{CELERY_TASK_TIME_LIMIT}: the broker would hand a running judge task to a second worker"
+    )
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
 # How long a claimed answer stays claimed before another delivery may take it over: past the
 # hard time limit, so a live delivery never loses its claim to a duplicate.
 JUDGE_CLAIM_SECONDS = CELERY_TASK_TIME_LIMIT + env_int("JUDGE_CLAIM_MARGIN_SECONDS", 30, minimum=1)
@@ -266,8 +242,6 @@ JUDGE_MAX_RETRIES = env_int("JUDGE_MAX_RETRIES", 5, minimum=0)
 JUDGE_RETRY_BACKOFF_SECONDS = env_float("JUDGE_RETRY_BACKOFF_SECONDS", 5.0, minimum=0.1)
 # Each worker also consumes its own queue (<hostname>.dq2), so a canary can reach every worker.
 CELERY_WORKER_DIRECT = True
-if CELERY_BROKER_URL.startswith("filesystem://"):
-    CELERY_BEAT_SCHEDULE_FILENAME = str(DEMO_STATE_DIR / "celerybeat-schedule")
 
 # --- Sweeper and liveness (periodic tasks; run `celery beat`, or a worker with -B) ----------------
 # An answer 'queued' this long with no live claim lost its message (broker down at commit, a

@@ -135,8 +135,24 @@ def fare_payload(**overrides):
 def _test_database_url() -> str:
     from django.db import connection
 
+    return database_url(connection.settings_dict["NAME"])
+
+
+def database_url(name: str) -> str:
+    """A database of that name on the suite's Postgres (tests/servers.py chose the server)."""
+    from django.db import connection
+
     s = connection.settings_dict
-    return f"postgres://{s['USER']}@{s['HOST']}:{s['PORT']}/{s['NAME']}"
+    return f"postgres://{s['USER']}@{s['HOST']}:{s['PORT']}/{name}"
+
+
+def redis_url(db: int) -> str:
+    """Database `db` of the suite's Redis (tests/servers.py chose the server)."""
+    from urllib.parse import urlsplit
+
+    from django.conf import settings
+
+    return urlsplit(settings.CELERY_BROKER_URL)._replace(path=f"/{db}").geturl()
 
 
 @pytest.fixture(scope="session")

@@ -1,9 +1,9 @@
 """Real processes to break, for tests/test_faults.py and bench/faults.py.
 
-A PRIVATE Postgres (initdb + pg_ctl in a temp dir, on a free port) and a PRIVATE redis-server,
-so restarting or killing them never touches the shared servers; celery worker subprocesses on
-them; answers posted through the ingest service in a subprocess (`python -m tests.faultkit
-ingest`); and `tally`, which counts lost, doubled and wrong answers straight from the database.
+A PRIVATE Postgres and a PRIVATE Valkey (reviewapp/embedded.py: the wheels' servers in a temp dir,
+on free ports), so restarting or killing them never touches the servers the suite uses; celery
+worker subprocesses on them; answers posted through the ingest service in a subprocess (`python -m
+tests.faultkit ingest`); and `tally`, which counts lost, doubled and wrong answers straight from the database.
 
     lost     not judged or failed at the end
     doubled  more than one current JudgeRun for a configuration, more than one succeeded run,
@@ -26,8 +26,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reviewapp import embedded
+from reviewapp.embedded import free_port  # noqa: F401  (tests import it from here)
+
 ROOT = Path(__file__).resolve().parent.parent
-PG_BIN = next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)), None)
 
 # The fake LLM's reply (claim_verification profile) for FAULT_ANSWER, and the labels it gives.
 PASSAGE = "Riders aged 65 and older pay a reduced fare of $1.35 per ride with a valid Senior ID card."
@@ -51,12 +53,6 @@ FAST_LIMITS = {
 }
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def wait_until(condition, timeout: float, interval: float = 0.1, what: str = "condition"):
     deadline = time.monotonic() + timeout
     while True:
@@ -66,92 +62,6 @@ def wait_until(condition, timeout: float, interval: float = 0.1, what: str = "co
         if time.monotonic() > deadline:
             raise TimeoutError(f"{what} not met within {timeout}s (last value: {value!r})")
         time.sleep(interval)
-
-
-class PrivateRedis:
-    def __init__(self, root: Path):
-        self.dir = root / "redis"
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self.port = free_port()
-        self.proc: subprocess.Popen | None = None
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> PrivateRedis:
-        # Append-only, as in docker-compose.yml: queued tasks survive a restart.
-        self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.dir),
-             "--appendonly", "yes", "--save", "", "--daemonize", "no", "--loglevel", "warning"],
-            stdout=open(self.dir / "redis.log", "a"), stderr=subprocess.STDOUT,
-        )
-        wait_until(self.ping, 10, what="redis up")
-        return self
-
-    def ping(self) -> bool:
-        import redis
-
-        try:
-            return redis.Redis(port=self.port, socket_timeout=1).ping()
-        except redis.RedisError:
-            return False
-
-    def kill(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-
-class PrivatePostgres:
-    """initdb + pg_ctl as the postgres user (initdb refuses root) in a temp dir, on a free port."""
-
-    def __init__(self, root: Path):
-        self.dir = root / "pg"
-        self.port = free_port()
-        self.dsn = f"postgresql://postgres@127.0.0.1:{self.port}/claimdesk"
-        self.url = f"postgres://postgres@127.0.0.1:{self.port}/claimdesk"
-
-    def _as_postgres(self, *command: str, check=True) -> subprocess.CompletedProcess:
-        prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        return subprocess.run(prefix + list(command), check=check, capture_output=True, text=True, timeout=120)
-
-    def start(self) -> PrivatePostgres:
-        if PG_BIN is None:
-            raise RuntimeError("no /usr/lib/postgresql/*/bin: cannot start a private Postgres")
-        self.dir.mkdir(parents=True, exist_ok=True)
-        if os.geteuid() == 0:
-            shutil.chown(self.dir.parent, "postgres")
-            shutil.chown(self.dir, "postgres")
-        self._as_postgres(str(PG_BIN / "initdb"), "-D", str(self.dir / "data"), "-U", "postgres", "-A", "trust",
-                          "--no-sync")
-        self._pg_ctl("start")
-        self._as_postgres(str(PG_BIN / "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
-                          "claimdesk")
-        return self
-
-    def _pg_ctl(self, action: str, *extra: str) -> None:
-        # fsync off: a test cluster, killed with the test; sockets in its own dir.
-        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.dir} -c fsync=off -c max_connections=200"
-        self._as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-l", str(self.dir / "pg.log"),
-                          "-o", options, "-w", action, *extra)
-
-    def restart(self) -> None:
-        self._pg_ctl("restart", "-m", "immediate")  # like a crash: no checkpoint, connections cut
-
-    def stop(self) -> None:
-        if (self.dir / "data" / "postmaster.pid").exists():
-            self._pg_ctl("stop", "-m", "immediate")
-
-    def connect(self):
-        import psycopg
-
-        return psycopg.connect(self.dsn, autocommit=True)
 
 
 @dataclass
@@ -347,24 +257,31 @@ class Rig:
 
     def __init__(self, llm_url: str, root: Path | None = None):
         self.root = Path(root or tempfile.mkdtemp(prefix="claimdesk-faults-"))
-        self.pg = PrivatePostgres(self.root)
-        self.redis = PrivateRedis(self.root)
+        os.chmod(self.root, 0o755)  # Postgres' user (as root: nobody) must get through to its folder
+        self.pg = embedded.Postgres(self.root / "pg", durable=False)
+        # Append-only, as in docker-compose.yml: queued tasks survive a restart.
+        self.redis = embedded.Valkey(self.root / "redis", append_only=True)
         self.llm_url = llm_url
         self.workers: list[Worker] = []
 
     def __enter__(self) -> Rig:
         try:
-            self.pg.start()
+            self.pg.start().createdb("claimdesk")
             self.redis.start()
             manage(self.env(), "migrate", "--noinput")
-            self.conn = self.pg.connect()
+            self.conn = self.connect()
         except BaseException:
             self.__exit__()
             raise
         return self
 
     def env(self, **extra) -> dict:
-        return app_env(database_url=self.pg.url, broker_url=self.redis.url, llm_url=self.llm_url, **extra)
+        return app_env(database_url=self.pg.url(), broker_url=self.redis.url(), llm_url=self.llm_url, **extra)
+
+    def connect(self):
+        import psycopg
+
+        return psycopg.connect(self.pg.url(), autocommit=True)
 
     def worker(self, name: str, *, pool="prefork", concurrency=2, beat=False, **extra) -> Worker:
         worker = Worker(self.env(**extra), self.root / f"worker-{name}.log", pool, concurrency, beat, name)
@@ -584,9 +501,9 @@ def restart_mid_run(rig: Rig, llm, answers: int, *, server: str, during_outage: 
                 time.sleep(2)
             rig.redis.start()
         else:
-            rig.pg.restart()
+            rig.pg.restart_immediate()
             rig.conn.close()
-            rig.conn = rig.pg.connect()  # ours was cut too
+            rig.conn = rig.connect()  # ours was cut too
         wait_until(lambda: settled(rig.conn, ids), 240, 0.2, what=f"all answers settled after the {server} restart")
         recover = time.monotonic() - outage_started
         t = tally(rig.conn, ids)

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from tests.conftest import database_url
+
 ROOT = Path(__file__).resolve().parent.parent
 ROW_KEYS = {"name", "value", "unit", "target", "met", "direction", "command", "measured_at", "machine"}
 
@@ -29,7 +31,7 @@ def bench(tmp_path):
     database = f"claimdesk_bench_smoke_{os.getpid()}"
     env = os.environ | {
         "BENCH_RESULTS": str(results),
-        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{database}",
+        "DATABASE_URL": database_url(database),
         "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
         "CELERY_QUEUE": f"bench-smoke-{os.getpid()}",
         "PYTHONUNBUFFERED": "1",

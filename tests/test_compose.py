@@ -211,3 +211,13 @@ def test_beat_runs_the_same_celery_app_and_schedules_the_sweeper_the_canary_and_
                      "reviewapp.tasks.resend_overdue_webhooks"}
     importlib.import_module("reviewapp.tasks")  # what the worker's autodiscovery imports
     assert tasks <= set(app.tasks)
+
+
+def test_compose_runs_the_postgres_major_of_the_embedded_one(compose):
+    # A data folder opens only with the major that made it; the demo, the tests and production
+    # should find the same behaviour (reviewapp/embedded.py PG_MAJOR, pinned in pyproject.toml).
+    from reviewapp import embedded
+
+    postgres = _service(compose, "postgres")
+    assert postgres["image"] == f"postgres:{embedded.PG_MAJOR}"
+    assert any(volume.endswith(":/var/lib/postgresql") for volume in postgres["volumes"])

@@ -1,6 +1,6 @@
 """Issue 9: no lost or doubled verdicts, on real processes that we break.
 
-A private Postgres and a private redis-server (never the shared ones: we kill them), real
+A private Postgres and a private Valkey from the wheels (never the suite's: we kill them), real
 `celery worker` subprocesses, the fake LLM over real HTTP. Sizes are the suite's; the full sizes
 (20 kills, 200 answers across restarts, 500 in the LLM storm) run in `python bench/faults.py`.
 Each scenario lives in tests/faultkit.py, shared with the bench; `tally` reads the database:
@@ -30,8 +30,6 @@ def llm():
 
 @pytest.fixture(scope="module")
 def rig(llm):
-    if faultkit.PG_BIN is None:
-        pytest.fail("the fault tests need Postgres' initdb/pg_ctl in /usr/lib/postgresql/*/bin")
     with faultkit.Rig(llm.base_url) as rig:
         yield rig
 

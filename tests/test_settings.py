@@ -60,7 +60,7 @@ def test_the_openai_backend_without_an_endpoint_stops_start_up():
 @pytest.mark.parametrize("limit", [{"JUDGE_RATE_LIMIT_RPM": "600"}, {"JUDGE_MAX_IN_FLIGHT": "64"}])
 def test_a_fleet_limit_without_redis_stops_start_up(limit):
     # Kept per process, a limit would let every worker send the whole limit.
-    result = _start(**limit, CELERY_BROKER_URL="filesystem://", JUDGE_RATE_LIMIT_REDIS_URL=None)
+    result = _start(**limit, CELERY_BROKER_URL="memory://", JUDGE_RATE_LIMIT_REDIS_URL=None)
     assert result.returncode != 0
     assert "JUDGE_RATE_LIMIT_REDIS_URL" in result.stderr
 

@@ -12,8 +12,9 @@ from django.core.cache import cache
 from reviewapp import cache as shared_cache, calibration, selectors
 from reviewapp.cache import SharedCache
 from tests import labels_factory as make
+from tests.conftest import redis_url
 
-REDIS = "redis://127.0.0.1:6379/10"
+REDIS = redis_url(10)
 UNREACHABLE = "redis://127.0.0.1:1/0"  # nothing listens on port 1: refused at once
 
 

@@ -1,8 +1,8 @@
 """The first routing policy, and database triggers that keep spans inside their text.
 
-Check constraints cannot look at another table, so on Postgres a trigger refuses a claim span
-past the end of its answer or an evidence span past the end of its passage. (The judging
-service checks the same before writing; SQLite, the demo database, relies on that alone.)
+Check constraints cannot look at another table, so a trigger refuses a claim span past the end
+of its answer or an evidence span past the end of its passage. (The judging service checks the
+same before writing.)
 """
 
 from django.db import migrations
@@ -44,13 +44,11 @@ DROP FUNCTION IF EXISTS claimdesk_evidence_span_inside();
 
 
 def create_span_triggers(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(SPAN_TRIGGERS)
+    schema_editor.execute(SPAN_TRIGGERS)
 
 
 def drop_span_triggers(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(DROP_SPAN_TRIGGERS)
+    schema_editor.execute(DROP_SPAN_TRIGGERS)
 
 
 def create_first_policy(apps, schema_editor):

@@ -19,8 +19,8 @@ class Migration(migrations.Migration):
     ]
 
 
-# Search in question and answer text is a substring match (icontains); on Postgres trigram GIN
-# indexes let it use an index instead of scanning every answer. Needs the pg_trgm extension, which
+# Search in question and answer text is a substring match (icontains); trigram GIN indexes let it
+# use an index instead of scanning every answer. Needs the pg_trgm extension, which
 # ships with Postgres; where it cannot be created the search still works, only slower.
 TRIGRAM_SQL = """
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
@@ -30,8 +30,6 @@ CREATE INDEX IF NOT EXISTS answer_answer_trgm ON reviewapp_answer USING gin (upp
 
 
 def create_trigram_indexes(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
     try:
         with schema_editor.connection.cursor() as cursor:
             cursor.execute("SAVEPOINT trgm")
@@ -43,8 +41,7 @@ def create_trigram_indexes(apps, schema_editor):
 
 
 def drop_trigram_indexes(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("DROP INDEX IF EXISTS answer_question_trgm; DROP INDEX IF EXISTS answer_answer_trgm;")
+    schema_editor.execute("DROP INDEX IF EXISTS answer_question_trgm; DROP INDEX IF EXISTS answer_answer_trgm;")
 
 
 Migration.operations.append(migrations.RunPython(create_trigram_indexes, drop_trigram_indexes))

@@ -2,13 +2,11 @@
 deleted or truncated, whatever code (the app, a shell, a careless script) sends the statement.
 
 The models refuse save()/delete() on existing rows already, but a queryset's update()/delete(),
-a cascade or raw SQL goes around Python. Triggers do not. On Postgres a row-level trigger raises on
+a cascade or raw SQL goes around Python. Triggers do not. A row-level trigger raises on
 UPDATE and DELETE (a cascading or bulk delete that matches no row still passes) and a
 statement-level one raises on TRUNCATE. TRUNCATE alone can be allowed for one transaction with
 `SET LOCAL claimdesk.allow_truncate = 'on'`: that is how an operator empties a database on purpose
-and how the test suite's flush between transactional tests works (tests/conftest.py). SQLite (the
-demo) gets the UPDATE and DELETE triggers; it has no TRUNCATE (Django's flush there is a DELETE, so
-`manage.py flush` of a demo database stops at these tables: delete the demo's file instead).
+and how the test suite's flush between transactional tests works (tests/conftest.py).
 
 The triggers bind every role, but a role that owns the tables can drop them: a deployment that
 wants the guarantee against its own application account runs the app as a role that does not
@@ -44,38 +42,18 @@ CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table}
   FOR EACH STATEMENT EXECUTE FUNCTION claimdesk_append_only_truncate();
 """
 
-SQLITE_TABLE = [
-    "CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table} "
-    "BEGIN SELECT RAISE(ABORT, '{table} rows are append-only: UPDATE refused'); END",
-    "CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} "
-    "BEGIN SELECT RAISE(ABORT, '{table} rows are append-only: DELETE refused'); END",
-]
-
-
 def create_triggers(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    if vendor == "postgresql":
-        schema_editor.execute(POSTGRES_FUNCTIONS)
-        for table in TABLES:
-            schema_editor.execute(POSTGRES_TABLE.format(table=table))
-    elif vendor == "sqlite":
-        for table in TABLES:
-            for statement in SQLITE_TABLE:
-                schema_editor.execute(statement.format(table=table))
+    schema_editor.execute(POSTGRES_FUNCTIONS)
+    for table in TABLES:
+        schema_editor.execute(POSTGRES_TABLE.format(table=table))
 
 
 def drop_triggers(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    if vendor == "postgresql":
-        for table in TABLES:
-            schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_append_only ON {table}")
-            schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_no_truncate ON {table}")
-        schema_editor.execute("DROP FUNCTION IF EXISTS claimdesk_append_only()")
-        schema_editor.execute("DROP FUNCTION IF EXISTS claimdesk_append_only_truncate()")
-    elif vendor == "sqlite":
-        for table in TABLES:
-            schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_no_update")
-            schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_no_delete")
+    for table in TABLES:
+        schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_append_only ON {table}")
+        schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_no_truncate ON {table}")
+    schema_editor.execute("DROP FUNCTION IF EXISTS claimdesk_append_only()")
+    schema_editor.execute("DROP FUNCTION IF EXISTS claimdesk_append_only_truncate()")
 
 
 class Migration(migrations.Migration):

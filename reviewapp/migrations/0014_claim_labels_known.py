@@ -3,13 +3,12 @@
 Before this only forms and the API held them to it; a value written another way (a script, a
 direct UPDATE) reached the exports, where a golden record has no way to read it.
 
-On PostgreSQL each constraint is added NOT VALID (a brief lock; new and changed rows are checked
+Each constraint is added NOT VALID (a brief lock; new and changed rows are checked
 from then on) and then validated, which reads the whole table under a lock that lets ingest and
 reviews go on. A plain ADD CONSTRAINT would read it under an exclusive lock: 0.3-0.4 s a million claims
 during which nothing could be judged or decided. The migration is therefore not atomic: where a
 row holds another value, VALIDATE fails naming the constraint, the constraint stays NOT VALID (new
-rows are checked), and once the row is mended running the migration again validates it. SQLite
-(the demo) adds them the plain way.
+rows are checked), and once the row is mended running the migration again validates it.
 """
 
 from django.db import migrations, models
@@ -18,11 +17,9 @@ LABELS = ("SUPPORTED", "PARTIALLY_SUPPORTED", "CONTRADICTED", "UNSUPPORTED")
 
 
 class AddCheckWithoutBlockingWrites(migrations.AddConstraint):
-    """AddConstraint of a CheckConstraint: NOT VALID then VALIDATE on PostgreSQL, plain elsewhere."""
+    """AddConstraint of a CheckConstraint: NOT VALID, then VALIDATE."""
 
     def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor != "postgresql":
-            return super().database_forwards(app_label, schema_editor, from_state, to_state)
         model = to_state.apps.get_model(app_label, self.model_name)
         table = schema_editor.quote_name(model._meta.db_table)
         name = schema_editor.quote_name(self.constraint.name)

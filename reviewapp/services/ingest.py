@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from judges import JudgeRequest
 from judges.profiles import UnknownProfile, get_profile
-from reviewapp.models import Answer, ApiClient, Passage
+from reviewapp.models import Answer, ApiClient
 
 log = logging.getLogger(__name__)
 
@@ -122,8 +122,6 @@ def _passage_fields(request: JudgeRequest) -> list[dict]:
 
 
 def _store(*, client: ApiClient | None, request: JudgeRequest, digest: str | None) -> Answer:
-    if connection.vendor != "postgresql":
-        return _store_portable(client=client, request=request, digest=digest)
     now = timezone.now()
     prior_turns = [turn.model_dump() for turn in request.prior_turns]
     passages = _passage_fields(request)
@@ -149,24 +147,6 @@ def _store(*, client: ApiClient | None, request: JudgeRequest, digest: str | Non
         requested_profile=request.profile or "", request_hash=digest, created_at=now, updated_at=now,
     )
     answer._state.adding, answer._state.db = False, connection.alias  # as if loaded: the row exists
-    return answer
-
-
-@transaction.atomic
-def _store_portable(*, client: ApiClient | None, request: JudgeRequest, digest: str | None) -> Answer:
-    """_store() through the ORM, for SQLite (the demo)."""
-    answer = Answer.objects.create(
-        client=client,
-        external_id=request.external_id,
-        question=request.question,
-        answer=request.answer,
-        prior_turns=[turn.model_dump() for turn in request.prior_turns],
-        metadata=request.metadata,
-        requested_profile=request.profile or "",
-        request_hash=digest,
-    )
-    Passage.objects.bulk_create(Passage(answer=answer, **fields) for fields in _passage_fields(request))
-    transaction.on_commit(lambda: enqueue_judging(answer.pk), robust=True)
     return answer
 
 

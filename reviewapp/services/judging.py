@@ -30,14 +30,13 @@ import orjson
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Q
 from django.utils import timezone
 
 import judges
 from judges import JudgeConfig, JudgeError, JudgeIdentity, JudgeOutput, JudgeRequest
 from judges.ratelimit import RateLimitTimeout, RateLimitUnavailable, in_flight_limit_for
 from reviewapp.db.errors import is_transient
-from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Policy
+from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy
 from reviewapp.services.examples import example_set_in_force, example_set_of, worked_examples_for
 from reviewapp.services.routing import decide_route, judge_failed_route
 from reviewapp.services.webhooks import event_record
@@ -283,9 +282,6 @@ def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRu
         config_key=JudgeRun.make_config_key(identity.profile, identity.prompt_version, identity.backend, identity.model),
         started_at=now,
     )
-    if connection.vendor != "postgresql":
-        run.save(force_insert=True)
-        return run, run_error
     # A plain INSERT rather than save(): the model's defaults (a running run) spelt out once here.
     with connection.cursor() as cursor:
         cursor.execute(_RUN_STARTED, [answer.pk, run.job_id, run.example_set_id, run.profile, run.prompt_version,
@@ -409,8 +405,6 @@ def _claim(answer_id: int, token: uuid.UUID) -> tuple[str, Answer, str | None, l
     for policy_in_force() and the answer's passages (as passage_rows() gives them)."""
     now = timezone.now()
     expires = now + timedelta(seconds=settings.JUDGE_CLAIM_SECONDS)
-    if connection.vendor != "postgresql":
-        return _claim_portable(answer_id, token, now, expires)
     with connection.cursor() as cursor:
         cursor.execute(_CLAIM_FRESH, [token, expires, now, answer_id])
         row = cursor.fetchone()
@@ -431,21 +425,6 @@ def _claim(answer_id: int, token: uuid.UUID) -> tuple[str, Answer, str | None, l
     )
     answer._state.adding = False  # an existing row, as if loaded
     return claimed, answer, policy_key, orjson.loads(passages) if passages else []
-
-
-def _claim_portable(answer_id: int, token: uuid.UUID, now, expires) -> tuple[str, Answer, None, list] | None:
-    """_claim() through the ORM, for SQLite (the demo): more round trips, no policy key."""
-    claim = {"status": Answer.Status.JUDGING, "claim_token": token, "claim_expires_at": expires, "updated_at": now}
-    answers = Answer.objects.filter(pk=answer_id)
-    if answers.filter(status=Answer.Status.QUEUED).update(**claim):
-        claimed = FRESH
-    else:
-        dead_holder = Q(claim_expires_at__lt=now) | Q(claim_expires_at__isnull=True) | Q(claim_token=token)
-        if not answers.filter(Q(status=Answer.Status.JUDGING) & dead_holder).update(
-                **claim, lost_count=F("lost_count") + 1):
-            return None
-        claimed = TAKEN_OVER
-    return claimed, answers.get(), None, passage_rows(answer_id)
 
 
 # Policies are append-only: a row never changes, and a new policy is a new row, whose key (id and
@@ -507,9 +486,6 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
         claims=[(c.label, c.category) for c in result.claims],
     )
     reason = f"escalated to {shown_run.profile}@{shown_run.prompt_version} ({shown_run.model}): {route.reason}" if escalation else route.reason
-    if connection.vendor != "postgresql":
-        _succeed_portable(answer, run, token, output, policy, escalation, route, reason, now)
-        return
     # The answer's update rides on the statement storing the shown run, and says whether the
     # answer was still ours: if not, none of it is written.
     judged = (
@@ -573,24 +549,6 @@ _EVIDENCE = """
 """
 
 
-def _succeed_portable(answer, run, token, output, policy, escalation, route, reason, now) -> None:
-    """_succeed() through the ORM, for SQLite (the demo): one transaction, more statements."""
-    shown_run, shown = escalation or (run, output)
-    with transaction.atomic():
-        run_record_success(answer, run, output)
-        if escalation:
-            run_record_success(answer, shown_run, shown)
-        updated = _owned(answer, token).update(
-            status=Answer.Status.JUDGED, verdict=shown.result.verdict, grounding_score=shown.result.grounding_score,
-            judged_by=shown_run, judged_at=now, claim_token=None, claim_expires_at=None,
-            review_status=route.review_status, routing_reason=reason[:300], priority=route.priority, policy=policy,
-            updated_at=now,
-        )
-        if not updated:
-            raise ClaimLost()  # rolls back the claims written above
-        event_record(answer=answer, event="answer.judged")
-
-
 def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, then: tuple[str, list] | None = None):
     """Store a successful run and its claims. The run becomes the current one of its
     configuration; other configurations' runs stay current beside it.
@@ -629,10 +587,6 @@ def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, th
         for position, claim in enumerate(claims)
         for index, ev in enumerate(claim.evidence)
     ]
-    if connection.vendor != "postgresql":
-        assert then is None, "only the PostgreSQL statement takes `then`"
-        _record_success_portable(answer, run, claim_rows, evidence_rows)
-        return True
     if then is None:
         judged, then_params, gate, returned = "", [], "true", "true"
     else:
@@ -652,24 +606,6 @@ def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, th
         cursor.execute(sql, params)
         (row,) = cursor.fetchone()
     return row
-
-
-def _record_success_portable(answer: Answer, run: JudgeRun, claim_rows: list[dict],
-                             evidence_rows: list[dict]) -> None:
-    """run_record_success() through the ORM, for SQLite (the demo), from the same claim and
-    evidence rows the PostgreSQL statement sends; call inside a transaction."""
-    JudgeRun.objects.filter(answer=answer, config_key=run.config_key, is_current=True).exclude(pk=run.pk).update(
-        is_current=False)
-    run.save(update_fields=["status", "is_current", "finished_at", "latency_ms", "attempts", "prompt_tokens",
-                            "completion_tokens", "raw_output", "verdict", "grounding_score", "findings"])
-    passages = dict(Passage.objects.filter(answer_id=answer.pk).values_list("pid", "pk"))
-    claims = Claim.objects.bulk_create(Claim(run=run, answer_id=answer.pk, **row) for row in claim_rows)
-    evidence = []
-    for row in evidence_rows:
-        fields = dict(row)
-        claim = claims[fields.pop("claim_position")]  # claim_rows are in position order
-        evidence.append(Evidence(claim=claim, passage_id=passages.get(fields["passage_pid"]), **fields))
-    Evidence.objects.bulk_create(evidence)
 
 
 def mark_run_failed(run: JudgeRun, error: str, *, transient: bool = False, attempts: int = 1, raw_output: str = ""):

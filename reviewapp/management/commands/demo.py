@@ -1,8 +1,10 @@
-"""`manage.py demo`: ClaimDesk on the embedded default, one command, no servers to install.
+"""`manage.py demo`: ClaimDesk with demo data, one command, no servers to install.
 
-Migrates a SQLite database, creates a demo admin, reviewer and API client, starts a real Celery
-worker process on the folder broker, posts the demo answers through the ingest service so the
-worker judges them live, and serves the web app until Ctrl-C, which stops both.
+With DATABASE_URL / CELERY_BROKER_URL unset, manage.py first starts an embedded Postgres (data
+kept in .claimdesk/pg) and Valkey for it (reviewapp/embedded.py). This migrates the database,
+creates a demo admin, reviewer and API client, starts a real Celery worker process (with beat),
+posts the demo answers through the ingest service so the worker judges them live, and serves the
+web app until Ctrl-C, which stops the worker, then the servers.
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ class Command(BaseCommand):
         # -B: the worker also runs beat (the sweeper and the canary); production runs one beat service.
         command = [sys.executable, "-m", "celery", "-A", "reviewapp", "worker", "-P", "threads", "-c", "2",
                    "-l", "warning", "-n", "demo@%h", "-B", "-s", str(settings.DEMO_STATE_DIR / "celerybeat-schedule")]
+        settings.DEMO_STATE_DIR.mkdir(parents=True, exist_ok=True)
         self.stdout.write(f"Starting a Celery worker on {settings.CELERY_BROKER_URL} ...")
         # Its own session: the terminal's Ctrl-C reaches only us, and we stop it in order.
         return subprocess.Popen(command, cwd=settings.BASE_DIR, start_new_session=True)
@@ -137,5 +140,5 @@ ClaimDesk demo is ready.
           -H 'Content-Type: application/json' \\
           -d '{{"passages": [{{"text": "Seniors aged 65 and older ride for $1.00."}}], "answer": "Seniors ride for $1.50."}}'
 
-Press Ctrl-C to stop the web server and the worker.
+Press Ctrl-C to stop the web server, the worker and the servers the demo started.
 """))
