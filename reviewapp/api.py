@@ -4,6 +4,7 @@ publishes the OpenAPI document at /api/v1/openapi.json."""
 from __future__ import annotations
 
 from datetime import datetime
+from datetime import timezone as dt_timezone
 import logging
 from typing import Any, Literal
 from uuid import UUID
@@ -23,6 +24,8 @@ from reviewapp import ratelimit, selectors
 from reviewapp.db.errors import is_transient
 from reviewapp.middleware import request_too_large
 from reviewapp.schemas import AnswerState
+from reviewapp.models import Answer
+from reviewapp.services import waiting
 from reviewapp.services import webhooks as webhooks_service
 from reviewapp.services.clients import api_client_authenticate
 from reviewapp.services.ingest import ExternalIdReused, InvalidRequest, answer_ingest
@@ -94,9 +97,41 @@ class AnswerOut(AnswerState):
     url: str
 
 
+class AnswerPage(BaseModel):
+    results: list[AnswerOut]
+    next_cursor: str | None = Field(description="Pass back as `cursor` for the next page; null on the last one")
+
+
+class AnswerListQuery(BaseModel):
+    external_id: str | None = Field(None, min_length=1, max_length=200, description="Your own id, exactly")
+    status: Literal["queued", "judging", "judged", "failed"] | None = None
+    verdict: Literal["GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED"] | None = None
+    since: datetime | None = Field(None, description="ISO 8601; answers posted at or after it")
+    limit: int = Field(20, ge=1, le=100)
+    cursor: str | None = Field(None, max_length=200, description="`next_cursor` of the previous page")
+
+    @field_validator("since", mode="before")
+    @classmethod
+    def _iso_8601(cls, value: Any) -> datetime | None:
+        # ISO 8601 only (pydantic would also read "0.5" as a Unix time); UTC unless it says otherwise.
+        if value is None:
+            return None
+        try:
+            when = datetime.fromisoformat(value) if isinstance(value, str) else None
+        except ValueError:
+            when = None
+        if when is not None:
+            try:  # in UTC: Postgres refuses offsets Python allows (up to 24 h)
+                return when.replace(tzinfo=dt_timezone.utc) if when.tzinfo is None else when.astimezone(dt_timezone.utc)
+            except OverflowError:
+                pass
+        raise ValueError("must be an ISO 8601 date or date-time, e.g. 2026-12-01 or 2026-12-01T08:00:00Z")
+
+
 def _field_name(loc: tuple | list) -> str:
     # ninja prefixes body errors with ("body", "payload"); clients know the payload's own fields.
-    parts = [str(part) for part in loc]
+    # Query errors keep "query." (a query's field is not the payload's), without the model's name.
+    parts = [str(part) for part in loc if part != "filters"]
     while parts and parts[0] in ("body", "payload"):
         parts.pop(0)
     return ".".join(parts) or "body"
@@ -155,6 +190,17 @@ def too_large(request: HttpRequest, exc: RequestDataTooBig):
     return request_too_large()
 
 
+def _unknown_query(request: HttpRequest, known: set[str]) -> Status | None:
+    """Like the payloads, a query admits only what it documents: a misspelt filter is an error,
+    not a silently unfiltered list."""
+    unknown = sorted(set(request.GET) - known)
+    if not unknown:
+        return None
+    return Status(400, {"detail": "invalid payload", "errors": [
+        {"field": f"query.{name}", "message": "unknown query parameter", "type": "extra_forbidden"}
+        for name in unknown]})
+
+
 def _answer_url(request: HttpRequest, answer) -> str:
     return request.build_absolute_uri(reverse("api:answer_get", args=[answer.public_id]))
 
@@ -171,9 +217,16 @@ def _state(request: HttpRequest, answer) -> dict[str, Any]:
     description="202 when stored and queued. The same external_id from the same client with the same "
     "request (question, answer, prior_turns, passages and profile; metadata aside) returns the stored answer "
     "(200, its current state) and never creates a second one; with a different request it is refused (409, "
-    "naming the SHA-256 of both requests), never answered with the other answer's verdict.",
+    "naming the SHA-256 of both requests), never answered with the other answer's verdict. With `?wait=S` "
+    "(at most 30 s) the reply waits for the verdict: 200 with the judged (or failed) answer when it is ready "
+    "in time, else 202 as without it.",
 )
-def answer_create(request: HttpRequest, response: HttpResponse, payload: JudgeRequest):
+def answer_create(request: HttpRequest, response: HttpResponse, payload: JudgeRequest,
+                  wait: float = Query(0, ge=0, le=waiting.MAX_WAIT_SECONDS, allow_inf_nan=False,
+                                      description="Seconds to wait for the verdict (guardrail mode): 200 with "
+                                      "the judged answer if it is ready in time, else 202 as without it")):
+    if refused := _unknown_query(request, {"wait"}):
+        return refused
     try:
         answer, created = answer_ingest(client=request.auth, request=payload)
     except InvalidRequest as exc:
@@ -183,9 +236,32 @@ def answer_create(request: HttpRequest, response: HttpResponse, payload: JudgeRe
         return Status(409, {"detail": f"{exc}: post a new answer under a new external_id", "errors": [],
                             "stored_request_hash": exc.stored_hash, "request_hash": exc.request_hash})
     response["Location"] = _answer_url(request, answer)
-    if not created:
+    if wait:
+        answer = waiting.judged_within(answer, wait)
+    if not created or answer.status in (Answer.Status.JUDGED, Answer.Status.FAILED):
         return Status(200, _state(request, answer))
     return Status(202, {"id": answer.public_id, "status": answer.status, "url": response["Location"]})
+
+
+@api.get(
+    "/answers",
+    response={200: AnswerPage, 400: ErrorOut, 401: ErrorOut, 429: ErrorOut},
+    summary="This client's answers, newest first, in pages",
+    description="Filter by your own `external_id`, `status`, `verdict` and `since`; each page holds "
+    "at most `limit` answers, as `GET /answers/{answer_id}` returns them. Only this token's answers.",
+)
+def answer_list(request: HttpRequest, filters: Query[AnswerListQuery]):
+    if refused := _unknown_query(request, set(AnswerListQuery.model_fields)):
+        return refused
+    try:
+        rows, next_cursor = selectors.client_answers_page(
+            client=request.auth, limit=filters.limit, cursor=filters.cursor,
+            filters=selectors.ClientAnswerFilters(external_id=filters.external_id, status=filters.status,
+                                                  verdict=filters.verdict, since=filters.since))
+    except selectors.BadCursor as exc:
+        return Status(400, {"detail": "invalid query", "errors": [{"field": "query.cursor", "message": str(exc),
+                                                                   "type": "invalid_cursor"}]})
+    return Status(200, {"results": [_state(request, answer) for answer in rows], "next_cursor": next_cursor})
 
 
 @api.get(
@@ -299,13 +375,8 @@ class WebhookDeliveryOut(BaseModel):
 )
 def webhook_deliveries(request: HttpRequest, status: Literal["pending", "delivered", "failed"] | None = None,
                        limit: int = Query(50, ge=1, le=200)):
-    # Like the payloads, the query admits only what it documents: a misspelt filter is an error,
-    # not a silently unfiltered list.
-    unknown = sorted(set(request.GET) - {"status", "limit"})
-    if unknown:
-        return Status(400, {"detail": "invalid payload", "errors": [
-            {"field": f"query.{name}", "message": "unknown query parameter", "type": "extra_forbidden"}
-            for name in unknown]})
+    if refused := _unknown_query(request, {"status", "limit"}):
+        return refused
     rows = selectors.webhook_deliveries(client=request.auth, status=status or "", limit=limit)
     return Status(200, [
         {"event_id": d.event_id, "event": d.event, "answer_id": d.answer_public_id, "status": d.status,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, fields
@@ -29,6 +31,50 @@ def answer_for_client(*, client: ApiClient, public_id: str) -> Answer | None:
     except ValueError:
         return None
     return Answer.objects.filter(public_id=public_id, client=client).select_related("judged_by").first()
+
+
+@dataclass(frozen=True)
+class ClientAnswerFilters:
+    external_id: str | None = None
+    status: str | None = None
+    verdict: str | None = None
+    since: datetime | None = None
+
+
+class BadCursor(ValueError):
+    pass
+
+
+def client_answers_page(*, client: ApiClient, filters: ClientAnswerFilters, limit: int,
+                        cursor: str | None = None) -> tuple[list[Answer], str | None]:
+    """The client's own answers, newest first, in keyset pages: (answers, the next page's cursor or
+    None). The cursor names the last row by its time and public id, never by its row number."""
+    qs = Answer.objects.filter(client=client).select_related("judged_by")
+    if filters.external_id is not None:
+        qs = qs.filter(external_id=filters.external_id)
+    if filters.status:
+        qs = qs.filter(status=filters.status)
+    if filters.verdict:
+        qs = qs.filter(verdict=filters.verdict)
+    if filters.since is not None:
+        qs = qs.filter(created_at__gte=filters.since)
+    if cursor:
+        created_at, public_id = _client_cursor_decoded(cursor)
+        qs = qs.filter(Q(created_at__lt=created_at) | Q(created_at=created_at, public_id__lt=public_id))
+    rows = list(qs.order_by("-created_at", "-public_id")[: limit + 1])
+    if len(rows) <= limit:
+        return rows, None
+    last = rows[limit - 1]
+    token = json.dumps([last.created_at.isoformat(), str(last.public_id)]).encode()
+    return rows[:limit], base64.urlsafe_b64encode(token).decode().rstrip("=")
+
+
+def _client_cursor_decoded(cursor: str) -> tuple[datetime, UUID]:
+    try:
+        created_at, public_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        return datetime.fromisoformat(created_at), UUID(public_id)
+    except (ValueError, TypeError) as exc:
+        raise BadCursor("cursor: not a cursor this API returned (pass next_cursor back unchanged)") from exc
 
 
 def shown_claims(answer: Answer) -> list[Claim]:

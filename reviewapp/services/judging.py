@@ -39,6 +39,7 @@ from reviewapp.db.errors import is_transient
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy
 from reviewapp.services.examples import example_set_in_force, example_set_of, worked_examples_for
 from reviewapp.services.routing import decide_route, judge_failed_route
+from reviewapp.services.waiting import judged_announce
 from reviewapp.services.webhooks import event_record
 
 log = logging.getLogger(__name__)
@@ -506,6 +507,7 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
         if not run_record_success(answer, shown_run, shown, then=judged):
             raise ClaimLost()  # nothing of this run was written; an escalation's first run is rolled back
         event_record(answer=answer, event="answer.judged")
+        judged_announce(answer.pk)
     answer.status, answer.verdict, answer.grounding_score = Answer.Status.JUDGED, result.verdict, result.grounding_score
     answer.judged_by_id, answer.judged_at, answer.claim_token, answer.claim_expires_at = shown_run.pk, now, None, None
     answer.review_status, answer.routing_reason, answer.priority = route.review_status, reason[:300], route.priority
@@ -650,4 +652,5 @@ def answer_fail(*, answer_id: int, owned_by: uuid.UUID | None = None) -> bool:
         )
         if failed:  # the client hears about a final failure too (status "failed", with the error)
             event_record(answer=Answer.objects.get(pk=answer_id), event="answer.judged")
+            judged_announce(answer_id)
     return bool(failed)
