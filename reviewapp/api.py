@@ -20,7 +20,7 @@ from ninja.security import HttpBearer
 from pydantic import BaseModel, Field, field_validator
 
 from judges.types import JudgeRequest
-from reviewapp import ratelimit, selectors
+from reviewapp import otlp, ratelimit, selectors
 from reviewapp.db.errors import is_transient
 from reviewapp.middleware import request_too_large
 from reviewapp.schemas import AnswerState
@@ -28,7 +28,7 @@ from reviewapp.models import Answer
 from reviewapp.services import waiting
 from reviewapp.services import webhooks as webhooks_service
 from reviewapp.services.clients import api_client_authenticate
-from reviewapp.services.ingest import ExternalIdReused, InvalidRequest, answer_ingest
+from reviewapp.services.ingest import ExternalIdReused, InvalidRequest, answer_ingest, runs_ingest
 from reviewapp.strict_json import StrictParser, UnstorableJSON
 
 log = logging.getLogger(__name__)
@@ -276,6 +276,42 @@ def answer_get(request: HttpRequest, answer_id: str):
     if answer is None:
         return Status(404, {"detail": "no such answer for this client", "errors": []})
     return Status(200, _state(request, answer))
+
+
+# --- OpenTelemetry ---------------------------------------------------------------------------
+
+_OTLP_BODY = {"required": True, "content": {
+    otlp.JSON_TYPE: {"schema": {"type": "object", "description": "OTLP/JSON ExportTraceServiceRequest"}},
+    otlp.PROTOBUF_TYPE: {"schema": {"type": "string", "format": "binary",
+                                    "description": "OTLP protobuf ExportTraceServiceRequest"}},
+}}
+_OTLP_REPLY = {"description": "ExportTraceServiceResponse, in the request's encoding", "content": {
+    otlp.JSON_TYPE: {"schema": {"type": "object"}},
+    otlp.PROTOBUF_TYPE: {"schema": {"type": "string", "format": "binary"}},
+}}
+
+
+@api.post(
+    "/otlp/v1/traces",
+    response={400: ErrorOut, 401: ErrorOut, 413: ErrorOut, 429: ErrorOut},
+    summary="OTLP/HTTP trace export: each RAG run in it becomes an answer",
+    description="Point an OpenTelemetry exporter here (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, with this "
+    "API's bearer token in `OTEL_EXPORTER_OTLP_HEADERS`). An LLM span whose trace holds retrieval "
+    "(OpenInference or GenAI conventions) is posted as an answer, external_id = the trace id (with "
+    "`:<span id>` when a trace holds several); a re-sent trace is the same answer. Spans that hold no run "
+    "are counted in the reply's partial-success message.",
+    openapi_extra={"requestBody": _OTLP_BODY, "responses": {"200": _OTLP_REPLY}},
+)
+def otlp_traces(request: HttpRequest):
+    content_type = request.headers.get("Content-Type", "")
+    try:
+        reading = otlp.runs_in(otlp.spans_from(request.body, content_type))
+    except otlp.OTLPError as exc:
+        return Status(400, {"detail": "not an OTLP trace export", "errors": [
+            {"field": "body", "message": str(exc), "type": "invalid_otlp"}]})
+    _, refused = runs_ingest(client=request.auth, payloads=[run.payload for run in reading.runs])
+    body, kind = otlp.export_response(reading, content_type, refused)
+    return HttpResponse(body, content_type=kind)
 
 
 # --- webhooks --------------------------------------------------------------------------------

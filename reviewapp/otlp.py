@@ -338,17 +338,20 @@ def _text(value: Any) -> str:
 # --- the reply ---------------------------------------------------------------------------------
 
 
-def export_response(reading: Reading, content_type: str) -> tuple[bytes, str]:
-    """OTLP's ExportTraceServiceResponse: nothing is rejected; spans that held no run are named in
-    the partial-success message (a warning, by the spec, since rejected_spans is 0)."""
-    message = ""
+def export_response(reading: Reading, content_type: str, rejected: list[str] = ()) -> tuple[bytes, str]:
+    """OTLP's ExportTraceServiceResponse, in the request's encoding. `rejected` holds a reason per
+    run that could not be stored (its LLM span is a rejected span); spans that held no run are
+    named in the message too, as a warning (the spec's partial success with nothing rejected)."""
+    notes = [f"{len(rejected)} runs refused: " + "; ".join(sorted(set(rejected)))[:900]] if rejected else []
     if reading.ignored_spans:
-        message = (f"{reading.ignored_spans} of {reading.spans} spans held no RAG run (an LLM span with "
-                   "retrieval in its trace) and were ignored")
+        notes.append(f"{reading.ignored_spans} of {reading.spans} spans held no RAG run (an LLM span with "
+                     "retrieval in its trace) and were ignored")
+    message = ". ".join(notes)
     if content_type.split(";")[0].strip().lower() == PROTOBUF_TYPE:
         response = ExportTraceServiceResponse()
         if message:
+            response.partial_success.rejected_spans = len(rejected)
             response.partial_success.error_message = message
         return response.SerializeToString(), PROTOBUF_TYPE
-    body = {"partialSuccess": {"rejectedSpans": "0", "errorMessage": message} if message else {}}
+    body = {"partialSuccess": {"rejectedSpans": str(len(rejected)), "errorMessage": message} if message else {}}
     return json.dumps(body).encode(), JSON_TYPE

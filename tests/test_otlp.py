@@ -75,3 +75,63 @@ def test_the_protobuf_reply_is_an_export_response():
                                       "application/x-protobuf")
     reply = ExportTraceServiceResponse.FromString(body)
     assert kind == "application/x-protobuf" and "1 of 3 spans" in reply.partial_success.error_message
+
+
+# --- the endpoint: POST /api/v1/otlp/v1/traces ----------------------------------------------------
+
+
+def _export(client, token, request: dict, encoding: str):
+    if encoding == "json":
+        body, kind = json.dumps(request).encode(), "application/json"
+    else:
+        body, kind = traces.as_protobuf(request), "application/x-protobuf"
+    return client.post("/api/v1/otlp/v1/traces", data=body, content_type=kind,
+                       headers={"Authorization": f"Bearer {token}"})
+
+
+def _found(client, token, external_id):
+    rows = client.get("/api/v1/answers", {"external_id": external_id},
+                      headers={"Authorization": f"Bearer {token}"}).json()["results"]
+    return rows[0] if rows and rows[0]["status"] in ("judged", "failed") else None
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.worker
+@pytest.mark.parametrize("encoding, spans", [("json", traces.openinference_spans), ("protobuf", traces.genai_spans)],
+                         ids=["json-openinference", "protobuf-genai"])
+def test_an_exported_trace_becomes_a_judged_answer_found_by_its_trace_id(client, api_token, celery_worker,
+                                                                         encoding, spans):
+    from tests.conftest import wait_for
+
+    trace_id = ("a1" if encoding == "json" else "b2") * 16
+    request = traces.export_request(spans(trace_id=trace_id))
+    response = _export(client, api_token, request, encoding)
+    assert response.status_code == 200 and response["Content-Type"].startswith(
+        "application/json" if encoding == "json" else "application/x-protobuf")
+
+    answer = wait_for(lambda: _found(client, api_token, trace_id))
+    assert answer["status"] == "judged" and answer["external_id"] == trace_id
+    assert [c["label"] for c in answer["claims"]] == ["SUPPORTED", "CONTRADICTED"]  # $75.00 is not $92.00
+    assert _export(client, api_token, request, encoding).status_code == 200  # re-sent: the same answer
+    from reviewapp.models import Answer
+
+    assert Answer.objects.filter(external_id=trace_id).count() == 1
+
+
+@pytest.mark.django_db
+def test_the_endpoint_needs_the_api_token_and_refuses_what_is_not_an_export(client, api_token):
+    request = traces.export_request(traces.openinference_spans())
+    assert client.post("/api/v1/otlp/v1/traces", data=json.dumps(request),
+                       content_type="application/json").status_code == 401
+    response = client.post("/api/v1/otlp/v1/traces", data=b"<xml/>", content_type="text/xml",
+                           headers={"Authorization": f"Bearer {api_token}"})
+    assert response.status_code == 400 and response.json()["errors"][0]["field"] == "body"
+
+
+@pytest.mark.django_db
+def test_a_run_ingest_refuses_is_a_rejected_span_with_its_reason(client, api_token):
+    spans = traces.openinference_spans(answer="x" * 200_000)  # longer than an answer may be
+    response = _export(client, api_token, traces.export_request(spans), "json")
+    partial = response.json()["partialSuccess"]
+    assert response.status_code == 200 and partial["rejectedSpans"] == "1"
+    assert partial["errorMessage"].startswith("1 runs refused: answer:")

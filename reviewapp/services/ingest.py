@@ -8,6 +8,7 @@ from contextlib import nullcontext
 from typing import NamedTuple
 
 import orjson
+from pydantic import ValidationError
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
@@ -154,3 +155,18 @@ def enqueue_judging(answer_id: int) -> None:
     from reviewapp.tasks import judge_answer
 
     judge_answer.delay(answer_id)
+
+
+def runs_ingest(*, client: ApiClient, payloads: list[dict]) -> tuple[list[Answer], list[str]]:
+    """Ingest RAG runs read from traces (reviewapp.otlp): the answers stored or found again (a
+    re-sent trace is the same request under the same external_id), and a reason per run refused."""
+    answers, refused = [], []
+    for payload in payloads:
+        try:
+            answers.append(answer_ingest(client=client, request=JudgeRequest.model_validate(payload)).answer)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            refused.append(f"{'.'.join(str(part) for part in first['loc']) or 'run'}: {first['msg']}")
+        except (InvalidRequest, ExternalIdReused) as exc:
+            refused.append(str(exc))
+    return answers, refused
