@@ -39,6 +39,7 @@ ACCESS = {
     "undo": (REVIEWER, ["post"]),
     "add_claim": (REVIEWER, ["post"]),
     "finish": (REVIEWER, ["post"]),
+    "lease_take": (REVIEWER, ["post"]),
     "lease_renew": (REVIEWER, ["post"]),
     "lease_release": (REVIEWER, ["post"]),
     "policy": (ADMIN, ["get", "post"]),

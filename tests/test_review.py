@@ -235,10 +235,39 @@ def test_a_stale_lease_expires_by_itself(rita, ron):
 
 
 @pytest.mark.django_db
+def test_opening_a_review_link_does_not_lock_the_answer(client, rita, ron):
+    # One reviewer opening 35 links (or a browser prefetching them) used to lease all 35.
+    answers = [judged_answer() for _ in range(35)]
+    client.force_login(rita)
+    for answer in answers:
+        page = client.get(f"/review/{answer.pk}/").content.decode()
+        assert "Take this answer" in page and 'class="decide-fields" disabled' in page
+    assert not Answer.objects.filter(lease_holder__isnull=False).exists()
+    client.force_login(ron)
+    assert client.post("/queue/next")["Location"] == f"/review/{answers[0].pk}/"
+    for answer in answers[1:]:
+        assert client.post(f"/review/{answer.pk}/take").status_code == 302
+    assert Answer.objects.filter(lease_holder=ron).count() == 35
+
+
+@pytest.mark.django_db
+def test_take_this_answer_leases_it_unless_someone_else_holds_it(client, rita, ron):
+    answer = judged_answer()
+    client.force_login(rita)
+    assert client.post(f"/review/{answer.pk}/take")["Location"] == f"/review/{answer.pk}/"
+    page = client.get(f"/review/{answer.pk}/").content.decode()
+    assert "Take this answer" not in page and "disabled" not in page.split('id="review-panel"')[1].split("help-overlay")[0]
+    client.force_login(ron)
+    response = client.post(f"/review/{answer.pk}/take", follow=True)
+    assert "rita is reviewing this answer" in response.content.decode()
+    assert Answer.objects.get(pk=answer.pk).lease_holder == rita
+
+
+@pytest.mark.django_db
 def test_the_lease_is_renewed_while_the_page_is_open_and_released_on_leave(client, rita):
     answer = judged_answer()
     client.force_login(rita)
-    client.get(f"/review/{answer.pk}/")
+    client.post(f"/review/{answer.pk}/take")
     assert client.post(f"/review/{answer.pk}/lease").status_code == 204
     assert client.post(f"/review/{answer.pk}/release", {"beacon": "1"}).status_code == 204
     answer.refresh_from_db()
@@ -266,7 +295,7 @@ def test_confirming_the_last_flagged_claim_adjudicates_and_releases_the_answer(c
     answer = judged_answer()
     claim = flagged(answer)
     client.force_login(rita)
-    client.get(f"/review/{answer.pk}/")
+    client.post(f"/review/{answer.pk}/take")
     response = client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0, "note": "right"})
     assert response.status_code == 302
     claim.refresh_from_db()

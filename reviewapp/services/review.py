@@ -96,6 +96,17 @@ def lease_take(*, user, answer: Answer) -> bool:
     return bool(taken)
 
 
+def lease_live(answer: Answer) -> bool:
+    """Whether somebody holds a lease on `answer` that has not expired."""
+    return answer.lease_holder_id is not None and answer.lease_expires_at is not None \
+        and answer.lease_expires_at >= timezone.now()
+
+
+def holds_lease(*, user, answer: Answer) -> bool:
+    """Whether `user` holds a live lease on `answer` (reading a page never takes one)."""
+    return answer.review_status == IN_REVIEW and answer.lease_holder_id == user.pk and lease_live(answer)
+
+
 def lease_renew(*, user, answer_id: int) -> bool:
     now = timezone.now()
     return bool(
@@ -108,11 +119,18 @@ def lease_release(*, user, answer_id: int) -> bool:
     return bool(Answer.objects.filter(pk=answer_id, lease_holder=user).update(lease_holder=None, lease_expires_at=None))
 
 
+def lease_refusal(answer: Answer) -> str:
+    """Why a lease on `answer` could not be taken (after lease_take refreshed it)."""
+    if answer.review_status != IN_REVIEW:
+        return "This answer is not waiting for review."
+    return str(LeaseHeld(answer))
+
+
 def _require_lease(user, answer: Answer) -> None:
     if answer.review_status == IN_REVIEW and lease_take(user=user, answer=answer):
         return
     if answer.review_status != IN_REVIEW:  # (lease_take refreshed it)
-        raise ReviewError("This answer is not waiting for review.")
+        raise ReviewError(lease_refusal(answer))
     raise LeaseHeld(answer)
 
 

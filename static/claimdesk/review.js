@@ -82,6 +82,7 @@
       e: () => selectedCard()?.querySelector("textarea[name=note]")?.focus(),
       u: () => submit(document.querySelector("#undo-form button")),
       n: () => document.querySelector("#next-form button")?.click(),
+      t: () => document.querySelector("#take-form button")?.click(),
       "?": toggleHelp,
     };
     const action = actions[event.key];
