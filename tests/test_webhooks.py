@@ -268,7 +268,7 @@ def test_adjudication_records_a_delivery_with_the_human_decisions():
     overturned = decisions[contradicted.cid]
     assert (overturned["judge_label"], overturned["human_label"], overturned["decision"], overturned["note"]) == (
         "CONTRADICTED", "UNSUPPORTED", "overturn", "P2 gives another price")
-    assert overturned["decided_at"]
+    assert overturned["decided_at"] and overturned["decision_mode"] == "explicit"
 
 
 @pytest.mark.django_db

@@ -21,7 +21,7 @@ from django.utils import timezone
 from judges.scoring import verdict_for
 from judges.types import LABELS
 from reviewapp import selectors
-from reviewapp.models import Answer, Claim, Policy, Review
+from reviewapp.models import Answer, Claim, DecisionMode, Policy, Review
 from reviewapp.services.audit import audit_record
 from reviewapp.services.webhooks import event_record
 
@@ -142,13 +142,16 @@ def _state(claim: Claim) -> dict:
         "human_label": claim.human_label,
         "decision": claim.decision,
         "decided_by": claim.decided_by.get_username() if claim.decided_by else None,
+        "decision_mode": claim.decision_mode,
         "note": claim.note,
         "version": claim.version,
     }
 
 
-def claim_decide(*, user, claim: Claim, decision: str, label: str | None, note: str, expected_version: int) -> Claim:
-    """Confirm the judge's label, or overturn it to `label`, if the claim is still at `expected_version`."""
+def claim_decide(*, user, claim: Claim, decision: str, label: str | None, note: str, expected_version: int,
+                 mode: str = DecisionMode.EXPLICIT) -> Claim:
+    """Confirm the judge's label, or overturn it to `label`, if the claim is still at `expected_version`.
+    `mode` says how: the reviewer acted on this claim (explicit), or finishing accepted it (bulk)."""
     if decision == Claim.Decision.CONFIRM:
         final_label = claim.label
     elif decision == Claim.Decision.OVERTURN:
@@ -165,14 +168,14 @@ def claim_decide(*, user, claim: Claim, decision: str, label: str | None, note: 
     with transaction.atomic():
         won = Claim.objects.filter(pk=claim.pk, version=expected_version).update(
             human_label=final_label, decision=decision, decided_by=user, decided_at=now, note=note,
-            version=F("version") + 1,
+            decision_mode=mode, version=F("version") + 1,
         )
         if not won:
             raise DecisionConflict(Claim.objects.select_related("decided_by").get(pk=claim.pk))
         before = _state(claim)
         claim.refresh_from_db()
         Review.objects.create(claim=claim, answer=answer, reviewer=user, decision=decision, final_label=final_label,
-                              note=note, claim_version=claim.version)
+                              note=note, claim_version=claim.version, decision_mode=mode)
         audit_record(actor=user, actor_label=user.get_username(), action=f"claim.{decision}", obj=claim,
                      before=before, after=_state(claim), note=note)
         _adjudicate_if_complete(answer, user)
@@ -198,6 +201,7 @@ def claim_add(*, user, answer: Answer, start: int, end: int, label: str, note: s
             answer_start=start, answer_end=end, label=label, category="other", origin=Claim.Origin.REVIEWER,
             explanation="Added by a reviewer: the judge did not list this claim.",
             human_label=label, decision=Claim.Decision.ADD, decided_by=user, decided_at=now, note=note, version=1,
+            decision_mode=DecisionMode.EXPLICIT,
         )
         Review.objects.create(claim=claim, answer=answer, reviewer=user, decision=Review.Decision.ADD,
                               final_label=label, note=note, claim_version=1)
@@ -211,7 +215,7 @@ def answer_finish(*, user, answer: Answer) -> None:
     _require_lease(user, answer)
     for claim in shown_claims_for_review(answer).filter(decision=""):
         claim_decide(user=user, claim=claim, decision=Claim.Decision.CONFIRM, label=None, note="",
-                     expected_version=claim.version)
+                     expected_version=claim.version, mode=DecisionMode.BULK)
     with transaction.atomic():
         _adjudicate_if_complete(answer, user, finishing=True)
 
@@ -246,6 +250,7 @@ def decision_undo(*, user, answer: Answer) -> Claim:
         "decided_by": previous.reviewer if previous else None,
         "decided_at": previous.created_at if previous else None,
         "note": previous.note if previous else "",
+        "decision_mode": previous.decision_mode if previous else "",
     }
     with transaction.atomic():
         won = Claim.objects.filter(pk=claim.pk, version=last.claim_version).update(**restored, version=F("version") + 1)
