@@ -262,9 +262,6 @@ def decide(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
         )
     except ReviewError as exc:
         return _after_action(request, answer, selected=claim.pk, error=str(exc))
-    answer.refresh_from_db()
-    if answer.review_status == Answer.ReviewStatus.ADJUDICATED:
-        messages.success(request, f"Answer {answer.pk} adjudicated: {answer.get_adjudicated_verdict_display()}.")
     return _after_action(request, answer, selected=_next_pending(answer, after=claim))
 
 
@@ -317,7 +314,7 @@ def finish(request: HttpRequest, answer_id: int) -> HttpResponse:
     except ReviewError as exc:
         return _after_action(request, answer, selected=None, error=str(exc))
     answer.refresh_from_db()
-    messages.success(request, f"Answer {answer.pk} adjudicated: {answer.get_adjudicated_verdict_display()}.")
+    messages.success(request, f"Answer {answer.pk} adjudicated: {answer.get_adjudicated_verdict_display()}. Next: n")
     return _after_action(request, answer, selected=None)
 
 

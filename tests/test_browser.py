@@ -131,28 +131,28 @@ def test_a_reviewer_adjudicates_an_answer_by_keyboard_only(page, live_server):
     page.screenshot(path="/tmp/review.png", full_page=True)
     paused += time.monotonic() - shot
 
-    # ...overturn the other one to UNSUPPORTED (o, then 4)...
+    # ...overturn the other one to UNSUPPORTED (o, then 4): every flagged claim is decided, but
+    # finishing is its own step...
     go_to(second)
     press("o")
     panel_post("4", "/decide", decided_as, [second.pk, "overturn by rita"])
-    page.wait_for_function(adjudicated)
-    first_adjudicated = time.monotonic() - started - paused
-    keys_first = len(keystrokes)
-    assert "Unsupported" in page.locator(f"#claim-{second.pk} .decided-as").inner_text()
-
-    # ...undo it (the answer reopens)...
-    panel_post("u", "/undo", undecided, [second.pk])
+    assert "All flagged claims decided" in page.locator("#review-panel .all-decided").inner_text()
     assert Answer.objects.get(pk=answer.pk).review_status == "in_review"
+    assert page.locator(f"#claim-{first.pk} form.decide button:not([disabled])").count() > 0  # still decidable
+
+    # ...undo it...
+    panel_post("u", "/undo", undecided, [second.pk])
     assert page.locator(f"#claim-{second.pk} form.decide").count() == 1
 
-    # ...and redo it.
+    # ...redo it, and finish (f).
     go_to(second)
     press("o")
     panel_post("4", "/decide", decided_as, [second.pk, "overturn by rita"])
-    page.wait_for_function(adjudicated)
+    panel_post("f", "/finish", adjudicated)
     seconds = time.monotonic() - started - paused
     keys_total = len(keystrokes)
-    assert page.locator("#review-panel .messages").inner_text() == f"Answer {answer.pk} adjudicated: Ungrounded."
+    assert "Unsupported" in page.locator(f"#claim-{second.pk} .decided-as").inner_text()
+    assert page.locator("#review-panel .messages").inner_text() == f"Answer {answer.pk} adjudicated: Ungrounded. Next: n"
 
     # 5. The database.
     first.refresh_from_db()
@@ -171,8 +171,9 @@ def test_a_reviewer_adjudicates_an_answer_by_keyboard_only(page, live_server):
         ("claim.confirm", str(first.pk), rita.pk), ("claim.overturn", str(second.pk), rita.pk),
         ("claim.undo", str(second.pk), rita.pk), ("claim.overturn", str(second.pk), rita.pk),
     ]
-    assert AuditEvent.objects.filter(action="answer.adjudicated", object_id=str(answer.pk)).count() == 2
-    assert AuditEvent.objects.filter(action="answer.reopened", object_id=str(answer.pk)).count() == 1
+    assert AuditEvent.objects.filter(action="answer.adjudicated", object_id=str(answer.pk)).count() == 1
+    assert AuditEvent.objects.filter(action="answer.reopened", object_id=str(answer.pk)).count() == 0
+    assert {r.decision_mode for r in reviews} == {"explicit"}
 
     # 6. `?` shows the keyboard help; Escape hides it. j/k move the selection without a request.
     help_overlay = page.locator("#help")
@@ -209,8 +210,7 @@ def test_a_reviewer_adjudicates_an_answer_by_keyboard_only(page, live_server):
     wait_for(lambda: Answer.objects.get(pk=later.pk).lease_holder_id is None, timeout=5)
     print(
         f"\nkeyboard review of answer {answer.pk}: "
-        f"{keys_first} keystrokes ({' '.join(keystrokes[:keys_first])}) and {first_adjudicated:.2f} s to adjudicate; "
-        f"{keys_total} keystrokes ({' '.join(keystrokes)}) and {seconds:.2f} s with the undo and redo "
+        f"{keys_total} keystrokes ({' '.join(keystrokes)}) and {seconds:.2f} s with an undo and redo "
         f"(from landing on the review page, excluding the screenshot; `n` counted)"
     )
 

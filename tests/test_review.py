@@ -256,7 +256,7 @@ def test_take_this_answer_leases_it_unless_someone_else_holds_it(client, rita, r
     client.force_login(rita)
     assert client.post(f"/review/{answer.pk}/take")["Location"] == f"/review/{answer.pk}/"
     page = client.get(f"/review/{answer.pk}/").content.decode()
-    assert "Take this answer" not in page and "disabled" not in page.split('id="review-panel"')[1].split("help-overlay")[0]
+    assert "Take this answer" not in page and 'class="decide-fields" disabled' not in page
     client.force_login(ron)
     response = client.post(f"/review/{answer.pk}/take", follow=True)
     assert "rita is reviewing this answer" in response.content.decode()
@@ -291,9 +291,10 @@ def test_a_reviewer_cannot_decide_on_an_answer_someone_else_holds(client, rita, 
 
 
 @pytest.mark.django_db
-def test_confirming_the_last_flagged_claim_adjudicates_and_releases_the_answer(client, rita):
+def test_confirming_the_last_flagged_claim_leaves_finishing_to_the_reviewer(client, rita):
     answer = judged_answer()
     claim = flagged(answer)
+    supported = answer.claims.get(label="SUPPORTED")
     client.force_login(rita)
     client.post(f"/review/{answer.pk}/take")
     response = client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0, "note": "right"})
@@ -301,10 +302,37 @@ def test_confirming_the_last_flagged_claim_adjudicates_and_releases_the_answer(c
     claim.refresh_from_db()
     answer.refresh_from_db()
     assert (claim.human_label, claim.decision, claim.decided_by, claim.version) == ("CONTRADICTED", "confirm", rita, 1)
+    assert (answer.review_status, answer.lease_holder) == ("in_review", rita)  # not finished yet
+    page = client.get(f"/review/{answer.pk}/").content.decode()
+    assert "All flagged claims decided: finish (<kbd>f</kbd>) or look at the others." in page
+    assert f'action="/review/{answer.pk}/claims/{supported.pk}/decide"' in page  # still decidable
+    response = client.post(f"/review/{answer.pk}/finish", follow=True)
+    assert f"Answer {answer.pk} adjudicated: Ungrounded. Next: n" in response.content.decode()
+    answer.refresh_from_db()
+    supported.refresh_from_db()
     assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == ("adjudicated", "UNGROUNDED", None)
-    assert Review.objects.get().note == "right"
+    assert (supported.decision, supported.decision_mode) == ("confirm", "bulk")
+    assert Review.objects.get(claim=claim).note == "right"
     assert AuditEvent.objects.filter(action="claim.confirm", object_id=str(claim.pk)).count() == 1
     assert AuditEvent.objects.filter(action="answer.adjudicated").count() == 1
+
+
+@pytest.mark.django_db
+def test_confirm_the_rest_and_finish_is_one_request_one_outcome_one_message(client, rita):
+    # A flagged claim before a SUPPORTED one: bulk-confirming the flagged claim used to adjudicate
+    # the answer mid-loop, and the next claim's confirm then answered 409 "not waiting for review".
+    answer = judged_answer(answer="A 30-day pass costs $75.00. Riders aged 65 and older pay a reduced fare of $1.00 per ride.")
+    assert list(answer.claims.order_by("position").values_list("label", flat=True)) == ["CONTRADICTED", "SUPPORTED"]
+    client.force_login(rita)
+    client.post(f"/review/{answer.pk}/take")
+    response = client.post(f"/review/{answer.pk}/finish", headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert page.count("adjudicated: Ungrounded. Next: n") == 1 and "not waiting for review" not in page
+    assert set(Claim.objects.filter(answer=answer).values_list("decision_mode", flat=True)) == {"bulk"}
+    assert AuditEvent.objects.filter(action="answer.adjudicated", object_id=str(answer.pk)).count() == 1
+    again = client.post(f"/review/{answer.pk}/finish", headers={"HX-Request": "true"})  # a second submission
+    assert again.status_code == 409 and Review.objects.filter(answer=answer).count() == 2
 
 
 @pytest.mark.django_db
@@ -314,6 +342,7 @@ def test_overturning_stores_the_human_label_and_the_adjudicated_verdict_follows_
     client.force_login(rita)
     client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "UNSUPPORTED", "version": 0},
                 headers={"HX-Request": "true"})
+    client.post(f"/review/{answer.pk}/finish", headers={"HX-Request": "true"})
     claim.refresh_from_db()
     answer.refresh_from_db()
     assert (claim.label, claim.human_label, claim.decision) == ("CONTRADICTED", "UNSUPPORTED", "overturn")
@@ -368,15 +397,19 @@ def test_two_decisions_on_one_claim_at_once_one_wins_one_conflicts_one_audit_eve
 def test_undo_reverts_my_last_decision_and_reopens_an_adjudicated_answer(client, rita):
     answer = judged_answer()
     claim = flagged(answer)
+    supported = answer.claims.get(label="SUPPORTED")
     client.force_login(rita)
     client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "CONTRADICTED", "version": 0})
+    client.post(f"/review/{answer.pk}/finish")
     assert Answer.objects.get(pk=answer.pk).review_status == "adjudicated"
+    client.post(f"/review/{answer.pk}/undo")  # the last decision: finishing's bulk confirm
+    answer.refresh_from_db()
+    assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == ("in_review", "", rita)
+    assert Claim.objects.get(pk=supported.pk).decision_mode == ""
     client.post(f"/review/{answer.pk}/undo")
     claim.refresh_from_db()
-    answer.refresh_from_db()
     assert (claim.human_label, claim.decision, claim.version) == ("", "", 2)
-    assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == ("in_review", "", rita)
-    assert [r.decision for r in Review.objects.order_by("id")] == ["overturn", "undo"]
+    assert [r.decision for r in Review.objects.order_by("id")] == ["overturn", "confirm", "undo", "undo"]
     # Redo: decide again, as a reviewer would after an undo.
     client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 2})
     assert Claim.objects.get(pk=claim.pk).human_label == "CONTRADICTED"
@@ -425,8 +458,9 @@ def test_progress_counts_my_decisions_and_everyones_today(client, rita, ron):
     review_service.claim_decide(user=rita, claim=flagged(first), decision="confirm", label=None, note="", expected_version=0)
     review_service.lease_take(user=ron, answer=second)
     review_service.claim_decide(user=ron, claim=flagged(second), decision="confirm", label=None, note="", expected_version=0)
+    review_service.answer_finish(user=ron, answer=second)  # one bulk confirm more for ron
     progress = review_service.review_progress(user=rita)
-    assert (progress.remaining, progress.mine_today, progress.everyone_today) == (0, 1, 2)
+    assert (progress.remaining, progress.mine_today, progress.everyone_today) == (1, 1, 3)
 
 
 # --- the review page --------------------------------------------------------------------------

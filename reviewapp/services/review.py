@@ -178,7 +178,6 @@ def claim_decide(*, user, claim: Claim, decision: str, label: str | None, note: 
                               note=note, claim_version=claim.version, decision_mode=mode)
         audit_record(actor=user, actor_label=user.get_username(), action=f"claim.{decision}", obj=claim,
                      before=before, after=_state(claim), note=note)
-        _adjudicate_if_complete(answer, user)
     return claim
 
 
@@ -211,13 +210,17 @@ def claim_add(*, user, answer: Answer, start: int, end: int, label: str, note: s
 
 
 def answer_finish(*, user, answer: Answer) -> None:
-    """Confirm every claim still undecided, then adjudicate: the reviewer agrees with the rest."""
+    """Confirm every claim still undecided (in bulk: the reviewer accepts the rest unseen), then
+    adjudicate. Finishing is its own step: deciding the last flagged claim does not finish, so every
+    claim stays decidable until the reviewer says so. All or nothing: one outcome per request."""
     _require_lease(user, answer)
-    for claim in shown_claims_for_review(answer).filter(decision=""):
-        claim_decide(user=user, claim=claim, decision=Claim.Decision.CONFIRM, label=None, note="",
-                     expected_version=claim.version, mode=DecisionMode.BULK)
     with transaction.atomic():
-        _adjudicate_if_complete(answer, user, finishing=True)
+        for claim in shown_claims_for_review(answer).filter(decision="").select_related("decided_by"):
+            claim.answer = answer
+            claim_decide(user=user, claim=claim, decision=Claim.Decision.CONFIRM, label=None, note="",
+                         expected_version=claim.version, mode=DecisionMode.BULK)
+        if not _adjudicate(answer, user):
+            raise ReviewError("This answer is not waiting for review.")
 
 
 def decision_undo(*, user, answer: Answer) -> Claim:
@@ -280,12 +283,10 @@ def pending_claims(answer: Answer):
     return shown_claims_for_review(answer).filter(origin=Claim.Origin.JUDGE, decision="").exclude(label="SUPPORTED")
 
 
-def _adjudicate_if_complete(answer: Answer, user, *, finishing: bool = False) -> bool:
-    if pending_claims(answer).exists():
-        return False
+def _adjudicate(answer: Answer, user) -> bool:
+    """The verdict from the human labels, once every shown claim is decided; False if someone
+    else's request adjudicated (or reopened) it first."""
     claims = list(shown_claims_for_review(answer))
-    if not finishing and not any(c.decision for c in claims if c.label != "SUPPORTED" or c.origin != "judge"):
-        return False  # nothing flagged: the reviewer finishes explicitly (audit samples, failed judges)
     verdict = verdict_for([SimpleNamespace(label=c.human_label or c.label) for c in claims])
     done = Answer.objects.filter(pk=answer.pk, review_status=IN_REVIEW).update(
         review_status=ADJUDICATED, adjudicated_verdict=verdict, lease_holder=None, lease_expires_at=None

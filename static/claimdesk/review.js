@@ -67,6 +67,8 @@
       return;
     }
     if (typing) return;
+    // A held key repeats: fine for moving, never for an action (one press, one request).
+    if (event.repeat && event.key !== "j" && event.key !== "k") return;
     if (overturnArmed && /^[1-4]$/.test(event.key)) {
       setOverturn(false);
       click(`button[name=overturn_to][value=${LABELS[Number(event.key) - 1]}]`);
@@ -81,6 +83,7 @@
       o: () => { if (selectedCard()?.querySelector("button[name=overturn_to]")) setOverturn(true); },
       e: () => selectedCard()?.querySelector("textarea[name=note]")?.focus(),
       u: () => submit(document.querySelector("#undo-form button")),
+      f: () => submit(document.querySelector("#finish-form button:not([disabled])")),
       n: () => document.querySelector("#next-form button")?.click(),
       t: () => document.querySelector("#take-form button")?.click(),
       "?": toggleHelp,
