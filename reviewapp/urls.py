@@ -19,6 +19,7 @@ urlpatterns = [
     path("review/<int:answer_id>/add-claim", views.add_claim, name="add_claim"),
     path("review/<int:answer_id>/finish", views.finish, name="finish"),
     path("review/<int:answer_id>/take", views.lease_take, name="lease_take"),
+    path("review/<int:answer_id>/skip", views.skip, name="skip"),
     path("review/<int:answer_id>/lease", views.lease_renew, name="lease_renew"),
     path("review/<int:answer_id>/release", views.lease_release, name="lease_release"),
     path("policy/", views.policy, name="policy"),

@@ -129,6 +129,7 @@ def queue(request: HttpRequest) -> HttpResponse:
         "query_without_cursor": _query_without(request, "after"),
         "progress": review_service.review_progress(user=request.user),
         "now": timezone.now(),
+        "skips": selectors.skips_today() if is_admin(request.user) else None,
     }
     template = "reviewapp/queue.html#queue-table" if request.htmx and request.htmx.target == "queue-table" else "reviewapp/queue.html"
     return render(request, template, context)
@@ -326,6 +327,20 @@ def lease_take(request: HttpRequest, answer_id: int) -> HttpResponse:
     if not review_service.lease_take(user=request.user, answer=answer):
         messages.error(request, review_service.lease_refusal(answer))
     return _redirect(request, reverse("review", args=[answer.pk]))
+
+
+@require_POST
+@reviewer_required
+def skip(request: HttpRequest, answer_id: int) -> HttpResponse:
+    """s: pass on this answer (it goes to someone else) and open the next one."""
+    answer = _load(answer_id)
+    review_service.answer_skip(user=request.user, answer=answer)
+    following = review_service.lease_next(user=request.user)
+    messages.info(request, f"Skipped answer {answer.pk}; it goes to someone else for now.")
+    if following is None:
+        messages.info(request, "Nothing left to review here. Well done.")
+        return _redirect(request, reverse("queue"))
+    return _redirect(request, reverse("review", args=[following.pk]))
 
 
 @require_POST

@@ -241,3 +241,30 @@ def test_a_key_pressed_before_a_swap_settles_still_goes_through_htmx(page, live_
     assert page.url.endswith(f"/review/{answer.pk}/")
     assert Review.objects.filter(claim=first, decision="undo").count() == 1
     assert page.js_errors == []
+
+
+def _sign_in(page, next_url: str) -> None:
+    page.goto(f"/accounts/login/?next={next_url}")
+    page.fill("input[name=username]", "rita")
+    page.fill("input[name=password]", PASSWORD)
+    with page.expect_navigation():
+        page.press("input[name=password]", "Enter")
+
+
+def test_s_skips_to_the_next_answer_and_the_skipped_one_does_not_come_back(page, live_server):
+    rita = _reviewer()
+    first, second = _judged(TWO_FLAGS), _judged(TWO_FLAGS)
+    _sign_in(page, "/queue/")
+    with page.expect_navigation():
+        page.keyboard.press("n")
+    page.wait_for_url(f"**/review/{first.pk}/")
+    with page.expect_navigation():
+        page.keyboard.press("s")
+    page.wait_for_url(f"**/review/{second.pk}/")
+    assert f"Skipped answer {first.pk}" in page.locator(".messages").inner_text()
+    assert Answer.objects.get(pk=second.pk).lease_holder == rita
+    assert Answer.objects.get(pk=first.pk).lease_holder is None
+    with page.expect_navigation():
+        page.keyboard.press("n")  # my own lease comes first: the same answer, not the skipped one
+    page.wait_for_url(f"**/review/{second.pk}/")
+    assert page.js_errors == []

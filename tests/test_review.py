@@ -14,7 +14,7 @@ from django.db import connection
 from django.utils import timezone
 
 import judges
-from reviewapp.models import Answer, AuditEvent, Claim, Evidence, JudgeRun, Review
+from reviewapp.models import Answer, AuditEvent, Claim, Evidence, JudgeRun, Policy, Review
 from reviewapp.services import review as review_service
 from reviewapp.services.ingest import answer_ingest
 from reviewapp.services.judging import answer_judge
@@ -261,6 +261,36 @@ def test_take_this_answer_leases_it_unless_someone_else_holds_it(client, rita, r
     response = client.post(f"/review/{answer.pk}/take", follow=True)
     assert "rita is reviewing this answer" in response.content.decode()
     assert Answer.objects.get(pk=answer.pk).lease_holder == rita
+
+
+@pytest.mark.django_db
+def test_skip_hands_the_next_answer_and_keeps_the_skipped_one_from_me_for_the_lease_length(client, rita, ron):
+    first, second = judged_answer(), judged_answer()
+    client.force_login(rita)
+    assert client.post("/queue/next")["Location"] == f"/review/{first.pk}/"
+    assert client.post(f"/review/{first.pk}/skip")["Location"] == f"/review/{second.pk}/"
+    assert Answer.objects.get(pk=first.pk).lease_holder is None
+    client.post(f"/review/{second.pk}/skip")
+    response = client.post("/queue/next", follow=True)  # both skipped: nothing for me now
+    assert "Nothing left to review here" in response.content.decode()
+    client.force_login(ron)
+    assert client.post("/queue/next")["Location"] == f"/review/{first.pk}/"  # others still get it, worst first
+    # The lease length later, the skipped answers come back to me.
+    later = timezone.now() + timedelta(seconds=Policy.current().lease_seconds + 1)
+    assert review_service.skipped_recently(user=rita, now=later) == []
+    assert sorted(review_service.skipped_recently(user=rita)) == [first.pk, second.pk]
+
+
+@pytest.mark.django_db
+def test_admins_see_skips_counted_per_reviewer_on_the_queue(client, rita, ron):
+    answer = judged_answer()
+    for user in (rita, rita, ron):
+        review_service.answer_skip(user=user, answer=answer)
+    client.force_login(_user("ada", "admin"))
+    page = client.get("/queue/").content.decode()
+    assert "skips today: <b>2</b> rita, <b>1</b> ron" in page
+    client.force_login(rita)
+    assert "skips today" not in client.get("/queue/").content.decode()
 
 
 @pytest.mark.django_db

@@ -21,7 +21,7 @@ from django.utils import timezone
 from judges.scoring import verdict_for
 from judges.types import LABELS
 from reviewapp import selectors
-from reviewapp.models import Answer, Claim, DecisionMode, Policy, Review
+from reviewapp.models import Answer, AuditEvent, Claim, DecisionMode, Policy, Review
 from reviewapp.services.audit import audit_record
 from reviewapp.services.webhooks import event_record
 
@@ -69,6 +69,7 @@ def lease_next(*, user, queue=None) -> Answer | None:
     """
     now = timezone.now()
     queue = queue if queue is not None else Answer.objects.filter(review_status=IN_REVIEW)
+    queue = queue.exclude(pk__in=skipped_recently(user=user, now=now))
     with transaction.atomic():
         answer = (
             queue.filter(lease_holder=user, lease_expires_at__gte=now).order_by(*QUEUE_ORDER).first()
@@ -117,6 +118,23 @@ def lease_renew(*, user, answer_id: int) -> bool:
 
 def lease_release(*, user, answer_id: int) -> bool:
     return bool(Answer.objects.filter(pk=answer_id, lease_holder=user).update(lease_holder=None, lease_expires_at=None))
+
+
+def skipped_recently(*, user, now=None) -> list[int]:
+    """Answers `user` skipped within the lease length: lease_next hands them to others, not back."""
+    since = (now or timezone.now()) - timedelta(seconds=Policy.current().lease_seconds)
+    ids = (AuditEvent.objects.filter(action=selectors.SKIPPED, actor=user, object_type="answer", created_at__gte=since)
+           .values_list("object_id", flat=True))
+    return [int(i) for i in ids]
+
+
+def answer_skip(*, user, answer: Answer) -> None:
+    """Pass on an answer: give its lease back and keep it from coming back to me for a while.
+    A skip is an AuditEvent, so skips are counted per reviewer (selectors.skips_today)."""
+    with transaction.atomic():
+        released = lease_release(user=user, answer_id=answer.pk)
+        audit_record(actor=user, actor_label=user.get_username(), action=selectors.SKIPPED, obj=answer,
+                     after={"released": released})
 
 
 def lease_refusal(answer: Answer) -> str:

@@ -86,6 +86,7 @@
       f: () => submit(document.querySelector("#finish-form button:not([disabled])")),
       n: () => document.querySelector("#next-form button")?.click(),
       t: () => document.querySelector("#take-form button")?.click(),
+      s: () => document.querySelector("#skip-form button")?.click(),
       "?": toggleHelp,
     };
     const action = actions[event.key];
