@@ -268,3 +268,74 @@ def test_s_skips_to_the_next_answer_and_the_skipped_one_does_not_come_back(page,
         page.keyboard.press("n")  # my own lease comes first: the same answer, not the skipped one
     page.wait_for_url(f"**/review/{second.pk}/")
     assert page.js_errors == []
+
+
+def _twenty_claims() -> Answer:
+    """20 sentences, one claim each, spread over four long passages; every third number is wrong."""
+    sentences = [f"Route {n} buses run every {n + 4} minutes from the {['north', 'south', 'east', 'west'][n % 4]} "
+                 "terminal." for n in range(1, 21)]
+    said = [s.replace(f"every {n + 4} ", f"every {n + 14} ") if n % 3 == 0 else s for n, s in enumerate(sentences, 1)]
+    passages = [{"id": f"P{i + 1}", "text": " ".join(sentences[i * 5:(i + 1) * 5]) + " Timetables change in winter." * 40}
+                for i in range(4)]
+    payload = fare_payload(external_id=None, answer=" ".join(said), passages=passages)
+    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
+    answer_judge(answer_id=answer.pk)
+    Answer.objects.filter(pk=answer.pk).update(review_status="in_review")
+    return answer
+
+
+WIDEST = """Array.from(document.querySelectorAll("body *")).filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
+  .slice(0, 6).map(e => `${e.tagName}.${e.className}#${e.id} ${Math.round(e.getBoundingClientRect().right)}`).join("; ")"""
+IN_VIEW = """(selector) => {
+  const el = document.querySelector(selector);
+  if (!el) return false;
+  const r = el.getBoundingClientRect();
+  let box = {top: 0, bottom: window.innerHeight};
+  for (let p = el.parentElement; p; p = p.parentElement) {
+    if (getComputedStyle(p).overflowY === "auto") { const b = p.getBoundingClientRect(); box = {top: Math.max(b.top, 0), bottom: Math.min(b.bottom, window.innerHeight)}; break; }
+  }
+  return r.top >= box.top - 1 && r.bottom <= box.bottom + 1 && r.height > 0;
+}"""
+
+
+def test_the_selected_card_and_its_evidence_stay_in_view_for_every_claim_of_a_20_claim_answer(page, live_server):
+    _reviewer()
+    answer = _twenty_claims()
+    claims = list(answer.claims.order_by("position"))
+    assert len(claims) == 20
+    page.set_viewport_size({"width": 1440, "height": 900})
+    _sign_in(page, f"/review/{answer.pk}/")
+    page.wait_for_url(f"**/review/{answer.pk}/")
+    assert page.evaluate("document.documentElement.scrollHeight <= window.innerHeight + 1")  # only the columns scroll
+    while int(page.locator(".claim-card.selected").get_attribute("data-claim")) != claims[0].pk:
+        page.keyboard.press("k")
+    for index, claim in enumerate(claims):
+        if index:
+            page.keyboard.press("j")
+        assert page.locator(".claim-card.selected").get_attribute("data-claim") == str(claim.pk)
+        page.wait_for_function(IN_VIEW, arg=f"#claim-{claim.pk}")
+        page.wait_for_function(IN_VIEW, arg=".evidence-seg.sel")
+        assert page.evaluate("document.activeElement.id") == f"claim-{claim.pk}"  # focus follows j/k
+    alert = page.locator("#review-panel .warning")  # read-only: the take-this-answer alert stays visible
+    assert alert.is_visible() and alert.bounding_box()["y"] >= 0
+    page.screenshot(path="/tmp/review-desktop.png")
+    assert page.js_errors == []
+
+
+def test_no_page_scrolls_sideways_on_a_390_px_phone_and_the_review_columns_stack(page, live_server):
+    rita = _reviewer()
+    rita.groups.add(Group.objects.get_or_create(name="admin")[0])
+    answer = _judged(TWO_FLAGS)
+    page.set_viewport_size({"width": 390, "height": 844})
+    _sign_in(page, "/queue/")
+    for url in ["/queue/", "/answers/", f"/review/{answer.pk}/", "/policy/", "/calibration/", "/examples/",
+                "/exports/", "/webhooks/"]:
+        page.goto(url)
+        width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert width[0] <= width[1], f"{url} is {width[0]} px wide on a {width[1]} px screen: " + page.evaluate(WIDEST)
+        if url.startswith("/review/"):
+            page.screenshot(path="/tmp/review-phone.png", full_page=True)
+            left, right = page.locator(".columns > .left").bounding_box(), page.locator(".columns > .right").bounding_box()
+            assert right["y"] >= left["y"] + left["height"] - 1  # passages below the claims
+    page.screenshot(path="/tmp/last-phone.png", full_page=True)
+    assert page.js_errors == []

@@ -20,9 +20,16 @@
     }
     panel().dataset.selected = claimId;
     if (!scroll) return;
-    selectedCard()?.scrollIntoView({ block: "nearest" });
+    const card = selectedCard();
+    card?.focus({ preventScroll: true });  // focus follows j/k (screen readers read the card)
+    card?.scrollIntoView({ block: "nearest" });
+    // Each column scrolls on its own (desktop): the evidence comes into view beside its card. When
+    // the columns are stacked (phone) moving the page to the passages would lose the card.
     const evidence = document.querySelector(".evidence-seg.sel");
-    evidence?.scrollIntoView({ block: "center", behavior: "smooth" });
+    if (evidence && window.matchMedia("(min-width: 900px)").matches) {
+      const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      evidence.scrollIntoView({ block: "center", behavior: smooth ? "smooth" : "auto" });
+    }
   }
 
   function move(step) {
