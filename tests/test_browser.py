@@ -339,3 +339,43 @@ def test_no_page_scrolls_sideways_on_a_390_px_phone_and_the_review_columns_stack
             assert right["y"] >= left["y"] + left["height"] - 1  # passages below the claims
     page.screenshot(path="/tmp/last-phone.png", full_page=True)
     assert page.js_errors == []
+
+
+CONTRAST = """(selector) => {
+  const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = ([r, g, b]) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+                               return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const background = (el) => { for (; el; el = el.parentElement) { const c = getComputedStyle(el).backgroundColor;
+                               if (!c.startsWith("rgba(0, 0, 0, 0)") && c !== "transparent") return c; } return "rgb(255, 255, 255)"; };
+  return Array.from(document.querySelectorAll(selector)).slice(0, 20).map((el) => {
+    const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(rgb(background(el)))].sort((x, y) => y - x);
+    return (a + 0.05) / (b + 0.05);
+  });
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_labels_read_as_text_with_aa_contrast_in_the_light_and_the_dark_theme(page, live_server, scheme):
+    _reviewer()
+    answer = _judged(TWO_FLAGS)
+    page.emulate_media(color_scheme=scheme)
+    _sign_in(page, f"/review/{answer.pk}/")
+    page.wait_for_url(f"**/review/{answer.pk}/")
+    body = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert (body == "rgb(18, 21, 27)") == (scheme == "dark"), body
+    # Every label says its name in words, not only by colour and icon (the icon is hidden from readers).
+    for text in page.locator(".claim-card .label").all_inner_texts():
+        assert any(name in text for name in ("Supported", "Contradicted", "Unsupported", "Partially supported")), text
+    assert page.locator(".claim-card .label [aria-hidden=true]").count() == page.locator(".claim-card .label").count()
+    assert page.locator(".closest-tag").first.inner_text() == "closest text, does not support the claim"
+    said = page.evaluate("getComputedStyle(document.querySelector('.evidence-closest'), '::before').content")
+    assert said == '"closest text, does not support the claim: "'  # read out, yet not in the passage's text
+    for selector in (".claim-text", ".claim-card .label", ".closest-tag", ".meta", ".hint", ".passage p", "button:not([disabled])", "a"):
+        ratios = page.evaluate(CONTRAST, selector)
+        assert ratios and min(ratios) >= 4.5, f"{scheme} {selector}: contrast {min(ratios):.2f}"
+    # Focus is visible on the selected card and moves with j/k.
+    page.keyboard.press("j")
+    focused = page.evaluate("[document.activeElement.dataset.claim, getComputedStyle(document.activeElement).outlineStyle]")
+    assert focused[0] == page.locator(".claim-card.selected").get_attribute("data-claim") and focused[1] != "none"
+    page.screenshot(path=f"/tmp/review-{scheme}.png")
+    assert page.js_errors == []

@@ -539,6 +539,18 @@ def test_the_page_shows_evidence_match_quality_and_marks_an_unverified_quote(cli
 
 
 @pytest.mark.django_db
+def test_the_closest_text_of_an_unsupported_claim_is_labelled_apart_from_real_evidence(client, rita):
+    answer = judged_answer()  # c1 SUPPORTED (P1 states it), c2 CONTRADICTED (P2's closest sentence)
+    client.force_login(rita)
+    page = client.get(f"/review/{answer.pk}/").content.decode()
+    passage = lambda pid: page.split(f'id="passage-{pid}"')[1].split("</article>")[0]  # noqa: E731
+    assert "evidence-closest" not in passage("P1") and 'title="evidence"' in passage("P1")
+    assert 'evidence-closest' in passage("P2") and 'title="closest text, does not support the claim"' in passage("P2")
+    card = page.split(f'id="claim-{flagged(answer).pk}"')[1].split("</li>")[0]
+    assert '<span class="closest-tag">closest text, does not support the claim</span>' in card
+
+
+@pytest.mark.django_db
 def test_keyboard_shortcuts_are_shown_on_the_page(client, rita):
     answer = judged_answer()
     client.force_login(rita)
