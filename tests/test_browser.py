@@ -379,3 +379,38 @@ def test_labels_read_as_text_with_aa_contrast_in_the_light_and_the_dark_theme(pa
     assert focused[0] == page.locator(".claim-card.selected").get_attribute("data-claim") and focused[1] != "none"
     page.screenshot(path=f"/tmp/review-{scheme}.png")
     assert page.js_errors == []
+
+
+def test_a_six_claim_answer_takes_a_handful_of_keys_from_the_queue(page, live_server):
+    """The figure the closing note quotes: keys and seconds from the queue to an adjudicated 6-claim answer."""
+    rita = _reviewer()
+    sentences = [f"Route {n} buses run every {n + 4} minutes." for n in range(1, 7)]
+    said = [s.replace(f"every {n + 4} ", f"every {n + 14} ") if n % 2 == 0 else s for n, s in enumerate(sentences, 1)]
+    payload = fare_payload(external_id=None, answer=" ".join(said), passages=[{"id": "P1", "text": " ".join(sentences)}])
+    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
+    answer_judge(answer_id=answer.pk)
+    assert answer.claims.count() == 6 and answer.claims.exclude(label="SUPPORTED").count() == 3
+    _sign_in(page, "/queue/")
+    keys: list[str] = []
+    started = time.monotonic()
+    with page.expect_navigation():
+        keys.append("n")
+        page.keyboard.press("n")
+    page.wait_for_url(f"**/review/{answer.pk}/")
+    for key in ("c", "c", "o", "4", "f"):  # confirm, confirm, overturn the third to UNSUPPORTED, finish
+        keys.append(key)
+        if key == "o":
+            page.keyboard.press(key)
+            continue
+        with page.expect_response(lambda r: r.request.method == "POST" and "/review/" in r.url) as response:
+            page.keyboard.press(key)
+        assert response.value.status == 200
+        page.wait_for_load_state()
+    page.locator("#review-panel .messages").wait_for()
+    seconds = time.monotonic() - started
+    answer.refresh_from_db()
+    modes = sorted(Review.objects.filter(answer=answer).values_list("decision_mode", flat=True))
+    assert answer.review_status == "adjudicated" and modes == ["bulk"] * 3 + ["explicit"] * 3
+    assert answer.lease_holder is None and Review.objects.filter(answer=answer).exclude(reviewer=rita).count() == 0
+    print(f"\n6-claim answer: {len(keys)} keystrokes ({' '.join(keys)}), {seconds:.2f} s from the queue to adjudicated")
+    assert page.js_errors == []
