@@ -482,15 +482,15 @@ def test_finish_confirms_the_rest_and_adjudicates_an_audit_sample(client, rita):
 
 
 @pytest.mark.django_db
-def test_progress_counts_my_decisions_and_everyones_today(client, rita, ron):
+def test_progress_counts_my_explicit_decisions_and_everyones_today(client, rita, ron):
     first, second = judged_answer(), judged_answer()
     review_service.lease_take(user=rita, answer=first)
     review_service.claim_decide(user=rita, claim=flagged(first), decision="confirm", label=None, note="", expected_version=0)
     review_service.lease_take(user=ron, answer=second)
     review_service.claim_decide(user=ron, claim=flagged(second), decision="confirm", label=None, note="", expected_version=0)
-    review_service.answer_finish(user=ron, answer=second)  # one bulk confirm more for ron
+    review_service.answer_finish(user=ron, answer=second)  # a bulk confirm: not a decision ron made
     progress = review_service.review_progress(user=rita)
-    assert (progress.remaining, progress.mine_today, progress.everyone_today) == (1, 1, 3)
+    assert (progress.remaining, progress.mine_today, progress.everyone_today) == (1, 1, 2)
 
 
 # --- the review page --------------------------------------------------------------------------

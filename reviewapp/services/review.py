@@ -334,7 +334,9 @@ class Progress:
 
 def review_progress(*, user) -> Progress:
     start_of_day = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
-    decisions_today = Review.objects.filter(created_at__gte=start_of_day).exclude(decision=Review.Decision.UNDO)
+    # Decisions a reviewer made: not undos, not the claims finishing accepted in bulk.
+    decisions_today = (Review.objects.filter(created_at__gte=start_of_day, decision_mode=DecisionMode.EXPLICIT)
+                       .exclude(decision=Review.Decision.UNDO))
     return Progress(
         remaining=selectors.waiting_count(),
         mine_today=decisions_today.filter(reviewer=user).count(),
