@@ -432,7 +432,7 @@ def test_undo_reverts_my_last_decision_and_reopens_an_adjudicated_answer(client,
     client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "CONTRADICTED", "version": 0})
     client.post(f"/review/{answer.pk}/finish")
     assert Answer.objects.get(pk=answer.pk).review_status == "adjudicated"
-    client.post(f"/review/{answer.pk}/undo")  # the last decision: finishing's bulk confirm
+    client.post(f"/review/{answer.pk}/undo")  # the last decision: the finish (its bulk confirm)
     answer.refresh_from_db()
     assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == ("in_review", "", rita)
     assert Claim.objects.get(pk=supported.pk).decision_mode == ""
@@ -443,6 +443,25 @@ def test_undo_reverts_my_last_decision_and_reopens_an_adjudicated_answer(client,
     # Redo: decide again, as a reviewer would after an undo.
     client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 2})
     assert Claim.objects.get(pk=claim.pk).human_label == "CONTRADICTED"
+
+
+@pytest.mark.django_db
+def test_one_undo_after_finishing_reverts_the_whole_finish_and_keeps_my_explicit_decisions(client, rita):
+    answer = judged_answer(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride. "
+                                  "Proof of age, such as a state ID, must be shown when boarding. A 30-day pass costs $75.00.")
+    labels = dict(answer.claims.values_list("cid", "label"))
+    assert sorted(labels.values()) == ["CONTRADICTED", "SUPPORTED", "SUPPORTED"], labels
+    claim = flagged(answer)
+    client.force_login(rita)
+    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0})
+    client.post(f"/review/{answer.pk}/finish")
+    assert Answer.objects.get(pk=answer.pk).review_status == "adjudicated"
+    client.post(f"/review/{answer.pk}/undo")
+    answer.refresh_from_db()
+    assert (answer.review_status, answer.lease_holder) == ("in_review", rita)
+    modes = dict(Claim.objects.filter(answer=answer).values_list("cid", "decision_mode"))
+    assert modes == {cid: "explicit" if cid == claim.cid else "" for cid in labels}
+    assert Review.objects.filter(decision="undo").count() == 2
 
 
 @pytest.mark.django_db

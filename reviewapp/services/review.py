@@ -241,17 +241,33 @@ def answer_finish(*, user, answer: Answer) -> None:
             raise ReviewError("This answer is not waiting for review.")
 
 
-def decision_undo(*, user, answer: Answer) -> Claim:
-    """Revert my last decision on this answer (unless someone decided that claim since)."""
-    last = (
+def _last_decision(user, answer: Answer) -> Review | None:
+    return (
         Review.objects.filter(answer=answer, reviewer=user, undone_by__isnull=True)
         .exclude(decision=Review.Decision.UNDO)
         .select_related("claim")
         .order_by("-created_at", "-id")
         .first()
     )
+
+
+def decision_undo(*, user, answer: Answer) -> Claim:
+    """Revert my last decision on this answer (unless someone decided that claim since). After a
+    finish, the last decision is the finish: its bulk confirms are all reverted, in one step."""
+    last = _last_decision(user, answer)
     if last is None:
         raise ReviewError("You have no decision on this answer to undo.")
+    with transaction.atomic():
+        claim = _undo(user, answer, last)
+        while last.decision_mode == DecisionMode.BULK:
+            last = _last_decision(user, answer)
+            if last is None or last.decision_mode != DecisionMode.BULK:
+                break
+            claim = _undo(user, answer, last)
+    return claim
+
+
+def _undo(user, answer: Answer, last: Review) -> Claim:
     answer.refresh_from_db()
     claim = last.claim
     if claim.version != last.claim_version:
