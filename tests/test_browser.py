@@ -304,6 +304,7 @@ def test_the_selected_card_and_its_evidence_stay_in_view_for_every_claim_of_a_20
     claims = list(answer.claims.order_by("position"))
     assert len(claims) == 20
     page.set_viewport_size({"width": 1440, "height": 900})
+    page.emulate_media(reduced_motion="reduce")  # the evidence jumps into view: nothing to wait out
     _sign_in(page, f"/review/{answer.pk}/")
     page.wait_for_url(f"**/review/{answer.pk}/")
     assert page.evaluate("document.documentElement.scrollHeight <= window.innerHeight + 1")  # only the columns scroll
