@@ -87,7 +87,8 @@ def fill(claims_wanted: int) -> None:
             Claim(run=r, answer=a, position=c, cid=f"c{c + 1}", text=ANSWER[:26] if c == 0 else ANSWER[27:],
                   answer_start=0 if c == 0 else 27, answer_end=26 if c == 0 else len(ANSWER),
                   label="SUPPORTED" if c == 0 else "UNSUPPORTED", human_label="SUPPORTED" if c == 0 else "CONTRADICTED",
-                  decision="confirm" if c == 0 else "overturn", decided_by=reviewer, decided_at=now, version=1,
+                  decision="confirm" if c == 0 else "overturn", decision_mode="bulk" if c == 0 else "explicit",
+                  decided_by=reviewer, decided_at=now, version=1,
                   explanation="The passage states the senior fare.", category="price")
             for a, r in zip(answers, runs) for c in range(2))
         Evidence.objects.bulk_create(Evidence(claim=c, passage=first_passage[c.answer_id], passage_pid="P1", position=0,

@@ -1,6 +1,8 @@
 """Calibration: the judge measured against its reviewers (reads only).
 
-Agreement is over adjudicated claims: judge claims a reviewer decided (confirm or overturn).
+Agreement is over adjudicated claims: judge claims a reviewer decided (confirm or overturn) on the
+claim itself. Claims "Confirm the rest & finish" accepted in bulk were not looked at: counted as
+agreement they inflate kappa and flag precision, so they are left out and their share shown beside.
 Claims a reviewer added are the judge's misses; they count on the audit sample, where the
 false-negative rate is measured (answers the policy would have passed, reviewed anyway).
 
@@ -24,7 +26,7 @@ from django.utils import timezone
 
 from judges.eval import Confusion, precision_recall_f1
 from judges.types import LABELS
-from reviewapp.models import Answer, Claim, Evidence
+from reviewapp.models import Answer, Claim, DecisionMode, Evidence
 
 AUDIT_REASON = "audit sample"  # reviewapp.services.routing's reason for a sampled answer
 DAYS = 30
@@ -170,7 +172,14 @@ JUDGE_KEY = ("run__profile", "run__prompt_version", "run__model")
 
 
 def adjudicated_judge_claims():
-    return Claim.objects.filter(origin=Claim.Origin.JUDGE).exclude(decision="")
+    """Judge claims a reviewer decided by acting on them (not accepted in bulk by finishing)."""
+    return Claim.objects.filter(origin=Claim.Origin.JUDGE, decision_mode=DecisionMode.EXPLICIT)
+
+
+def _bulk_counts() -> dict[tuple, int]:
+    rows = (Claim.objects.filter(origin=Claim.Origin.JUDGE, decision_mode=DecisionMode.BULK)
+            .values_list(*JUDGE_KEY).annotate(n=Count("id")).order_by())
+    return {tuple(judge): n for *judge, n in rows}
 
 
 def _judge_name(profile: str, version: str, model: str) -> str:
@@ -186,12 +195,15 @@ def judge_agreement(audit: dict[str, Any]) -> list[dict[str, Any]]:
     ):
         counts[tuple(judge)][(label, human)] = n
     quotes = _unverified_quotes()
+    bulk = _bulk_counts()
     rows = []
-    for judge in sorted(counts):
-        matrix = confusion_matrix(counts[judge])
+    for judge in sorted(counts.keys() | bulk.keys()):
+        matrix = confusion_matrix(counts.get(judge, {}))
+        explicit = sum(map(sum, matrix))
         rows.append({
             "judge": _judge_name(*judge),
-            "claims": sum(map(sum, matrix)),
+            "claims": explicit,
+            "bulk": {"claims": bulk.get(judge, 0), "share": _share(bulk.get(judge, 0), explicit + bulk.get(judge, 0))},
             "matrix": list(zip(LABELS, matrix)),
             "agreement": raw_agreement(matrix),
             "kappa": cohen_kappa(matrix),

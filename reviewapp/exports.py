@@ -55,8 +55,9 @@ EXTENSIONS = {"jsonl": "jsonl", "csv": "csv", "golden": "golden.jsonl"}
 
 CSV_FIELDS = (
     "answer_id", "external_id", "question", "answer", "passage_ids", "claim_id", "claim_text", "answer_start",
-    "answer_end", "judge_label", "category", "explanation", "quotes", "human_label", "decision", "origin", "note",
-    "reviewer", "decided_at", "judge_profile", "judge_version", "judge_model", "judge_backend", "policy_version",
+    "answer_end", "judge_label", "category", "explanation", "quotes", "human_label", "decision", "decision_mode",
+    "origin", "note", "reviewer", "decided_at", "judge_profile", "judge_version", "judge_model", "judge_backend",
+    "policy_version",
 )
 PASSAGE_FIELDS = ("tag", "agency", "title", "section", "source_url", "fetched_at")
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP "CSV injection").
@@ -132,8 +133,9 @@ def read_snapshot():
 # than the queries themselves (about 3x the time per row).
 CLAIM_COLUMNS = (
     "id", "answer_id", "cid", "text", "answer_start", "answer_end", "label", "category", "explanation", "origin",
-    "human_label", "decision", "note", "decided_by__username", "decided_at", "run_id",
+    "human_label", "decision", "decision_mode", "note", "decided_by__username", "decided_at", "run_id",
 )
+RUN_AT = CLAIM_COLUMNS.index("run_id")
 # A claim's run, read apart from the claims like its answer: once per batch, not once per claim.
 RUN_COLUMNS = ("id", "profile", "prompt_version", "model", "backend")
 
@@ -176,7 +178,7 @@ def _batches(claims: QuerySet[Claim], *, passage_text: bool) -> Iterator[Batch]:
     for batch in _keyset(claims.values_list(*CLAIM_COLUMNS)):
         answer_ids = {c[1] for c in batch}
         yield Batch(batch, _answers(answer_ids), _quotes([c[0] for c in batch]), _passages(answer_ids, passage_text),
-                    _runs({c[15] for c in batch}))
+                    _runs({c[RUN_AT] for c in batch}))
 
 
 @dataclass(frozen=True)
@@ -387,6 +389,7 @@ def claim_row(claim: dict[str, Any], answer: dict[str, Any], quotes: list[dict[s
         "quotes": quotes,
         "human_label": claim["human_label"],
         "decision": claim["decision"],
+        "decision_mode": claim["decision_mode"],
         "origin": claim["origin"],
         "note": claim["note"],
         "reviewer": claim["decided_by__username"],
@@ -431,7 +434,8 @@ def golden_record(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "sentence_labels": None,
         "meta": {
             "answer_id": first["answer_id"], "external_id": first["external_id"],
-            "claims": [{k: r[k] for k in ("claim_id", "judge_label", "human_label", "decision", "reviewer")}
+            "claims": [{k: r[k] for k in ("claim_id", "judge_label", "human_label", "decision", "decision_mode",
+                                          "reviewer")}
                        for r in rows],
         },
     }
@@ -529,7 +533,8 @@ CLAIM_JSONL = (
     f"""',"category":', to_json({_CLAIM}.category), ',"explanation":', to_json({_CLAIM}.explanation), """
     f"""',"quotes":', {_sql_quotes(lambda quote: quote, "[", "]")}, """
     f"""',"human_label":', to_json({_CLAIM}.human_label), """
-    f"""',"decision":', to_json({_CLAIM}.decision), ',"origin":', to_json({_CLAIM}.origin), """
+    f"""',"decision":', to_json({_CLAIM}.decision), ',"decision_mode":', to_json({_CLAIM}.decision_mode), """
+    f"""',"origin":', to_json({_CLAIM}.origin), """
     f"""',"note":', to_json({_CLAIM}.note), """
     f"""',"reviewer":', coalesce((SELECT to_json(u.username)::text {_REVIEWER}), 'null'), """
     f"""',"decided_at":', coalesce(to_json({_DECIDED_AT})::text, 'null'))"""
@@ -561,7 +566,7 @@ CLAIM_CSV = "concat_ws(',', " + ", ".join((
     # JSON, quoted as csv quotes it: never a formula, its line breaks escaped, each quote's own
     # quotes doubled (so [] alone, which holds none, stays as it is).
     _sql_quotes(lambda quote: f"""replace({quote}, '"', '""')""", '"[', ']"'),
-    *(_sql_csv_text(f"{_CLAIM}.{column}") for column in ("human_label", "decision", "origin", "note")),
+    *(_sql_csv_text(f"{_CLAIM}.{column}") for column in ("human_label", "decision", "decision_mode", "origin", "note")),
     f"coalesce((SELECT {_sql_csv_text('u.username')} {_REVIEWER}), '')",
     f"coalesce({_DECIDED_AT}, '')",  # starts with the year's digits: never a formula, no comma
 )) + ")"

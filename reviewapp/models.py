@@ -294,6 +294,14 @@ class ClaimDecision(models.TextChoices):
     ADD = "add"
 
 
+class DecisionMode(models.TextChoices):
+    """How a human decision was made: on that claim (a key or a button), or accepted in bulk by
+    "Confirm the rest & finish" on claims the reviewer did not act on."""
+
+    EXPLICIT = "explicit"
+    BULK = "bulk"
+
+
 class Claim(models.Model):
     """A claim as the judge stated it, and (once reviewed) the human decision on it.
 
@@ -327,6 +335,8 @@ class Claim(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     decided_at = models.DateTimeField(null=True, blank=True)
+    # blank: undecided. A database default too: the judge writes claims with its own INSERT.
+    decision_mode = models.CharField(max_length=8, choices=DecisionMode.choices, blank=True, default="", db_default="")
     note = models.TextField(blank=True)
     version = models.PositiveIntegerField(default=0)
 
@@ -342,6 +352,8 @@ class Claim(models.Model):
                                    name="claim_human_label_known"),
             models.CheckConstraint(condition=Q(decision="") | Q(decision__in=ClaimDecision.values),
                                    name="claim_decision_known"),
+            models.CheckConstraint(condition=Q(decision_mode="") | Q(decision_mode__in=DecisionMode.values),
+                                   name="claim_decision_mode_known"),
         ]
 
     def __str__(self) -> str:
@@ -387,6 +399,7 @@ class Review(AppendOnly):
     final_label = models.CharField(max_length=20, choices=LABEL_CHOICES, blank=True)  # blank: undecided again
     note = models.TextField(blank=True)
     claim_version = models.PositiveIntegerField(help_text="The claim's version after this decision")
+    decision_mode = models.CharField(max_length=8, choices=DecisionMode.choices, default=DecisionMode.EXPLICIT)
     undoes = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="undone_by")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 

@@ -21,7 +21,7 @@ from django.utils import timezone
 from judges.safe import safe_answer
 from judges.types import Claim as ClaimResult
 from judges.types import Evidence as EvidenceResult
-from reviewapp.models import Answer, ApiClient, Claim, Evidence, JudgeRun
+from reviewapp.models import Answer, ApiClient, AuditEvent, Claim, Evidence, JudgeRun
 
 
 def answer_for_client(*, client: ApiClient, public_id: str) -> Answer | None:
@@ -353,6 +353,17 @@ def queue_counts() -> dict[str, int]:
         return counts
 
     return counted("queue_counts", compute)
+
+
+SKIPPED = "answer.skipped"  # the AuditEvent action of a reviewer's skip (services.review.answer_skip)
+
+
+def skips_today() -> list[tuple[str, int]]:
+    """For admins: how many answers each reviewer skipped since midnight (UTC), most first."""
+    start_of_day = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    rows = (AuditEvent.objects.filter(action=SKIPPED, created_at__gte=start_of_day)
+            .values_list("actor_label").annotate(n=Count("id")).order_by("-n", "actor_label"))
+    return list(rows)
 
 
 def waiting_count() -> int:

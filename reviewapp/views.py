@@ -155,6 +155,7 @@ def queue(request: HttpRequest) -> HttpResponse:
         "query_without_cursor": _query_without(request, "after"),
         "progress": review_service.review_progress(user=request.user),
         "now": timezone.now(),
+        "skips": selectors.skips_today() if is_admin(request.user) else None,
     }
     template = "reviewapp/queue.html#queue-table" if request.htmx and request.htmx.target == "queue-table" else "reviewapp/queue.html"
     return render(request, template, context)
@@ -206,6 +207,7 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
             if ev.start is not None:
                 evidence_spans.setdefault(ev.passage_pid, []).append((ev.start, ev.end, claim))
     run = answer.judged_by
+    holds = review_service.holds_lease(user=request.user, answer=answer)
     return {
         "answer": answer,
         "answer_segments": segments(answer.answer, answer_spans),
@@ -218,7 +220,9 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
         # Every other run on this answer (an escalation's first judge, re-judges), for comparison.
         "other_runs": answer.runs.exclude(pk=run.pk if run else None).order_by("started_at"),
         "labels": LABELS,
-        "holds_lease": answer.lease_holder_id == request.user.pk,
+        "holds_lease": holds,
+        "read_only": answer.review_status == Answer.ReviewStatus.IN_REVIEW and not holds,
+        "held_by_other": not holds and review_service.lease_live(answer),
         "pending": review_service.pending_claims(answer).count(),
         "progress": review_service.review_progress(user=request.user),
         "is_admin": is_admin(request.user),
@@ -231,9 +235,9 @@ def _load(answer_id: int) -> Answer:
 
 @reviewer_required
 def review(request: HttpRequest, answer_id: int) -> HttpResponse:
+    # Reading never takes the lease: a prefetch or a tab of 35 links must not lock answers away
+    # from everyone else. The lease comes with an explicit POST (take, next, a decision).
     answer = _load(answer_id)
-    if answer.review_status == Answer.ReviewStatus.IN_REVIEW:
-        review_service.lease_take(user=request.user, answer=answer)  # opening an item takes it if free
     try:
         selected = int(request.GET.get("claim", ""))
     except ValueError:
@@ -285,9 +289,6 @@ def decide(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
         )
     except ReviewError as exc:
         return _after_action(request, answer, selected=claim.pk, error=str(exc))
-    answer.refresh_from_db()
-    if answer.review_status == Answer.ReviewStatus.ADJUDICATED:
-        messages.success(request, f"Answer {answer.pk} adjudicated: {answer.get_adjudicated_verdict_display()}.")
     return _after_action(request, answer, selected=_next_pending(answer, after=claim))
 
 
@@ -340,8 +341,32 @@ def finish(request: HttpRequest, answer_id: int) -> HttpResponse:
     except ReviewError as exc:
         return _after_action(request, answer, selected=None, error=str(exc))
     answer.refresh_from_db()
-    messages.success(request, f"Answer {answer.pk} adjudicated: {answer.get_adjudicated_verdict_display()}.")
+    messages.success(request, f"Answer {answer.pk} adjudicated: {answer.get_adjudicated_verdict_display()}. Next: n")
     return _after_action(request, answer, selected=None)
+
+
+@require_POST
+@reviewer_required
+def lease_take(request: HttpRequest, answer_id: int) -> HttpResponse:
+    """'Take this answer': lease the answer being read, if it waits and nobody else holds it."""
+    answer = _load(answer_id)
+    if not review_service.lease_take(user=request.user, answer=answer):
+        messages.error(request, review_service.lease_refusal(answer))
+    return _redirect(request, reverse("review", args=[answer.pk]))
+
+
+@require_POST
+@reviewer_required
+def skip(request: HttpRequest, answer_id: int) -> HttpResponse:
+    """s: pass on this answer (it goes to someone else) and open the next one."""
+    answer = _load(answer_id)
+    review_service.answer_skip(user=request.user, answer=answer)
+    following = review_service.lease_next(user=request.user)
+    messages.info(request, f"Skipped answer {answer.pk}; it goes to someone else for now.")
+    if following is None:
+        messages.info(request, "Nothing left to review here. Well done.")
+        return _redirect(request, reverse("queue"))
+    return _redirect(request, reverse("review", args=[following.pk]))
 
 
 @require_POST

@@ -44,7 +44,7 @@ def answer(*, text: str = ANSWER, question: str = "How much do seniors pay?", re
 
 def claim(answer: Answer, label: str, human: str = "", *, reviewer=None, span=(0, 18), text: str | None = None,
           origin: str = "judge", decided_at: datetime | None = None, quote: tuple[str, str] | None = None,
-          note: str = "", category: str = "price", explanation: str = "") -> Claim:
+          note: str = "", category: str = "price", explanation: str = "", mode: str = "explicit") -> Claim:
     """A claim of the answer's shown run; with `human`, decided by `reviewer` (confirm if equal, else overturn)."""
     position = Claim.objects.filter(run=answer.judged_by).count()
     decision = "" if not human else "add" if origin == "reviewer" else "confirm" if human == label else "overturn"
@@ -53,7 +53,7 @@ def claim(answer: Answer, label: str, human: str = "", *, reviewer=None, span=(0
         text=text or answer.answer[span[0]:span[1]], answer_start=span[0], answer_end=span[1], label=label,
         category=category, explanation=explanation, origin=origin, human_label=human, decision=decision,
         decided_by=reviewer if human else None, decided_at=(decided_at or timezone.now()) if human else None,
-        note=note, version=1 if human else 0,
+        decision_mode=mode if human else "", note=note, version=1 if human else 0,
     )
     if quote:
         text, match = quote

@@ -43,6 +43,8 @@ ACCESS = {
     "undo": (REVIEWER, ["post"]),
     "add_claim": (REVIEWER, ["post"]),
     "finish": (REVIEWER, ["post"]),
+    "lease_take": (REVIEWER, ["post"]),
+    "skip": (REVIEWER, ["post"]),
     "lease_renew": (REVIEWER, ["post"]),
     "lease_release": (REVIEWER, ["post"]),
     "policy": (ADMIN, ["get", "post"]),

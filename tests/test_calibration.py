@@ -101,11 +101,28 @@ def test_the_page_shows_agreement_per_judge_with_its_matrix_charts_and_number_ta
     text = _text(html)
     assert html.count("<svg viewBox") == 3 and "<polyline" in html and "<circle" in html
     # claim_audit@v1: 4 claims, 3 agree; kappa: po .75, pe (2*1 + 1*2 + 1*1)/16 = 5/16 -> (12-5)/(16-5) = 7/11
-    assert "claim_audit@v1 · gpt-4o-mini 4 75.0% 0.64 66.7% 100.0% 0.0% (0 of 4)" in text
-    assert "claim_audit@v2 · gpt-4o-mini 1 100.0%" in text and "100.0% (1 of 1)" in text
+    assert "claim_audit@v1 · gpt-4o-mini 4 0.0% (0 of 4) 75.0% 0.64 66.7% 100.0% 0.0% (0 of 4)" in text
+    assert "claim_audit@v2 · gpt-4o-mini 1 0.0% (0 of 1) 100.0%" in text and "100.0% (1 of 1)" in text
     assert "UNSUPPORTED 1 0 0 1" in text  # the v1 matrix's UNSUPPORTED row
     today = timezone.now().date()
     assert f"{today:%Y-%m-%d} 6 0 0.0% 6 100.0%" in text  # the daily table: 6 judged, all to review
+
+
+@pytest.mark.django_db
+def test_claims_accepted_in_bulk_are_left_out_of_agreement_and_their_share_is_shown(client):
+    rita = make.user("rita", "reviewer")
+    for judge, human in [(U, U), (U, S), (S, C)]:
+        make.claim(make.answer(), judge, human, reviewer=rita)
+    for _ in range(5):  # "Confirm the rest & finish" on SUPPORTED claims nobody read
+        make.claim(make.answer(), S, S, reviewer=rita, mode="bulk")
+    [row] = calibration.judge_agreement(calibration.audit_misses())
+    assert (row["claims"], row["bulk"]) == (3, {"claims": 5, "share": 5 / 8})
+    assert row["agreement"] == pytest.approx(1 / 3)  # counted as agreement, the bulk ones made it 6 / 8
+    # po 1/3; pe: judge (2 U, 1 S) x human (1 U, 1 S, 1 C) = (2*1 + 1*1) / 9 -> (3 - 3) / (9 - 3) = 0
+    assert row["kappa"] == pytest.approx(0.0)
+    assert row["flag"]["precision"] == pytest.approx(0.5)
+    client.force_login(make.admin())
+    assert "claim_audit@v1 · gpt-4o-mini 3 62.5% (5 of 8) 33.3% 0.00" in _text(client.get("/calibration/").content.decode())
 
 
 @pytest.mark.django_db
@@ -153,12 +170,12 @@ def test_the_page_reuses_its_figures_for_the_cache_ttl_and_says_when_they_were_c
     make.claim(make.answer(), U, U, reviewer=rita)
     client.force_login(make.admin())
     first = _text(client.get("/calibration/").content.decode())
-    assert "claim_audit@v1 · gpt-4o-mini 1 100.0%" in first and "recomputed at most every 60 s" in first
+    assert "claim_audit@v1 · gpt-4o-mini 1 0.0% (0 of 1) 100.0%" in first and "recomputed at most every 60 s" in first
     make.claim(make.answer(), U, S, reviewer=rita)
     assert _text(client.get("/calibration/").content.decode()) == first  # within the TTL: same figures
     settings.CALIBRATION_CACHE_SECONDS = 0  # off: computed on every view
     fresh = _text(client.get("/calibration/").content.decode())
-    assert "claim_audit@v1 · gpt-4o-mini 2 50.0%" in fresh and "recomputed at most" not in fresh
+    assert "claim_audit@v1 · gpt-4o-mini 2 0.0% (0 of 2) 50.0%" in fresh and "recomputed at most" not in fresh
 
 
 @pytest.mark.django_db

@@ -14,7 +14,7 @@ from tests import labels_factory as make
 @pytest.mark.django_db
 @pytest.mark.parametrize("column, value", [
     ("label", "TRUE"), ("label", ""), ("human_label", "-SUPPORTED"), ("human_label", "supported"),
-    ("decision", "maybe"),
+    ("decision", "maybe"), ("decision_mode", "glanced"),
 ])
 def test_a_value_that_is_not_a_known_one_is_refused(column, value):
     claim = make.claim(make.answer(), "UNSUPPORTED", "SUPPORTED", reviewer=make.user("rita", "reviewer"))
@@ -38,5 +38,5 @@ def test_migration_0014_names_a_row_it_cannot_accept_and_validates_once_it_is_me
     with connection.cursor() as cursor:
         cursor.execute("SELECT conname, convalidated FROM pg_constraint WHERE conname LIKE 'claim\\_%%\\_known'"
                        " ORDER BY conname")
-        assert cursor.fetchall() == [("claim_decision_known", True), ("claim_human_label_known", True),
-                                     ("claim_label_known", True)]
+        assert cursor.fetchall() == [("claim_decision_known", True), ("claim_decision_mode_known", True),
+                                     ("claim_human_label_known", True), ("claim_label_known", True)]

@@ -17,7 +17,7 @@ from django.utils import timezone
 import judges
 from reviewapp import exports
 from reviewapp.exports import ExportFilters, export_stream, neutralize, write_export
-from reviewapp.models import Answer, AuditEvent, Claim
+from reviewapp.models import Answer, AuditEvent, Claim, Review
 from reviewapp.services import review as review_service
 from reviewapp.services.ingest import answer_ingest
 from reviewapp.services.judging import answer_judge
@@ -26,8 +26,8 @@ from tests.conftest import fare_payload
 
 JSONL_KEYS = {
     "answer_id", "external_id", "question", "answer", "passages", "claim_id", "claim_text", "answer_span",
-    "judge_label", "category", "explanation", "quotes", "human_label", "decision", "origin", "note", "reviewer",
-    "decided_at", "judge_profile", "judge_version", "judge_model", "judge_backend", "policy_version",
+    "judge_label", "category", "explanation", "quotes", "human_label", "decision", "decision_mode", "origin", "note",
+    "reviewer", "decided_at", "judge_profile", "judge_version", "judge_model", "judge_backend", "policy_version",
 }
 
 
@@ -100,6 +100,7 @@ def test_a_jsonl_row_holds_the_decision_the_judge_label_and_the_context():
                               "span": [ev.start, ev.end] if ev.start is not None else None}
                              for ev in decided.evidence.order_by("position")]
     assert (row["human_label"], row["decision"], row["origin"]) == (decided.human_label, "overturn", "judge")
+    assert row["decision_mode"] == "explicit"
     assert (row["reviewer"], row["note"]) == ("rita", "the pass price is wrong")
     assert row["decided_at"] == decided.decided_at.isoformat()
     assert (row["judge_profile"], row["judge_version"], row["judge_model"], row["judge_backend"]) == (
@@ -116,6 +117,27 @@ def test_a_csv_row_flattens_passages_spans_and_quotes():
     assert (row["answer_start"], row["answer_end"]) == (str(decided.answer_start), str(decided.answer_end))
     assert json.loads(row["quotes"]) == _jsonl()[0]["quotes"]
     assert (row["human_label"], row["reviewer"], row["answer_id"]) == (decided.human_label, "rita", str(answer.pk))
+
+
+@pytest.mark.django_db
+def test_the_export_tells_a_claim_the_reviewer_decided_from_one_finishing_accepted_unseen():
+    reviewer = make.user("rita", "reviewer")
+    text = "Riders aged 65 and older pay a reduced fare of $1.00 per ride. Proof of age must be shown when boarding."
+    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(
+        fare_payload(external_id=None, answer=text))).answer
+    answer_judge(answer_id=answer.pk)
+    Answer.objects.filter(pk=answer.pk).update(review_status="in_review")  # an audit sample: nothing flagged
+    answer.refresh_from_db()
+    first, *rest = answer.claims.order_by("position")
+    assert rest, "the answer needs two claims"
+    review_service.claim_decide(user=reviewer, claim=first, decision="confirm", label=None, note="",
+                                expected_version=first.version)
+    review_service.answer_finish(user=reviewer, answer=answer)
+    modes = {row["claim_id"]: row["decision_mode"] for row in _jsonl()}
+    assert modes == {first.cid: "explicit"} | {c.cid: "bulk" for c in rest}
+    assert {row["claim_id"]: row["decision_mode"] for row in _csv()} == modes
+    assert list(Review.objects.order_by("id").values_list("decision_mode", flat=True)) == [
+        "explicit"] + ["bulk"] * len(rest)
 
 
 @pytest.mark.django_db
@@ -245,7 +267,8 @@ class _DecideAfterFirstRow:
         try:
             now = timezone.now()
             Claim.objects.filter(pk=self.later.pk).update(human_label="CONTRADICTED", decision="overturn",
-                                                          decided_by=self.reviewer, decided_at=now)
+                                                          decision_mode="explicit", decided_by=self.reviewer,
+                                                          decided_at=now)
             Claim.objects.filter(pk=self.changed.pk).update(human_label="PARTIALLY_SUPPORTED",
                                                             note="changed mid-export")
         finally:

@@ -95,7 +95,8 @@ def _awkward_answers() -> int:
             claim = make.claim(answer, ["SUPPORTED", "UNSUPPORTED", "CONTRADICTED", "PARTIALLY_SUPPORTED"][k],
                                "CONTRADICTED", reviewer=rita, text=value or "x", note=value,
                                explanation=value, category=value[:20] or "price", origin="reviewer" if k == 2 else "judge",
-                               span=(0, 5), decided_at=when + timedelta(microseconds=k * 120000))
+                               span=(0, 5), decided_at=when + timedelta(microseconds=k * 120000),
+                               mode="bulk" if (n + k) % 3 == 0 and k != 2 else "explicit")
             Claim.objects.filter(pk=claim.pk).update(
                 decided_by=reviewer, cid=(value[:30] + f"c{k}") if k % 2 else f"c{k}",
                 answer_start=None if k == 3 else 0, answer_end=None if k == 3 else 5,

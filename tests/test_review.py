@@ -14,7 +14,7 @@ from django.db import connection
 from django.utils import timezone
 
 import judges
-from reviewapp.models import Answer, AuditEvent, Claim, Evidence, JudgeRun, Review
+from reviewapp.models import Answer, AuditEvent, Claim, Evidence, JudgeRun, Policy, Review
 from reviewapp.services import review as review_service
 from reviewapp.services.ingest import answer_ingest
 from reviewapp.services.judging import answer_judge
@@ -235,10 +235,69 @@ def test_a_stale_lease_expires_by_itself(rita, ron):
 
 
 @pytest.mark.django_db
+def test_opening_a_review_link_does_not_lock_the_answer(client, rita, ron):
+    # One reviewer opening 35 links (or a browser prefetching them) used to lease all 35.
+    answers = [judged_answer() for _ in range(35)]
+    client.force_login(rita)
+    for answer in answers:
+        page = client.get(f"/review/{answer.pk}/").content.decode()
+        assert "Take this answer" in page and 'class="decide-fields" disabled' in page
+    assert not Answer.objects.filter(lease_holder__isnull=False).exists()
+    client.force_login(ron)
+    assert client.post("/queue/next")["Location"] == f"/review/{answers[0].pk}/"
+    for answer in answers[1:]:
+        assert client.post(f"/review/{answer.pk}/take").status_code == 302
+    assert Answer.objects.filter(lease_holder=ron).count() == 35
+
+
+@pytest.mark.django_db
+def test_take_this_answer_leases_it_unless_someone_else_holds_it(client, rita, ron):
+    answer = judged_answer()
+    client.force_login(rita)
+    assert client.post(f"/review/{answer.pk}/take")["Location"] == f"/review/{answer.pk}/"
+    page = client.get(f"/review/{answer.pk}/").content.decode()
+    assert "Take this answer" not in page and 'class="decide-fields" disabled' not in page
+    client.force_login(ron)
+    response = client.post(f"/review/{answer.pk}/take", follow=True)
+    assert "rita is reviewing this answer" in response.content.decode()
+    assert Answer.objects.get(pk=answer.pk).lease_holder == rita
+
+
+@pytest.mark.django_db
+def test_skip_hands_the_next_answer_and_keeps_the_skipped_one_from_me_for_the_lease_length(client, rita, ron):
+    first, second = judged_answer(), judged_answer()
+    client.force_login(rita)
+    assert client.post("/queue/next")["Location"] == f"/review/{first.pk}/"
+    assert client.post(f"/review/{first.pk}/skip")["Location"] == f"/review/{second.pk}/"
+    assert Answer.objects.get(pk=first.pk).lease_holder is None
+    client.post(f"/review/{second.pk}/skip")
+    response = client.post("/queue/next", follow=True)  # both skipped: nothing for me now
+    assert "Nothing left to review here" in response.content.decode()
+    client.force_login(ron)
+    assert client.post("/queue/next")["Location"] == f"/review/{first.pk}/"  # others still get it, worst first
+    # The lease length later, the skipped answers come back to me.
+    later = timezone.now() + timedelta(seconds=Policy.current().lease_seconds + 1)
+    assert review_service.skipped_recently(user=rita, now=later) == []
+    assert sorted(review_service.skipped_recently(user=rita)) == [first.pk, second.pk]
+
+
+@pytest.mark.django_db
+def test_admins_see_skips_counted_per_reviewer_on_the_queue(client, rita, ron):
+    answer = judged_answer()
+    for user in (rita, rita, ron):
+        review_service.answer_skip(user=user, answer=answer)
+    client.force_login(_user("ada", "admin"))
+    page = client.get("/queue/").content.decode()
+    assert "skips today: <b>2</b> rita, <b>1</b> ron" in page
+    client.force_login(rita)
+    assert "skips today" not in client.get("/queue/").content.decode()
+
+
+@pytest.mark.django_db
 def test_the_lease_is_renewed_while_the_page_is_open_and_released_on_leave(client, rita):
     answer = judged_answer()
     client.force_login(rita)
-    client.get(f"/review/{answer.pk}/")
+    client.post(f"/review/{answer.pk}/take")
     assert client.post(f"/review/{answer.pk}/lease").status_code == 204
     assert client.post(f"/review/{answer.pk}/release", {"beacon": "1"}).status_code == 204
     answer.refresh_from_db()
@@ -262,20 +321,48 @@ def test_a_reviewer_cannot_decide_on_an_answer_someone_else_holds(client, rita, 
 
 
 @pytest.mark.django_db
-def test_confirming_the_last_flagged_claim_adjudicates_and_releases_the_answer(client, rita):
+def test_confirming_the_last_flagged_claim_leaves_finishing_to_the_reviewer(client, rita):
     answer = judged_answer()
     claim = flagged(answer)
+    supported = answer.claims.get(label="SUPPORTED")
     client.force_login(rita)
-    client.get(f"/review/{answer.pk}/")
+    client.post(f"/review/{answer.pk}/take")
     response = client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0, "note": "right"})
     assert response.status_code == 302
     claim.refresh_from_db()
     answer.refresh_from_db()
     assert (claim.human_label, claim.decision, claim.decided_by, claim.version) == ("CONTRADICTED", "confirm", rita, 1)
+    assert (answer.review_status, answer.lease_holder) == ("in_review", rita)  # not finished yet
+    page = client.get(f"/review/{answer.pk}/").content.decode()
+    assert "All flagged claims decided: finish (<kbd>f</kbd>) or look at the others." in page
+    assert f'action="/review/{answer.pk}/claims/{supported.pk}/decide"' in page  # still decidable
+    response = client.post(f"/review/{answer.pk}/finish", follow=True)
+    assert f"Answer {answer.pk} adjudicated: Ungrounded. Next: n" in response.content.decode()
+    answer.refresh_from_db()
+    supported.refresh_from_db()
     assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == ("adjudicated", "UNGROUNDED", None)
-    assert Review.objects.get().note == "right"
+    assert (supported.decision, supported.decision_mode) == ("confirm", "bulk")
+    assert Review.objects.get(claim=claim).note == "right"
     assert AuditEvent.objects.filter(action="claim.confirm", object_id=str(claim.pk)).count() == 1
     assert AuditEvent.objects.filter(action="answer.adjudicated").count() == 1
+
+
+@pytest.mark.django_db
+def test_confirm_the_rest_and_finish_is_one_request_one_outcome_one_message(client, rita):
+    # A flagged claim before a SUPPORTED one: bulk-confirming the flagged claim used to adjudicate
+    # the answer mid-loop, and the next claim's confirm then answered 409 "not waiting for review".
+    answer = judged_answer(answer="A 30-day pass costs $75.00. Riders aged 65 and older pay a reduced fare of $1.00 per ride.")
+    assert list(answer.claims.order_by("position").values_list("label", flat=True)) == ["CONTRADICTED", "SUPPORTED"]
+    client.force_login(rita)
+    client.post(f"/review/{answer.pk}/take")
+    response = client.post(f"/review/{answer.pk}/finish", headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert page.count("adjudicated: Ungrounded. Next: n") == 1 and "not waiting for review" not in page
+    assert set(Claim.objects.filter(answer=answer).values_list("decision_mode", flat=True)) == {"bulk"}
+    assert AuditEvent.objects.filter(action="answer.adjudicated", object_id=str(answer.pk)).count() == 1
+    again = client.post(f"/review/{answer.pk}/finish", headers={"HX-Request": "true"})  # a second submission
+    assert again.status_code == 409 and Review.objects.filter(answer=answer).count() == 2
 
 
 @pytest.mark.django_db
@@ -285,6 +372,7 @@ def test_overturning_stores_the_human_label_and_the_adjudicated_verdict_follows_
     client.force_login(rita)
     client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "UNSUPPORTED", "version": 0},
                 headers={"HX-Request": "true"})
+    client.post(f"/review/{answer.pk}/finish", headers={"HX-Request": "true"})
     claim.refresh_from_db()
     answer.refresh_from_db()
     assert (claim.label, claim.human_label, claim.decision) == ("CONTRADICTED", "UNSUPPORTED", "overturn")
@@ -339,18 +427,41 @@ def test_two_decisions_on_one_claim_at_once_one_wins_one_conflicts_one_audit_eve
 def test_undo_reverts_my_last_decision_and_reopens_an_adjudicated_answer(client, rita):
     answer = judged_answer()
     claim = flagged(answer)
+    supported = answer.claims.get(label="SUPPORTED")
     client.force_login(rita)
     client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "CONTRADICTED", "version": 0})
+    client.post(f"/review/{answer.pk}/finish")
     assert Answer.objects.get(pk=answer.pk).review_status == "adjudicated"
+    client.post(f"/review/{answer.pk}/undo")  # the last decision: the finish (its bulk confirm)
+    answer.refresh_from_db()
+    assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == ("in_review", "", rita)
+    assert Claim.objects.get(pk=supported.pk).decision_mode == ""
     client.post(f"/review/{answer.pk}/undo")
     claim.refresh_from_db()
-    answer.refresh_from_db()
     assert (claim.human_label, claim.decision, claim.version) == ("", "", 2)
-    assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == ("in_review", "", rita)
-    assert [r.decision for r in Review.objects.order_by("id")] == ["overturn", "undo"]
+    assert [r.decision for r in Review.objects.order_by("id")] == ["overturn", "confirm", "undo", "undo"]
     # Redo: decide again, as a reviewer would after an undo.
     client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 2})
     assert Claim.objects.get(pk=claim.pk).human_label == "CONTRADICTED"
+
+
+@pytest.mark.django_db
+def test_one_undo_after_finishing_reverts_the_whole_finish_and_keeps_my_explicit_decisions(client, rita):
+    answer = judged_answer(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride. "
+                                  "Proof of age, such as a state ID, must be shown when boarding. A 30-day pass costs $75.00.")
+    labels = dict(answer.claims.values_list("cid", "label"))
+    assert sorted(labels.values()) == ["CONTRADICTED", "SUPPORTED", "SUPPORTED"], labels
+    claim = flagged(answer)
+    client.force_login(rita)
+    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0})
+    client.post(f"/review/{answer.pk}/finish")
+    assert Answer.objects.get(pk=answer.pk).review_status == "adjudicated"
+    client.post(f"/review/{answer.pk}/undo")
+    answer.refresh_from_db()
+    assert (answer.review_status, answer.lease_holder) == ("in_review", rita)
+    modes = dict(Claim.objects.filter(answer=answer).values_list("cid", "decision_mode"))
+    assert modes == {cid: "explicit" if cid == claim.cid else "" for cid in labels}
+    assert Review.objects.filter(decision="undo").count() == 2
 
 
 @pytest.mark.django_db
@@ -390,14 +501,15 @@ def test_finish_confirms_the_rest_and_adjudicates_an_audit_sample(client, rita):
 
 
 @pytest.mark.django_db
-def test_progress_counts_my_decisions_and_everyones_today(client, rita, ron):
+def test_progress_counts_my_explicit_decisions_and_everyones_today(client, rita, ron):
     first, second = judged_answer(), judged_answer()
     review_service.lease_take(user=rita, answer=first)
     review_service.claim_decide(user=rita, claim=flagged(first), decision="confirm", label=None, note="", expected_version=0)
     review_service.lease_take(user=ron, answer=second)
     review_service.claim_decide(user=ron, claim=flagged(second), decision="confirm", label=None, note="", expected_version=0)
+    review_service.answer_finish(user=ron, answer=second)  # a bulk confirm: not a decision ron made
     progress = review_service.review_progress(user=rita)
-    assert (progress.remaining, progress.mine_today, progress.everyone_today) == (0, 1, 2)
+    assert (progress.remaining, progress.mine_today, progress.everyone_today) == (1, 1, 2)
 
 
 # --- the review page --------------------------------------------------------------------------
@@ -443,6 +555,18 @@ def test_the_page_shows_evidence_match_quality_and_marks_an_unverified_quote(cli
     run = JudgeRun.objects.get(answer=answer)
     assert f"{run.profile}@{run.prompt_version}" in page and run.model in page
     assert 'evidence-seg sel' in page  # the selected claim's evidence is highlighted server-side too
+
+
+@pytest.mark.django_db
+def test_the_closest_text_of_an_unsupported_claim_is_labelled_apart_from_real_evidence(client, rita):
+    answer = judged_answer()  # c1 SUPPORTED (P1 states it), c2 CONTRADICTED (P2's closest sentence)
+    client.force_login(rita)
+    page = client.get(f"/review/{answer.pk}/").content.decode()
+    passage = lambda pid: page.split(f'id="passage-{pid}"')[1].split("</article>")[0]  # noqa: E731
+    assert "evidence-closest" not in passage("P1") and 'title="evidence"' in passage("P1")
+    assert 'evidence-closest' in passage("P2") and 'title="closest text, does not support the claim"' in passage("P2")
+    card = page.split(f'id="claim-{flagged(answer).pk}"')[1].split("</li>")[0]
+    assert '<span class="closest-tag">closest text, does not support the claim</span>' in card
 
 
 @pytest.mark.django_db

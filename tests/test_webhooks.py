@@ -271,6 +271,8 @@ def test_adjudication_records_a_delivery_with_the_human_decisions():
     contradicted = answer.claims.get(label="CONTRADICTED")
     review_service.claim_decide(user=rita, claim=contradicted, decision="overturn", label="UNSUPPORTED",
                                 note="P2 gives another price", expected_version=contradicted.version)
+    assert not WebhookDelivery.objects.filter(event="answer.adjudicated").exists()  # not finished yet
+    review_service.answer_finish(user=rita, answer=answer)
 
     delivery = WebhookDelivery.objects.get(event="answer.adjudicated")
     data = delivery.payload["data"]
@@ -280,7 +282,8 @@ def test_adjudication_records_a_delivery_with_the_human_decisions():
     overturned = decisions[contradicted.cid]
     assert (overturned["judge_label"], overturned["human_label"], overturned["decision"], overturned["note"]) == (
         "CONTRADICTED", "UNSUPPORTED", "overturn", "P2 gives another price")
-    assert overturned["decided_at"]
+    assert overturned["decided_at"] and overturned["decision_mode"] == "explicit"
+    assert {d["decision_mode"] for c, d in decisions.items() if c != contradicted.cid} == {"bulk"}
 
 
 @pytest.mark.django_db

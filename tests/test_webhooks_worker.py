@@ -40,13 +40,14 @@ def test_judged_and_adjudicated_events_reach_the_receiver_signed(api, register, 
         answer_id = api.post(fare_payload()).json()["id"]
         judged = wait_for(_settled("answer.judged"))
 
-        # A reviewer decides the flagged claim: the answer is adjudicated, a second event goes out.
+        # A reviewer decides the flagged claim and finishes: the answer is adjudicated, a second event goes out.
         rita = get_user_model().objects.create_user("rita")
         rita.groups.add(Group.objects.get(name="reviewer"))
         answer = Answer.objects.get(public_id=answer_id)
         flagged = answer.claims.get(label="CONTRADICTED")
         review_service.claim_decide(user=rita, claim=flagged, decision="confirm", label=None, note="",
                                     expected_version=flagged.version)
+        review_service.answer_finish(user=rita, answer=answer)
         adjudicated = wait_for(_settled("answer.adjudicated"))
         wait_for(lambda: len(receiver.received) == 2)
 

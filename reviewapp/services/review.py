@@ -21,7 +21,7 @@ from django.utils import timezone
 from judges.scoring import verdict_for
 from judges.types import LABELS
 from reviewapp import selectors
-from reviewapp.models import Answer, Claim, Policy, Review
+from reviewapp.models import Answer, AuditEvent, Claim, DecisionMode, Policy, Review
 from reviewapp.services.audit import audit_record
 from reviewapp.services.webhooks import event_record
 
@@ -69,6 +69,7 @@ def lease_next(*, user, queue=None) -> Answer | None:
     """
     now = timezone.now()
     queue = queue if queue is not None else Answer.objects.filter(review_status=IN_REVIEW)
+    queue = queue.exclude(pk__in=skipped_recently(user=user, now=now))
     with transaction.atomic():
         answer = (
             queue.filter(lease_holder=user, lease_expires_at__gte=now).order_by(*QUEUE_ORDER).first()
@@ -96,6 +97,17 @@ def lease_take(*, user, answer: Answer) -> bool:
     return bool(taken)
 
 
+def lease_live(answer: Answer) -> bool:
+    """Whether somebody holds a lease on `answer` that has not expired."""
+    return answer.lease_holder_id is not None and answer.lease_expires_at is not None \
+        and answer.lease_expires_at >= timezone.now()
+
+
+def holds_lease(*, user, answer: Answer) -> bool:
+    """Whether `user` holds a live lease on `answer` (reading a page never takes one)."""
+    return answer.review_status == IN_REVIEW and answer.lease_holder_id == user.pk and lease_live(answer)
+
+
 def lease_renew(*, user, answer_id: int) -> bool:
     now = timezone.now()
     return bool(
@@ -108,11 +120,35 @@ def lease_release(*, user, answer_id: int) -> bool:
     return bool(Answer.objects.filter(pk=answer_id, lease_holder=user).update(lease_holder=None, lease_expires_at=None))
 
 
+def skipped_recently(*, user, now=None) -> list[int]:
+    """Answers `user` skipped within the lease length: lease_next hands them to others, not back."""
+    since = (now or timezone.now()) - timedelta(seconds=Policy.current().lease_seconds)
+    ids = (AuditEvent.objects.filter(action=selectors.SKIPPED, actor=user, object_type="answer", created_at__gte=since)
+           .values_list("object_id", flat=True))
+    return [int(i) for i in ids]
+
+
+def answer_skip(*, user, answer: Answer) -> None:
+    """Pass on an answer: give its lease back and keep it from coming back to me for a while.
+    A skip is an AuditEvent, so skips are counted per reviewer (selectors.skips_today)."""
+    with transaction.atomic():
+        released = lease_release(user=user, answer_id=answer.pk)
+        audit_record(actor=user, actor_label=user.get_username(), action=selectors.SKIPPED, obj=answer,
+                     after={"released": released})
+
+
+def lease_refusal(answer: Answer) -> str:
+    """Why a lease on `answer` could not be taken (after lease_take refreshed it)."""
+    if answer.review_status != IN_REVIEW:
+        return "This answer is not waiting for review."
+    return str(LeaseHeld(answer))
+
+
 def _require_lease(user, answer: Answer) -> None:
     if answer.review_status == IN_REVIEW and lease_take(user=user, answer=answer):
         return
     if answer.review_status != IN_REVIEW:  # (lease_take refreshed it)
-        raise ReviewError("This answer is not waiting for review.")
+        raise ReviewError(lease_refusal(answer))
     raise LeaseHeld(answer)
 
 
@@ -124,13 +160,16 @@ def _state(claim: Claim) -> dict:
         "human_label": claim.human_label,
         "decision": claim.decision,
         "decided_by": claim.decided_by.get_username() if claim.decided_by else None,
+        "decision_mode": claim.decision_mode,
         "note": claim.note,
         "version": claim.version,
     }
 
 
-def claim_decide(*, user, claim: Claim, decision: str, label: str | None, note: str, expected_version: int) -> Claim:
-    """Confirm the judge's label, or overturn it to `label`, if the claim is still at `expected_version`."""
+def claim_decide(*, user, claim: Claim, decision: str, label: str | None, note: str, expected_version: int,
+                 mode: str = DecisionMode.EXPLICIT) -> Claim:
+    """Confirm the judge's label, or overturn it to `label`, if the claim is still at `expected_version`.
+    `mode` says how: the reviewer acted on this claim (explicit), or finishing accepted it (bulk)."""
     if decision == Claim.Decision.CONFIRM:
         final_label = claim.label
     elif decision == Claim.Decision.OVERTURN:
@@ -147,17 +186,16 @@ def claim_decide(*, user, claim: Claim, decision: str, label: str | None, note: 
     with transaction.atomic():
         won = Claim.objects.filter(pk=claim.pk, version=expected_version).update(
             human_label=final_label, decision=decision, decided_by=user, decided_at=now, note=note,
-            version=F("version") + 1,
+            decision_mode=mode, version=F("version") + 1,
         )
         if not won:
             raise DecisionConflict(Claim.objects.select_related("decided_by").get(pk=claim.pk))
         before = _state(claim)
         claim.refresh_from_db()
         Review.objects.create(claim=claim, answer=answer, reviewer=user, decision=decision, final_label=final_label,
-                              note=note, claim_version=claim.version)
+                              note=note, claim_version=claim.version, decision_mode=mode)
         audit_record(actor=user, actor_label=user.get_username(), action=f"claim.{decision}", obj=claim,
                      before=before, after=_state(claim), note=note)
-        _adjudicate_if_complete(answer, user)
     return claim
 
 
@@ -180,6 +218,7 @@ def claim_add(*, user, answer: Answer, start: int, end: int, label: str, note: s
             answer_start=start, answer_end=end, label=label, category="other", origin=Claim.Origin.REVIEWER,
             explanation="Added by a reviewer: the judge did not list this claim.",
             human_label=label, decision=Claim.Decision.ADD, decided_by=user, decided_at=now, note=note, version=1,
+            decision_mode=DecisionMode.EXPLICIT,
         )
         Review.objects.create(claim=claim, answer=answer, reviewer=user, decision=Review.Decision.ADD,
                               final_label=label, note=note, claim_version=1)
@@ -189,26 +228,46 @@ def claim_add(*, user, answer: Answer, start: int, end: int, label: str, note: s
 
 
 def answer_finish(*, user, answer: Answer) -> None:
-    """Confirm every claim still undecided, then adjudicate: the reviewer agrees with the rest."""
+    """Confirm every claim still undecided (in bulk: the reviewer accepts the rest unseen), then
+    adjudicate. Finishing is its own step: deciding the last flagged claim does not finish, so every
+    claim stays decidable until the reviewer says so. All or nothing: one outcome per request."""
     _require_lease(user, answer)
-    for claim in shown_claims_for_review(answer).filter(decision=""):
-        claim_decide(user=user, claim=claim, decision=Claim.Decision.CONFIRM, label=None, note="",
-                     expected_version=claim.version)
     with transaction.atomic():
-        _adjudicate_if_complete(answer, user, finishing=True)
+        for claim in shown_claims_for_review(answer).filter(decision="").select_related("decided_by"):
+            claim.answer = answer
+            claim_decide(user=user, claim=claim, decision=Claim.Decision.CONFIRM, label=None, note="",
+                         expected_version=claim.version, mode=DecisionMode.BULK)
+        if not _adjudicate(answer, user):
+            raise ReviewError("This answer is not waiting for review.")
 
 
-def decision_undo(*, user, answer: Answer) -> Claim:
-    """Revert my last decision on this answer (unless someone decided that claim since)."""
-    last = (
+def _last_decision(user, answer: Answer) -> Review | None:
+    return (
         Review.objects.filter(answer=answer, reviewer=user, undone_by__isnull=True)
         .exclude(decision=Review.Decision.UNDO)
         .select_related("claim")
         .order_by("-created_at", "-id")
         .first()
     )
+
+
+def decision_undo(*, user, answer: Answer) -> Claim:
+    """Revert my last decision on this answer (unless someone decided that claim since). After a
+    finish, the last decision is the finish: its bulk confirms are all reverted, in one step."""
+    last = _last_decision(user, answer)
     if last is None:
         raise ReviewError("You have no decision on this answer to undo.")
+    with transaction.atomic():
+        claim = _undo(user, answer, last)
+        while last.decision_mode == DecisionMode.BULK:
+            last = _last_decision(user, answer)
+            if last is None or last.decision_mode != DecisionMode.BULK:
+                break
+            claim = _undo(user, answer, last)
+    return claim
+
+
+def _undo(user, answer: Answer, last: Review) -> Claim:
     answer.refresh_from_db()
     claim = last.claim
     if claim.version != last.claim_version:
@@ -228,6 +287,7 @@ def decision_undo(*, user, answer: Answer) -> Claim:
         "decided_by": previous.reviewer if previous else None,
         "decided_at": previous.created_at if previous else None,
         "note": previous.note if previous else "",
+        "decision_mode": previous.decision_mode if previous else "",
     }
     with transaction.atomic():
         won = Claim.objects.filter(pk=claim.pk, version=last.claim_version).update(**restored, version=F("version") + 1)
@@ -257,12 +317,10 @@ def pending_claims(answer: Answer):
     return shown_claims_for_review(answer).filter(origin=Claim.Origin.JUDGE, decision="").exclude(label="SUPPORTED")
 
 
-def _adjudicate_if_complete(answer: Answer, user, *, finishing: bool = False) -> bool:
-    if pending_claims(answer).exists():
-        return False
+def _adjudicate(answer: Answer, user) -> bool:
+    """The verdict from the human labels, once every shown claim is decided; False if someone
+    else's request adjudicated (or reopened) it first."""
     claims = list(shown_claims_for_review(answer))
-    if not finishing and not any(c.decision for c in claims if c.label != "SUPPORTED" or c.origin != "judge"):
-        return False  # nothing flagged: the reviewer finishes explicitly (audit samples, failed judges)
     verdict = verdict_for([SimpleNamespace(label=c.human_label or c.label) for c in claims])
     done = Answer.objects.filter(pk=answer.pk, review_status=IN_REVIEW).update(
         review_status=ADJUDICATED, adjudicated_verdict=verdict, lease_holder=None, lease_expires_at=None
@@ -292,7 +350,9 @@ class Progress:
 
 def review_progress(*, user) -> Progress:
     start_of_day = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
-    decisions_today = Review.objects.filter(created_at__gte=start_of_day).exclude(decision=Review.Decision.UNDO)
+    # Decisions a reviewer made: not undos, not the claims finishing accepted in bulk.
+    decisions_today = (Review.objects.filter(created_at__gte=start_of_day, decision_mode=DecisionMode.EXPLICIT)
+                       .exclude(decision=Review.Decision.UNDO))
     return Progress(
         remaining=selectors.waiting_count(),
         mine_today=decisions_today.filter(reviewer=user).count(),

@@ -186,6 +186,8 @@ def adjudication_payload(answer: Answer) -> dict:
                 "judge_label": claim.label if claim.origin == claim.Origin.JUDGE else None,
                 "human_label": claim.human_label or None,
                 "decision": claim.decision or None,  # confirm | overturn | add (a claim the judge missed)
+                # explicit (the reviewer acted on the claim) | bulk (accepted by finishing)
+                "decision_mode": claim.decision_mode or None,
                 "note": claim.note,
                 "decided_at": claim.decided_at.isoformat() if claim.decided_at else None,
             }

@@ -25,6 +25,13 @@ def worst_label(claims) -> str:
 
 
 @register.filter
+def closest_only(claims) -> bool:
+    """A passage segment that is evidence for no SUPPORTED claim: the judge's closest text for
+    claims it found unsupported, shown apart from real evidence."""
+    return all((c.human_label or c.label) != "SUPPORTED" for c in claims)
+
+
+@register.filter
 def claim_ids(claims) -> str:
     return " ".join(str(c.pk) for c in claims)
 

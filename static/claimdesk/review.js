@@ -20,9 +20,16 @@
     }
     panel().dataset.selected = claimId;
     if (!scroll) return;
-    selectedCard()?.scrollIntoView({ block: "nearest" });
+    const card = selectedCard();
+    card?.focus({ preventScroll: true });  // focus follows j/k (screen readers read the card)
+    card?.scrollIntoView({ block: "nearest" });
+    // Each column scrolls on its own (desktop): the evidence comes into view beside its card. When
+    // the columns are stacked (phone) moving the page to the passages would lose the card.
     const evidence = document.querySelector(".evidence-seg.sel");
-    evidence?.scrollIntoView({ block: "center", behavior: "smooth" });
+    if (evidence && window.matchMedia("(min-width: 900px)").matches) {
+      const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+      evidence.scrollIntoView({ block: "center", behavior: smooth ? "smooth" : "auto" });
+    }
   }
 
   function move(step) {
@@ -67,6 +74,8 @@
       return;
     }
     if (typing) return;
+    // A held key repeats: fine for moving, never for an action (one press, one request).
+    if (event.repeat && event.key !== "j" && event.key !== "k") return;
     if (overturnArmed && /^[1-4]$/.test(event.key)) {
       setOverturn(false);
       click(`button[name=overturn_to][value=${LABELS[Number(event.key) - 1]}]`);
@@ -81,7 +90,10 @@
       o: () => { if (selectedCard()?.querySelector("button[name=overturn_to]")) setOverturn(true); },
       e: () => selectedCard()?.querySelector("textarea[name=note]")?.focus(),
       u: () => submit(document.querySelector("#undo-form button")),
+      f: () => submit(document.querySelector("#finish-form button:not([disabled])")),
       n: () => document.querySelector("#next-form button")?.click(),
+      t: () => document.querySelector("#take-form button")?.click(),
+      s: () => document.querySelector("#skip-form button")?.click(),
       "?": toggleHelp,
     };
     const action = actions[event.key];
