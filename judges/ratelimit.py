@@ -119,6 +119,26 @@ def estimate_tokens(messages: list[dict]) -> int:
     return max(1, math.ceil(chars / CHARS_PER_TOKEN))
 
 
+# Every wait a limit made, fleet-wide, in one hash: "<key>|count" and "<key>|seconds" (/metrics).
+WAITS_KEY = "judges:limit-waits"
+
+
+def record_wait(client, key: str, seconds: float) -> None:
+    """Count one wait for the limit `key` (admitted after waiting, or given up)."""
+    try:
+        client.pipeline(transaction=False).hincrby(WAITS_KEY, f"{key}|count", 1).hincrbyfloat(
+            WAITS_KEY, f"{key}|seconds", round(seconds, 6)).execute()
+    except Exception as exc:  # a figure for operators; never a reason to fail the judging
+        log.debug("could not record a limit's wait: %s", exc)
+
+
+def waits_recorded(client) -> dict[str, tuple[int, float]]:
+    """Each limit key's (waits, seconds waited) so far."""
+    raw = {k.decode() if isinstance(k, bytes) else k: v for k, v in client.hgetall(WAITS_KEY).items()}
+    keys = {field.rsplit("|", 1)[0] for field in raw}
+    return {key: (int(raw.get(f"{key}|count", 0)), float(raw.get(f"{key}|seconds", 0))) for key in sorted(keys)}
+
+
 class RateLimiter:
     """Requests and tokens per minute for everyone using the same Redis key."""
 
@@ -152,14 +172,18 @@ class RateLimiter:
     def acquire(self, tokens: int = 1, *, deadline: float | None = None) -> Ticket:
         """Block (in short sleeps) until admitted. Raises RateLimitTimeout rather than wait past
         `deadline` (a time.monotonic() value), so the caller's time budget bounds the wait."""
-        started = time.monotonic()
+        started, waited = time.monotonic(), False
         while True:
             ticket, wait = self.try_acquire(tokens)
             if ticket is not None:
+                if waited:
+                    record_wait(self._redis, self.key, time.monotonic() - started)
                 return ticket
             now = time.monotonic()
             if deadline is not None and now + wait >= deadline:
+                record_wait(self._redis, self.key, now - started)
                 raise RateLimitTimeout(now - started, wait)
+            waited = True
             # Jitter, so the waiting workers do not all ask again at the same instant.
             time.sleep(min(wait, POLL_SECONDS) * random.uniform(0.5, 1.0))
 
@@ -227,17 +251,21 @@ class InFlightLimit:
         """Take a slot, waiting until one frees; returns the slot's id for release(). Raises
         RateLimitTimeout rather than wait past `deadline` (time.monotonic()), RateLimitUnavailable
         when Redis cannot be asked."""
-        started = time.monotonic()
+        started, waited = time.monotonic(), False
         try:
             while True:
                 slot = uuid.uuid4().hex
                 taken, expires_in = self._take(keys=[self.key], args=[self.limit, self.lease_s, slot])
                 if taken:
+                    if waited:
+                        record_wait(self._redis, self.key, time.monotonic() - started)
                     return slot
                 now = time.monotonic()
                 wait = min(float(expires_in), WAKE_CHECK_SECONDS)
+                waited = True
                 if deadline is not None:
                     if now >= deadline:
+                        record_wait(self._redis, self.key, now - started)
                         # Any request may finish next: only the oldest lease's end is known.
                         raise RateLimitTimeout(now - started, float(expires_in),
                                                f"fleet in-flight limit: waited {now - started:.1f}s and all "

@@ -1,7 +1,7 @@
 """Prometheus metrics, read from Postgres at scrape time.
 
 Every figure is computed from the rows the app already keeps (answers, judge runs, reviews,
-webhook deliveries, heartbeats) rather than counted in process memory: web processes under
+webhook deliveries, heartbeats; the fleet limits' waits from their Redis) rather than counted in process memory: web processes under
 gunicorn and Celery workers on other hosts all write the same database, so any web process serves
 the same series, with no multiprocess directory to share and nothing lost when a process restarts.
 Totals are `_total` counters over the rows kept; they drop only when rows are deleted.
@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import redis
+from django.conf import settings
 from django.db.models import Count, Min, Q, Sum
 from django.utils import timezone
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 
+from judges.ratelimit import waits_recorded
 from reviewapp.models import Answer, JudgeRun, Review, WebhookAttempt, WebhookDelivery
 from reviewapp.services.liveness import worker_status
 
@@ -138,9 +141,28 @@ def _fleet() -> Iterator[Metric]:
     yield GaugeMetricFamily("claimdesk_answers_stuck", "Answers judging past their hold", value=status["stuck_answers"])
 
 
+def _limit_waits() -> Iterator[Metric]:
+    """The fleet's rate and in-flight limits keep their waits in Redis, beside the limits."""
+    if not settings.JUDGE_RATE_LIMIT_REDIS_URL:
+        return
+    try:
+        waits = waits_recorded(redis.Redis.from_url(settings.JUDGE_RATE_LIMIT_REDIS_URL, socket_timeout=2))
+    except redis.RedisError:
+        return
+    count = CounterMetricFamily("claimdesk_limit_waits", "Judgings that waited for a fleet limit (LLM rate, "
+                                "LLM in flight, per client)", labels=["limit"])
+    seconds = CounterMetricFamily("claimdesk_limit_wait_seconds", "Seconds spent waiting for a fleet limit",
+                                  labels=["limit"])
+    for key, (n, waited) in waits.items():
+        count.add_metric([key], n)
+        seconds.add_metric([key], waited)
+    yield count
+    yield seconds
+
+
 class DatabaseCollector:
     def collect(self) -> Iterator[Metric]:
-        for part in (_answers, _judge_runs, _review, _webhooks, _fleet):
+        for part in (_answers, _judge_runs, _review, _webhooks, _fleet, _limit_waits):
             yield from part()
 
 

@@ -146,3 +146,23 @@ def _answers(url: str) -> bool:
 def _without_clock(text: str) -> str:
     """The exposition without the series that move with the clock alone."""
     return "\n".join(line for line in text.splitlines() if "oldest_age_seconds" not in line)
+
+
+@pytest.mark.django_db
+def test_waits_for_a_fleet_limit_are_counted_across_the_fleet(client, settings):
+    import redis
+
+    from judges.ratelimit import WAITS_KEY, RateLimiter
+
+    settings.METRICS_TOKEN = TOKEN
+    settings.JUDGE_RATE_LIMIT_REDIS_URL = settings.CELERY_BROKER_URL
+    store = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    store.delete(WAITS_KEY)
+    limiter = RateLimiter(settings.CELERY_BROKER_URL, key="judges:llm-rate:test|model", rpm=1, window_s=0.3)
+    limiter.reset()
+    limiter.acquire()  # admitted at once: not a wait
+    limiter.acquire()  # waits for the window to move
+    series = _scrape(client)
+    store.delete(WAITS_KEY)
+    assert series[("claimdesk_limit_waits_total", (("limit", "judges:llm-rate:test|model"),))] == 1
+    assert 0.1 < series[("claimdesk_limit_wait_seconds_total", (("limit", "judges:llm-rate:test|model"),))] < 5
