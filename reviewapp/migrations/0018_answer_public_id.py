@@ -21,7 +21,7 @@ def fill_public_ids(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviewapp', '0016_answer_request_hash'),
+        ('reviewapp', '0017_decision_mode'),
     ]
 
     operations = [
