@@ -104,10 +104,11 @@ def _review() -> Iterator[Metric]:
     yield GaugeMetricFamily("claimdesk_review_queue_oldest_age_seconds",
                             "Age of the oldest answer waiting for review (0 when none waits)", value=oldest)
     yield GaugeMetricFamily("claimdesk_leases_held", "Answers a reviewer holds a live lease on", value=figures["leased"])
-    decisions = CounterMetricFamily("claimdesk_review_decisions", "Reviewers' decisions on claims",
-                                    labels=["decision"])
-    for decision, n in Review.objects.values_list("decision").annotate(n=Count("*")).order_by("decision"):
-        decisions.add_metric([decision], n)
+    decisions = CounterMetricFamily("claimdesk_review_decisions", "Reviewers' decisions on claims, made on the "
+                                    "claim (explicit) or accepted by finishing (bulk)", labels=["decision", "mode"])
+    for decision, mode, n in Review.objects.values_list("decision", "decision_mode").annotate(n=Count("*")).order_by(
+            "decision", "decision_mode"):
+        decisions.add_metric([decision, mode], n)
     yield decisions
 
 

@@ -96,8 +96,8 @@ def test_metrics_count_what_the_database_holds(client, settings):
     assert series[("claimdesk_judge_latency_seconds_sum", (("backend", "offline"),))] == pytest.approx(
         sum(latency) / 1000)
     assert series[("claimdesk_judge_latency_seconds_bucket", (("backend", "offline"), ("le", "+Inf")))] == 2
-    assert series[("claimdesk_review_decisions_total", (("decision", "confirm"),))] == 1
-    assert series[("claimdesk_leases_held", ())] == 1
+    assert series[("claimdesk_review_decisions_total", (("decision", "confirm"), ("mode", "explicit")))] == 1
+    assert series[("claimdesk_leases_held", ())] == 2  # one decided but not finished, one only taken
     waiting = Answer.objects.filter(review_status="in_review").count()
     assert series[("claimdesk_review_queue_depth", ())] == waiting >= 1
     assert series[("claimdesk_review_queue_oldest_age_seconds", ())] > 0
