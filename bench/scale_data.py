@@ -16,6 +16,7 @@ import os
 import random
 import sys
 import time
+import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -98,8 +99,8 @@ def generate(answers: int, claims_range: tuple[int, int], seed: int = 7) -> dict
     with transaction.atomic(), connection.cursor() as cursor:
         _copy(cursor, "reviewapp_answer", ["id", "question", "answer", "prior_turns", "metadata", "requested_profile", "status",
               "verdict", "grounding_score", "judged_by_id", "review_status", "routing_reason", "priority", "policy_id",
-              "adjudicated_verdict", "created_at", "updated_at", "judged_at", "lost_count", "sweep_count"],
-              [r[:9] + (None,) + r[10:] + (0, 0) for r in answer_rows])
+              "adjudicated_verdict", "created_at", "updated_at", "judged_at", "lost_count", "sweep_count", "public_id"],
+              [r[:9] + (None,) + r[10:] + (0, 0, uuid.uuid4()) for r in answer_rows])
         _copy(cursor, "reviewapp_passage", ["id", "answer_id", "pid", "position", "text", "tag", "agency", "title", "section",
               "source_url", "fetched_at"], passage_rows)
         _copy(cursor, "reviewapp_judgerun", ["id", "answer_id", "profile", "prompt_version", "backend", "model", "config_key",

@@ -240,3 +240,13 @@ def browser():
             os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         else:
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+def run_coroutine(coroutine):
+    """asyncio.run in a thread of its own: the browser tests' playwright (its sync API) keeps an event
+    loop running in the main thread for the rest of the session, where asyncio.run refuses to start."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()

@@ -17,7 +17,7 @@ from claimdesk_client import (
     APIError, AsyncClient, AuthError, Client, Conflict, ConnectionFailed, NotFound, PollPolicy, RateLimited,
     RetryPolicy, ServerError, SignatureError, ValidationError, parse_event, verify,
 )
-from tests.conftest import fare_payload, wait_for
+from tests.conftest import fare_payload, run_coroutine, wait_for
 
 FAST_POLL = PollPolicy(first=0.05, longest=0.3)
 FAST_RETRY = RetryPolicy(attempts=3, backoff=0.01, max_backoff=0.05)
@@ -101,7 +101,7 @@ def test_the_async_client_submits_and_waits_for_the_same_result(live_server, api
             judged = await handle.wait(timeout=30)
             return judged, await client.get(handle.id), await client.check(**_fare(external_id="async-1"))
 
-    judged, fetched, again = asyncio.run(run())
+    judged, fetched, again = run_coroutine(run())
     assert judged.status == "judged" and [c.label for c in judged.claims] == ["SUPPORTED", "CONTRADICTED"]
     assert fetched == judged
     assert again.id == judged.id  # the same external_id and request: the stored answer, not a second one
@@ -346,7 +346,7 @@ def test_the_async_client_iterates_and_finds_the_same_way():
         async with AsyncClient("http://claimdesk.test", "token", transport=httpx.MockTransport(handler)) as client:
             return [a.id async for a in client.iter_answers(page_size=3)], await client.find("conv-2")
 
-    ids, found = asyncio.run(run())
+    ids, found = run_coroutine(run())
     assert ids == [f"id-{n}" for n in range(1, 8)] and found.id == "id-2"
 
 

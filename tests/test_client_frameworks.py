@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from claimdesk_client import Client, PollPolicy
-from tests.conftest import fare_payload
+from tests.conftest import fare_payload, run_coroutine
 
 QUESTION = "How much is a senior fare, and a 30-day pass?"
 ANSWER = fare_payload()["answer"]  # "... $1.00 per ride. A 30-day pass costs $75.00." (P2 says $92.00)
@@ -101,7 +101,7 @@ def test_the_langchain_handler_posts_an_async_chain_too(claimdesk):
 
     handler = ClaimDeskCallbackHandler(claimdesk, metadata={"app": "fares-bot"})
     run_id = uuid.uuid4()
-    asyncio.run(_fare_chain().ainvoke(QUESTION, config={"callbacks": [handler], "run_id": run_id}))
+    run_coroutine(_fare_chain().ainvoke(QUESTION, config={"callbacks": [handler], "run_id": run_id}))
 
     assert len(handler.submissions) == 1
     assert handler.submissions[0].wait(timeout=30).verdict in ("MOSTLY_GROUNDED", "UNGROUNDED")
