@@ -1,4 +1,4 @@
-"""The offline judge (v4): deterministic lexical, numeric and entity rules; no model, no network.
+"""The offline judge (v5): deterministic lexical, numeric and entity rules; no model, no network.
 
 It is the default when no model endpoint is configured, so the app runs on a bare machine.
 
@@ -30,9 +30,11 @@ Labels, in order:
 * CONTRADICTED when the aligned sentence says otherwise in one slot while the rest of the claim
   copies it (CONTRADICTION_COVERAGE of its other content words, no other slot different): a
   negation on one side only, another number, unit or name in the slot, an opposite word, roles
-  exchanged around the verb. The explanation quotes the source ("P1 says 'not allowed'");
-* UNSUPPORTED when a quantity or a name of the claim is in no passage (a fabrication, for numbers),
-  or support < PARTIALLY_SUPPORTED_AT;
+  exchanged around the verb or around the same words ("B in A" for "A in B") (v5). The
+  explanation quotes the source ("P1 says 'not allowed'"). A name in the slot of another counts
+  when the passages have it elsewhere (a place swapped for another they name, v5);
+* UNSUPPORTED when a quantity or a name of the claim is in no passage (a fabrication, for numbers;
+  a name put in the slot of another too, v5), or support < PARTIALLY_SUPPORTED_AT;
 * PARTIALLY_SUPPORTED when support < SUPPORTED_AT, or the claim adds a causal link ("because",
   "due to", "led to") that its window does not state, or an absolute ("all", "always", "only",
   "never") its window does not have, or a weaker/stronger word on one scale (all/some,
@@ -72,7 +74,7 @@ from judges.text import (
 from judges.types import Claim, Evidence, Fabrication, JudgeInfo, JudgeRequest, JudgeResult, Passage
 
 OFFLINE_PROFILE = "offline"
-OFFLINE_VERSION = "v4"
+OFFLINE_VERSION = "v5"
 OFFLINE_MODEL = "rules"
 
 # Thresholds on support (the weighted share of a claim's terms in its best window). How they were
@@ -504,7 +506,9 @@ def _label(
 
     if alignment is not None and where is not None:
         contradiction = _contradiction(alignment)
-        if contradiction:
+        # A name in the slot of another contradicts the sentence when the passages know it (a
+        # place swapped for another they name); a name no passage has is unsupported (below).
+        if contradiction and not (contradiction.kind == "entity" and missing_names):
             return "CONTRADICTED", [contradiction.explain(where)]
 
     partial = _partial_reason(text, alignment, where) if where else ""

@@ -179,3 +179,69 @@ def test_a_pair_of_sentences_is_taken_only_when_it_matches_two_words_more_than_t
     source = "Seniors pay $1.35 per ride. Children under 5 ride free with a paying adult."
     alignment = align("Seniors ride free with a paying adult.", source)
     assert alignment.source_span == (28, len(source))
+
+
+# --- roles exchanged and names swapped: hand cases beyond the checklist's generator -------------
+
+@pytest.mark.parametrize("source, claim, shown", [
+    ("The Labour Corps recruited from the British Isles were included.",
+     "The British Isles recruited from the Labour Corps were included.", "'Labour Corps recruited from the British Isles'"),
+    ("Jehovah's Witnesses in Buchenwald could not send letters.",
+     "Buchenwald in Jehovah's Witnesses could not send letters.", "'Jehovah's Witnesses in Buchenwald'"),
+    ("Acme acquired Beta in 2001.", "Beta acquired Acme in 2001.", "'Acme acquired Beta'"),
+    ("The night train runs from Vienna to Rome.", "The night train runs from Rome to Vienna.", "'Vienna to Rome'"),
+    ("Lisbon, not Porto, hosted the final.", "Porto, not Lisbon, hosted the final.", "'Lisbon, not Porto'"),
+])
+def test_roles_exchanged_around_the_same_words_are_contradicted(source, claim, shown):
+    [difference] = align(claim, source).contradictions
+    assert difference.kind == "swap"
+    assert shown in difference.explain("P1")
+
+
+@pytest.mark.parametrize("source, claim", [
+    ("Acme acquired Beta in 2001.", "Beta was acquired by Acme in 2001."),  # passive
+    ("Beta was acquired by Acme in 2001.", "Acme acquired Beta in 2001."),
+    ("Paris is the capital of France.", "The capital of France is Paris."),  # a copula names one thing
+    ("Tea, coffee and juice are served.", "Juice, coffee and tea are served."),  # a list
+    ("Tea, coffee, juice are served.", "Juice, coffee, tea are served."),
+    ("The talks between Spain and France ended.", "The talks between France and Spain ended."),
+    ("Barack Obama, the former president, visited Paris.", "The former president, Barack Obama, visited Paris."),
+    ("In June 2011 the probe added ten objects to the catalogue.",
+     "The probe added ten objects to the catalogue in June 2011."),
+])
+def test_a_reordered_paraphrase_is_no_swap(source, claim):
+    assert align(claim, source).contradictions == ()
+
+
+def test_a_name_the_sentence_uses_elsewhere_put_in_another_slot_is_contradicted():
+    source = "During the campaign for the United States elections, Fox News had the highest ratings."
+    alignment = align("During the campaign for the Fox News elections, Fox News had the highest ratings.", source)
+    assert [d.explain("P1") for d in alignment.contradictions] == [
+        "P1 says 'United States' where the claim says 'Fox News'."]
+
+
+def test_a_name_of_the_neighbouring_sentence_never_fills_a_slot():
+    claim = judged("Fengjia Night Market is a night market in Taichung. The market is located next to Feng Chia University.",
+                   "The market is located next to Fengjia Night Market.")
+    assert claim.label == "CONTRADICTED"
+    assert claim.explanation == "P1 says 'Feng Chia University' where the claim says 'Fengjia Night Market'."
+
+
+def test_two_sentences_fused_with_a_name_of_each_stay_supported():
+    claim = judged("Fengjia Night Market is a night market in Taichung. The market is located next to Feng Chia University.",
+                   "Fengjia Night Market is located next to Feng Chia University.")
+    assert claim.label == "SUPPORTED"
+
+
+def test_a_clause_ending_in_a_swapped_name_is_contradicted():
+    claim = judge_offline(JudgeRequest(passages=[
+        {"id": "P1", "text": "Polycyclic aromatic hydrocarbons (PAHs) are hydrocarbons that consist of fused aromatic rings."},
+        {"id": "P2", "text": "Vietnam exports rice."},
+    ], answer="Polycyclic aromatic hydrocarbons (Vietnam) are hydrocarbons that consist of fused aromatic rings.")).claims
+    assert "CONTRADICTED" in [c.label for c in claim]
+
+
+def test_an_apposition_moved_keeps_a_copy_supported():
+    claim = judged("Barack Obama, the former president, visited Paris in 2019.",
+                   "The former president, Barack Obama, visited Paris in 2019.")
+    assert claim.label == "SUPPORTED"
