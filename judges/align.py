@@ -184,7 +184,9 @@ def tokens(text: str) -> tuple[Token, ...]:
             continue
         else:
             norm = _norm_word(lowered)
-            content = lowered not in STOPWORDS
+            # A stopword in capitals among lowercase words is an acronym ("US cinemas", "IT staff").
+            acronym = lowered in STOPWORDS and len(raw) > 1 and raw.isupper() and not text.isupper()
+            content = lowered not in STOPWORDS or acronym
             found.append(Token(norm, span, "name" if content and _is_name(text, span, raw) else "word", content))
     return tuple(_fail_to(found))
 
@@ -203,6 +205,8 @@ def _is_name(text: str, span: Span, raw: str) -> bool:
         return False
     if len(raw) > 1 and (raw.isupper() or any(c.isupper() for c in raw[1:])):
         return True
+    if span[0] >= 2 and text[span[0] - 1] in "-–" and text[span[0] - 2].isalpha():
+        return True  # the second half of a compound ("Hanna-Barbera"), not a word after a dash
     before = text[:span[0]].rstrip()
     return bool(before) and before[-1] not in _OPENERS
 
@@ -363,6 +367,8 @@ class _Reader:
         # Which sentence of the source (the one, or one of the adjacent pair) each source token is in.
         self.piece_of = [next((k for k, (start, end) in enumerate(pieces) if start <= t.span[0] < end), 0)
                          for t in self.b]
+        self.claim_names = frozenset(t.norm for t in self.a if t.kind == "name")
+        self.source_names = {(self.piece_of[j], t.norm) for j, t in enumerate(self.b) if t.kind == "name"}
 
     def differences(self) -> tuple[Difference, ...]:
         found: list[Difference] = []
@@ -545,6 +551,14 @@ class _Reader:
                 return [self._difference(kind, [self.a[pair[0]]], [self.b[pair[1]]], CONTRADICTED)]
         claim_new = [t for t in claim_part if t.content and t.norm not in in_source]
         source_new = [t for t in source_part if t.content and t.norm not in in_claim]
+        # A name is read in the slot's own sentence: one of the neighbouring sentence of a pair
+        # never fills it ("popularized by [Eduard Bernstein]" for "by [Karl Kautsky]", whose
+        # neighbour names Bernstein). Numbers and other words of two sentences fused are not.
+        in_sentence = self._unaligned_source(self.piece_of[j1]) if j1 < len(self.b) else in_source
+        entity = self._entity([t for t in claim_part if t.content and t.norm not in in_sentence], source_new)
+        if entity and len(claim_part) <= SLOT_TOKENS and len(source_part) <= SLOT_TOKENS and (
+                (i1, j1) in self.equal_ends or (i2, j2) in self.equal_starts):
+            return entity
         if i2 == len(self.a) and (i1, j1) in self.equal_ends and len(source_part) > len(claim_part) + 1:
             # The claim ends here, a clause of a longer sentence: a name it ends with stands in the
             # slot of the sentence's next words ("hydrocarbons (Vietnam)" for "hydrocarbons (PAHs)
@@ -563,10 +577,16 @@ class _Reader:
     def _entity(self, claim_new: list[Token], source_new: list[Token]) -> list[Difference]:
         """One name put in the slot of another: every word that differs on both sides is a name
         ("Lisbon" for "Porto"; "Orange Line" for "Senior ID card" is a different statement)."""
+        # A word is a name where its own text writes it as one somewhere: "Thailand" opening a
+        # sentence that also says "the identity of Thailand" ("the war" after "the Hundred Years'
+        # War" in the sentence before stays a word).
+        claim_named = [t.kind == "name" or t.norm in self.claim_names for t in claim_new]
+        source_named = [t.kind == "name" or (self.piece_of[self._index(t)], t.norm) in self.source_names
+                        for t in source_new]
         if claim_new and source_new and all(
-                t.kind == "name" or self.claim[t.span[0]].isupper() for t in claim_new) and any(
-                t.kind == "name" for t in claim_new + source_new) and all(
-                t.kind == "name" or self._capitalized(t) for t in source_new):
+                named or self.claim[t.span[0]].isupper() for t, named in zip(claim_new, claim_named)) and any(
+                claim_named + source_named) and all(
+                named or self._capitalized(t) for t, named in zip(source_new, source_named)):
             return [self._difference("entity", claim_new, source_new, CONTRADICTED)]
         return []
 
@@ -592,6 +612,9 @@ class _Reader:
         if absolutes or words:
             return [self._difference(kind, absolutes or words, [], PARTIALLY_SUPPORTED)]
         return []
+
+    def _index(self, token: Token) -> int:
+        return next(j for j, t in enumerate(self.b) if t is token)
 
     def _capitalized(self, token: Token) -> bool:
         return self.source[token.span[0]].isupper()

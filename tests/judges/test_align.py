@@ -245,3 +245,28 @@ def test_an_apposition_moved_keeps_a_copy_supported():
     claim = judged("Barack Obama, the former president, visited Paris in 2019.",
                    "The former president, Barack Obama, visited Paris in 2019.")
     assert claim.label == "SUPPORTED"
+
+
+@pytest.mark.parametrize("source, claim, shown", [
+    ("The film will be released in US cinemas on 17 March.", "The film will be released in UK cinemas on 17 March.",
+     "P1 says 'US' where the claim says 'UK'."),
+    ("Scooby-Doo was first broadcast on CBS in 1969.", "Hanna-Barbera was first broadcast on CBS in 1969.",
+     "P1 says 'Scooby-Doo' where the claim says 'Hanna-Barbera'."),
+    ("Thailand is home to 63 million people, and Buddhism is central to the identity of Thailand.",
+     "Buddhist is home to 63 million people, and Buddhism is central to the identity of Thailand.",
+     "P1 says 'Thailand' where the claim says 'Buddhist'."),
+])
+def test_a_name_written_as_one_elsewhere_swapped_is_contradicted(source, claim, shown):
+    assert [d.explain("P1") for d in align(claim, source).contradictions] == [shown]
+
+
+def test_a_pronoun_us_is_no_name():
+    assert align("The staff will call us within a day.", "The staff will call us within a day.").differences == ()
+    assert align("The staff will call you within a day.", "The staff will call us within a day.").contradictions == ()
+
+
+def test_a_common_noun_named_from_the_sentence_before_stays_supported():
+    claim = judged("The Middle Ages saw the Hundred Years' War between England and France. "
+                   "The war began in 1337 when the king of France laid claim to Gascony.",
+                   "The Hundred Years' War began in 1337.")
+    assert claim.label == "SUPPORTED"
