@@ -59,6 +59,7 @@ from judges.clauses import split_clauses
 from judges.markup import is_heading, plain_view, with_open_marks
 from judges.passages import CAUSAL, UnitIndex, index_units
 from judges.scoring import grounding_score, verdict_for
+from judges.silence import silence
 from judges.text import (
     Quantity,
     Span,
@@ -130,23 +131,8 @@ META_STEMS = frozenset(stem(w) for w in """
     furthermore moreover
 """.split())
 
-# "The policy does not specify X", "there is no information about X": a statement that the sources
-# are silent. X is what follows the cue.
-_SILENCE = re.compile(
-    r"\b(?:(?:is|are|was|were) not (?:mentioned|specified|stated|given|provided|listed|included|addressed"
-    r"|covered|clear|known|available)|no (?:information|mention|details?|data|indication)"
-    r"|(?:does|do|did)(?:n't| not) (?:specify|mention|say|state|list|provide|include|address|cover|indicate"
-    r"|give|explain))\b",
-    re.IGNORECASE,
-)
-
 _COURTESY_REQUEST = re.compile(r"(?:^|[,;:]\s*)please\b", re.IGNORECASE)
 _WORD_SPLIT = re.compile(r"[A-Za-z]+")
-# "The policy does not include X" speaks of the sources, "Cash fares do not include X" of fares:
-# a "does not <verb>" statement is one of silence only when its subject is the sources.
-_SOURCE_SUBJECT = re.compile(
-    r"\b(?:it|they|this|these|policy|policies|rules?|passages?|sources?|documents?|texts?|articles?|contexts?"
-    r"|pages?|sites?|website|information|summary)\W*$", re.IGNORECASE)
 _CITATION_MARK = re.compile(r"\[\s*P?\d+(?:\s*[,;]\s*P?\d+)*\s*\]|\(\s*P\d+(?:\s*[,;]\s*P?\d+)*\s*\)", re.I)
 
 
@@ -500,9 +486,9 @@ def _label(
         leaning = f" (read with its whole sentence, which {where} states)"
         support = sentence_support
 
-    silence = _silence(text)
-    if silence and not invented:
-        return _silence_label(text[silence.end():], context)
+    silent = silence(text)
+    if silent and not invented:
+        return _silence_label(text[silent.end():], context)
 
     if alignment is not None and where is not None:
         contradiction = _contradiction(alignment)
@@ -629,14 +615,6 @@ def _window_causal(window: _Window, context: _Request) -> bool:
 
 def _window_has_word(window: _Window, context: _Request, word: str) -> bool:
     return re.search(rf"\b{word}\b", _window_text(window, context), re.IGNORECASE) is not None
-
-
-def _silence(text: str) -> re.Match[str] | None:
-    """Where `text` says the sources are silent (`_SILENCE`), or None."""
-    found = _SILENCE.search(text)
-    if found and found.group().lower().startswith(("do", "did")) and not _SOURCE_SUBJECT.search(text[:found.start()]):
-        return None
-    return found
 
 
 def _silence_label(topic: str, context: _Request) -> tuple[str, list[str]]:
