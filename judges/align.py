@@ -811,12 +811,15 @@ class Shortfall:
     reason: str
 
 
-def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: float = QUOTE_COVERAGE) -> Shortfall | None:
+def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: float = QUOTE_COVERAGE, *,
+                    quoted: bool = True) -> Shortfall | None:
     """Why none of `quotes` (pairs of where, text: verified passage text said to support `claim`,
     "P1" naming its passage) says the claim, or None when one does: it covers `minimum` of the
     claim's content and disagrees with it on no number, name, negation or opposite. A difference
     makes the claim CONTRADICTED only when the rest of the claim copies that quote (a sentence
-    about something else that happens to hold another number contradicts nothing)."""
+    about something else that happens to hold another number contradicts nothing). `quoted`:
+    the texts are the judge's quotes; else the passage sentences closest to the claim, and the
+    reason speaks of passage sentences, not of a quote."""
     if not any(t.content for t in tokens(claim)):
         return None
     best: tuple[Alignment, str] | None = None
@@ -830,8 +833,9 @@ def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: floa
         if best is None or alignment.coverage > best[0].coverage:
             best = (alignment, where)
     if best is None:
-        where = quotes[0][0] if quotes else "any passage"
-        return Shortfall(PARTIALLY_SUPPORTED, f"the quote from {where} shares none of the claim's words")
+        if quoted and quotes:
+            return Shortfall(PARTIALLY_SUPPORTED, f"the quote from {quotes[0][0]} shares none of the claim's words")
+        return Shortfall(PARTIALLY_SUPPORTED, "no passage sentence shares any of the claim's words")
     alignment, where = best
     for difference in alignment.contradictions:
         if alignment.coverage_besides(difference) >= minimum - 1e-9:
@@ -839,5 +843,5 @@ def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: floa
     lacking = alignment.uncovered(claim)
     if not lacking:  # every word is there, but a difference says otherwise
         return Shortfall(PARTIALLY_SUPPORTED, alignment.differences[0].explain(where).rstrip("."))
-    return Shortfall(PARTIALLY_SUPPORTED,
-                     f"the quote from {where} does not say " + ", ".join(f"'{w}'" for w in lacking[:4]))
+    said = f"the quote from {where} does not say " if quoted else "no passage sentence says "
+    return Shortfall(PARTIALLY_SUPPORTED, said + ", ".join(f"'{w}'" for w in lacking[:4]))

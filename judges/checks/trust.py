@@ -162,7 +162,7 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
         if shortfall is None:
             continue
         # The judge may have quoted part of what says the claim, or the wrong sentence.
-        closest = quote_shortfall(text, _closest_sentences(wanted, answer.passages), minimum)
+        closest = quote_shortfall(text, _closest_sentences(wanted, answer.passages), minimum, quoted=False)
         if closest is None:
             continue
         if not quoted:

@@ -144,6 +144,14 @@ def test_an_unrelated_quote_does_not_say_the_claim():
     assert shortfall == Shortfall("PARTIALLY_SUPPORTED", "the quote from P1 shares none of the claim's words")
 
 
+def test_without_a_quote_the_reason_speaks_of_passage_sentences():
+    assert quote_shortfall("Students ride free on holidays.", [], quoted=False) == Shortfall(
+        "PARTIALLY_SUPPORTED", "no passage sentence shares any of the claim's words")
+    shortfall = quote_shortfall("Students ride free on holidays and summer weekends.",
+                                [("P1", "Students ride free.")], quoted=False)
+    assert shortfall == Shortfall("PARTIALLY_SUPPORTED", "no passage sentence says 'holidays', 'summer', 'weekends'")
+
+
 def test_a_quote_that_copies_the_claim_says_it():
     assert quote_shortfall("Pets are not allowed in the apartments.", [("P1", "Pets are not allowed in the apartments")]) is None
 
