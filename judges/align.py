@@ -42,7 +42,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from judges.text import (
     MONTHS, NUMBER_WORDS, STOPWORDS, WORD_LETTERS, Span, fold_accents, normalize_number, rough_pieces, stem,
@@ -292,6 +292,8 @@ SLOT_TOKENS = 4  # a replaced stretch longer than this on either side is another
 SWAP_REACH = 6  # tokens between two words exchanged around their verb
 ROLE_TOKENS = 5  # tokens of a stretch exchanged with another around the same pivot words
 PIVOT_TOKENS = 4  # pivot words a stretch is exchanged around
+SWAP_OCCURRENCES = 8  # places of the source a stretch is looked for at
+SWAP_TRIES = 20_000  # pivots tried for one claim, at most
 PAIR_GAIN = 2  # content tokens an adjacent pair must match beyond the best single sentence
 
 
@@ -367,6 +369,7 @@ class _Reader:
         # Which sentence of the source (the one, or one of the adjacent pair) each source token is in.
         self.piece_of = [next((k for k, (start, end) in enumerate(pieces) if start <= t.span[0] < end), 0)
                          for t in self.b]
+        self._unaligned: dict[int | None, frozenset[str]] = {}
         self.claim_names = frozenset(t.norm for t in self.a if t.kind == "name")
         self.source_names = {(self.piece_of[j], t.norm) for j, t in enumerate(self.b) if t.kind == "name"}
 
@@ -491,7 +494,7 @@ class _Reader:
             # Only a name for a name: numbers and other words of two sentences fused are read by
             # the rest of the claim's alignment.
             k1, k2 = min(taken), max(taken) + 1
-            in_source, in_claim = self._unaligned_source(piece), self._unaligned_claim()
+            in_source, in_claim = self._unaligned_source(piece), self._unaligned_claim
             found = self._entity(
                 [t for t in self.a[k1:k2] if t.content and t.norm not in in_source],
                 [self.b[j] for j in skipped if self.b[j].content and self.b[j].norm not in in_claim])
@@ -543,7 +546,7 @@ class _Reader:
         # but only where the sentence has it once more, aligned with no other word of the claim: "the
         # Fox News elections, ... Fox News had" for "the United States elections, ... Fox News had"
         # puts a name the sentence has in a slot where it has another.
-        in_source, in_claim = self._unaligned_source(), self._unaligned_claim()
+        in_source, in_claim = self._unaligned_source(), self._unaligned_claim
         for kind in ("number", "unit"):
             pair = self._slot_pair(op, lambda t: t.kind == kind and t.norm not in in_source,
                                    lambda t: t.kind == kind and t.norm not in in_claim)
@@ -593,9 +596,13 @@ class _Reader:
     def _unaligned_source(self, piece: int | None = None) -> frozenset[str]:
         """The norms of the source tokens (of sentence `piece`, else of both) that no claim token is
         aligned with."""
-        return frozenset(t.norm for j, t in enumerate(self.b)
-                         if (piece is None or self.piece_of[j] == piece) and j not in self.source_to_claim)
+        if piece not in self._unaligned:
+            self._unaligned[piece] = frozenset(
+                t.norm for j, t in enumerate(self.b)
+                if (piece is None or self.piece_of[j] == piece) and j not in self.source_to_claim)
+        return self._unaligned[piece]
 
+    @cached_property
     def _unaligned_claim(self) -> frozenset[str]:
         """The norms of the claim tokens aligned with no source token."""
         return frozenset(t.norm for i, t in enumerate(self.a) if i not in self.claim_to_source)
@@ -655,33 +662,52 @@ class _Reader:
         Witnesses"). A passive says the same roles with other pivot words ("B was acquired by A"),
         so it never matches. Order means nothing across "and", "or", "with", "between" (lists,
         symmetric relations) nor across a bare copula ("X is Y", "Y is X" name one thing)."""
-        claim, source = [t.norm for t in self.a], [t.norm for t in self.b]
-        at: dict[str, list[int]] = {}
-        for j, norm in enumerate(source):
-            at.setdefault(norm, []).append(j)
-        for i in range(len(claim)):
+        claim, source = tuple(t.norm for t in self.a), tuple(t.norm for t in self.b)
+        # X and Y cross, so the aligner cannot have kept both in place: a stretch worth reading
+        # holds a claim token it left unaligned. The source's stretches are indexed once, and the
+        # work is capped (SWAP_TRIES), so a long repetitive sentence costs no more than a short one.
+        unaligned = [i for i in range(len(claim)) if i not in self.claim_to_source]
+        reach = 2 * ROLE_TOKENS + PIVOT_TOKENS
+        starts = sorted({i for u in unaligned for i in range(max(0, u - reach + 1), u + 1)})
+        if not starts:
+            return []
+        at: dict[tuple[str, ...], list[int]] = {}
+        for length in range(1, ROLE_TOKENS + 1):
+            for j in range(len(source) - length + 1):
+                found = at.setdefault(source[j:j + length], [])
+                if len(found) < SWAP_OCCURRENCES:
+                    found.append(j)
+        said: dict[int, frozenset[tuple[str, ...]]] = {}
+        tries = 0
+        for i in starts:
             for lx in range(1, ROLE_TOKENS + 1):
                 x = claim[i:i + lx]
                 if len(x) < lx or not (self.a[i].content and self.a[i + lx - 1].content):
                     continue  # a stretch of words begins and ends with a content word
                 # Where the source has X: it must end there, after "Y P".
-                for q in at.get(x[0], ()):
-                    if source[q:q + lx] != x:
-                        continue
+                for q in at.get(x, ()):
                     for lp in range(1, PIVOT_TOKENS + 1):
+                        tries += 1
+                        if tries > SWAP_TRIES:
+                            return []
                         pivot = claim[i + lx:i + lx + lp]
                         if len(pivot) < lp or q - lp < 0 or source[q - lp:q] != pivot or not self._orders(pivot):
                             continue
                         for ly in range(1, ROLE_TOKENS + 1):
-                            y = claim[i + lx + lp:i + lx + lp + ly]
-                            start = q - lp - ly
+                            end = i + lx + lp + ly
+                            y, start = claim[i + lx + lp:end], q - lp - ly
                             if len(y) < ly or start < 0 or source[start:q - lp] != y or y == x:
                                 continue
-                            if not (self.a[i + lx + lp].content and self.a[i + lx + lp + ly - 1].content):
+                            if not (self.a[i + lx + lp].content and self.a[end - 1].content):
                                 continue
-                            if _contains(source, claim[i:i + lx + lp + ly]):
+                            if not any(i <= u < end for u in unaligned):
+                                continue
+                            length = end - i
+                            if length not in said:
+                                said[length] = frozenset(source[j:j + length] for j in range(len(source) - length + 1))
+                            if claim[i:end] in said[length]:
                                 continue  # the source says it this way too
-                            claim_span = (self.a[i].span[0], self.a[i + lx + lp + ly - 1].span[1])
+                            claim_span = (self.a[i].span[0], self.a[end - 1].span[1])
                             source_span = (self.b[start].span[0], self.b[q + lx - 1].span[1])
                             if self._listed(claim_span, source_span, pivot):
                                 continue
@@ -715,10 +741,12 @@ class _Reader:
         for x in range(len(shared)):
             for y in range(x + 1, len(shared)):
                 (cx, nx), (cy, ny) = shared[x], shared[y]
+                if cy - cx > SWAP_REACH:
+                    break  # `shared` is in claim order: every later word is farther still
                 sx, sy = in_source[nx], in_source[ny]
                 if sy >= sx:
                     continue
-                if cy - cx > SWAP_REACH or sx - sy > SWAP_REACH:
+                if sx - sy > SWAP_REACH:
                     continue  # clauses moved about, not two roles exchanged around one verb
                 pivots = [norm for k, norm in shared[x + 1:y] if sy < in_source[norm] < sx]
                 between = [t.norm for t in self.a[cx + 1:cy]] + [t.norm for t in self.b[sy + 1:sx]]
@@ -782,9 +810,6 @@ _ARTICLES = frozenset({"the", "a", "an"})
 _UNORDERED = frozenset({"and", "or", "nor", "with", "between", "vs", "versus", "both", "either", "neither"})
 
 
-def _contains(found: Sequence[str], part: Sequence[str]) -> bool:
-    n = len(part)
-    return any(list(found[k:k + n]) == list(part) for k in range(len(found) - n + 1))
 
 
 def _skip_answer_particle(text: str, found: tuple[Token, ...]) -> tuple[Token, ...]:
