@@ -7,14 +7,21 @@ adjacent pair when the claim needs both, and what differs is read:
 
 * a negation on one side only (not, no, never, n't, without, cannot, none, neither/nor, "fail
   to"; negative-prefix antonyms come from the lexicon, never from a prefix rule): CONTRADICTED;
-* a name in an aligned slot where the source holds another capitalized name: CONTRADICTED;
+* a name in an aligned slot where the source holds another capitalized name: CONTRADICTED; a
+  name the sentence has elsewhere still counts when every one of its occurrences there is aligned
+  with another word of the claim ("the Fox News elections, ... Fox News had" for "the United
+  States elections, ... Fox News had"), and a name of the neighbouring sentence of a pair never
+  fills a slot of the other ("next to [Fengjia Night Market]" for "next to [Feng Chia
+  University]");
 * a number, date or month in an aligned slot that differs, or a number bound to another unit
   ("23 lb" where the source says "23 kg"), or a noun bound to another number: CONTRADICTED;
 * a word and its opposite from OPPOSITES (higher/lower, before/after, allowed/prohibited,
   always/never, all/none, ...): CONTRADICTED; a word and a weaker or stronger one from SCALES
   (all/some, always/sometimes, must/may, will/might, ...): PARTIALLY_SUPPORTED;
-* the same content words in the other order around the same verb ("A beat B" for "B beat A"):
-  CONTRADICTED;
+* roles exchanged: "X P Y" where the source has "Y P X" with the same pivot words P ("Buchenwald
+  in Jehovah's Witnesses", "Rome to Vienna"), or the same content words in the other order
+  around the same verb ("A beat B" for "B beat A"): CONTRADICTED. A passive ("B was acquired by
+  A"), a list or "and"/"between", and a bare copula ("X is Y") are no swap;
 * a content word of the claim in a slot where the source has other content words: PARTIALLY_
   SUPPORTED (the source says something else there, perhaps in other words); an absolute (all,
   only, always, every) or a number the source sentence does not have: PARTIALLY_SUPPORTED and
@@ -30,11 +37,12 @@ deterministic checks read them from here.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from judges.text import (
     MONTHS, NUMBER_WORDS, STOPWORDS, WORD_LETTERS, Span, fold_accents, normalize_number, rough_pieces, stem,
@@ -176,7 +184,9 @@ def tokens(text: str) -> tuple[Token, ...]:
             continue
         else:
             norm = _norm_word(lowered)
-            content = lowered not in STOPWORDS
+            # A stopword in capitals among lowercase words is an acronym ("US cinemas", "IT staff").
+            acronym = lowered in STOPWORDS and len(raw) > 1 and raw.isupper() and not text.isupper()
+            content = lowered not in STOPWORDS or acronym
             found.append(Token(norm, span, "name" if content and _is_name(text, span, raw) else "word", content))
     return tuple(_fail_to(found))
 
@@ -195,6 +205,8 @@ def _is_name(text: str, span: Span, raw: str) -> bool:
         return False
     if len(raw) > 1 and (raw.isupper() or any(c.isupper() for c in raw[1:])):
         return True
+    if span[0] >= 2 and text[span[0] - 1] in "-–" and text[span[0] - 2].isalpha():
+        return True  # the second half of a compound ("Hanna-Barbera"), not a word after a dash
     before = text[:span[0]].rstrip()
     return bool(before) and before[-1] not in _OPENERS
 
@@ -278,6 +290,10 @@ class Alignment:
 SLOT_REACH = 2  # tokens from an aligned word within which two replaced tokens share a slot
 SLOT_TOKENS = 4  # a replaced stretch longer than this on either side is another statement
 SWAP_REACH = 6  # tokens between two words exchanged around their verb
+ROLE_TOKENS = 5  # tokens of a stretch exchanged with another around the same pivot words
+PIVOT_TOKENS = 4  # pivot words a stretch is exchanged around
+SWAP_OCCURRENCES = 8  # places of the source a stretch is looked for at
+SWAP_TRIES = 20_000  # pivots tried for one claim, at most
 PAIR_GAIN = 2  # content tokens an adjacent pair must match beyond the best single sentence
 
 
@@ -297,16 +313,15 @@ def align(claim: str, source: str, sentences: Sequence[Span] | None = None) -> A
     top = max(range(len(spans)), key=counts.__getitem__)  # the first sentence matching most
     if not counts[top]:
         return None
-    best: tuple[int, Span, tuple[Token, ...]] = (counts[top], spans[top], singles[top])
+    best: tuple[int, tuple[Span, ...], tuple[Token, ...]] = (counts[top], (spans[top],), singles[top])
     for k in range(len(spans) - 1):
         # A claim may state two sentences in either order ("X because Y" for "Y. X.").
-        window = (spans[k][0], spans[k + 1][1])
         for order in (singles[k] + singles[k + 1], singles[k + 1] + singles[k]):
             matched = _matched_content(claim_tokens, order)
             if matched >= counts[top] + PAIR_GAIN and matched > best[0]:
-                best = (matched, window, order)
-    matched, window, source_tokens = best
-    return _read(claim, claim_tokens, source, window, source_tokens, matched)
+                best = (matched, (spans[k], spans[k + 1]), order)
+    matched, pieces, source_tokens = best
+    return _read(claim, claim_tokens, source, pieces, source_tokens, matched)
 
 
 def _tokens_in(source: str, window: Span) -> tuple[Token, ...]:
@@ -321,9 +336,10 @@ def _matched_content(claim_tokens: Sequence[Token], source_tokens: Sequence[Toke
                for t in claim_tokens[block.a:block.a + block.size] if t.content)
 
 
-def _read(claim: str, claim_tokens: tuple[Token, ...], source: str, window: Span,
+def _read(claim: str, claim_tokens: tuple[Token, ...], source: str, pieces: tuple[Span, ...],
           source_tokens: tuple[Token, ...], matched: int) -> Alignment:
-    reader = _Reader(claim, claim_tokens, source, source_tokens)
+    window = (pieces[0][0], pieces[-1][1])
+    reader = _Reader(claim, claim_tokens, source, source_tokens, pieces)
     content = [t for t in claim_tokens if t.content]
     source_norms = {t.norm for t in source_tokens}
     coverage = sum(1 for t in content if t.norm in source_norms) / len(content)
@@ -334,7 +350,8 @@ def _read(claim: str, claim_tokens: tuple[Token, ...], source: str, window: Span
 class _Reader:
     """Reads the differences of one claim-source alignment."""
 
-    def __init__(self, claim: str, claim_tokens: tuple[Token, ...], source: str, source_tokens: tuple[Token, ...]):
+    def __init__(self, claim: str, claim_tokens: tuple[Token, ...], source: str, source_tokens: tuple[Token, ...],
+                 pieces: Sequence[Span] = ()):
         self.claim, self.source = claim, source
         self.a, self.b = _skip_answer_particle(claim, claim_tokens), _skip_answer_particle(source, source_tokens)
         matcher = SequenceMatcher(None, [t.norm for t in self.a], [t.norm for t in self.b], autojunk=False)
@@ -349,6 +366,12 @@ class _Reader:
         self.equal_starts = {(op[1], op[3]) for op in equal}
         self.claim_norms = frozenset(t.norm for t in self.a)
         self.source_norms = frozenset(t.norm for t in self.b)
+        # Which sentence of the source (the one, or one of the adjacent pair) each source token is in.
+        self.piece_of = [next((k for k, (start, end) in enumerate(pieces) if start <= t.span[0] < end), 0)
+                         for t in self.b]
+        self._unaligned: dict[int | None, frozenset[str]] = {}
+        self.claim_names = frozenset(t.norm for t in self.a if t.kind == "name")
+        self.source_names = {(self.piece_of[j], t.norm) for j, t in enumerate(self.b) if t.kind == "name"}
 
     def differences(self) -> tuple[Difference, ...]:
         found: list[Difference] = []
@@ -437,7 +460,47 @@ class _Reader:
                 found += self._added(list(self.a[i1:i2]), kind="qualifier")
             elif tag == "delete":
                 found += self._added(list(self.a[i1:i2]))
+            elif tag == "insert":
+                found += self._junction(op)
         return found
+
+    def _piece_at(self, i: int) -> int | None:
+        """The source sentence claim token i is aligned with (None when it is aligned with none)."""
+        j = self.claim_to_source.get(i)
+        return None if j is None else self.piece_of[j]
+
+    def _junction(self, op: tuple[str, int, int, int, int]) -> list[Difference]:
+        """Where the claim passes from one sentence of an adjacent pair to the other while the
+        sentence it leaves (or resumes) has words it skipped, the other sentence's words stand in
+        their slot: "next to [Fengjia Night Market]" read from "Fengjia Night Market is a night
+        market. The market is located next to [Feng Chia University]." is the second sentence with
+        its name changed, not the two fused."""
+        _, i1, _, j1, j2 = op
+        if not 0 < i1 < len(self.a):
+            return []
+        before, after = self._piece_at(i1 - 1), self._piece_at(i1)
+        if before is None or after is None or before == after:
+            return []
+        # Leaving sentence `before` with its rest skipped, or resuming `after` past a skipped head.
+        for piece, forward in ((before, True), (after, False)):
+            skipped = [j for j in range(j1, j2) if self.piece_of[j] == piece]
+            if not skipped or len(skipped) > SLOT_TOKENS or not any(self.b[j].content for j in skipped):
+                continue
+            other = after if forward else before
+            run = range(i1, len(self.a)) if forward else range(i1 - 1, -1, -1)
+            taken = list(itertools.takewhile(lambda i: self._piece_at(i) == other, run))[:SLOT_TOKENS]
+            if not taken:
+                continue
+            # Only a name for a name: numbers and other words of two sentences fused are read by
+            # the rest of the claim's alignment.
+            k1, k2 = min(taken), max(taken) + 1
+            in_source, in_claim = self._unaligned_source(piece), self._unaligned_claim
+            found = self._entity(
+                [t for t in self.a[k1:k2] if t.content and t.norm not in in_source],
+                [self.b[j] for j in skipped if self.b[j].content and self.b[j].norm not in in_claim])
+            if found:
+                return found
+        return []
 
     def _same_slot(self, i: int, j: int, op: tuple[str, int, int, int, int]) -> bool:
         """Whether claim token i and source token j, both inside a replaced stretch, stand in the
@@ -479,26 +542,70 @@ class _Reader:
         _, i1, i2, j1, j2 = op
         claim_part, source_part = list(self.a[i1:i2]), list(self.b[j1:j2])
         # A number or name of the claim that the sentence has elsewhere is a reordering ("in June
-        # 2011, ... added ten objects" told as "added ten objects ... in June 2011"), not a change.
+        # 2011, ... added ten objects" told as "added ten objects ... in June 2011"), not a change,
+        # but only where the sentence has it once more, aligned with no other word of the claim: "the
+        # Fox News elections, ... Fox News had" for "the United States elections, ... Fox News had"
+        # puts a name the sentence has in a slot where it has another.
+        in_source, in_claim = self._unaligned_source(), self._unaligned_claim
         for kind in ("number", "unit"):
-            pair = self._slot_pair(op, lambda t: t.kind == kind and t.norm not in self.source_norms,
-                                   lambda t: t.kind == kind and t.norm not in self.claim_norms)
+            pair = self._slot_pair(op, lambda t: t.kind == kind and t.norm not in in_source,
+                                   lambda t: t.kind == kind and t.norm not in in_claim)
             if pair:
                 return [self._difference(kind, [self.a[pair[0]]], [self.b[pair[1]]], CONTRADICTED)]
-        claim_new = [t for t in claim_part if t.content and t.norm not in self.source_norms]
-        source_new = [t for t in source_part if t.content and t.norm not in self.claim_norms]
+        claim_new = [t for t in claim_part if t.content and t.norm not in in_source]
+        source_new = [t for t in source_part if t.content and t.norm not in in_claim]
+        # A name is read in the slot's own sentence: one of the neighbouring sentence of a pair
+        # never fills it ("popularized by [Eduard Bernstein]" for "by [Karl Kautsky]", whose
+        # neighbour names Bernstein). Numbers and other words of two sentences fused are not.
+        in_sentence = self._unaligned_source(self.piece_of[j1]) if j1 < len(self.b) else in_source
+        entity = self._entity([t for t in claim_part if t.content and t.norm not in in_sentence], source_new)
+        if entity and len(claim_part) <= SLOT_TOKENS and len(source_part) <= SLOT_TOKENS and (
+                (i1, j1) in self.equal_ends or (i2, j2) in self.equal_starts):
+            return entity
+        if i2 == len(self.a) and (i1, j1) in self.equal_ends and len(source_part) > len(claim_part) + 1:
+            # The claim ends here, a clause of a longer sentence: a name it ends with stands in the
+            # slot of the sentence's next words ("hydrocarbons (Vietnam)" for "hydrocarbons (PAHs)
+            # are ..."), not of the whole rest of the sentence.
+            entity = self._entity(claim_new, [t for t in source_part[:len(claim_part) + 1] if t in source_new])
+            if entity:
+                return entity
         if not claim_new or not source_new:
             return self._added(claim_part) if claim_new else []
         if len(claim_part) > SLOT_TOKENS or len(source_part) > SLOT_TOKENS or not (
                 (i1, j1) in self.equal_ends or (i2, j2) in self.equal_starts):
             return self._added(claim_part)  # a different statement, not one slot changed
-        # One name put in the slot of another: every word that differs on both sides is a name
-        # ("Lisbon" for "Porto"; "Orange Line" for "Senior ID card" is a different statement).
-        if all(t.kind == "name" or self.claim[t.span[0]].isupper() for t in claim_new) and any(
-                t.kind == "name" for t in claim_new + source_new) and all(
-                t.kind == "name" or self._capitalized(t) for t in source_new):
+        return self._entity(claim_new, source_new) or [
+            self._difference("substitution", claim_part, source_part, PARTIALLY_SUPPORTED)]
+
+    def _entity(self, claim_new: list[Token], source_new: list[Token]) -> list[Difference]:
+        """One name put in the slot of another: every word that differs on both sides is a name
+        ("Lisbon" for "Porto"; "Orange Line" for "Senior ID card" is a different statement)."""
+        # A word is a name where its own text writes it as one somewhere: "Thailand" opening a
+        # sentence that also says "the identity of Thailand" ("the war" after "the Hundred Years'
+        # War" in the sentence before stays a word).
+        claim_named = [t.kind == "name" or t.norm in self.claim_names for t in claim_new]
+        source_named = [t.kind == "name" or (self.piece_of[self._index(t)], t.norm) in self.source_names
+                        for t in source_new]
+        if claim_new and source_new and all(
+                named or self.claim[t.span[0]].isupper() for t, named in zip(claim_new, claim_named)) and any(
+                claim_named + source_named) and all(
+                named or self._capitalized(t) for t, named in zip(source_new, source_named)):
             return [self._difference("entity", claim_new, source_new, CONTRADICTED)]
-        return [self._difference("substitution", claim_part, source_part, PARTIALLY_SUPPORTED)]
+        return []
+
+    def _unaligned_source(self, piece: int | None = None) -> frozenset[str]:
+        """The norms of the source tokens (of sentence `piece`, else of both) that no claim token is
+        aligned with."""
+        if piece not in self._unaligned:
+            self._unaligned[piece] = frozenset(
+                t.norm for j, t in enumerate(self.b)
+                if (piece is None or self.piece_of[j] == piece) and j not in self.source_to_claim)
+        return self._unaligned[piece]
+
+    @cached_property
+    def _unaligned_claim(self) -> frozenset[str]:
+        """The norms of the claim tokens aligned with no source token."""
+        return frozenset(t.norm for i, t in enumerate(self.a) if i not in self.claim_to_source)
 
     def _added(self, claim_part: list[Token], kind: str = "added") -> list[Difference]:
         """Words of the claim the sentence lacks; `kind` "qualifier" when they stand inside a
@@ -512,6 +619,9 @@ class _Reader:
         if absolutes or words:
             return [self._difference(kind, absolutes or words, [], PARTIALLY_SUPPORTED)]
         return []
+
+    def _index(self, token: Token) -> int:
+        return next(j for j, t in enumerate(self.b) if t is token)
 
     def _capitalized(self, token: Token) -> bool:
         return self.source[token.span[0]].isupper()
@@ -539,8 +649,87 @@ class _Reader:
     # --- roles exchanged
 
     def _swap(self) -> list[Difference]:
-        """Two content words in the other order around a pivot word that both sides have between
-        them ("Lakers beat Celtics" for "Celtics beat Lakers"), unless one side is passive."""
+        """Roles exchanged: two stretches of words in the other order around the same words ("X in
+        Y" for "Y in X"), or two content words in the other order around a content word both sides
+        have between them ("Lakers beat Celtics" for "Celtics beat Lakers"), unless one side is
+        passive."""
+        return self._exchanged_around() or self._crossed_around_pivot()
+
+    def _exchanged_around(self) -> list[Difference]:
+        """The claim's "X P Y" where the source has "Y P X": one to ROLE_TOKENS tokens on either
+        side of the same one to PIVOT_TOKENS tokens ("the Labour Corps recruited from the British
+        Isles" for "the British Isles recruited from the Labour Corps"; "Buchenwald in Jehovah's
+        Witnesses"). A passive says the same roles with other pivot words ("B was acquired by A"),
+        so it never matches. Order means nothing across "and", "or", "with", "between" (lists,
+        symmetric relations) nor across a bare copula ("X is Y", "Y is X" name one thing)."""
+        claim, source = tuple(t.norm for t in self.a), tuple(t.norm for t in self.b)
+        # X and Y cross, so the aligner cannot have kept both in place: a stretch worth reading
+        # holds a claim token it left unaligned. The source's stretches are indexed once, and the
+        # work is capped (SWAP_TRIES), so a long repetitive sentence costs no more than a short one.
+        unaligned = [i for i in range(len(claim)) if i not in self.claim_to_source]
+        reach = 2 * ROLE_TOKENS + PIVOT_TOKENS
+        starts = sorted({i for u in unaligned for i in range(max(0, u - reach + 1), u + 1)})
+        if not starts:
+            return []
+        at: dict[tuple[str, ...], list[int]] = {}
+        for length in range(1, ROLE_TOKENS + 1):
+            for j in range(len(source) - length + 1):
+                found = at.setdefault(source[j:j + length], [])
+                if len(found) < SWAP_OCCURRENCES:
+                    found.append(j)
+        said: dict[int, frozenset[tuple[str, ...]]] = {}
+        tries = 0
+        for i in starts:
+            for lx in range(1, ROLE_TOKENS + 1):
+                x = claim[i:i + lx]
+                if len(x) < lx or not (self.a[i].content and self.a[i + lx - 1].content):
+                    continue  # a stretch of words begins and ends with a content word
+                # Where the source has X: it must end there, after "Y P".
+                for q in at.get(x, ()):
+                    for lp in range(1, PIVOT_TOKENS + 1):
+                        tries += 1
+                        if tries > SWAP_TRIES:
+                            return []
+                        pivot = claim[i + lx:i + lx + lp]
+                        if len(pivot) < lp or q - lp < 0 or source[q - lp:q] != pivot or not self._orders(pivot):
+                            continue
+                        for ly in range(1, ROLE_TOKENS + 1):
+                            end = i + lx + lp + ly
+                            y, start = claim[i + lx + lp:end], q - lp - ly
+                            if len(y) < ly or start < 0 or source[start:q - lp] != y or y == x:
+                                continue
+                            if not (self.a[i + lx + lp].content and self.a[end - 1].content):
+                                continue
+                            if not any(i <= u < end for u in unaligned):
+                                continue
+                            length = end - i
+                            if length not in said:
+                                said[length] = frozenset(source[j:j + length] for j in range(len(source) - length + 1))
+                            if claim[i:end] in said[length]:
+                                continue  # the source says it this way too
+                            claim_span = (self.a[i].span[0], self.a[end - 1].span[1])
+                            source_span = (self.b[start].span[0], self.b[q + lx - 1].span[1])
+                            if self._listed(claim_span, source_span, pivot):
+                                continue
+                            return [Difference("swap", claim_span, source_span, CONTRADICTED,
+                                               self._cut(self.claim, claim_span), self._cut(self.source, source_span))]
+        return []
+
+    def _listed(self, claim_span: Span, source_span: Span, pivot: Sequence[str]) -> bool:
+        """Whether the exchanged words are items of a list ("tea, coffee, juice"): a comma between
+        them, unless a negation gives the order ("Paris, not London")."""
+        return (("," in self._cut(self.claim, claim_span) or "," in self._cut(self.source, source_span))
+                and not NEGATIONS & set(pivot))
+
+    @staticmethod
+    def _orders(pivot: Sequence[str]) -> bool:
+        """Whether words around `pivot` have roles: not across "and"/"or"/"with"/"between", nor a
+        bare copula."""
+        return not (_UNORDERED & set(pivot)) and not set(pivot) <= _BE | _ARTICLES
+
+    def _crossed_around_pivot(self) -> list[Difference]:
+        """Two content words, each once on either side, in the other order around a content word
+        both sides have between them, within SWAP_REACH tokens."""
         def unique_positions(found: Sequence[Token]) -> dict[str, int]:
             count: dict[str, int] = {}
             for t in found:
@@ -552,15 +741,20 @@ class _Reader:
         for x in range(len(shared)):
             for y in range(x + 1, len(shared)):
                 (cx, nx), (cy, ny) = shared[x], shared[y]
+                if cy - cx > SWAP_REACH:
+                    break  # `shared` is in claim order: every later word is farther still
                 sx, sy = in_source[nx], in_source[ny]
                 if sy >= sx:
                     continue
-                if cy - cx > SWAP_REACH or sx - sy > SWAP_REACH:
+                if sx - sy > SWAP_REACH:
                     continue  # clauses moved about, not two roles exchanged around one verb
                 pivots = [norm for k, norm in shared[x + 1:y] if sy < in_source[norm] < sx]
-                if pivots and not self._passive(pivots[0], in_claim, in_source):
-                    claim_span = (self.a[cx].span[0], self.a[cy].span[1])
-                    source_span = (self.b[sy].span[0], self.b[sx].span[1])
+                between = [t.norm for t in self.a[cx + 1:cy]] + [t.norm for t in self.b[sy + 1:sx]]
+                if not pivots or self._passive(pivots[0], in_claim, in_source) or not self._orders(between):
+                    continue
+                claim_span = (self.a[cx].span[0], self.a[cy].span[1])
+                source_span = (self.b[sy].span[0], self.b[sx].span[1])
+                if not self._listed(claim_span, source_span, between):
                     return [Difference("swap", claim_span, source_span, CONTRADICTED,
                                        self._cut(self.claim, claim_span), self._cut(self.source, source_span))]
         return []
@@ -611,6 +805,11 @@ def _number_pairs(found: Sequence[Token]) -> list[tuple[Token, Token]]:
 
 _ANSWER_PARTICLES = frozenset({"yes", "no"})
 _BE = frozenset("is are was were be been being".split())
+_ARTICLES = frozenset({"the", "a", "an"})
+# Words across which the order of two things means nothing ("A and B", "between A and B").
+_UNORDERED = frozenset({"and", "or", "nor", "with", "between", "vs", "versus", "both", "either", "neither"})
+
+
 
 
 def _skip_answer_particle(text: str, found: tuple[Token, ...]) -> tuple[Token, ...]:
@@ -637,12 +836,15 @@ class Shortfall:
     reason: str
 
 
-def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: float = QUOTE_COVERAGE) -> Shortfall | None:
+def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: float = QUOTE_COVERAGE, *,
+                    quoted: bool = True) -> Shortfall | None:
     """Why none of `quotes` (pairs of where, text: verified passage text said to support `claim`,
     "P1" naming its passage) says the claim, or None when one does: it covers `minimum` of the
     claim's content and disagrees with it on no number, name, negation or opposite. A difference
     makes the claim CONTRADICTED only when the rest of the claim copies that quote (a sentence
-    about something else that happens to hold another number contradicts nothing)."""
+    about something else that happens to hold another number contradicts nothing). `quoted`:
+    the texts are the judge's quotes; else the passage sentences closest to the claim, and the
+    reason speaks of passage sentences, not of a quote."""
     if not any(t.content for t in tokens(claim)):
         return None
     best: tuple[Alignment, str] | None = None
@@ -656,8 +858,9 @@ def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: floa
         if best is None or alignment.coverage > best[0].coverage:
             best = (alignment, where)
     if best is None:
-        where = quotes[0][0] if quotes else "any passage"
-        return Shortfall(PARTIALLY_SUPPORTED, f"the quote from {where} shares none of the claim's words")
+        if quoted and quotes:
+            return Shortfall(PARTIALLY_SUPPORTED, f"the quote from {quotes[0][0]} shares none of the claim's words")
+        return Shortfall(PARTIALLY_SUPPORTED, "no passage sentence shares any of the claim's words")
     alignment, where = best
     for difference in alignment.contradictions:
         if alignment.coverage_besides(difference) >= minimum - 1e-9:
@@ -665,5 +868,5 @@ def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: floa
     lacking = alignment.uncovered(claim)
     if not lacking:  # every word is there, but a difference says otherwise
         return Shortfall(PARTIALLY_SUPPORTED, alignment.differences[0].explain(where).rstrip("."))
-    return Shortfall(PARTIALLY_SUPPORTED,
-                     f"the quote from {where} does not say " + ", ".join(f"'{w}'" for w in lacking[:4]))
+    said = f"the quote from {where} does not say " if quoted else "no passage sentence says "
+    return Shortfall(PARTIALLY_SUPPORTED, said + ", ".join(f"'{w}'" for w in lacking[:4]))

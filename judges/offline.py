@@ -1,4 +1,4 @@
-"""The offline judge (v4): deterministic lexical, numeric and entity rules; no model, no network.
+"""The offline judge (v5): deterministic lexical, numeric and entity rules; no model, no network.
 
 It is the default when no model endpoint is configured, so the app runs on a bare machine.
 
@@ -30,9 +30,11 @@ Labels, in order:
 * CONTRADICTED when the aligned sentence says otherwise in one slot while the rest of the claim
   copies it (CONTRADICTION_COVERAGE of its other content words, no other slot different): a
   negation on one side only, another number, unit or name in the slot, an opposite word, roles
-  exchanged around the verb. The explanation quotes the source ("P1 says 'not allowed'");
-* UNSUPPORTED when a quantity or a name of the claim is in no passage (a fabrication, for numbers),
-  or support < PARTIALLY_SUPPORTED_AT;
+  exchanged around the verb or around the same words ("B in A" for "A in B") (v5). The
+  explanation quotes the source ("P1 says 'not allowed'"). A name in the slot of another counts
+  when the passages have it elsewhere (a place swapped for another they name, v5);
+* UNSUPPORTED when a quantity or a name of the claim is in no passage (a fabrication, for numbers;
+  a name put in the slot of another too, v5), or support < PARTIALLY_SUPPORTED_AT;
 * PARTIALLY_SUPPORTED when support < SUPPORTED_AT, or the claim adds a causal link ("because",
   "due to", "led to") that its window does not state, or an absolute ("all", "always", "only",
   "never") its window does not have, or a weaker/stronger word on one scale (all/some,
@@ -58,6 +60,7 @@ from judges.clauses import split_clauses
 from judges.markup import is_heading, plain_view, with_open_marks
 from judges.passages import CAUSAL, UnitIndex, index_units
 from judges.scoring import grounding_score, verdict_for
+from judges.silence import silence
 from judges.text import (
     Quantity,
     Span,
@@ -73,7 +76,7 @@ from judges.text import (
 from judges.types import Claim, Evidence, Fabrication, JudgeInfo, JudgeRequest, JudgeResult, Passage
 
 OFFLINE_PROFILE = "offline"
-OFFLINE_VERSION = "v4"
+OFFLINE_VERSION = "v5"
 OFFLINE_MODEL = "rules"
 
 # Thresholds on support (the weighted share of a claim's terms in its best window). How they were
@@ -129,23 +132,8 @@ META_STEMS = frozenset(stem(w) for w in """
     furthermore moreover
 """.split())
 
-# "The policy does not specify X", "there is no information about X": a statement that the sources
-# are silent. X is what follows the cue.
-_SILENCE = re.compile(
-    r"\b(?:(?:is|are|was|were) not (?:mentioned|specified|stated|given|provided|listed|included|addressed"
-    r"|covered|clear|known|available)|no (?:information|mention|details?|data|indication)"
-    r"|(?:does|do|did)(?:n't| not) (?:specify|mention|say|state|list|provide|include|address|cover|indicate"
-    r"|give|explain))\b",
-    re.IGNORECASE,
-)
-
 _COURTESY_REQUEST = re.compile(r"(?:^|[,;:]\s*)please\b", re.IGNORECASE)
 _WORD_SPLIT = re.compile(r"[A-Za-z]+")
-# "The policy does not include X" speaks of the sources, "Cash fares do not include X" of fares:
-# a "does not <verb>" statement is one of silence only when its subject is the sources.
-_SOURCE_SUBJECT = re.compile(
-    r"\b(?:it|they|this|these|policy|policies|rules?|passages?|sources?|documents?|texts?|articles?|contexts?"
-    r"|pages?|sites?|website|information|summary)\W*$", re.IGNORECASE)
 _CITATION_MARK = re.compile(r"\[\s*P?\d+(?:\s*[,;]\s*P?\d+)*\s*\]|\(\s*P\d+(?:\s*[,;]\s*P?\d+)*\s*\)", re.I)
 
 
@@ -532,13 +520,15 @@ def _label(
         leaning = f" (read with its whole sentence, which {where} states)"
         support = sentence_support
 
-    silence = _silence(text)
-    if silence and not invented:
-        return _silence_label(text[silence.end():], context)
+    silent = silence(text)
+    if silent and not invented:
+        return _silence_label(text[silent.end():], context)
 
     if alignment is not None and where is not None:
         contradiction = _contradiction(alignment)
-        if contradiction:
+        # A name in the slot of another contradicts the sentence when the passages know it (a
+        # place swapped for another they name); a name no passage has is unsupported (below).
+        if contradiction and not (contradiction.kind == "entity" and missing_names):
             return "CONTRADICTED", [contradiction.explain(where)]
 
     partial = _partial_reason(text, alignment, where) if where else ""
@@ -659,14 +649,6 @@ def _window_causal(window: _Window, context: _Request) -> bool:
 
 def _window_has_word(window: _Window, context: _Request, word: str) -> bool:
     return re.search(rf"\b{word}\b", _window_text(window, context), re.IGNORECASE) is not None
-
-
-def _silence(text: str) -> re.Match[str] | None:
-    """Where `text` says the sources are silent (`_SILENCE`), or None."""
-    found = _SILENCE.search(text)
-    if found and found.group().lower().startswith(("do", "did")) and not _SOURCE_SUBJECT.search(text[:found.start()]):
-        return None
-    return found
 
 
 def _silence_label(topic: str, context: _Request) -> tuple[str, list[str]]:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from judges.checks.findings import Finding
 from judges.checks.spans import blank
 from judges.passages import index_units
+from judges.silence import silence
 from judges.text import content_words, quantities
 from judges.types import Fabrication, Passage, Span
 
@@ -144,21 +145,15 @@ def _citing_sentence(answer: Answer, marker: CitationMarker) -> Span:
     return sentence
 
 
-# A sentence saying the sources are silent ("the policy does not specify ...") asserts nothing a
-# cited passage could contain, and "Sources: [1], [2]" only lists them: neither is checked for
-# support (a citation of a missing passage still is).
-SILENCE = re.compile(
-    r"\b(?:not (?:mentioned|specified|stated|given|provided|listed|included|addressed|covered|clear)"
-    r"|no (?:information|mention|details?|data)|(?:does|do|did)(?:n't| not) (?:specify|mention|say|state|list"
-    r"|provide|include|address|cover|indicate))\b",
-    re.IGNORECASE,
-)
+# A sentence saying the sources are silent (judges.silence) asserts nothing a cited passage could
+# contain, and "Sources: [1], [2]" only lists them: neither is checked for support (a citation of a
+# missing passage still is).
 _REFERENCE_WORDS = frozenset("reference source citation context passage document see cited".split())
 
 
 def _unsupported_by(text: str, cited: list[Passage | None]) -> str | None:
     """Why the `cited` passages together do not support `text` (a sentence), or None when they do."""
-    if SILENCE.search(text) or not set(content_words(text)) - _REFERENCE_WORDS:
+    if silence(text) or not set(content_words(text)) - _REFERENCE_WORDS:
         return None
     # Each cited passage's sets are asked in turn, not put together: a sentence may cite many
     # long passages.

@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING
 
 from judges.align import QUOTE_COVERAGE, quote_shortfall
 from judges.checks.bounds import MAX_SCORED
-from judges.checks.citations import SILENCE
 from judges.checks.findings import Finding
 from judges.checks.matching import claim_span
 from judges.checks.provenance import provenance_mentions
 from judges.checks.spans import blank
 from judges.injection import find_injections, strip_invisible
+from judges.silence import silence
 from judges.text import content_tokens, quantities, rough_pieces, split_sentences, stems
 from judges.types import Claim, JudgeRequest, JudgeResult, Passage
 
@@ -165,7 +165,7 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
             ))
             continue
         text = strip_invisible(answer.text[slice(*span)])[0]
-        if SILENCE.search(text):
+        if silence(text):
             continue
         text = blank(text, [m.span for m in provenance_mentions(text, answer.request)]
                      + [q.span for q in quantities(text) if q.is_date or q.is_time])
@@ -177,7 +177,8 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
         if shortfall is None:
             continue
         # The judge may have quoted part of what says the claim, or the wrong sentence.
-        closest = quote_shortfall(text, _closest_sentences(wanted, answer.passages, rough, compared), minimum)
+        closest = quote_shortfall(text, _closest_sentences(wanted, answer.passages, rough, compared), minimum,
+                                  quoted=False)
         if closest is None:
             continue
         if not quoted:

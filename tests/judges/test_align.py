@@ -144,6 +144,14 @@ def test_an_unrelated_quote_does_not_say_the_claim():
     assert shortfall == Shortfall("PARTIALLY_SUPPORTED", "the quote from P1 shares none of the claim's words")
 
 
+def test_without_a_quote_the_reason_speaks_of_passage_sentences():
+    assert quote_shortfall("Students ride free on holidays.", [], quoted=False) == Shortfall(
+        "PARTIALLY_SUPPORTED", "no passage sentence shares any of the claim's words")
+    shortfall = quote_shortfall("Students ride free on holidays and summer weekends.",
+                                [("P1", "Students ride free.")], quoted=False)
+    assert shortfall == Shortfall("PARTIALLY_SUPPORTED", "no passage sentence says 'holidays', 'summer', 'weekends'")
+
+
 def test_a_quote_that_copies_the_claim_says_it():
     assert quote_shortfall("Pets are not allowed in the apartments.", [("P1", "Pets are not allowed in the apartments")]) is None
 
@@ -179,3 +187,94 @@ def test_a_pair_of_sentences_is_taken_only_when_it_matches_two_words_more_than_t
     source = "Seniors pay $1.35 per ride. Children under 5 ride free with a paying adult."
     alignment = align("Seniors ride free with a paying adult.", source)
     assert alignment.source_span == (28, len(source))
+
+
+# --- roles exchanged and names swapped: hand cases beyond the checklist's generator -------------
+
+@pytest.mark.parametrize("source, claim, shown", [
+    ("The Labour Corps recruited from the British Isles were included.",
+     "The British Isles recruited from the Labour Corps were included.", "'Labour Corps recruited from the British Isles'"),
+    ("Jehovah's Witnesses in Buchenwald could not send letters.",
+     "Buchenwald in Jehovah's Witnesses could not send letters.", "'Jehovah's Witnesses in Buchenwald'"),
+    ("Acme acquired Beta in 2001.", "Beta acquired Acme in 2001.", "'Acme acquired Beta'"),
+    ("The night train runs from Vienna to Rome.", "The night train runs from Rome to Vienna.", "'Vienna to Rome'"),
+    ("Lisbon, not Porto, hosted the final.", "Porto, not Lisbon, hosted the final.", "'Lisbon, not Porto'"),
+])
+def test_roles_exchanged_around_the_same_words_are_contradicted(source, claim, shown):
+    [difference] = align(claim, source).contradictions
+    assert difference.kind == "swap"
+    assert shown in difference.explain("P1")
+
+
+@pytest.mark.parametrize("source, claim", [
+    ("Acme acquired Beta in 2001.", "Beta was acquired by Acme in 2001."),  # passive
+    ("Beta was acquired by Acme in 2001.", "Acme acquired Beta in 2001."),
+    ("Paris is the capital of France.", "The capital of France is Paris."),  # a copula names one thing
+    ("Tea, coffee and juice are served.", "Juice, coffee and tea are served."),  # a list
+    ("Tea, coffee, juice are served.", "Juice, coffee, tea are served."),
+    ("The talks between Spain and France ended.", "The talks between France and Spain ended."),
+    ("Barack Obama, the former president, visited Paris.", "The former president, Barack Obama, visited Paris."),
+    ("In June 2011 the probe added ten objects to the catalogue.",
+     "The probe added ten objects to the catalogue in June 2011."),
+])
+def test_a_reordered_paraphrase_is_no_swap(source, claim):
+    assert align(claim, source).contradictions == ()
+
+
+def test_a_name_the_sentence_uses_elsewhere_put_in_another_slot_is_contradicted():
+    source = "During the campaign for the United States elections, Fox News had the highest ratings."
+    alignment = align("During the campaign for the Fox News elections, Fox News had the highest ratings.", source)
+    assert [d.explain("P1") for d in alignment.contradictions] == [
+        "P1 says 'United States' where the claim says 'Fox News'."]
+
+
+def test_a_name_of_the_neighbouring_sentence_never_fills_a_slot():
+    claim = judged("Fengjia Night Market is a night market in Taichung. The market is located next to Feng Chia University.",
+                   "The market is located next to Fengjia Night Market.")
+    assert claim.label == "CONTRADICTED"
+    assert claim.explanation == "P1 says 'Feng Chia University' where the claim says 'Fengjia Night Market'."
+
+
+def test_two_sentences_fused_with_a_name_of_each_stay_supported():
+    claim = judged("Fengjia Night Market is a night market in Taichung. The market is located next to Feng Chia University.",
+                   "Fengjia Night Market is located next to Feng Chia University.")
+    assert claim.label == "SUPPORTED"
+
+
+def test_a_clause_ending_in_a_swapped_name_is_contradicted():
+    claim = judge_offline(JudgeRequest(passages=[
+        {"id": "P1", "text": "Polycyclic aromatic hydrocarbons (PAHs) are hydrocarbons that consist of fused aromatic rings."},
+        {"id": "P2", "text": "Vietnam exports rice."},
+    ], answer="Polycyclic aromatic hydrocarbons (Vietnam) are hydrocarbons that consist of fused aromatic rings.")).claims
+    assert "CONTRADICTED" in [c.label for c in claim]
+
+
+def test_an_apposition_moved_keeps_a_copy_supported():
+    claim = judged("Barack Obama, the former president, visited Paris in 2019.",
+                   "The former president, Barack Obama, visited Paris in 2019.")
+    assert claim.label == "SUPPORTED"
+
+
+@pytest.mark.parametrize("source, claim, shown", [
+    ("The film will be released in US cinemas on 17 March.", "The film will be released in UK cinemas on 17 March.",
+     "P1 says 'US' where the claim says 'UK'."),
+    ("Scooby-Doo was first broadcast on CBS in 1969.", "Hanna-Barbera was first broadcast on CBS in 1969.",
+     "P1 says 'Scooby-Doo' where the claim says 'Hanna-Barbera'."),
+    ("Thailand is home to 63 million people, and Buddhism is central to the identity of Thailand.",
+     "Buddhist is home to 63 million people, and Buddhism is central to the identity of Thailand.",
+     "P1 says 'Thailand' where the claim says 'Buddhist'."),
+])
+def test_a_name_written_as_one_elsewhere_swapped_is_contradicted(source, claim, shown):
+    assert [d.explain("P1") for d in align(claim, source).contradictions] == [shown]
+
+
+def test_a_pronoun_us_is_no_name():
+    assert align("The staff will call us within a day.", "The staff will call us within a day.").differences == ()
+    assert align("The staff will call you within a day.", "The staff will call us within a day.").contradictions == ()
+
+
+def test_a_common_noun_named_from_the_sentence_before_stays_supported():
+    claim = judged("The Middle Ages saw the Hundred Years' War between England and France. "
+                   "The war began in 1337 when the king of France laid claim to Gascony.",
+                   "The Hundred Years' War began in 1337.")
+    assert claim.label == "SUPPORTED"

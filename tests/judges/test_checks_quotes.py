@@ -77,3 +77,17 @@ def test_find_in_passages_normalizes_case_space_quotes_dashes_and_unicode_forms(
     assert find_in_passages("ﬁfty seniors", passages) is None  # NFKC turns the ligature into "fi"
     assert find_in_passages("riders aged 65", passages) == "P1"
     assert find_in_passages("iders aged 65", passages) is None  # whole words only
+
+
+def test_a_policy_fact_saying_what_something_does_not_include_is_quote_checked(fare_request):
+    # "do not include" speaks of the passes here, not of the sources' silence (judges.silence).
+    request = fare_request("Reduced Fare passes do not include free museum entry on weekends.")
+    [claim] = checked(request, *sentence_claims(request)).claims
+    assert claim.label == "PARTIALLY_SUPPORTED"
+    assert "Quote check:" in claim.explanation
+
+
+def test_a_statement_that_the_policy_is_silent_is_not_quote_checked(fare_request):
+    request = fare_request("The policy does not specify whether bicycles are allowed on trains.")
+    [claim] = checked(request, *sentence_claims(request)).claims
+    assert claim.label == "SUPPORTED"

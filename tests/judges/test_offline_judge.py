@@ -90,11 +90,18 @@ def test_an_antonym_in_the_same_sentence_is_contradicted():
     assert "'decreased' where the claim says 'increased'" in claim.explanation
 
 
-def test_an_entity_swapped_in_the_same_slot_is_contradicted(fare_request):
-    answer = "Riders aged 65 and older pay a reduced fare of $1.35 per ride with a valid Gold Card."
+def test_an_entity_swapped_for_one_the_passages_name_is_contradicted(fare_request):
+    answer = "Riders aged 65 and older pay a reduced fare of $1.35 per ride with a valid Reduced Fare card."
     [claim] = judge_offline(fare_request(answer)).claims
     assert claim.label == "CONTRADICTED"
-    assert "P1 says 'Senior ID' where the claim says 'Gold'" in claim.explanation
+    assert "P1 says 'Senior ID' where the claim says 'Reduced Fare'" in claim.explanation
+
+
+def test_an_entity_swapped_for_one_no_passage_names_is_unsupported(fare_request):
+    answer = "Riders aged 65 and older pay a reduced fare of $1.35 per ride with a valid Gold Card."
+    [claim] = judge_offline(fare_request(answer)).claims
+    assert claim.label == "UNSUPPORTED"
+    assert "'Gold'" in claim.explanation
 
 
 def test_a_name_no_passage_has_makes_a_claim_unsupported(fare_request):
