@@ -16,7 +16,7 @@ from reviewapp.services.clients import api_client_create
 from tests.conftest import _test_database_url, fare_payload, wait_for
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.faultkit import Worker
-from tests.judges.test_cpu_budget import HEAVY_ANSWER, HEAVY_PASSAGES
+from tests.judges.test_cpu_budget import HEAVY_ANSWER, heavy_passages
 from tests.judges.test_openai_backend import GOOD, PASSAGE
 from tests.test_judging_worker import ANSWER_FOR_GOOD
 
@@ -64,7 +64,7 @@ def _settled(ids):
 
 def test_an_answer_that_burns_cpu_fails_its_run_instead_of_holding_a_worker(budget_worker):
     attacker, _ = api_client_create(name="attacker")
-    heavy = _post(attacker, answer=HEAVY_ANSWER, passages=HEAVY_PASSAGES)
+    heavy = _post(attacker, answer=HEAVY_ANSWER, passages=heavy_passages())
     cheap = _post(None)
     wait_for(lambda: _settled([heavy, cheap]), timeout=60)
 
