@@ -32,6 +32,9 @@ class BudgetSpent(Exception):
         self.budget_s = budget_s
 
 
+RAISE_AGAIN_S = 0.05
+
+
 class _Watchdog:
     """One thread per process watching every thread that judges on a budget."""
 
@@ -63,11 +66,14 @@ class _Watchdog:
                 for ident, (clock, ends_at) in list(self._ends_at.items()):
                     left = ends_at - time.clock_gettime(clock)
                     if left <= 0:
-                        # Raised once only: a second one could land in the caller's clean-up,
-                        # past the handler that catches the first.
-                        del self._ends_at[ident]
+                        # Raised again every RAISE_AGAIN_S of the thread's CPU while it stays armed:
+                        # Python drops an exception raised where it ignores them (a gc callback, a
+                        # __del__ or weakref callback, running in whichever thread set them off) and a
+                        # bare `except:` may swallow one. Only within_cpu_budget disarms, and it takes
+                        # any that arrive meanwhile, so none lands past its edge.
+                        self._ends_at[ident] = (clock, time.clock_gettime(clock) + RAISE_AGAIN_S)
                         _raise_in(ident, CPUBudgetExceeded)
-                        continue
+                        left = RAISE_AGAIN_S
                     # One thread's CPU clock runs no faster than the wall clock.
                     wait = left if wait is None else min(wait, left)
                 self._wake.wait(wait)

@@ -83,6 +83,44 @@ def test_an_except_exception_in_the_judge_cannot_swallow_the_budget():
         within_cpu_budget(0.1, stubborn)
 
 
+def test_a_budget_exception_dropped_where_python_ignores_exceptions_is_raised_again():
+    import gc
+
+    calls = []
+
+    def in_a_gc_callback(phase, info):  # as hypothesis leaves one installed: exceptions in it are dropped
+        if phase == "start" and not calls:
+            calls.append(phase)
+            _burn(0.3)  # the budget runs out in here
+
+    def collects_then_works():
+        gc.collect()
+        _burn(3.0)
+        return "finished"
+
+    gc.callbacks.append(in_a_gc_callback)
+    try:
+        started = time.thread_time()
+        with pytest.raises(BudgetSpent):
+            within_cpu_budget(0.1, collects_then_works)
+        assert calls and time.thread_time() - started < 1.5
+    finally:
+        gc.callbacks.remove(in_a_gc_callback)
+
+
+def test_a_bare_except_that_swallows_the_first_is_stopped_by_the_next():
+    def swallows_once():
+        try:
+            _burn(5.0)
+        except BaseException:  # noqa: BLE001 - a judge that swallows everything once
+            pass
+        _burn(5.0)
+        return "finished"
+
+    with pytest.raises(BudgetSpent):
+        within_cpu_budget(0.1, swallows_once)
+
+
 def test_no_exception_reaches_the_thread_after_the_budgeted_work_returned():
     for _ in range(50):  # each finishes within a hair of its budget
         try:
