@@ -1,3 +1,5 @@
+import json
+
 from django import template
 
 register = template.Library()
@@ -38,3 +40,9 @@ def has_claim(claims, claim_pk) -> bool:
 def label_name(label: str) -> str:
     """PARTIALLY_SUPPORTED -> Partially supported."""
     return label.replace("_", " ").capitalize()
+
+
+@register.filter
+def pretty_json(value) -> str:
+    """Indented JSON for reading (the template escapes it, as it escapes any text)."""
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
