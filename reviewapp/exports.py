@@ -366,7 +366,9 @@ def _passages(answer_ids: set[int], passage_text: bool) -> dict[int, list]:
             passages[answer_id].append(pid)
         return passages
     for answer_id, pid, text, *header in _fetch(rows.values_list("answer_id", "pid", "text", *PASSAGE_FIELDS)):
-        passages[answer_id].append({"id": pid, "text": text} | dict(zip(PASSAGE_FIELDS, header)))
+        fields = dict(zip(PASSAGE_FIELDS, header))
+        fields["metadata"] = orjson.loads(fields["metadata"])  # jsonb arrives as text (Django's loader)
+        passages[answer_id].append({"id": pid, "text": text} | fields)
     return passages
 
 
