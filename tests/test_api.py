@@ -241,7 +241,7 @@ def test_the_openapi_document_describes_every_operation(client):
     assert response.status_code == 200
     doc = response.json()
     assert set(doc["paths"]) == {"/api/v1/answers", "/api/v1/answers/{answer_id}", "/api/v1/webhook",
-                                 "/api/v1/webhook/deliveries"}
+                                 "/api/v1/webhook/deliveries", "/api/v1/otlp/v1/traces"}
     assert set(doc["paths"]["/api/v1/webhook"]) == {"put", "get", "delete"}
     post = doc["paths"]["/api/v1/answers"]["post"]
     assert {"200", "202", "400", "401", "409"} <= set(post["responses"])
