@@ -57,7 +57,8 @@ def test_a_retriever_shaped_passage_is_stored_shown_escaped_and_exported(api, cl
     assert "retriever score 0.82" in page and "retriever score 0.0" in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert(1)" not in page
     assert "a b&quot;c&lt;i&gt;" in page and HOSTILE_ID not in page
-    assert 'id="passage-1"' in page and 'id="passage-2"' in page  # DOM ids by position, never the client's id
+    # A plain id names its DOM node; another id is replaced by its position (no space, quote or #).
+    assert 'id="passage-doc-17#3"' not in page and 'id="passage-~1"' in page and 'id="passage-~2"' in page
     assert '<details class="retriever-metadata">' in page
 
     Answer.objects.filter(pk=answer.pk).update(review_status="in_review")
@@ -125,3 +126,11 @@ def test_the_openapi_document_describes_the_passage_fields(client):
     assert {"id", "text", "source_url", "url", "score", "metadata"} <= set(passage)
     assert passage["id"]["anyOf"][0]["maxLength"] == 100
     assert "source_url" in passage["url"]["description"]
+
+
+def test_review_page_dom_ids_keep_plain_ids_and_number_the_others():
+    from reviewapp.templatetags.claimdesk import passage_dom_id
+
+    pids = ["P1", "fare-policy-4.2", "a b", 'x"~1', "doc-17#3"]
+    assert [passage_dom_id(Passage(pid=pid, position=n)) for n, pid in enumerate(pids)] == [
+        "passage-P1", "passage-fare-policy-4.2", "passage-~3", "passage-~4", "passage-~5"]

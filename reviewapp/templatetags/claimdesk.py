@@ -1,4 +1,5 @@
 import json
+import re
 
 from django import template
 
@@ -6,6 +7,8 @@ register = template.Library()
 
 LABEL_ICONS = {"SUPPORTED": "✓", "PARTIALLY_SUPPORTED": "◐", "CONTRADICTED": "✗", "UNSUPPORTED": "?"}
 WORST_FIRST = ("CONTRADICTED", "UNSUPPORTED", "PARTIALLY_SUPPORTED", "SUPPORTED")
+# Passage ids safe as they are in an HTML id, a CSS selector and a URL fragment.
+PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]+")
 
 
 @register.filter
@@ -46,3 +49,10 @@ def label_name(label: str) -> str:
 def pretty_json(value) -> str:
     """Indented JSON for reading (the template escapes it, as it escapes any text)."""
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+
+
+@register.filter
+def passage_dom_id(passage) -> str:
+    """The passage's HTML id: `passage-<its id>` when that id is plain, else `passage-~<position>`
+    (a client's id may hold spaces, quotes or `#`; no plain id holds `~`, so none is shared)."""
+    return f"passage-{passage.pid}" if PLAIN_ID.fullmatch(passage.pid) else f"passage-~{passage.position + 1}"
