@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 if TYPE_CHECKING:
     from judges.examples import WorkedExamples  # judges.examples imports this module
@@ -33,6 +33,7 @@ FabricationKind = Literal["quote", "citation", "statistic", "entity", "date"]
 MAX_ANSWER_CHARS = 50_000
 MAX_PASSAGE_CHARS = 100_000
 MAX_PASSAGES = 100
+MAX_PASSAGE_ID_CHARS = 100
 MAX_TURNS = 50
 
 Span = tuple[int, int]
@@ -47,15 +48,63 @@ class Turn(_Strict):
     content: str = Field(max_length=MAX_ANSWER_CHARS)
 
 
+def passage_id_problem(pid: str) -> str | None:
+    """Why `pid` cannot name a passage, or None when it can: any printable text up to
+    MAX_PASSAGE_ID_CHARS, as retrievers emit ("doc-17#3"). An id is printed in a prompt's label
+    line (judges.profiles.render), so it holds no line break and no `<<<` / `>>>`, which mark
+    the data delimiters there."""
+    if not pid.strip():
+        return "must not be blank"
+    if len(pid) > MAX_PASSAGE_ID_CHARS:
+        return f"must be at most {MAX_PASSAGE_ID_CHARS} characters"
+    if pid != pid.strip():
+        return "must not start or end with whitespace"
+    if not pid.isprintable():
+        return "must be printable text (no line breaks or control characters)"
+    if "<<<" in pid or ">>>" in pid:
+        return "must not contain '<<<' or '>>>' (they mark the data delimiters in the judge's prompt)"
+    return None
+
+
 class Passage(_Strict):
-    id: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
+    id: str | None = Field(default=None, min_length=1, max_length=MAX_PASSAGE_ID_CHARS,
+                           description="printable text, no leading or trailing whitespace, no '<<<' or '>>>'; "
+                                       "unique in the request; P1..Pn by position when left out")
     text: str = Field(min_length=1, max_length=MAX_PASSAGE_CHARS)
     tag: str | None = Field(default=None, max_length=200)
     agency: str | None = Field(default=None, max_length=200)
     title: str | None = Field(default=None, max_length=500)
     section: str | None = Field(default=None, max_length=200)
     source_url: str | None = Field(default=None, max_length=2000)
+    # The name retrievers give source_url; stored as source_url (so never dumped under its own name).
+    url: str | None = Field(default=None, max_length=2000, exclude=True,
+                            description="the same as source_url (the name retrievers use); give one, or both equal")
     fetched_at: str | None = Field(default=None, max_length=40, description="ISO 8601 date or datetime")
+    # What the retriever said of the passage: stored, shown to reviewers and exported, never judged.
+    score: float | None = Field(default=None, strict=True, allow_inf_nan=False,
+                                description="the retriever's relevance score, a finite number")
+    metadata: dict[str, Any] = Field(default_factory=dict, description="the retriever's metadata, a JSON object")
+
+    @field_validator("id")
+    @classmethod
+    def _usable_id(cls, value: str | None) -> str | None:
+        if value is not None and (problem := passage_id_problem(value)):
+            raise ValueError(problem)
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def _one_url(cls, value: str | None, info: ValidationInfo) -> str | None:
+        source_url = info.data.get("source_url")
+        if value is not None and source_url is not None and source_url != value:
+            raise ValueError("differs from source_url; url is another name for it: give one, or both equal")
+        return value
+
+    @model_validator(mode="after")
+    def _url_is_source_url(self) -> Passage:
+        if self.source_url is None and self.url is not None:
+            self.source_url = self.url
+        return self
 
     @field_validator("text")
     @classmethod

@@ -59,7 +59,9 @@ CSV_FIELDS = (
     "origin", "note", "reviewer", "decided_at", "judge_profile", "judge_version", "judge_model", "judge_backend",
     "policy_version",
 )
-PASSAGE_FIELDS = ("tag", "agency", "title", "section", "source_url", "fetched_at")
+PASSAGE_FIELDS = ("tag", "agency", "title", "section", "source_url", "fetched_at", "score", "metadata")
+# A passage field with one of these values was not given (golden records leave such fields out).
+UNSET = ("", None, {})
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP "CSV injection").
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\0")
 # A human's non-SUPPORTED label as a golden-set span label (judges.eval counts all three positive).
@@ -366,7 +368,9 @@ def _passages(answer_ids: set[int], passage_text: bool) -> dict[int, list]:
             passages[answer_id].append(pid)
         return passages
     for answer_id, pid, text, *header in _fetch(rows.values_list("answer_id", "pid", "text", *PASSAGE_FIELDS)):
-        passages[answer_id].append({"id": pid, "text": text} | dict(zip(PASSAGE_FIELDS, header)))
+        fields = dict(zip(PASSAGE_FIELDS, header))
+        fields["metadata"] = orjson.loads(fields["metadata"])  # jsonb arrives as text (Django's loader)
+        passages[answer_id].append({"id": pid, "text": text} | fields)
     return passages
 
 
@@ -427,7 +431,7 @@ def golden_record(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "dataset": "ClaimDesk",
         "task_type": "rag_qa",
         "question": first["question"] or None,
-        "passages": [{k: v for k, v in p.items() if v} for p in first["passages"]],  # blank header fields left out
+        "passages": [{k: v for k, v in p.items() if v not in UNSET} for p in first["passages"]],  # unset left out
         "answer": first["answer"],
         "hallucinated": hallucinated,
         "spans": spans,

@@ -159,7 +159,7 @@ class Answer(models.Model):
 
 class Passage(models.Model):
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="passages")
-    pid = models.CharField(max_length=64)
+    pid = models.CharField(max_length=100)  # the client's id: judges.types.passage_id_problem says which
     position = models.PositiveIntegerField()
     text = models.TextField()
     tag = models.CharField(max_length=200, blank=True)
@@ -168,6 +168,9 @@ class Passage(models.Model):
     section = models.CharField(max_length=200, blank=True)
     source_url = models.CharField(max_length=2000, blank=True)
     fetched_at = models.CharField(max_length=40, blank=True, help_text="ISO 8601 date or datetime, as sent")
+    # The retriever's own view of the passage: shown to reviewers and exported, never judged.
+    score = models.FloatField(null=True, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["position"]
@@ -364,7 +367,7 @@ class Evidence(models.Model):
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="evidence")
     # Null when the judge named a passage id the answer does not have (itself a finding).
     passage = models.ForeignKey(Passage, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
-    passage_pid = models.CharField(max_length=64)
+    passage_pid = models.CharField(max_length=100)
     position = models.PositiveIntegerField()
     quote = models.TextField()
     start = models.PositiveIntegerField(null=True, blank=True)
@@ -528,7 +531,7 @@ class WorkedExample(AppendOnly):
     # Where it came from; the snapshot below is what the prompt carries.
     source_claim = models.ForeignKey(Claim, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     claim_text = models.TextField()
-    passage_pid = models.CharField(max_length=64, blank=True)
+    passage_pid = models.CharField(max_length=100, blank=True)
     passage_excerpt = models.TextField()
     judge_label = models.CharField(max_length=20, choices=LABEL_CHOICES)
     human_label = models.CharField(max_length=20, choices=LABEL_CHOICES)

@@ -19,6 +19,7 @@ Spans that are neither part of a run nor a run are counted, not refused. Nothing
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,9 @@ from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest, ExportTraceServiceResponse,
 )
+
+from judges.types import passage_id_problem
+from reviewapp import strict_json
 
 JSON_TYPE, PROTOBUF_TYPE = "application/json", "application/x-protobuf"
 _OI_DOCUMENT = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(id|content|score|metadata)$")
@@ -207,12 +211,16 @@ def runs_in(spans: list[Span]) -> Reading:
 
 
 def _payload(external_id: str, llm: Span, answer: str, retrievals: list[Span]) -> dict[str, Any]:
-    passages, seen = [], set()
+    passages, seen, seen_ids = [], set(), set()
     for retrieval in retrievals:
         for document in _documents(retrieval) or []:
             key = (document.get("id"), document["text"])
             if key not in seen:
                 seen.add(key)
+                if document.get("id") in seen_ids:  # one id, two texts: ingest numbers the second
+                    document = {k: v for k, v in document.items() if k != "id"}
+                elif "id" in document:
+                    seen_ids.add(document["id"])
                 passages.append(document)
     question = next((q for r in retrievals if (q := _query(r))), "") or _last_user_message(llm)
     return {
@@ -227,7 +235,7 @@ def _payload(external_id: str, llm: Span, answer: str, retrievals: list[Span]) -
 
 
 def _documents(span: Span) -> list[dict] | None:
-    """The span's retrieved documents as passages ({id?, text}), or None when it retrieved nothing."""
+    """The span's retrieved documents as passages ({id?, text, score?, metadata?}), or None when it retrieved nothing."""
     attributes = span.attributes
     if attributes.get("openinference.span.kind", "").upper() == "RETRIEVER" or any(
             _OI_DOCUMENT.match(key) for key in attributes):
@@ -247,11 +255,19 @@ def _documents(span: Span) -> list[dict] | None:
 def _passage(document: dict) -> dict:
     passage = {"text": _text(document.get("content"))}
     identifier = str(document.get("id") or "")
-    # The ingest payload's passage ids are short and plain; others are numbered by ingest instead.
-    if re.fullmatch(r"[A-Za-z0-9_.:-]{1,64}", identifier):
+    # An id the ingest payload refuses (too long, a line break) is left out: ingest numbers it.
+    if identifier and passage_id_problem(identifier) is None:
         passage["id"] = identifier
+    score = document.get("score")
+    if isinstance(score, (int, float)) and not isinstance(score, bool) and math.isfinite(score):
+        passage["score"] = score
     metadata = _json_or_value(document.get("metadata"))
     if isinstance(metadata, dict):
+        try:
+            strict_json.check(metadata)  # a trace's JSON may hold NaN or lone surrogates: not stored
+            passage["metadata"] = metadata
+        except strict_json.UnstorableJSON:
+            pass
         url = metadata.get("url") or metadata.get("source")
         if isinstance(url, str) and url.startswith(("http://", "https://")) and len(url) <= 2000:
             passage["source_url"] = url

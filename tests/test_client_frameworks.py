@@ -56,6 +56,12 @@ def _posted(external_id: str):
     return answer.question, [(p.pid, p.text) for p in answer.passages.order_by("position")]
 
 
+def _scores(external_id: str):
+    from reviewapp.models import Answer
+
+    return [p.score for p in Answer.objects.get(external_id=external_id).passages.order_by("position")]
+
+
 def _fare_chain(llm_reply: str = ANSWER):
     from langchain_core.documents import Document
     from langchain_core.language_models.fake import FakeListLLM
@@ -68,7 +74,7 @@ def _fare_chain(llm_reply: str = ANSWER):
         def _get_relevant_documents(self, query, *, run_manager):
             return [Document(SENIOR, id="fare-policy-4.2",
                              metadata={"title": "Fare Policy", "source": "https://example.org/fares"}),
-                    Document(PASS, metadata={"id": "doc-17#3"})]  # an id the server does not take (yet)
+                    Document(PASS, metadata={"id": "doc-17#3", "relevance_score": 0.62})]  # a reranker's score
 
     prompt = PromptTemplate.from_template("Passages:\n{context}\n\nQuestion: {question}\nAnswer:")
     context = FareRetriever() | (lambda docs: "\n\n".join(doc.page_content for doc in docs))
@@ -91,7 +97,8 @@ def test_the_langchain_handler_posts_a_chains_retrieval_and_output_and_it_is_jud
     assert [c.label for c in result.claims] == ["SUPPORTED", "CONTRADICTED"]
     assert result.claims[0].evidence[0].passage_id == "fare-policy-4.2"
     assert result.safe_answer == "Riders aged 65 and older pay a reduced fare of $1.00 per ride."
-    assert _posted(str(run_id)) == (QUESTION, [("fare-policy-4.2", SENIOR), ("P2", PASS)])
+    assert _posted(str(run_id)) == (QUESTION, [("fare-policy-4.2", SENIOR), ("doc-17#3", PASS)])
+    assert _scores(str(run_id)) == [None, 0.62]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -167,6 +174,7 @@ def test_the_llamaindex_handler_posts_a_querys_source_nodes_and_response_and_it_
     assert [c.label for c in result.claims] == ["SUPPORTED", "CONTRADICTED"]
     assert result.claims[1].evidence[0].passage_id == "fare-policy-7.1"
     assert _posted(result.external_id) == (QUESTION, [("fare-policy-4.2", SENIOR), ("fare-policy-7.1", PASS)])
+    assert _scores(result.external_id) == [0.91, 0.62]  # the nodes' scores
 
 
 def test_a_handler_given_to_an_inner_chain_only_posts_that_chains_run():
@@ -188,6 +196,22 @@ def test_a_handler_given_to_an_inner_chain_only_posts_that_chains_run():
     (payload,) = posted
     assert (payload["question"], payload["answer"]) == (QUESTION, ANSWER)
     assert payload["passages"] == [
-        {"id": "fare-policy-4.2", "text": SENIOR, "title": "Fare Policy", "source_url": "https://example.org/fares"},
-        {"text": PASS}]
+        {"id": "fare-policy-4.2", "text": SENIOR, "title": "Fare Policy", "source_url": "https://example.org/fares",
+         "metadata": {"title": "Fare Policy", "source": "https://example.org/fares"}},
+        {"id": "doc-17#3", "text": PASS, "score": 0.62, "metadata": {"id": "doc-17#3", "relevance_score": 0.62}}]
     assert uuid.UUID(payload["external_id"])  # the inner chain's run id
+
+
+def test_documents_become_passages_with_the_ids_the_server_takes_and_storable_metadata():
+    from datetime import date
+
+    from claimdesk_client import _passages
+    from judges.types import passage_id_problem
+
+    for pid in ("doc-17#3", 'a b"c', "x" * 100, "x" * 101, " padded", "two\nlines", "a>>>b", ""):
+        kept = "id" in _passages.passage("t", id=pid, metadata={})
+        assert kept == (passage_id_problem(pid) is None), pid  # the client's rule is the server's
+    found = _passages.passage("t", id="n1", metadata={"day": date(2026, 1, 2), "nan": float("nan"), "page": 4,
+                                                      "score": float("inf")}, score=0.5)
+    assert (found["score"], found["metadata"]) == (0.5, {"page": 4})
+    assert "score" not in _passages.passage("t", id=None, metadata={"score": "high"})

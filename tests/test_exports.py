@@ -91,7 +91,8 @@ def test_a_jsonl_row_holds_the_decision_the_judge_label_and_the_context():
     assert [p["id"] for p in row["passages"]] == ["P1", "P2"]
     assert row["passages"][0] | {"text": ""} == {
         "id": "P1", "text": "", "tag": "reduced-fare", "agency": "Lakeshore Regional Transit", "title": "Fare Policy",
-        "section": "4.2", "source_url": "https://example.org/fares", "fetched_at": "2026-08-16"}
+        "section": "4.2", "source_url": "https://example.org/fares", "fetched_at": "2026-08-16", "score": None,
+        "metadata": {}}
     assert (row["claim_id"], row["claim_text"]) == (decided.cid, decided.text)
     assert row["answer_span"] == [decided.answer_start, decided.answer_end]
     assert (row["judge_label"], row["category"], row["explanation"]) == (

@@ -37,6 +37,37 @@ def test_openinference_document_urls_become_source_urls():
     assert run.payload["passages"][0]["source_url"] == "https://fares.example/doc-1"
 
 
+@pytest.mark.parametrize("encoding", ["json", "protobuf"])
+def test_openinference_document_scores_and_metadata_ride_along(encoding):
+    [run] = _read(traces.export_request(traces.openinference_spans()), encoding).runs
+    assert [(p["score"], p["metadata"]) for p in run.payload["passages"]] == [
+        (pytest.approx(0.9), {"url": "https://fares.example/doc-1"}),
+        (pytest.approx(0.8), {"url": "https://fares.example/doc-2"})]
+
+
+def _genai_documents(documents: list[dict]) -> list[dict]:
+    spans = traces.genai_spans()
+    retrieval = spans[0]["attributes"]
+    next(a for a in retrieval if a["key"] == "gen_ai.retrieval.documents")["value"] = {
+        "stringValue": json.dumps(documents)}
+    [run] = _read(traces.export_request(spans)).runs
+    JudgeRequest.model_validate(run.payload)
+    return run.payload["passages"]
+
+
+def test_genai_documents_keep_retriever_ids_scores_and_metadata_and_drop_what_ingest_refuses():
+    passages = _genai_documents([
+        {"id": "doc-17#3", "content": "Seniors pay $1.00.", "score": 0.82, "metadata": {"page": 4}},
+        {"id": "a\nb", "content": "A 30-day pass costs $92.00.", "score": "high", "metadata": {"x": float("nan")}},
+        {"id": "doc-17#3", "content": "Another text under the same id.", "score": True},
+    ])
+    assert passages == [
+        {"text": "Seniors pay $1.00.", "id": "doc-17#3", "score": 0.82, "metadata": {"page": 4}},
+        {"text": "A 30-day pass costs $92.00."},  # the id has a line break, the score is no number, NaN
+        {"text": "Another text under the same id."},  # a repeated id: ingest numbers it
+    ]
+
+
 def test_a_trace_with_two_llm_calls_gives_two_runs_each_named_by_its_span():
     spans = traces.openinference_spans()
     second = json.loads(json.dumps(spans[2]))

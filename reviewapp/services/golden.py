@@ -73,6 +73,7 @@ def _store(name: str, records: list[Record]) -> None:
         Passage(
             answer=answer, pid=passage.id, position=position, text=passage.text,
             **{f: getattr(passage, f) or "" for f in ("tag", "agency", "title", "section", "source_url", "fetched_at")},
+            score=passage.score, metadata=passage.metadata,
         )
         for answer, record in zip(answers, records)
         for position, passage in enumerate(record.request.passages)

@@ -41,6 +41,7 @@ class ExternalIdReused(Exception):
 
 # What is judged; external_id names it and metadata rides along (a retry may carry new trace ids).
 _HASHED_FIELDS = {"question", "answer", "prior_turns", "passages", "profile"}
+_LATER_PASSAGE_DEFAULTS = {"score": None, "metadata": {}}
 
 
 def request_hash(request: JudgeRequest) -> str:
@@ -48,6 +49,12 @@ def request_hash(request: JudgeRequest) -> str:
     answer posted twice hashes the same however its JSON was spelt (key order, spacing, escapes,
     defaults left out or written out)."""
     fields = request.model_dump(mode="json", include=_HASHED_FIELDS)
+    for passage in fields["passages"]:
+        # Passage fields added later count only when given, so that a request stored before they
+        # existed, sent again, hashes as it did then.
+        for name, default in _LATER_PASSAGE_DEFAULTS.items():
+            if passage.get(name) == default:
+                del passage[name]
     return hashlib.sha256(orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
@@ -102,11 +109,12 @@ _STORE = """
         RETURNING id
     ), passages AS (
         INSERT INTO reviewapp_passage (answer_id, pid, position, text, tag, agency, title, section, source_url,
-            fetched_at)
+            fetched_at, score, metadata)
         SELECT answer.id, p.pid, p.position, p.text, p.tag, p.agency, p.title, p.section, p.source_url,
-            p.fetched_at
+            p.fetched_at, p.score, p.metadata
         FROM answer, json_to_recordset(%s::json) AS p(pid text, position integer, text text, tag text,
-            agency text, title text, section text, source_url text, fetched_at text)
+            agency text, title text, section text, source_url text, fetched_at text, score double precision,
+            metadata jsonb)
     )
     SELECT id FROM answer
 """
@@ -117,7 +125,7 @@ def _passage_fields(request: JudgeRequest) -> list[dict]:
     return [
         {"pid": p.id, "position": position, "text": p.text, "tag": p.tag or "", "agency": p.agency or "",
          "title": p.title or "", "section": p.section or "", "source_url": p.source_url or "",
-         "fetched_at": p.fetched_at or ""}
+         "fetched_at": p.fetched_at or "", "score": p.score, "metadata": p.metadata}
         for position, p in enumerate(request.passages)
     ]
 

@@ -1,9 +1,14 @@
+import json
+import re
+
 from django import template
 
 register = template.Library()
 
 LABEL_ICONS = {"SUPPORTED": "✓", "PARTIALLY_SUPPORTED": "◐", "CONTRADICTED": "✗", "UNSUPPORTED": "?"}
 WORST_FIRST = ("CONTRADICTED", "UNSUPPORTED", "PARTIALLY_SUPPORTED", "SUPPORTED")
+# Passage ids safe as they are in an HTML id, a CSS selector and a URL fragment.
+PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]+")
 
 
 @register.filter
@@ -45,3 +50,16 @@ def has_claim(claims, claim_pk) -> bool:
 def label_name(label: str) -> str:
     """PARTIALLY_SUPPORTED -> Partially supported."""
     return label.replace("_", " ").capitalize()
+
+
+@register.filter
+def pretty_json(value) -> str:
+    """Indented JSON for reading (the template escapes it, as it escapes any text)."""
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+
+
+@register.filter
+def passage_dom_id(passage) -> str:
+    """The passage's HTML id: `passage-<its id>` when that id is plain, else `passage-~<position>`
+    (a client's id may hold spaces, quotes or `#`; no plain id holds `~`, so none is shared)."""
+    return f"passage-{passage.pid}" if PLAIN_ID.fullmatch(passage.pid) else f"passage-~{passage.position + 1}"

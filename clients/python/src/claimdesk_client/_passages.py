@@ -3,14 +3,22 @@ framework integrations."""
 
 from __future__ import annotations
 
-import re
+import json
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-# The ids the server accepts today; others are left out and the server numbers the passage
-# P1..Pn. (Issue 20 item 1 widens this to 100 printable characters: widen it here with it.)
-_SERVER_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 _URL_KEYS = ("source_url", "url", "source")
+_SCORE_KEYS = ("score", "relevance_score")  # what vector stores and rerankers put in Document metadata
+MAX_ID_CHARS = 100
+
+
+def server_takes_id(pid: str) -> bool:
+    """The server's rule for passage ids: printable text up to 100 characters, not blank, no
+    leading or trailing whitespace, no `<<<` / `>>>`. Others are left out and the server numbers
+    the passage P1..Pn."""
+    return (0 < len(pid) <= MAX_ID_CHARS and pid.strip() == pid and pid.isprintable()
+            and "<<<" not in pid and ">>>" not in pid)
 
 
 def _url(metadata: Mapping[str, Any]) -> str | None:
@@ -21,15 +29,42 @@ def _url(metadata: Mapping[str, Any]) -> str | None:
     return None
 
 
-def passage(text: str, *, id: object, metadata: Mapping[str, Any]) -> dict[str, Any]:
+def _finite(value: object) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def _json_object(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The metadata entries that are JSON the server stores (no NaN, no objects JSON cannot spell)."""
+    kept = {}
+    for key, value in metadata.items():
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError):
+            continue
+        kept[str(key)] = value
+    return kept
+
+
+def passage(text: str, *, id: object, metadata: Mapping[str, Any], score: object = None) -> dict[str, Any]:
+    """`score`: the retriever's, when it gives one beside the document (LlamaIndex); else a score
+    found in the metadata."""
     found: dict[str, Any] = {"text": text}
-    if id is not None and _SERVER_ID.fullmatch(str(id)):
+    if id is not None and server_takes_id(str(id)):
         found["id"] = str(id)
     title = metadata.get("title")
     if isinstance(title, str) and 0 < len(title) <= 500:
         found["title"] = title
     if url := _url(metadata):
         found["source_url"] = url
+    score = _finite(score)
+    if score is None:
+        score = next((s for key in _SCORE_KEYS if (s := _finite(metadata.get(key))) is not None), None)
+    if score is not None:
+        found["score"] = score
+    if kept := _json_object(metadata):
+        found["metadata"] = kept
     return found
 
 

@@ -47,7 +47,7 @@ class ClaimDeskEventHandler(BaseEventHandler):
         query = event.query.query_str if isinstance(event.query, QueryBundle) else str(event.query)
         passages = _passages.unique(
             _passages.passage(hit.node.get_content(metadata_mode=MetadataMode.NONE), id=hit.node.node_id,
-                              metadata=hit.node.metadata)
+                              metadata=hit.node.metadata, score=hit.score)
             for hit in getattr(event.response, "source_nodes", None) or [])
         self.submissions.append(self.client.submit(answer, passages, question=query,
                                                    external_id=event.span_id or event.id_,
