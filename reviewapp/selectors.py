@@ -21,7 +21,7 @@ from django.utils import timezone
 from judges.safe import safe_answer
 from judges.types import Claim as ClaimResult
 from judges.types import Evidence as EvidenceResult
-from reviewapp.models import Answer, ApiClient, AuditEvent, Claim, Evidence, JudgeRun
+from reviewapp.models import Answer, ApiClient, AuditEvent, Claim, Evidence, Job, JudgeRun
 
 
 def answer_for_client(*, client: ApiClient, public_id: str) -> Answer | None:
@@ -75,6 +75,32 @@ def _client_cursor_decoded(cursor: str) -> tuple[datetime, UUID]:
         return datetime.fromisoformat(created_at), UUID(public_id)
     except (ValueError, TypeError) as exc:
         raise BadCursor("cursor: not a cursor this API returned (pass next_cursor back unchanged)") from exc
+
+
+def posted_answers() -> QuerySet[Answer]:
+    """Answers clients posted. Golden-set answers (no client, imported for `evaluate`) are
+    measuring material, not traffic: pages and jobs leave them out unless asked."""
+    return Answer.objects.exclude(client=None, metadata__has_key="golden")
+
+
+def rejudge_answer_ids(*, since: date | None, until: date | None, review_status: str, limit: int,
+                       include_golden: bool) -> list[int]:
+    """The answers a re-judge job takes, newest first: judged or failed ones in the date range."""
+    answers = Answer.objects.all() if include_golden else posted_answers()
+    answers = answers.filter(status__in=[Answer.Status.JUDGED, Answer.Status.FAILED])
+    if since:
+        answers = answers.filter(created_at__gte=_day_start(since))
+    if until:
+        answers = answers.filter(created_at__lt=_day_start(until + timedelta(days=1)))
+    if review_status:
+        answers = answers.filter(review_status=review_status)
+    return list(answers.order_by("-created_at").values_list("pk", flat=True)[:limit])
+
+
+def jobs() -> QuerySet[Job]:
+    """Admin jobs, newest first, each with `failed_runs`: the re-judge runs that failed."""
+    return Job.objects.select_related("created_by").annotate(
+        failed_runs=Count("runs", filter=Q(runs__status=JudgeRun.Status.FAILED)))
 
 
 def shown_claims(answer: Answer) -> list[Claim]:

@@ -88,9 +88,7 @@ def metrics(request: HttpRequest) -> HttpResponse:
 
 @reviewer_required
 def answers(request: HttpRequest) -> HttpResponse:
-    # Golden-set answers (no client, imported for `evaluate`) are measuring material, not traffic.
-    posted = Answer.objects.exclude(client=None, metadata__has_key="golden")
-    rows = list(posted.select_related("client").order_by("-created_at", "-id")[:50])
+    rows = list(selectors.posted_answers().select_related("client").order_by("-created_at", "-id")[:50])
     still_judging = any(a.status in (Answer.Status.QUEUED, Answer.Status.JUDGING) for a in rows)
     context = {"answers": rows, "still_judging": still_judging}
     if request.htmx:
@@ -394,13 +392,15 @@ def _history() -> list[tuple[Policy, list]]:
     return [(p, policy_diff(older, p)) for p, older in zip(versions, versions[1:] + [None])]
 
 
-def _policy_page(request: HttpRequest, form: PolicyForm, status: int = 200) -> HttpResponse:
+def _policy_page(request: HttpRequest, form: PolicyForm, status: int = 200,
+                 rejudge_form: RejudgeForm | None = None) -> HttpResponse:
     return render(request, "reviewapp/policy.html", {
         "current": Policy.current(),
         "form": form,
-        "rejudge_form": RejudgeForm(initial={"backend": settings.JUDGE_BACKEND, "model": settings.JUDGE_MODEL}),
+        "rejudge_form": rejudge_form or RejudgeForm(initial={
+            "backend": settings.JUDGE_BACKEND, "model": "" if settings.JUDGE_BACKEND == "offline" else settings.JUDGE_MODEL}),
         "history": _history(),
-        "jobs": Job.objects.select_related("created_by")[:10],
+        "jobs": selectors.jobs()[:10],
         "health": liveness.worker_status(),
     }, status=status)
 
@@ -456,29 +456,25 @@ def policy_reroute(request: HttpRequest) -> HttpResponse:
 @admin_required
 def policy_rejudge(request: HttpRequest) -> HttpResponse:
     form = RejudgeForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, f"Re-judge not started: {form.errors.as_text()}")
-        return redirect(reverse("policy") + "#rejudge")
+    if not form.is_valid():  # the page again, with the messages beside the fields
+        current = PolicyForm(initial=policy_service.policy_values(Policy.current()))
+        return _policy_page(request, current, status=400, rejudge_form=form)
     data = form.cleaned_data
-    answers = Answer.objects.filter(status__in=[Answer.Status.JUDGED, Answer.Status.FAILED])
-    if data["since"]:
-        answers = answers.filter(created_at__date__gte=data["since"])
-    if data["until"]:
-        answers = answers.filter(created_at__date__lte=data["until"])
-    if data["review_status"]:
-        answers = answers.filter(review_status=data["review_status"])
-    ids = list(answers.order_by("-created_at").values_list("pk", flat=True)[: data["limit"]])
+    ids = selectors.rejudge_answer_ids(since=data["since"], until=data["until"], review_status=data["review_status"],
+                                       limit=data["limit"], include_golden=data["include_golden"])
+    offline = data["backend"] == "offline"
     job = jobs_service.job_start_rejudge(user=request.user, answer_ids=ids, profile=data["profile"],
-                                         backend=data["backend"], model=data["model"] or settings.JUDGE_MODEL,
+                                         backend=data["backend"],
+                                         model="" if offline else data["model"] or settings.JUDGE_MODEL,
                                          example_set=data["example_set"])
-    judge = data["example_set"] or data["profile"]
-    messages.success(request, f"Re-judging {job.total} answers with {judge} ({data['backend']}).")
+    judge = "the offline judge" if offline else f"{data['example_set'] or data['profile']} (openai)"
+    messages.success(request, f"Re-judging {job.total} answers with {judge}.")
     return redirect(reverse("policy") + "#jobs")
 
 
 @admin_required
 def job_progress(request: HttpRequest, job_id: int) -> HttpResponse:
-    job = get_object_or_404(Job, pk=job_id)
+    job = get_object_or_404(selectors.jobs(), pk=job_id)
     response = render(request, "reviewapp/_job.html", {"job": job})
     if job.status in (Job.Status.DONE, Job.Status.FAILED):
         return HttpResponseStopPolling(response.content)
