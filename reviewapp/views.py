@@ -13,6 +13,7 @@ from django.contrib.auth import views as auth_views
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
@@ -29,7 +30,6 @@ from reviewapp.services import jobs as jobs_service
 from reviewapp.services import liveness
 from reviewapp.services import policy as policy_service
 from reviewapp.services import review as review_service
-from reviewapp.services.policy import policy_diff
 from reviewapp.services.review import ReviewError
 
 
@@ -388,8 +388,8 @@ def lease_release(request: HttpRequest, answer_id: int) -> HttpResponse:
 
 
 def _history() -> list[tuple[Policy, list]]:
-    versions = list(Policy.objects.select_related("created_by").order_by("-version")[:50])
-    return [(p, policy_diff(older, p)) for p, older in zip(versions, versions[1:] + [None])]
+    versions = list(Policy.objects.select_related("created_by", "example_set").order_by("-version")[:50])
+    return [(p, policy_service.policy_diff_shown(older, p)) for p, older in zip(versions, versions[1:] + [None])]
 
 
 def _policy_page(request: HttpRequest, form: PolicyForm, status: int = 200,
@@ -423,12 +423,16 @@ def policy(request: HttpRequest) -> HttpResponse:
 @admin_required
 def policy_preview(request: HttpRequest) -> HttpResponse:
     form = PolicyForm(request.POST, preview=True)
+    # Each field's message (or none, once corrected) goes beside it, swapped out of band.
+    errors = "".join(render_to_string("reviewapp/policy.html#field-error", {"field": field, "oob": True})
+                     for field in form)
     if not form.is_valid():
-        return render(request, "reviewapp/policy.html#preview", {"preview_errors": form.errors})
+        preview = render_to_string("reviewapp/policy.html#preview", {"preview_errors": form_errors(form)})
+        return HttpResponse(preview + errors)
     values = {k: v for k, v in form.cleaned_data.items() if k != "note"}
     days = min(max(_int(request.POST.get("days")) or 7, 1), 90)
     preview = selectors.routing_preview(current=Policy.current(), candidate=Policy(**values), days=days)
-    return render(request, "reviewapp/policy.html#preview", {"preview": preview})
+    return HttpResponse(render_to_string("reviewapp/policy.html#preview", {"preview": preview}) + errors)
 
 
 @require_POST

@@ -415,3 +415,24 @@ def test_a_six_claim_answer_takes_a_handful_of_keys_from_the_queue(page, live_se
     assert answer.lease_holder is None and Review.objects.filter(answer=answer).exclude(reviewer=rita).count() == 0
     print(f"\n6-claim answer: {len(keys)} keystrokes ({' '.join(keys)}), {seconds:.2f} s from the queue to adjudicated")
     assert page.js_errors == []
+
+
+def test_an_invalid_policy_value_shows_its_message_beside_the_field_instead_of_the_old_preview(page, live_server):
+    rita = _reviewer()
+    rita.groups.add(Group.objects.get_or_create(name="admin")[0])
+    _judged(TWO_FLAGS)
+    _sign_in(page, "/policy/")
+    page.wait_for_url("**/policy/")
+    page.locator("#preview table").wait_for()  # the preview of the policy in force, loaded with the page
+    page.fill("input[name=score_threshold]", "1.7")
+    page.locator("input[name=score_threshold]").dispatch_event("change")
+    beside = page.locator("#error-score_threshold")
+    page.locator("#error-score_threshold", has_text="less than or equal to 1").wait_for()
+    assert page.locator("#preview table").count() == 0 and "No preview" in page.locator("#preview").inner_text()
+    field, message = page.locator("input[name=score_threshold]").bounding_box(), beside.bounding_box()
+    assert abs(message["y"] - field["y"]) < 60  # beside the field, not at the foot of the form
+    page.fill("input[name=score_threshold]", "0.9")
+    page.locator("input[name=score_threshold]").dispatch_event("change")
+    page.locator("#preview table").wait_for()
+    assert beside.inner_text() == ""
+    assert page.js_errors == []

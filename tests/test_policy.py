@@ -361,3 +361,29 @@ def test_the_offline_rejudge_names_no_model_and_leaves_golden_answers_out_unless
     assert without.params["model"] == ""
     page = admin_client.get("/policy/").content.decode()
     assert "the offline judge" in page and "gpt-4o-mini)" not in page.split('<ul class="jobs">')[1].split("</ul>")[0]
+
+
+# --- the form's messages and the history ---------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_an_invalid_preview_value_puts_its_message_beside_the_field_and_clears_the_old_preview(admin_client):
+    current = Policy.current()
+    page = admin_client.post("/policy/preview", form_values(current, score_threshold=1.7)).content.decode()
+    beside = page.split('id="error-score_threshold"')[1].split("</span>")[0]
+    assert 'hx-swap-oob="true"' in beside and "less than or equal to 1" in beside
+    assert "No preview: score_threshold:" in page and "answers judged" not in page
+    fixed = admin_client.post("/policy/preview", form_values(current, score_threshold=0.9)).content.decode()
+    assert 'id="error-score_threshold" role="alert" hx-swap-oob="true"></span>' in fixed  # the message goes away
+    assert "answers judged" in fixed
+
+
+@pytest.mark.django_db
+def test_the_history_shows_values_not_python_lists_or_empty_entries(admin_client):
+    current = Policy.current()
+    admin_client.post("/policy/", form_values(current, blocking_labels=["CONTRADICTED"], note="only contradictions"))
+    admin_client.post("/policy/", form_values(current, blocking_labels=[], note="nothing blocks"))
+    history = admin_client.get("/policy/").content.decode().split('class="history-table"')[1]
+    assert "blocking_labels</b>: CONTRADICTED → none" in history
+    assert "[" not in history and "→ </li>" not in history
+    assert "judge_profile" not in history  # empty in every version: never listed as a change
