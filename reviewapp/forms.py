@@ -10,7 +10,7 @@ from django.conf import settings
 from judges.offline import OFFLINE_PROFILE, OFFLINE_VERSION
 from judges.profiles import list_profiles
 from judges.types import CATEGORIES, LABELS
-from reviewapp.models import ExampleSet
+from reviewapp.models import VERDICT_CHOICES, Answer, ExampleSet
 from reviewapp.services.examples import example_set_problem
 
 
@@ -147,10 +147,13 @@ LAST_FILTER_DAY = date.max.replace(day=30)
 
 
 class QueueFilterForm(forms.Form):
-    """/queue/'s filters. Unknown labels and categories are ignored, as links from older pages may
-    carry them; text and dates are checked."""
+    """/queue/'s and /answers/'s filters. Unknown labels and categories are ignored, as links from
+    older pages may carry them; text, dates and the answer states are checked."""
 
     client = forms.CharField(max_length=100, required=False)
+    status = forms.ChoiceField(choices=[("", "Any status")] + Answer.Status.choices, required=False)
+    verdict = forms.ChoiceField(choices=[("", "Any verdict")] + VERDICT_CHOICES, required=False)
+    review_status = forms.ChoiceField(choices=[("", "Any routing")] + Answer.ReviewStatus.choices, required=False)
     profile = forms.CharField(max_length=100, required=False)
     q = forms.CharField(max_length=200, required=False)
     since = forms.DateField(required=False)

@@ -88,9 +88,15 @@ def metrics(request: HttpRequest) -> HttpResponse:
 
 @reviewer_required
 def answers(request: HttpRequest) -> HttpResponse:
-    rows = list(selectors.posted_answers().select_related("client").order_by("-created_at", "-id")[:50])
-    still_judging = any(a.status in (Answer.Status.QUEUED, Answer.Status.JUDGING) for a in rows)
-    context = {"answers": rows, "still_judging": still_judging}
+    try:
+        filters = _filters(request)
+    except BadRequest as exc:
+        return bad_request(request, str(exc), back=reverse("answers"))
+    answers = selectors.filtered_answers(selectors.posted_answers(), filters=filters, user=request.user)
+    page = selectors.answers_page(answers, after=request.GET.get("after", ""), before=request.GET.get("before", ""))
+    still_judging = any(a.status in (Answer.Status.QUEUED, Answer.Status.JUDGING) for a in page.rows)
+    context = {"page": page, "answers": page.rows, "still_judging": still_judging, "filters": filters,
+               "form": QueueFilterForm(request.GET), "query_without_cursor": _query_without(request, "after", "before")}
     if request.htmx:
         response = render(request, "reviewapp/answers.html#answer-table", context)
         return response if still_judging else HttpResponseStopPolling(response.content)
@@ -123,6 +129,9 @@ def _filters(request: HttpRequest) -> selectors.QueueFilters:
         profile=data["profile"],
         mine=get.get("mine") == "1",
         q=data["q"],
+        status=data["status"],
+        verdict=data["verdict"],
+        review_status=data["review_status"],
     )
 
 
@@ -147,7 +156,7 @@ def queue(request: HttpRequest) -> HttpResponse:
         "flags": selectors.claim_labels_by_answer(rows),
         "next_cursor": cursor,
         "filters": filters,
-        "counts": selectors.queue_counts(),
+        "counts": selectors.queue_counts(filters, request.user),
         "labels": LABELS,
         "categories": CATEGORIES,
         "query_without_cursor": _query_without(request, "after"),
@@ -159,9 +168,10 @@ def queue(request: HttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-def _query_without(request: HttpRequest, key: str) -> str:
+def _query_without(request: HttpRequest, *keys: str) -> str:
     query = request.GET.copy()
-    query.pop(key, None)
+    for key in keys:
+        query.pop(key, None)
     return query.urlencode()
 
 
