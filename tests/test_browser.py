@@ -436,3 +436,27 @@ def test_an_invalid_policy_value_shows_its_message_beside_the_field_instead_of_t
     page.locator("#preview table").wait_for()
     assert beside.inner_text() == ""
     assert page.js_errors == []
+
+
+def test_prior_turns_open_when_the_question_leans_on_them_and_metadata_waits_collapsed(page, live_server):
+    _reviewer()
+    turns = [{"role": "user", "content": "Do seniors pay less?"}, {"role": "assistant", "content": "Yes, from 65."}]
+    leaning = fare_payload(external_id=None, question="She's 63", prior_turns=turns,
+                           metadata={"channel": "sms", "session": {"id": "s-1", "turn": 3}})
+    standalone = fare_payload(external_id=None, question="How much does a senior pay for one bus ride?",
+                              prior_turns=turns)
+    answers = [answer_ingest(client=None, request=judges.JudgeRequest.model_validate(p)).answer
+               for p in (leaning, standalone)]
+    _sign_in(page, f"/review/{answers[0].pk}/")
+    page.wait_for_url(f"**/review/{answers[0].pk}/")
+    assert page.locator("details.turns").get_attribute("open") is not None
+    assert page.locator("details.turns li").first.is_visible()  # "Do seniors pay less?" without a click
+    metadata = page.locator("details.metadata")
+    assert metadata.get_attribute("open") is None and not page.locator("details.metadata dd").first.is_visible()
+    metadata.locator("summary").click()
+    assert page.locator("details.metadata").inner_text().count("sms") == 1
+    assert '{"id": "s-1", "turn": 3}' in metadata.inner_text()
+    page.goto(f"/review/{answers[1].pk}/")
+    assert page.locator("details.turns").get_attribute("open") is None  # a question that stands alone
+    assert page.locator("details.metadata").count() == 0
+    assert page.js_errors == []
