@@ -15,7 +15,7 @@ from reviewapp.services.examples import example_set_problem
 
 
 def _profile_choices() -> list[tuple[str, str]]:
-    choices = [("", "(the JUDGE_PROFILE setting)")]
+    choices = [("", f"(the JUDGE_PROFILE setting: {settings.JUDGE_PROFILE})")]
     for name, versions in list_profiles():
         choices.append((name, f"{name} (latest, {versions[-1]})"))
         choices.extend((f"{name}@{v}", f"{name}@{v}") for v in versions)
@@ -55,10 +55,13 @@ class PolicyForm(forms.Form):
     audit_sample_rate = forms.FloatField(min_value=0, max_value=1,
                                          help_text="Share of auto-passed answers sent to review anyway (0.05 = 5%).")
     lease_seconds = forms.IntegerField(min_value=30, max_value=86_400)
-    judge_profile = forms.ChoiceField(choices=_profile_choices, required=False)
+    judge_profile = forms.ChoiceField(choices=_profile_choices, required=False,
+                                      help_text="For the openai backend; the offline judge reads none.")
     judge_backend = forms.ChoiceField(
-        choices=[("", "(the JUDGE_BACKEND setting)"), ("offline", "offline"), ("openai", "openai")], required=False)
-    judge_model = forms.CharField(max_length=200, required=False, help_text="Empty: the JUDGE_MODEL setting.")
+        choices=lambda: [("", f"(the JUDGE_BACKEND setting: {settings.JUDGE_BACKEND})"), ("offline", "offline"),
+                         ("openai", "openai")], required=False)
+    judge_model = forms.CharField(max_length=200, required=False,
+                                  help_text="For the openai backend; empty: the JUDGE_MODEL setting.")
     escalation_profile = forms.ChoiceField(choices=_profile_choices, required=False, label="Escalate to profile",
                                            help_text="A second judge for flagged or borderline answers, before a human.")
     escalation_backend = forms.ChoiceField(

@@ -97,6 +97,25 @@ def rejudge_answer_ids(*, since: date | None, until: date | None, review_status:
     return list(answers.order_by("-created_at").values_list("pk", flat=True)[:limit])
 
 
+def judge_in_force(policy) -> str:
+    """How the policy judges new answers, as the pages name a run: "offline@v4 (offline)", or
+    "claim_audit@v1 (openai, gpt-4o-mini)" (a client may still ask for another profile)."""
+    from django.conf import settings
+
+    import judges
+
+    profile = policy.judge_profile or settings.JUDGE_PROFILE
+    config = judges.JudgeConfig(backend=policy.judge_backend or settings.JUDGE_BACKEND, profile=profile,
+                                model=policy.judge_model or settings.JUDGE_MODEL)
+    try:
+        judge = judges.identify(config)
+    except judges.JudgeError as exc:
+        return f"{profile} ({exc})"
+    if judge.backend == "offline":  # the offline judge reads no profile and calls no model
+        return f"{judge.profile}@{judge.prompt_version} (offline)"
+    return f"{judge.profile}@{judge.prompt_version} ({judge.backend}, {judge.model})"
+
+
 def jobs() -> QuerySet[Job]:
     """Admin jobs, newest first, each with `failed_runs`: the re-judge runs that failed."""
     return Job.objects.select_related("created_by").annotate(

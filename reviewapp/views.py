@@ -404,8 +404,10 @@ def _history() -> list[tuple[Policy, list]]:
 
 def _policy_page(request: HttpRequest, form: PolicyForm, status: int = 200,
                  rejudge_form: RejudgeForm | None = None) -> HttpResponse:
+    current = Policy.current()
     return render(request, "reviewapp/policy.html", {
-        "current": Policy.current(),
+        "current": current,
+        "judge_in_force": selectors.judge_in_force(current),
         "form": form,
         "rejudge_form": rejudge_form or RejudgeForm(initial={
             "backend": settings.JUDGE_BACKEND, "model": "" if settings.JUDGE_BACKEND == "offline" else settings.JUDGE_MODEL}),
