@@ -164,8 +164,12 @@ def queue(request: HttpRequest) -> HttpResponse:
         "now": timezone.now(),
         "skips": selectors.skips_today() if is_admin(request.user) else None,
     }
-    template = "reviewapp/queue.html#queue-table" if request.htmx and request.htmx.target == "queue-table" else "reviewapp/queue.html"
-    return render(request, template, context)
+    if request.htmx and request.htmx.target == "queue-table":
+        # The filters changed: the table, and the counters beside it (out of band), follow them.
+        table = render_to_string("reviewapp/queue.html#queue-table", context, request=request)
+        counts = render_to_string("reviewapp/queue.html#queue-counts", context | {"oob": True}, request=request)
+        return HttpResponse(table + counts)
+    return render(request, "reviewapp/queue.html", context)
 
 
 def _query_without(request: HttpRequest, *keys: str) -> str:

@@ -460,3 +460,30 @@ def test_prior_turns_open_when_the_question_leans_on_them_and_metadata_waits_col
     assert page.locator("details.turns").get_attribute("open") is None  # a question that stands alone
     assert page.locator("details.metadata").count() == 0
     assert page.js_errors == []
+
+
+def test_the_answer_list_filters_in_place_and_the_queue_counters_follow_the_filters(page, live_server):
+    _reviewer()
+    flagged = _judged(TWO_FLAGS)
+    bicycle = _judged(fare_payload()["answer"])
+    Answer.objects.filter(pk=bicycle.pk).update(question="Is there a bicycle rule?", review_status="adjudicated",
+                                                adjudicated_verdict="GROUNDED")
+    _sign_in(page, "/answers/")
+    page.wait_for_url("**/answers/")
+    assert "2 answers" in page.locator("#answer-total").inner_text()
+    with page.expect_response(lambda r: "/answers/?" in r.url):
+        page.select_option("select[name=review_status]", "adjudicated")
+    page.locator("#answer-total", has_text="1 answer match").wait_for()
+    assert "review_status=adjudicated" in page.url  # the filtered list has its own address
+    assert page.locator("table.answers tbody tr").count() == 1
+    assert page.locator("td.human-verdict").inner_text() == "Grounded"
+    page.goto("/queue/")
+    waiting = page.locator("#queue-counts li").first
+    assert waiting.inner_text() == "1 waiting"
+    with page.expect_response(lambda r: "/queue/?" in r.url and r.request.headers.get("hx-request") == "true"):
+        page.fill("input[name=q]", "bicycle")
+        page.locator("input[name=q]").dispatch_event("change")  # htmx: the table is swapped, not the page
+    page.locator("#queue-counts li", has_text="0 waiting").wait_for()  # the bicycle answer is adjudicated
+    assert page.locator("#queue-counts li", has_text="adjudicated").inner_text() == "1 adjudicated"
+    assert page.locator("table.queue tbody tr").inner_text().startswith("Nothing waiting")
+    assert flagged.pk != bicycle.pk and page.js_errors == []
