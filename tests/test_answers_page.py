@@ -47,11 +47,12 @@ def test_each_filter_narrows_the_list_and_the_human_verdict_has_its_column(clien
     grounded = judged(GROUNDED, question="Is there a bicycle rule?")
     Answer.objects.filter(pk=grounded.pk).update(review_status="adjudicated", adjudicated_verdict="UNGROUNDED")
     old = judged(GROUNDED)
-    Answer.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=3))
+    # auto_passed whatever the 5% audit sample drew: the routing cases below count on it.
+    Answer.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=3), review_status="auto_passed")
     assert flagged.review_status == "in_review" and flagged.verdict != "GROUNDED"
     today = timezone.localdate().isoformat()
     cases = {
-        "": [grounded.pk, flagged.pk, old.pk][::1],
+        "": [grounded.pk, flagged.pk, old.pk],
         "review_status=in_review": [flagged.pk],
         "review_status=adjudicated": [grounded.pk],
         f"verdict={flagged.verdict}": [flagged.pk],
