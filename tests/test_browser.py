@@ -487,3 +487,28 @@ def test_the_answer_list_filters_in_place_and_the_queue_counters_follow_the_filt
     assert page.locator("#queue-counts li", has_text="adjudicated").inner_text() == "1 adjudicated"
     assert page.locator("table.queue tbody tr").inner_text().startswith("Nothing waiting")
     assert flagged.pk != bicycle.pk and page.js_errors == []
+
+
+def test_a_rejudge_the_offline_judge_would_not_run_as_chosen_is_refused_beside_the_field(page, live_server):
+    from reviewapp.models import Job
+
+    rita = _reviewer()
+    rita.groups.add(Group.objects.get_or_create(name="admin")[0])
+    _judged(TWO_FLAGS)
+    _sign_in(page, "/policy/")
+    page.wait_for_url("**/policy/")
+    assert page.locator("#rejudge select[name=backend]").input_value() == "offline"  # the demo's backend
+    assert page.locator("#rejudge input[name=model]").input_value() == ""  # no model listed for it
+    page.select_option("#rejudge select[name=profile]", "sentence_map")
+    with page.expect_navigation():
+        page.locator("#rejudge button[type=submit]").click()
+    form = page.locator("#rejudge")
+    assert "judges by its own rules" in form.inner_text() and "sentence_map" in form.locator("select[name=profile]").input_value()
+    assert not Job.objects.exists()
+    page.js_errors.clear()  # the refusal is a 400 on purpose
+    page.select_option("#rejudge select[name=profile]", "")
+    with page.expect_navigation():
+        page.locator("#rejudge button[type=submit]").click()
+    job = page.locator("ul.jobs li").first
+    assert "the offline judge" in job.inner_text() and "gpt-4o-mini" not in job.inner_text()
+    assert page.js_errors == []
