@@ -8,6 +8,7 @@ from django.contrib.auth.models import Group
 from django.test import Client
 
 import judges
+from judges.offline import OFFLINE_VERSION
 from reviewapp.models import Answer, AuditEvent, Job, JudgeRun, Policy
 from reviewapp.services import jobs as jobs_service
 from reviewapp.services.ingest import answer_ingest
@@ -292,7 +293,7 @@ REJUDGE = {"limit": 10, "profile": "", "backend": "offline", "model": ""}
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("changes, field, message", [
-    ({"profile": "sentence_map"}, "profile", "The offline backend judges by its own rules (offline@v4)"),
+    ({"profile": "sentence_map"}, "profile", f"The offline backend judges by its own rules (offline@{OFFLINE_VERSION})"),
     ({"model": "gpt-4o-mini"}, "model", "The offline backend calls no model"),
     ({"backend": "openai", "profile": "claim_audit"}, "backend", "OPENAI_BASE_URL is not set"),
 ])
