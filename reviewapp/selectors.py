@@ -14,10 +14,12 @@ from uuid import UUID
 
 from django.db.models import BooleanField, Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
 from django.db.models.expressions import RawSQL
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 
+import judges
 from judges.safe import safe_answer
 from judges.types import Claim as ClaimResult
 from judges.types import Evidence as EvidenceResult
@@ -100,10 +102,6 @@ def rejudge_answer_ids(*, since: date | None, until: date | None, review_status:
 def judge_in_force(policy) -> str:
     """How the policy judges new answers, as the pages name a run: "offline@v4 (offline)", or
     "claim_audit@v1 (openai, gpt-4o-mini)" (a client may still ask for another profile)."""
-    from django.conf import settings
-
-    import judges
-
     profile = policy.judge_profile or settings.JUDGE_PROFILE
     config = judges.JudgeConfig(backend=policy.judge_backend or settings.JUDGE_BACKEND, profile=profile,
                                 model=policy.judge_model or settings.JUDGE_MODEL)
