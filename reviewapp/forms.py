@@ -7,18 +7,36 @@ from datetime import date
 from django import forms
 from django.conf import settings
 
+from judges.offline import OFFLINE_PROFILE, OFFLINE_VERSION
 from judges.profiles import list_profiles
 from judges.types import CATEGORIES, LABELS
-from reviewapp.models import ExampleSet
+from reviewapp.models import VERDICT_CHOICES, Answer, ExampleSet
 from reviewapp.services.examples import example_set_problem
 
 
 def _profile_choices() -> list[tuple[str, str]]:
-    choices = [("", "(the JUDGE_PROFILE setting)")]
+    choices = [("", f"(the JUDGE_PROFILE setting: {settings.JUDGE_PROFILE})")]
     for name, versions in list_profiles():
         choices.append((name, f"{name} (latest, {versions[-1]})"))
         choices.extend((f"{name}@{v}", f"{name}@{v}") for v in versions)
     return choices
+
+
+def judge_choice_problems(*, backend: str, profile: str, model: str) -> dict[str, str]:
+    """Why a judge configuration would run other than it reads, or not at all ({} when it runs as
+    chosen), by the field to correct: `backend` is the one in force, `profile` and `model` as chosen
+    (empty: the default). The offline judge reads neither; the openai one needs an endpoint."""
+    problems = {}
+    if backend == "offline":
+        if profile:
+            problems["profile"] = (f"The offline backend judges by its own rules ({OFFLINE_PROFILE}@{OFFLINE_VERSION}) "
+                                   "and reads no profile: leave it empty, or choose the openai backend.")
+        if model:
+            problems["model"] = "The offline backend calls no model: leave it empty, or choose the openai backend."
+    elif backend == "openai" and not settings.OPENAI_BASE_URL:
+        problems["backend"] = ("The openai backend needs an endpoint, and OPENAI_BASE_URL is not set: "
+                               "every run would fail. Set it, or choose the offline backend.")
+    return problems
 
 
 class PolicyForm(forms.Form):
@@ -37,10 +55,13 @@ class PolicyForm(forms.Form):
     audit_sample_rate = forms.FloatField(min_value=0, max_value=1,
                                          help_text="Share of auto-passed answers sent to review anyway (0.05 = 5%).")
     lease_seconds = forms.IntegerField(min_value=30, max_value=86_400)
-    judge_profile = forms.ChoiceField(choices=_profile_choices, required=False)
+    judge_profile = forms.ChoiceField(choices=_profile_choices, required=False,
+                                      help_text="For the openai backend; the offline judge reads none.")
     judge_backend = forms.ChoiceField(
-        choices=[("", "(the JUDGE_BACKEND setting)"), ("offline", "offline"), ("openai", "openai")], required=False)
-    judge_model = forms.CharField(max_length=200, required=False, help_text="Empty: the JUDGE_MODEL setting.")
+        choices=lambda: [("", f"(the JUDGE_BACKEND setting: {settings.JUDGE_BACKEND})"), ("offline", "offline"),
+                         ("openai", "openai")], required=False)
+    judge_model = forms.CharField(max_length=200, required=False,
+                                  help_text="For the openai backend; empty: the JUDGE_MODEL setting.")
     escalation_profile = forms.ChoiceField(choices=_profile_choices, required=False, label="Escalate to profile",
                                            help_text="A second judge for flagged or borderline answers, before a human.")
     escalation_backend = forms.ChoiceField(
@@ -68,7 +89,20 @@ class PolicyForm(forms.Form):
                                           backend=data.get("judge_backend") or settings.JUDGE_BACKEND)
             if problem:
                 self.add_error("example_set", problem)
+        backend = data.get("judge_backend") or settings.JUDGE_BACKEND
+        escalates = bool(data.get("escalation_backend") or data.get("escalation_profile"))
+        self._add_judge_problems(backend, prefix="judge")
+        if escalates:
+            self._add_judge_problems(data.get("escalation_backend") or backend, prefix="escalation")
         return data
+
+    def _add_judge_problems(self, backend: str, *, prefix: str) -> None:
+        data = self.cleaned_data
+        problems = judge_choice_problems(backend=backend, profile=data.get(f"{prefix}_profile") or "",
+                                         model=data.get(f"{prefix}_model") or "")
+        for field, problem in problems.items():
+            # The setting's backend is in force when the field is empty: the message goes beside it anyway.
+            self.add_error(f"{prefix}_{field}", problem)
 
 
 class RejudgeForm(forms.Form):
@@ -77,18 +111,29 @@ class RejudgeForm(forms.Form):
     review_status = forms.ChoiceField(required=False, choices=[
         ("", "any"), ("in_review", "waiting for review"), ("auto_passed", "auto-passed"), ("adjudicated", "adjudicated")])
     limit = forms.IntegerField(min_value=1, max_value=10_000, initial=500)
-    profile = forms.ChoiceField(choices=_profile_choices()[1:])
+    profile = forms.ChoiceField(choices=lambda: [("", "(none: the offline judge's own rules)")] + _profile_choices()[1:],
+                                required=False)
     backend = forms.ChoiceField(choices=[("openai", "openai"), ("offline", "offline")])
-    model = forms.CharField(max_length=200, required=False)
+    model = forms.CharField(max_length=200, required=False, help_text="openai only; empty: the JUDGE_MODEL setting.")
     example_set = forms.ModelChoiceField(queryset=ExampleSet.objects.all(), required=False, label="Worked examples",
                                          empty_label="(none)")
+    include_golden = forms.BooleanField(required=False, label="Include golden-set answers",
+                                        help_text="Imported for evaluation; left out unless ticked.")
 
     def clean(self):
         data = super().clean()
-        if data.get("example_set") and "profile" in data and "backend" in data:
-            problem = example_set_problem(data["example_set"], profile=data["profile"], backend=data["backend"])
+        backend, profile = data.get("backend"), data.get("profile")
+        if not backend or profile is None:
+            return data  # the field's own error says what is wrong
+        # Read before any add_error: it drops the field from cleaned_data.
+        problems = judge_choice_problems(backend=backend, profile=profile, model=data.get("model", ""))
+        if backend == "openai" and not profile:
+            problems["profile"] = "The openai backend judges with a profile: choose one."
+        if data.get("example_set"):
+            problems["example_set"] = example_set_problem(data["example_set"], profile=profile, backend=backend)
+        for field, problem in problems.items():
             if problem:
-                self.add_error("example_set", problem)
+                self.add_error(field, problem)
         return data
 
 
@@ -105,10 +150,13 @@ LAST_FILTER_DAY = date.max.replace(day=30)
 
 
 class QueueFilterForm(forms.Form):
-    """/queue/'s filters. Unknown labels and categories are ignored, as links from older pages may
-    carry them; text and dates are checked."""
+    """/queue/'s and /answers/'s filters. Unknown labels and categories are ignored, as links from
+    older pages may carry them; text, dates and the answer states are checked."""
 
     client = forms.CharField(max_length=100, required=False)
+    status = forms.ChoiceField(choices=[("", "Any status")] + Answer.Status.choices, required=False)
+    verdict = forms.ChoiceField(choices=[("", "Any verdict")] + VERDICT_CHOICES, required=False)
+    review_status = forms.ChoiceField(choices=[("", "Any routing")] + Answer.ReviewStatus.choices, required=False)
     profile = forms.CharField(max_length=100, required=False)
     q = forms.CharField(max_length=200, required=False)
     since = forms.DateField(required=False)

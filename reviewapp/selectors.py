@@ -3,25 +3,27 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 from collections import Counter
 from dataclasses import dataclass, fields
 from datetime import date, datetime, timedelta
-from datetime import timezone as dt_timezone
-from typing import Any
+from typing import Any, Callable
 from uuid import UUID
 
 from django.db.models import BooleanField, Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
 from django.db.models.expressions import RawSQL
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 
+import judges
 from judges.safe import safe_answer
 from judges.types import Claim as ClaimResult
 from judges.types import Evidence as EvidenceResult
-from reviewapp.models import Answer, ApiClient, AuditEvent, Claim, Evidence, JudgeRun
+from reviewapp.models import Answer, ApiClient, AuditEvent, Claim, Evidence, Job, JudgeRun
 
 
 def answer_for_client(*, client: ApiClient, public_id: str) -> Answer | None:
@@ -75,6 +77,47 @@ def _client_cursor_decoded(cursor: str) -> tuple[datetime, UUID]:
         return datetime.fromisoformat(created_at), UUID(public_id)
     except (ValueError, TypeError) as exc:
         raise BadCursor("cursor: not a cursor this API returned (pass next_cursor back unchanged)") from exc
+
+
+def posted_answers() -> QuerySet[Answer]:
+    """Answers clients posted. Golden-set answers (no client, imported for `evaluate`) are
+    measuring material, not traffic: pages and jobs leave them out unless asked."""
+    return Answer.objects.exclude(client=None, metadata__has_key="golden")
+
+
+def rejudge_answer_ids(*, since: date | None, until: date | None, review_status: str, limit: int,
+                       include_golden: bool) -> list[int]:
+    """The answers a re-judge job takes, newest first: judged or failed ones in the date range."""
+    answers = Answer.objects.all() if include_golden else posted_answers()
+    answers = answers.filter(status__in=[Answer.Status.JUDGED, Answer.Status.FAILED])
+    if since:
+        answers = answers.filter(created_at__gte=_day_start(since))
+    if until:
+        answers = answers.filter(created_at__lt=_day_start(until + timedelta(days=1)))
+    if review_status:
+        answers = answers.filter(review_status=review_status)
+    return list(answers.order_by("-created_at").values_list("pk", flat=True)[:limit])
+
+
+def judge_in_force(policy) -> str:
+    """How the policy judges new answers, as the pages name a run: "offline@v4 (offline)", or
+    "claim_audit@v1 (openai, gpt-4o-mini)" (a client may still ask for another profile)."""
+    profile = policy.judge_profile or settings.JUDGE_PROFILE
+    config = judges.JudgeConfig(backend=policy.judge_backend or settings.JUDGE_BACKEND, profile=profile,
+                                model=policy.judge_model or settings.JUDGE_MODEL)
+    try:
+        judge = judges.identify(config)
+    except judges.JudgeError as exc:
+        return f"{profile} ({exc})"
+    if judge.backend == "offline":  # the offline judge reads no profile and calls no model
+        return f"{judge.profile}@{judge.prompt_version} (offline)"
+    return f"{judge.profile}@{judge.prompt_version} ({judge.backend}, {judge.model})"
+
+
+def jobs() -> QuerySet[Job]:
+    """Admin jobs, newest first, each with `failed_runs`: the re-judge runs that failed."""
+    return Job.objects.select_related("created_by").annotate(
+        failed_runs=Count("runs", filter=Q(runs__status=JudgeRun.Status.FAILED)))
 
 
 def shown_claims(answer: Answer) -> list[Claim]:
@@ -159,6 +202,8 @@ QUEUE_PAGE_SIZE = 50
 
 @dataclass(frozen=True)
 class QueueFilters:
+    """Filters on answers, for the queue (waiting ones) and /answers/ (every posted one)."""
+
     label: str = ""
     category: str = ""
     client: str = ""
@@ -167,6 +212,9 @@ class QueueFilters:
     profile: str = ""  # name or name@version
     mine: bool = False
     q: str = ""
+    status: str = ""  # /answers/: the judging status,
+    verdict: str = ""  # the judge's verdict,
+    review_status: str = ""  # and where routing sent it
 
     def active(self) -> bool:
         return any(getattr(self, f.name) for f in fields(self))
@@ -174,7 +222,12 @@ class QueueFilters:
 
 def queue_answers(*, filters: QueueFilters, user) -> QuerySet[Answer]:
     """Answers waiting for review that match the filters (unordered; see QUEUE_ORDER)."""
-    qs = Answer.objects.filter(review_status=Answer.ReviewStatus.IN_REVIEW)
+    return filtered_answers(Answer.objects.filter(review_status=Answer.ReviewStatus.IN_REVIEW), filters=filters,
+                            user=user, waiting_only=True)
+
+
+def filtered_answers(qs: QuerySet[Answer], *, filters: QueueFilters, user, waiting_only: bool = False) -> QuerySet[Answer]:
+    """`qs` narrowed by the filters; `waiting_only`: qs holds only answers waiting for review."""
     shown = Claim.objects.filter(answer=OuterRef("pk"), run=OuterRef("judged_by"))
     if filters.label:
         qs = qs.filter(Exists(shown.filter(label=filters.label)))
@@ -194,12 +247,15 @@ def queue_answers(*, filters: QueueFilters, user) -> QuerySet[Answer]:
         qs = qs.filter(judged_by__profile=name, **({"judged_by__prompt_version": version} if version else {}))
     if filters.mine:
         qs = qs.filter(lease_holder=user, lease_expires_at__gte=timezone.now())
+    for field in ("status", "verdict", "review_status"):
+        if getattr(filters, field):
+            qs = qs.filter(**{field: getattr(filters, field)})
     if filters.q:
-        qs = _search(qs, filters.q)
+        qs = _search(qs, filters.q, waiting_only=waiting_only)
     return qs
 
 
-def _search(qs: QuerySet[Answer], text: str) -> QuerySet[Answer]:
+def _search(qs: QuerySet[Answer], text: str, *, waiting_only: bool) -> QuerySet[Answer]:
     """Answers whose question or answer has every word of `text`, the last one as it is being
     typed: "bicycle fare" finds "bicycle fares" and "fare ... bicycle", "bicyc" finds "bicycle".
 
@@ -217,11 +273,11 @@ def _search(qs: QuerySet[Answer], text: str) -> QuerySet[Answer]:
         # The index reads every row a prefix matches ("cost":* is in every question: 20 ms at 100k
         # answers) even when the whole words match a handful. So ask for the few first: if the
         # whole words match at most SEARCH_FEW answers, those are checked against the full query.
+        waiting = "review_status = %s AND " if waiting_only else ""
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT id FROM reviewapp_answer"
-                " WHERE review_status = %s AND search_document @@ %s::tsquery LIMIT %s",
-                [Answer.ReviewStatus.IN_REVIEW, _tsquery(whole), SEARCH_FEW + 1],
+                f"SELECT id FROM reviewapp_answer WHERE {waiting}search_document @@ %s::tsquery LIMIT %s",
+                [Answer.ReviewStatus.IN_REVIEW] * waiting_only + [_tsquery(whole), SEARCH_FEW + 1],
             )
             few = [row[0] for row in cursor.fetchall()]
         if len(few) <= SEARCH_FEW:
@@ -285,40 +341,111 @@ def _day_start(day: date) -> datetime:
     return datetime.combine(day, datetime.min.time(), tzinfo=timezone.get_current_timezone())
 
 
-def queue_page(qs: QuerySet[Answer], *, after: str = "") -> tuple[list[Answer], str]:
-    """One page in queue order, by keyset (no OFFSET: deep pages cost what the first does).
+@dataclass(frozen=True)
+class PageOrder:
+    """An order to page through by keyset (no OFFSET: deep pages cost what the first does):
+    (field, descending, how a cursor's value parses) per key, the primary key last."""
 
-    `after` is the cursor of the previous page's last row; returns the rows and the next cursor.
+    keys: tuple[tuple[str, bool, Callable[[str], Any]], ...]
+
+    def order_by(self, *, backwards: bool = False) -> list[str]:
+        return [("-" if descending != backwards else "") + name for name, descending, _ in self.keys]
+
+    def beyond(self, values: tuple, *, backwards: bool = False) -> Q:
+        """Rows after the row with these key values in this order (before it, backwards)."""
+        condition, equal = Q(), {}
+        for (name, descending, _), value in zip(self.keys, values):
+            condition |= Q(**equal, **{f"{name}__{'lt' if descending != backwards else 'gt'}": value})
+            equal[name] = value
+        return condition
+
+    def cursor(self, values: tuple) -> str:
+        return "~".join(v.isoformat() if isinstance(v, datetime) else str(v) for v in values)
+
+    def decoded(self, cursor: str) -> tuple | None:
+        """The cursor's key values; None for one this page did not hand out (then: the first page)."""
+        parts = cursor.split("~")
+        try:
+            return tuple(parse(part) for (_, _, parse), part in zip(self.keys, parts, strict=True))
+        except ValueError:
+            return None
+
+
+QUEUE_ORDER = PageOrder((("priority", True, int), ("created_at", False, datetime.fromisoformat), ("id", False, int)))
+NEWEST_FIRST = PageOrder((("created_at", True, datetime.fromisoformat), ("id", True, int)))
+
+
+def keyset_ids(qs: QuerySet, order: PageOrder, *, size: int, after: str = "", before: str = "") -> tuple[list[int], str, str]:
+    """One page of primary keys in `order`: (ids, the previous page's `before` cursor, the next
+    page's `after` cursor), each "" when there is no such page."""
+    names = [name for name, _, _ in order.keys]
+    key = order.decoded(before) if before else None
+    if key:
+        found = list(qs.filter(order.beyond(key, backwards=True)).order_by(*order.order_by(backwards=True))
+                     .values_list(*names)[: size + 1])
+        earlier, found = len(found) > size, found[:size][::-1]
+        return ([row[-1] for row in found], order.cursor(found[0]) if earlier else "",
+                order.cursor(found[-1]) if found else "")
+    key = order.decoded(after) if after else None
+    if key:
+        qs = qs.filter(order.beyond(key))
+    found = list(qs.order_by(*order.order_by()).values_list(*names)[: size + 1])
+    later, found = len(found) > size, found[:size]
+    return ([row[-1] for row in found], order.cursor(found[0]) if key and found else "",
+            order.cursor(found[-1]) if later else "")
+
+
+def queue_page(qs: QuerySet[Answer], *, after: str = "") -> tuple[list[Answer], str]:
+    """One page in queue order: the rows and the next page's cursor ("" on the last page).
+
+    `after` is the cursor of the previous page's last row.
     """
-    if after:
-        priority, created, pk = _decode_cursor(after)
-        qs = qs.filter(
-            Q(priority__lt=priority)
-            | Q(priority=priority, created_at__gt=created)
-            | Q(priority=priority, created_at=created, id__gt=pk)
-        )
     # Ids first, then the rows: joined in one query, the planner may walk the whole queue in order
     # instead of using the filter's index (seen with the trigram search at 100k answers: 2 s vs 20 ms).
-    ids = list(qs.order_by("-priority", "created_at", "id").values_list("pk", flat=True)[: QUEUE_PAGE_SIZE + 1])
-    rows = list(
+    ids, _, cursor = keyset_ids(qs, QUEUE_ORDER, size=QUEUE_PAGE_SIZE, after=after)
+    return _table_rows(ids, QUEUE_ORDER), cursor
+
+
+def _table_rows(ids: list[int], order: PageOrder) -> list[Answer]:
+    return list(
         Answer.objects.filter(pk__in=ids)
         .select_related("client", "lease_holder", "judged_by")
-        # The table shows none of these; a run's raw LLM output and findings can be many KB each.
+        # The tables show none of these; a run's raw LLM output and findings can be many KB each.
         .defer("prior_turns", "metadata", "judged_by__raw_output", "judged_by__findings")
-        .order_by("-priority", "created_at", "id")
+        .order_by(*order.order_by())
     )
-    more = len(rows) > QUEUE_PAGE_SIZE
-    rows = rows[:QUEUE_PAGE_SIZE]
-    cursor = f"{rows[-1].priority}~{rows[-1].created_at.isoformat()}~{rows[-1].pk}" if more else ""
-    return rows, cursor
 
 
-def _decode_cursor(cursor: str):
-    try:
-        priority, created, pk = cursor.split("~")
-        return int(priority), datetime.fromisoformat(created), int(pk)
-    except ValueError:
-        return 10**9, datetime.min.replace(tzinfo=dt_timezone.utc), 0  # a bad cursor means the first page
+@dataclass(frozen=True)
+class AnswersPage:
+    rows: list[Answer]
+    previous: str  # the `before` cursor of the page before, or ""
+    following: str  # the `after` cursor of the page after, or ""
+    total: int
+    estimated: bool  # `total` is the planner's estimate (big tables), not a count
+
+
+ANSWERS_PAGE_SIZE = 50
+
+
+def answers_page(qs: QuerySet[Answer], *, after: str = "", before: str = "") -> AnswersPage:
+    """/answers/: one page, newest first, with the total the filters match."""
+    ids, previous, following = keyset_ids(qs, NEWEST_FIRST, size=ANSWERS_PAGE_SIZE, after=after, before=before)
+    total, estimated = count_of(qs)
+    return AnswersPage(_table_rows(ids, NEWEST_FIRST), previous, following, total, estimated)
+
+
+def count_of(qs: QuerySet) -> tuple[int, bool]:
+    """(rows, estimated): counted on small tables; past EXACT_COUNTS_BELOW answers, the planner's
+    estimate, as a count would read every matching row on each page view."""
+    if _answer_rows_estimate() < EXACT_COUNTS_BELOW:
+        return qs.count(), False
+    sql, params = qs.values("pk").query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
+        plan = cursor.fetchone()[0]
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+    return int(plan[0]["Plan"]["Plan Rows"]), True
 
 
 # Exact counts over a big table cost a scan per page view; past this many answers the queue's
@@ -340,19 +467,24 @@ def counted(key: str, compute):
     return cache.get_or_set(f"claimdesk:{key}", compute, COUNTS_TTL_SECONDS)
 
 
-def queue_counts() -> dict[str, int]:
-    """Answers by review state, plus those leased right now."""
+def queue_counts(filters: QueueFilters = QueueFilters(), user=None) -> dict[str, int]:
+    """Answers by review state, plus those leased right now, among those the filters match."""
+    answers = filtered_answers(Answer.objects.all(), filters=filters, user=user) if filters.active() else Answer.objects
 
     def compute() -> dict[str, int]:
         # count(*), not count(id): the review_status index alone answers it (count(id) reads the table).
-        counts = dict(Answer.objects.values_list("review_status").annotate(n=Count("*")).order_by())
-        counts["leased"] = Answer.objects.filter(
+        counts = dict(answers.values_list("review_status").annotate(n=Count("*")).order_by())
+        counts["leased"] = answers.filter(
             review_status=Answer.ReviewStatus.IN_REVIEW, lease_expires_at__gte=timezone.now()
         ).count()
-        counts["failed"] = Answer.objects.filter(status=Answer.Status.FAILED).count()
+        counts["failed"] = answers.filter(status=Answer.Status.FAILED).count()
         return counts
 
-    return counted("queue_counts", compute)
+    key = "queue_counts"
+    if filters.active():
+        # Per user too: "assigned to me" counts differ between reviewers.
+        key += ":" + hashlib.sha256(repr((filters, getattr(user, "pk", None))).encode()).hexdigest()[:32]
+    return counted(key, compute)
 
 
 SKIPPED = "answer.skipped"  # the AuditEvent action of a reviewer's skip (services.review.answer_skip)

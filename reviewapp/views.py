@@ -13,6 +13,7 @@ from django.contrib.auth import views as auth_views
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
@@ -29,7 +30,6 @@ from reviewapp.services import jobs as jobs_service
 from reviewapp.services import liveness
 from reviewapp.services import policy as policy_service
 from reviewapp.services import review as review_service
-from reviewapp.services.policy import policy_diff
 from reviewapp.services.review import ReviewError
 
 
@@ -88,11 +88,15 @@ def metrics(request: HttpRequest) -> HttpResponse:
 
 @reviewer_required
 def answers(request: HttpRequest) -> HttpResponse:
-    # Golden-set answers (no client, imported for `evaluate`) are measuring material, not traffic.
-    posted = Answer.objects.exclude(client=None, metadata__has_key="golden")
-    rows = list(posted.select_related("client").order_by("-created_at", "-id")[:50])
-    still_judging = any(a.status in (Answer.Status.QUEUED, Answer.Status.JUDGING) for a in rows)
-    context = {"answers": rows, "still_judging": still_judging}
+    try:
+        filters = _filters(request)
+    except BadRequest as exc:
+        return bad_request(request, str(exc), back=reverse("answers"))
+    answers = selectors.filtered_answers(selectors.posted_answers(), filters=filters, user=request.user)
+    page = selectors.answers_page(answers, after=request.GET.get("after", ""), before=request.GET.get("before", ""))
+    still_judging = any(a.status in (Answer.Status.QUEUED, Answer.Status.JUDGING) for a in page.rows)
+    context = {"page": page, "answers": page.rows, "still_judging": still_judging, "filters": filters,
+               "form": QueueFilterForm(request.GET), "query_without_cursor": _query_without(request, "after", "before")}
     if request.htmx:
         response = render(request, "reviewapp/answers.html#answer-table", context)
         return response if still_judging else HttpResponseStopPolling(response.content)
@@ -125,6 +129,9 @@ def _filters(request: HttpRequest) -> selectors.QueueFilters:
         profile=data["profile"],
         mine=get.get("mine") == "1",
         q=data["q"],
+        status=data["status"],
+        verdict=data["verdict"],
+        review_status=data["review_status"],
     )
 
 
@@ -149,7 +156,7 @@ def queue(request: HttpRequest) -> HttpResponse:
         "flags": selectors.claim_labels_by_answer(rows),
         "next_cursor": cursor,
         "filters": filters,
-        "counts": selectors.queue_counts(),
+        "counts": selectors.queue_counts(filters, request.user),
         "labels": LABELS,
         "categories": CATEGORIES,
         "query_without_cursor": _query_without(request, "after"),
@@ -157,13 +164,18 @@ def queue(request: HttpRequest) -> HttpResponse:
         "now": timezone.now(),
         "skips": selectors.skips_today() if is_admin(request.user) else None,
     }
-    template = "reviewapp/queue.html#queue-table" if request.htmx and request.htmx.target == "queue-table" else "reviewapp/queue.html"
-    return render(request, template, context)
+    if request.htmx and request.htmx.target == "queue-table":
+        # The filters changed: the table, and the counters beside it (out of band), follow them.
+        table = render_to_string("reviewapp/queue.html#queue-table", context, request=request)
+        counts = render_to_string("reviewapp/queue.html#queue-counts", context | {"oob": True}, request=request)
+        return HttpResponse(table + counts)
+    return render(request, "reviewapp/queue.html", context)
 
 
-def _query_without(request: HttpRequest, key: str) -> str:
+def _query_without(request: HttpRequest, *keys: str) -> str:
     query = request.GET.copy()
-    query.pop(key, None)
+    for key in keys:
+        query.pop(key, None)
     return query.urlencode()
 
 
@@ -390,17 +402,21 @@ def lease_release(request: HttpRequest, answer_id: int) -> HttpResponse:
 
 
 def _history() -> list[tuple[Policy, list]]:
-    versions = list(Policy.objects.select_related("created_by").order_by("-version")[:50])
-    return [(p, policy_diff(older, p)) for p, older in zip(versions, versions[1:] + [None])]
+    versions = list(Policy.objects.select_related("created_by", "example_set").order_by("-version")[:50])
+    return [(p, policy_service.policy_diff_shown(older, p)) for p, older in zip(versions, versions[1:] + [None])]
 
 
-def _policy_page(request: HttpRequest, form: PolicyForm, status: int = 200) -> HttpResponse:
+def _policy_page(request: HttpRequest, form: PolicyForm, status: int = 200,
+                 rejudge_form: RejudgeForm | None = None) -> HttpResponse:
+    current = Policy.current()
     return render(request, "reviewapp/policy.html", {
-        "current": Policy.current(),
+        "current": current,
+        "judge_in_force": selectors.judge_in_force(current),
         "form": form,
-        "rejudge_form": RejudgeForm(initial={"backend": settings.JUDGE_BACKEND, "model": settings.JUDGE_MODEL}),
+        "rejudge_form": rejudge_form or RejudgeForm(initial={
+            "backend": settings.JUDGE_BACKEND, "model": "" if settings.JUDGE_BACKEND == "offline" else settings.JUDGE_MODEL}),
         "history": _history(),
-        "jobs": Job.objects.select_related("created_by")[:10],
+        "jobs": selectors.jobs()[:10],
         "health": liveness.worker_status(),
     }, status=status)
 
@@ -423,12 +439,16 @@ def policy(request: HttpRequest) -> HttpResponse:
 @admin_required
 def policy_preview(request: HttpRequest) -> HttpResponse:
     form = PolicyForm(request.POST, preview=True)
+    # Each field's message (or none, once corrected) goes beside it, swapped out of band.
+    errors = "".join(render_to_string("reviewapp/policy.html#field-error", {"field": field, "oob": True})
+                     for field in form)
     if not form.is_valid():
-        return render(request, "reviewapp/policy.html#preview", {"preview_errors": form.errors})
+        preview = render_to_string("reviewapp/policy.html#preview", {"preview_errors": form_errors(form)})
+        return HttpResponse(preview + errors)
     values = {k: v for k, v in form.cleaned_data.items() if k != "note"}
     days = min(max(_int(request.POST.get("days")) or 7, 1), 90)
     preview = selectors.routing_preview(current=Policy.current(), candidate=Policy(**values), days=days)
-    return render(request, "reviewapp/policy.html#preview", {"preview": preview})
+    return HttpResponse(render_to_string("reviewapp/policy.html#preview", {"preview": preview}) + errors)
 
 
 @require_POST
@@ -456,29 +476,25 @@ def policy_reroute(request: HttpRequest) -> HttpResponse:
 @admin_required
 def policy_rejudge(request: HttpRequest) -> HttpResponse:
     form = RejudgeForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, f"Re-judge not started: {form.errors.as_text()}")
-        return redirect(reverse("policy") + "#rejudge")
+    if not form.is_valid():  # the page again, with the messages beside the fields
+        current = PolicyForm(initial=policy_service.policy_values(Policy.current()))
+        return _policy_page(request, current, status=400, rejudge_form=form)
     data = form.cleaned_data
-    answers = Answer.objects.filter(status__in=[Answer.Status.JUDGED, Answer.Status.FAILED])
-    if data["since"]:
-        answers = answers.filter(created_at__date__gte=data["since"])
-    if data["until"]:
-        answers = answers.filter(created_at__date__lte=data["until"])
-    if data["review_status"]:
-        answers = answers.filter(review_status=data["review_status"])
-    ids = list(answers.order_by("-created_at").values_list("pk", flat=True)[: data["limit"]])
+    ids = selectors.rejudge_answer_ids(since=data["since"], until=data["until"], review_status=data["review_status"],
+                                       limit=data["limit"], include_golden=data["include_golden"])
+    offline = data["backend"] == "offline"
     job = jobs_service.job_start_rejudge(user=request.user, answer_ids=ids, profile=data["profile"],
-                                         backend=data["backend"], model=data["model"] or settings.JUDGE_MODEL,
+                                         backend=data["backend"],
+                                         model="" if offline else data["model"] or settings.JUDGE_MODEL,
                                          example_set=data["example_set"])
-    judge = data["example_set"] or data["profile"]
-    messages.success(request, f"Re-judging {job.total} answers with {judge} ({data['backend']}).")
+    judge = "the offline judge" if offline else f"{data['example_set'] or data['profile']} (openai)"
+    messages.success(request, f"Re-judging {job.total} answers with {judge}.")
     return redirect(reverse("policy") + "#jobs")
 
 
 @admin_required
 def job_progress(request: HttpRequest, job_id: int) -> HttpResponse:
-    job = get_object_or_404(Job, pk=job_id)
+    job = get_object_or_404(selectors.jobs(), pk=job_id)
     response = render(request, "reviewapp/_job.html", {"job": job})
     if job.status in (Job.Status.DONE, Job.Status.FAILED):
         return HttpResponseStopPolling(response.content)

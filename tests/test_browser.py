@@ -415,3 +415,100 @@ def test_a_six_claim_answer_takes_a_handful_of_keys_from_the_queue(page, live_se
     assert answer.lease_holder is None and Review.objects.filter(answer=answer).exclude(reviewer=rita).count() == 0
     print(f"\n6-claim answer: {len(keys)} keystrokes ({' '.join(keys)}), {seconds:.2f} s from the queue to adjudicated")
     assert page.js_errors == []
+
+
+def test_an_invalid_policy_value_shows_its_message_beside_the_field_instead_of_the_old_preview(page, live_server):
+    rita = _reviewer()
+    rita.groups.add(Group.objects.get_or_create(name="admin")[0])
+    _judged(TWO_FLAGS)
+    _sign_in(page, "/policy/")
+    page.wait_for_url("**/policy/")
+    page.locator("#preview table").wait_for()  # the preview of the policy in force, loaded with the page
+    page.fill("input[name=score_threshold]", "1.7")
+    page.locator("input[name=score_threshold]").dispatch_event("change")
+    beside = page.locator("#error-score_threshold")
+    page.locator("#error-score_threshold", has_text="less than or equal to 1").wait_for()
+    assert page.locator("#preview table").count() == 0 and "No preview" in page.locator("#preview").inner_text()
+    field, message = page.locator("input[name=score_threshold]").bounding_box(), beside.bounding_box()
+    assert abs(message["y"] - field["y"]) < 60  # beside the field, not at the foot of the form
+    page.fill("input[name=score_threshold]", "0.9")
+    page.locator("input[name=score_threshold]").dispatch_event("change")
+    page.locator("#preview table").wait_for()
+    assert beside.inner_text() == ""
+    assert page.js_errors == []
+
+
+def test_prior_turns_open_when_the_question_leans_on_them_and_metadata_waits_collapsed(page, live_server):
+    _reviewer()
+    turns = [{"role": "user", "content": "Do seniors pay less?"}, {"role": "assistant", "content": "Yes, from 65."}]
+    leaning = fare_payload(external_id=None, question="She's 63", prior_turns=turns,
+                           metadata={"channel": "sms", "session": {"id": "s-1", "turn": 3}})
+    standalone = fare_payload(external_id=None, question="How much does a senior pay for one bus ride?",
+                              prior_turns=turns)
+    answers = [answer_ingest(client=None, request=judges.JudgeRequest.model_validate(p)).answer
+               for p in (leaning, standalone)]
+    _sign_in(page, f"/review/{answers[0].pk}/")
+    page.wait_for_url(f"**/review/{answers[0].pk}/")
+    assert page.locator("details.turns").get_attribute("open") is not None
+    assert page.locator("details.turns li").first.is_visible()  # "Do seniors pay less?" without a click
+    metadata = page.locator("details.metadata")
+    assert metadata.get_attribute("open") is None and not page.locator("details.metadata dd").first.is_visible()
+    metadata.locator("summary").click()
+    assert page.locator("details.metadata").inner_text().count("sms") == 1
+    assert '{"id": "s-1", "turn": 3}' in metadata.inner_text()
+    page.goto(f"/review/{answers[1].pk}/")
+    assert page.locator("details.turns").get_attribute("open") is None  # a question that stands alone
+    assert page.locator("details.metadata").count() == 0
+    assert page.js_errors == []
+
+
+def test_the_answer_list_filters_in_place_and_the_queue_counters_follow_the_filters(page, live_server):
+    _reviewer()
+    flagged = _judged(TWO_FLAGS)
+    bicycle = _judged(fare_payload()["answer"])
+    Answer.objects.filter(pk=bicycle.pk).update(question="Is there a bicycle rule?", review_status="adjudicated",
+                                                adjudicated_verdict="GROUNDED")
+    _sign_in(page, "/answers/")
+    page.wait_for_url("**/answers/")
+    assert "2 answers" in page.locator("#answer-total").inner_text()
+    with page.expect_response(lambda r: "/answers/?" in r.url):
+        page.select_option("select[name=review_status]", "adjudicated")
+    page.locator("#answer-total", has_text="1 answer match").wait_for()
+    assert "review_status=adjudicated" in page.url  # the filtered list has its own address
+    assert page.locator("table.answers tbody tr").count() == 1
+    assert page.locator("td.human-verdict").inner_text() == "Grounded"
+    page.goto("/queue/")
+    waiting = page.locator("#queue-counts li").first
+    assert waiting.inner_text() == "1 waiting"
+    with page.expect_response(lambda r: "/queue/?" in r.url and r.request.headers.get("hx-request") == "true"):
+        page.fill("input[name=q]", "bicycle")
+        page.locator("input[name=q]").dispatch_event("change")  # htmx: the table is swapped, not the page
+    page.locator("#queue-counts li", has_text="0 waiting").wait_for()  # the bicycle answer is adjudicated
+    assert page.locator("#queue-counts li", has_text="adjudicated").inner_text() == "1 adjudicated"
+    assert page.locator("table.queue tbody tr").inner_text().startswith("Nothing waiting")
+    assert flagged.pk != bicycle.pk and page.js_errors == []
+
+
+def test_a_rejudge_the_offline_judge_would_not_run_as_chosen_is_refused_beside_the_field(page, live_server):
+    from reviewapp.models import Job
+
+    rita = _reviewer()
+    rita.groups.add(Group.objects.get_or_create(name="admin")[0])
+    _judged(TWO_FLAGS)
+    _sign_in(page, "/policy/")
+    page.wait_for_url("**/policy/")
+    assert page.locator("#rejudge select[name=backend]").input_value() == "offline"  # the demo's backend
+    assert page.locator("#rejudge input[name=model]").input_value() == ""  # no model listed for it
+    page.select_option("#rejudge select[name=profile]", "sentence_map")
+    with page.expect_navigation():
+        page.locator("#rejudge button[type=submit]").click()
+    form = page.locator("#rejudge")
+    assert "judges by its own rules" in form.inner_text() and "sentence_map" in form.locator("select[name=profile]").input_value()
+    assert not Job.objects.exists()
+    page.js_errors.clear()  # the refusal is a 400 on purpose
+    page.select_option("#rejudge select[name=profile]", "")
+    with page.expect_navigation():
+        page.locator("#rejudge button[type=submit]").click()
+    job = page.locator("ul.jobs li").first
+    assert "the offline judge" in job.inner_text() and "gpt-4o-mini" not in job.inner_text()
+    assert page.js_errors == []

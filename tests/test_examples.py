@@ -155,7 +155,8 @@ def test_non_admins_cannot_see_or_create_sets(client, overturned):
 # --- the policy selects a set -------------------------------------------------------------------
 
 
-def test_the_policy_refuses_a_set_its_judge_would_not_carry(client, ada, overturned):
+def test_the_policy_refuses_a_set_its_judge_would_not_carry(client, ada, overturned, settings):
+    settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"  # an openai judge needs an endpoint (never called here)
     example_set = example_set_create(user=ada, profile="fare_policy", claim_ids=[overturned["hostile"].pk])
     current = Policy.current()
     cases = [
@@ -272,9 +273,9 @@ def test_a_rejudge_job_can_carry_a_set_beside_the_answers_own_run(client, ada, o
     answer = _ingest()
     answer_judge(answer_id=answer.pk)  # the answer's own run, by the offline judge
     form = {"limit": 1, "profile": "claim_verification", "backend": "offline", "model": "", "example_set": example_set.pk}
-    client.post("/policy/rejudge", form)
+    refused = client.post("/policy/rejudge", form)
     assert not Job.objects.exists()
-    assert "The offline judge reads no prompt" in client.get("/policy/").content.decode()
+    assert refused.status_code == 400 and "The offline judge reads no prompt" in refused.content.decode()
 
     client.post("/policy/rejudge", form | {"backend": "openai"})
     job = Job.objects.get()

@@ -8,6 +8,7 @@ from django.contrib.auth.models import Group
 from django.test import Client
 
 import judges
+from judges.offline import OFFLINE_VERSION
 from reviewapp.models import Answer, AuditEvent, Job, JudgeRun, Policy
 from reviewapp.services import jobs as jobs_service
 from reviewapp.services.ingest import answer_ingest
@@ -175,7 +176,7 @@ def test_reroute_applies_the_current_policy_to_waiting_answers_but_not_adjudicat
 @pytest.mark.django_db
 def test_rejudge_keeps_the_old_run_and_adds_a_side_run_once(admin_client):
     answer = judged()
-    admin_client.post("/policy/rejudge", {"limit": 10, "profile": "claim_audit@v1", "backend": "offline", "model": ""})
+    admin_client.post("/policy/rejudge", {"limit": 10, "profile": "", "backend": "offline", "model": ""})
     job = Job.objects.get()
     assert job.total == 1
     jobs_service.answer_rejudge(job_id=job.pk, answer_id=answer.pk)
@@ -201,7 +202,7 @@ def test_a_rejudge_whose_result_the_database_refuses_fails_its_run_and_counts_do
         return output
 
     monkeypatch.setattr(judges, "judge", unclean)
-    admin_client.post("/policy/rejudge", {"limit": 10, "profile": "claim_audit@v1", "backend": "offline", "model": ""})
+    admin_client.post("/policy/rejudge", {"limit": 10, "profile": "", "backend": "offline", "model": ""})
     job = Job.objects.get()
     jobs_service.answer_rejudge(job_id=job.pk, answer_id=answer.pk)
     side = JudgeRun.objects.get(answer=answer, job=job)
@@ -282,3 +283,108 @@ def test_a_failed_escalation_leaves_the_first_result_and_records_the_failure():
     first, second = JudgeRun.objects.filter(answer=answer).order_by("id")
     assert answer.judged_by == first and answer.status == "judged"
     assert second.status == "failed" and "escalation failed" in second.error
+
+
+# --- judge configurations that would not run as chosen ------------------------------------------
+
+
+REJUDGE = {"limit": 10, "profile": "", "backend": "offline", "model": ""}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("changes, field, message", [
+    ({"profile": "sentence_map"}, "profile", f"The offline backend judges by its own rules (offline@{OFFLINE_VERSION})"),
+    ({"model": "gpt-4o-mini"}, "model", "The offline backend calls no model"),
+    ({"backend": "openai", "profile": "claim_audit"}, "backend", "OPENAI_BASE_URL is not set"),
+])
+def test_a_rejudge_the_judge_would_not_run_as_chosen_is_refused_beside_its_field(admin_client, settings, changes,
+                                                                                  field, message):
+    settings.OPENAI_BASE_URL = None
+    judged()
+    response = admin_client.post("/policy/rejudge", REJUDGE | changes)
+    assert response.status_code == 400 and not Job.objects.exists()
+    form = response.context["rejudge_form"]
+    assert message in " ".join(form.errors[field])
+    assert message in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_policy_refuses_an_openai_judge_without_an_endpoint_and_a_profile_for_the_offline_one(admin_client,
+                                                                                                  settings):
+    settings.OPENAI_BASE_URL = None
+    current = Policy.current()
+    cases = [
+        ({"judge_backend": "openai"}, "judge_backend", "OPENAI_BASE_URL is not set"),
+        ({"judge_backend": "offline", "judge_profile": "sentence_map"}, "judge_profile", "reads no profile"),
+        ({"judge_model": "gpt-4o"}, "judge_model", "calls no model"),
+        ({"escalation_backend": "openai"}, "escalation_backend", "OPENAI_BASE_URL is not set"),
+    ]
+    for changes, field, message in cases:
+        response = admin_client.post("/policy/", form_values(current, **changes))
+        assert response.status_code == 400, changes
+        assert message in " ".join(response.context["form"].errors[field])
+    assert Policy.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_rejudge_whose_runs_all_fail_reports_the_job_failed_with_the_reason(admin_client, settings, fake_llm):
+    from tests.fake_openai import Reply
+
+    settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = fake_llm.base_url, "test-key"
+    answers = [judged(), judged()]
+    fake_llm.default = Reply.status(400, message="model not found")
+    response = admin_client.post("/policy/rejudge", REJUDGE | {"backend": "openai", "profile": "claim_verification"})
+    assert response.status_code == 302
+    job = Job.objects.get()
+    Job.objects.filter(pk=job.pk).update(status="running")  # what job_run does before fanning out
+    for answer in answers:
+        jobs_service.answer_rejudge(job_id=job.pk, answer_id=answer.pk)
+    job.refresh_from_db()
+    assert (job.done, job.status) == (2, "failed")
+    assert job.error.startswith("2 of 2 runs failed; the first:") and "model not found" in job.error
+    line = admin_client.get(f"/jobs/{job.pk}/").content.decode()
+    assert "2 of 2 runs failed" in line and "failed</span>" in line
+
+
+@pytest.mark.django_db
+def test_the_offline_rejudge_names_no_model_and_leaves_golden_answers_out_unless_asked(admin_client):
+    from reviewapp.services.golden import golden_answers
+
+    posted = judged()
+    golden = judged()
+    Answer.objects.filter(pk=golden.pk).update(metadata={"golden": "fares"})
+    assert list(golden_answers("fares").values_list("pk", flat=True)) == [golden.pk]
+    admin_client.post("/policy/rejudge", REJUDGE)
+    admin_client.post("/policy/rejudge", REJUDGE | {"include_golden": "on"})
+    without, with_golden = Job.objects.order_by("pk")
+    assert without.params["answer_ids"] == [posted.pk]
+    assert sorted(with_golden.params["answer_ids"]) == sorted([posted.pk, golden.pk])
+    assert without.params["model"] == ""
+    page = admin_client.get("/policy/").content.decode()
+    assert "the offline judge" in page and "gpt-4o-mini)" not in page.split('<ul class="jobs">')[1].split("</ul>")[0]
+
+
+# --- the form's messages and the history ---------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_an_invalid_preview_value_puts_its_message_beside_the_field_and_clears_the_old_preview(admin_client):
+    current = Policy.current()
+    page = admin_client.post("/policy/preview", form_values(current, score_threshold=1.7)).content.decode()
+    beside = page.split('id="error-score_threshold"')[1].split("</span>")[0]
+    assert 'hx-swap-oob="true"' in beside and "less than or equal to 1" in beside
+    assert "No preview: score_threshold:" in page and "answers judged" not in page
+    fixed = admin_client.post("/policy/preview", form_values(current, score_threshold=0.9)).content.decode()
+    assert 'id="error-score_threshold" role="alert" hx-swap-oob="true"></span>' in fixed  # the message goes away
+    assert "answers judged" in fixed
+
+
+@pytest.mark.django_db
+def test_the_history_shows_values_not_python_lists_or_empty_entries(admin_client):
+    current = Policy.current()
+    admin_client.post("/policy/", form_values(current, blocking_labels=["CONTRADICTED"], note="only contradictions"))
+    admin_client.post("/policy/", form_values(current, blocking_labels=[], note="nothing blocks"))
+    history = admin_client.get("/policy/").content.decode().split('class="history-table"')[1]
+    assert "blocking_labels</b>: CONTRADICTED → none" in history
+    assert "[" not in history and "→ </li>" not in history
+    assert "judge_profile" not in history  # empty in every version: never listed as a change

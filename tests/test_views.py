@@ -115,3 +115,14 @@ def test_pages_forbid_inline_scripts_and_htmx_only_talks_to_its_own_origin(clien
     html = response.content.decode()
     assert '"selfRequestsOnly": true' in html and '"allowEval": false' in html
     assert "<script>" not in html  # every script is a file
+
+
+@pytest.mark.parametrize("question, leans", [
+    ("She's 63", True), ("And for students?", True), ("What about the weekend pass?", True),
+    ("Does it cost more at peak hours on weekdays?", True),
+    ("How much does a senior pay for one bus ride?", False), ("Is there a bicycle rule on the express trains?", False),
+])
+def test_a_question_leans_on_prior_turns_when_short_or_referring_back(question, leans):
+    from reviewapp.templatetags.claimdesk import leans_on_prior_turns
+
+    assert leans_on_prior_turns(question) is leans

@@ -10,7 +10,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from judges import JudgeConfig, JudgeError
-from reviewapp.models import Answer, Claim, ExampleSet, Job, Policy
+from reviewapp.models import Answer, Claim, ExampleSet, Job, JudgeRun, Policy
 from reviewapp.services.audit import audit_record
 from reviewapp.services.examples import worked_examples_for
 from reviewapp.services.judging import (endpoint_settings, mark_run_failed, run_judge, run_record_success, start_run,
@@ -112,6 +112,8 @@ def _fan_out_rejudge(job: Job) -> None:
 
     for answer_id in job.params["answer_ids"]:
         rejudge_answer.delay(job.pk, answer_id)
+    if not job.params["answer_ids"]:  # nothing to judge: no run will count it done
+        Job.objects.filter(pk=job.pk).update(status=Job.Status.DONE, finished_at=timezone.now())
 
 
 def answer_rejudge(*, job_id: int, answer_id: int) -> None:
@@ -144,5 +146,17 @@ def answer_rejudge(*, job_id: int, answer_id: int) -> None:
 
 def _count_done(job: Job) -> None:
     Job.objects.filter(pk=job.pk).update(done=F("done") + 1)
-    Job.objects.filter(pk=job.pk, done__gte=F("total"), status=Job.Status.RUNNING).update(
-        status=Job.Status.DONE, finished_at=timezone.now())
+    if Job.objects.filter(pk=job.pk, done__gte=F("total"), status=Job.Status.RUNNING).update(
+            status=Job.Status.DONE, finished_at=timezone.now()):
+        _report_failed_runs(job)
+
+
+def _report_failed_runs(job: Job) -> None:
+    """A finished re-judge whose runs failed says so: failed when none succeeded, with the first reason."""
+    failed = job.runs.filter(status=JudgeRun.Status.FAILED)
+    count = failed.count()
+    if not count:
+        return
+    first = failed.order_by("pk").values_list("error", flat=True).first()
+    status = Job.Status.FAILED if not job.runs.exclude(status=JudgeRun.Status.FAILED).exists() else Job.Status.DONE
+    Job.objects.filter(pk=job.pk).update(status=status, error=f"{count} of {job.total} runs failed; the first: {first}")

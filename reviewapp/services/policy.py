@@ -33,6 +33,24 @@ def policy_diff(old: Policy | None, new: Policy) -> list[tuple[str, Any, Any]]:
     return [(field, before.get(field), value) for field, value in policy_values(new).items() if before.get(field) != value]
 
 
+def shown_value(value: Any) -> str:
+    """A policy value as the history reads it: lists as words, empty as what then applies."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(str, value)) or "none"
+    return str(value) if value != "" else "(the setting)"
+
+
+def policy_diff_shown(old: Policy | None, new: Policy) -> list[tuple[str, str, str]]:
+    """policy_diff as the history shows it; a change only in how "empty" is spelt is no change."""
+    shown = [(field, shown_value(before), shown_value(after)) for field, before, after in policy_diff(old, new)]
+    return [(field, before, after) for field, before, after in shown
+            if before != after and not (before == "—" and after in ("(the setting)", "none"))]
+
+
 def policy_create(*, user, values: dict[str, Any], note: str) -> Policy:
     if not note.strip():
         raise ValueError("Say why the policy changes: the note is required.")

@@ -63,3 +63,27 @@ def passage_dom_id(passage) -> str:
     """The passage's HTML id: `passage-<its id>` when that id is plain, else `passage-~<position>`
     (a client's id may hold spaces, quotes or `#`; no plain id holds `~`, so none is shared)."""
     return f"passage-{passage.pid}" if PLAIN_ID.fullmatch(passage.pid) else f"passage-~{passage.position + 1}"
+
+
+# A question this short, or with one of these words, is read with the turns before it ("She's 63",
+# "What about that one?"): the review page opens them instead of leaving the context one click away.
+SHORT_QUESTION_WORDS = 4
+REFERS_BACK = re.compile(
+    r"\b(she|he|her|him|his|hers|they|them|their|it|its|this|that|these|those|same|also|instead|again|else|"
+    r"above|earlier|previous|former|latter|what about|how about)\b"
+    r"|^\s*(and|but|or|so|what if)\b",
+    re.IGNORECASE,
+)
+
+
+@register.filter
+def leans_on_prior_turns(question: str) -> bool:
+    """Whether the question likely depends on the conversation before it (short, or refers back)."""
+    words = re.findall(r"\w+(?:'\w+)?", question or "")
+    return len(words) <= SHORT_QUESTION_WORDS or bool(REFERS_BACK.search(question or ""))
+
+
+@register.filter
+def shown_json(value) -> str:
+    """A metadata value as text: strings as they are, anything else as compact JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
