@@ -17,12 +17,14 @@ time and from --clients concurrent clients, each mode on fresh answers:
 * poll:   `POST` without wait, then `GET` every 100 ms until judged; added latency the same way, to
           the reply of the GET that first shows it judged;
 * ingest: `POST` without wait, its wall time only (the 202).
-Where the added time of a waited answer goes is read from the rows and a Redis subscriber of the
-bench's own to the judged announcements: ingest (send -> answer row's created_at), pickup (-> the
-run's started_at: commit, enqueue, the worker's fetch, its claim), outside the backend (started_at
--> finished_at, minus latency_ms: checks, span checks, run bookkeeping), store + publish
+Where the added time of a waited answer goes is read from the rows, the worker's log and a Redis
+subscriber of the bench's own to the judged announcements: ingest (send -> the answer row's
+created_at), to worker (-> the worker's "received" log line: the web's insert and commit, the
+enqueue, the broker's delivery), task start (-> the run's started_at: the claim and the run's row),
+outside backend (started_at -> finished_at, minus latency_ms: checks, span checks), store + publish
 (finished_at -> the announcement seen), reply (-> the response read: the web's wake, re-read,
-serialisation). Every answer of a mode is judged before the next mode starts.
+serialisation). The log splits the pickup only where one task was received in that window.
+Every answer of a mode is judged before the next mode starts.
 """
 
 from __future__ import annotations
@@ -32,12 +34,14 @@ import http.client
 import json
 import os
 import random
+import re
 import statistics
 import sys
 import tempfile
 import threading
 import time
 import uuid
+from datetime import datetime
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -54,7 +58,8 @@ from tests.faultkit import Worker  # noqa: E402
 
 TARGET_MS = 50
 POLL_SECONDS = 0.1
-STAGES = ("ingest", "pickup", "outside backend", "store + publish", "reply")
+STAGES = ("ingest", "to worker", "task start", "outside backend", "store + publish", "reply")
+RECEIVED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*judge_answer\[[0-9a-f-]+\] received$")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -133,12 +138,22 @@ def settle(public_ids: list[str], timeout: float = 120) -> None:
         time.sleep(0.1)
 
 
-def with_runs(results: list[dict], watcher: Announcements) -> None:
+def received_times(log: Path) -> list[float]:
+    """When the worker received each judge task (its log's lines, to the millisecond)."""
+    times = []
+    for line in log.read_text().splitlines():
+        if match := RECEIVED.match(line):
+            times.append(datetime.strptime(match.group(1), "%Y-%m-%d %H:%M:%S,%f").timestamp())
+    return times
+
+
+def with_runs(results: list[dict], watcher: Announcements, worker_log: Path) -> None:
     """Add each answer's stored run (latency_ms, started/finished) and its stage times."""
     from reviewapp.models import Answer
 
     answers = {str(a.public_id): a for a in Answer.objects.select_related("judged_by")
                .filter(public_id__in=[r["id"] for r in results])}
+    received = received_times(worker_log)
     for result in results:
         answer, run = answers[result["id"]], answers[result["id"]].judged_by
         result["judge_ms"] = run.latency_ms if run and run.latency_ms is not None else None
@@ -146,16 +161,22 @@ def with_runs(results: list[dict], watcher: Announcements) -> None:
             continue
         created, begun, finished = answer.created_at.timestamp(), run.started_at.timestamp(), run.finished_at.timestamp()
         seen = watcher.first_after(answer.pk, finished)
+        # The task received between the row's creation and its run's start: its own, unless several
+        # were (concurrent clients), when the split of the pickup is left out.
+        between = [t for t in received if created - 0.001 <= t <= begun + 0.001]
+        got = between[0] if len(between) == 1 else None
         result["stages"] = {
             "ingest": (created - result["sent"]) * 1000,
-            "pickup": (begun - created) * 1000,
+            "to worker": (got - created) * 1000 if got else None,
+            "task start": (begun - got) * 1000 if got else None,
             "outside backend": (finished - begun) * 1000 - run.latency_ms,
             "store + publish": (seen - finished) * 1000 if seen else None,
             "reply": (result["done"] - seen) * 1000 if seen else None,
         }
 
 
-def measure(api: Api, bodies, *, mode: str, clients: int, count: int, wait: int, watcher: Announcements) -> list[dict]:
+def measure(api: Api, bodies, *, mode: str, clients: int, count: int, wait: int, watcher: Announcements,
+            worker_log: Path) -> list[dict]:
     if clients == 1:
         results = [one_answer(api, next(bodies), mode, wait) for _ in range(count)]
     else:
@@ -169,7 +190,7 @@ def measure(api: Api, bodies, *, mode: str, clients: int, count: int, wait: int,
             results = list(pool.map(lambda _: one_answer(api, body(), mode, wait), range(count)))
     settle([r["id"] for r in results])
     time.sleep(0.2)  # the last announcements
-    with_runs(results, watcher)
+    with_runs(results, watcher, worker_log)
     return results
 
 
@@ -211,9 +232,9 @@ def report(backend: str, mode: str, clients: int, results: list[dict], *, comman
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--answers", type=int, default=200, help="answers per mode and client count")
+    parser.add_argument("--answers", type=int, default=None, help="answers per mode and client count (default 200)")
     parser.add_argument("--quick", action="store_true", help="12 answers a mode, 4 clients")
-    parser.add_argument("--clients", type=int, default=8, help="concurrent clients of the second run")
+    parser.add_argument("--clients", type=int, default=None, help="concurrent clients of the second run (default 8)")
     parser.add_argument("--wait", type=int, default=10, help="S of ?wait=S")
     parser.add_argument("--llm-latency", type=float, default=0.3, help="the fake LLM's seconds per request")
     parser.add_argument("--backend", action="append", choices=("offline", "openai"),
@@ -223,8 +244,8 @@ def main() -> int:
     parser.add_argument("--worker-threads", type=int, default=8, help="the Celery worker's thread pool")
     parser.add_argument("--seed", type=int, default=20)
     args = parser.parse_args()
-    count = 12 if args.quick else args.answers
-    clients = 4 if args.quick else args.clients
+    count = args.answers or (12 if args.quick else 200)
+    clients = args.clients or (4 if args.quick else 8)
     backends = args.backend or ["offline", "openai"]
     broker = os.environ.get("CELERY_BROKER_URL", "")
     if not broker.startswith("redis"):
@@ -276,9 +297,11 @@ def main() -> int:
                 bodies = iter(lambda: fixed, None)
             else:  # new passages every time: the offline judge's caches do not make it look faster
                 bodies = iter(lambda: payload(rng), None)
-            measure(api, bodies, mode="wait", clients=1, count=3, wait=args.wait, watcher=watcher)  # warm-up
+            measure(api, bodies, mode="wait", clients=1, count=3, wait=args.wait, watcher=watcher,
+                    worker_log=worker.log)  # warm-up
             for mode, n in (("wait", 1), ("wait", clients), ("poll", 1), ("poll", clients), ("ingest", 1)):
-                results = measure(api, bodies, mode=mode, clients=n, count=count, wait=args.wait, watcher=watcher)
+                results = measure(api, bodies, mode=mode, clients=n, count=count, wait=args.wait, watcher=watcher,
+                                  worker_log=worker.log)
                 report(backend, mode, n, results, command=command,
                        setup=setup if backend == "openai" else setup | {"llm_latency_s": None})
         return 0
