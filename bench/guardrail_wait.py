@@ -49,7 +49,7 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.judge_throughput import start_fake_llm, stop  # noqa: E402
+from bench.judge_throughput import cpu_seconds, start_fake_llm, stop  # noqa: E402
 from bench.results import record  # noqa: E402
 from bench.web import PROXY_HEADERS, start_gunicorn, stop_gunicorn  # noqa: E402
 from bench.workload import admin_sql, bench_database_url, claim_audit_reply, payload  # noqa: E402
@@ -116,15 +116,18 @@ def one_answer(api: Api, body: dict, mode: str, wait: int) -> dict:
     status, reply = api.call("POST", f"/api/v1/answers?wait={wait}" if mode == "wait" else "/api/v1/answers", data)
     if status not in (200, 202):
         raise SystemExit(f"POST answered {status}: {reply}")
-    polls = 0
+    polls, get_ms = 0, None
     if mode == "poll":
         while reply.get("status") not in ("judged", "failed") and time.perf_counter() - started < 60:
             time.sleep(POLL_SECONDS)
             polls += 1
+            asked = time.perf_counter()
             status, reply = api.call("GET", f"/api/v1/answers/{reply['id']}")
+            get_ms = (time.perf_counter() - asked) * 1000
     wall = (time.perf_counter() - started) * 1000
     return {"id": reply["id"], "status": status, "state": reply.get("status"), "sent": sent,
-            "done": sent + wall / 1000, "wall_ms": wall, "polls": polls}
+            "done": sent + wall / 1000, "wall_ms": wall, "polls": polls,
+            "get_ms": get_ms}
 
 
 def settle(public_ids: list[str], timeout: float = 120) -> None:
@@ -175,8 +178,31 @@ def with_runs(results: list[dict], watcher: Announcements, worker_log: Path) -> 
         }
 
 
+def server_cpu(processes: list[int]) -> dict[int, float]:
+    """CPU seconds so far of the app's processes (gunicorn's workers, the Celery worker) and of the
+    Postgres backends serving the bench's database (a local server; this process's own excluded)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        pids = processes + [row[0] for row in cursor.fetchall()]
+    seconds = {}
+    for pid in pids:
+        try:
+            seconds[pid] = cpu_seconds(pid)
+        except OSError:  # gone, or not on this machine
+            continue
+    return seconds
+
+
+def app_processes(server, worker) -> list[int]:
+    children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+    return [int(pid) for pid in children] + [worker.proc.pid]
+
+
 def measure(api: Api, bodies, *, mode: str, clients: int, count: int, wait: int, watcher: Announcements,
-            worker_log: Path) -> list[dict]:
+            worker_log: Path, processes: list[int]) -> list[dict]:
+    before = server_cpu(processes)
     if clients == 1:
         results = [one_answer(api, next(bodies), mode, wait) for _ in range(count)]
     else:
@@ -189,7 +215,9 @@ def measure(api: Api, bodies, *, mode: str, clients: int, count: int, wait: int,
         with ThreadPoolExecutor(clients) as pool:
             results = list(pool.map(lambda _: one_answer(api, body(), mode, wait), range(count)))
     settle([r["id"] for r in results])
+    cpu = sum(now - before.get(pid, 0.0) for pid, now in server_cpu(processes).items())
     time.sleep(0.2)  # the last announcements
+    results[0]["cpu_ms_per_answer"] = cpu * 1000 / len(results)
     with_runs(results, watcher, worker_log)
     return results
 
@@ -197,14 +225,17 @@ def measure(api: Api, bodies, *, mode: str, clients: int, count: int, wait: int,
 def report(backend: str, mode: str, clients: int, results: list[dict], *, command: str, setup: dict) -> None:
     label = f"guardrail {mode} ({backend}, {clients} client{'s' if clients > 1 else ''})"
     wall = [r["wall_ms"] for r in results]
+    cpu = results[0]["cpu_ms_per_answer"]
     extra = setup | {"backend": backend, "mode": mode, "clients": clients, "answers": len(results),
-                     "load_average_1m": round(os.getloadavg()[0], 2)}
+                     "load_average_1m": round(os.getloadavg()[0], 2), "server_cpu_ms_per_answer": round(cpu, 1)}
     line = f"{label:44} wall p50 {percentile(wall, 50):7.1f} p95 {percentile(wall, 95):7.1f} ms"
+    # All of it on the answer's path when one client posts at a time: what an idle box would wait.
+    record(f"{label} server CPU per answer", cpu, "ms", higher_is_better=False, command=command, **extra)
     if mode == "ingest":
         for q in (50, 95):
             record(f"{label} latency p{q}", percentile(wall, q), "ms", higher_is_better=False, command=command, **extra)
         record(f"{label} latency max", max(wall), "ms", higher_is_better=False, command=command, **extra)
-        print(line, flush=True)
+        print(line + f" | server CPU {cpu:.1f} ms/answer", flush=True)
         return
     judged = [r for r in results if r["state"] == "judged" and r["judge_ms"] is not None]
     late = len(results) - len(judged)
@@ -217,7 +248,13 @@ def report(backend: str, mode: str, clients: int, results: list[dict], *, comman
                command=command, **extra)
     record(f"{label} added latency max", max(added), "ms", higher_is_better=False, command=command, **extra)
     line += (f" | judge p50 {percentile(judge, 50):6.1f} | added p50 {percentile(added, 50):6.1f}"
-             f" p95 {percentile(added, 95):6.1f} max {max(added):7.1f} ms | not judged in reply {late}")
+             f" p95 {percentile(added, 95):6.1f} max {max(added):7.1f} ms | not judged in reply {late}"
+             f" | server CPU {cpu:.1f} ms/answer")
+    if mode == "poll" and (reads := [r["get_ms"] for r in judged if r["get_ms"] is not None]):
+        # What the web's re-read and reply of a judged answer cost on their own: the last GET's.
+        line += f"\n      the GET that found it judged: p50 {statistics.median(reads):.1f} ms"
+        record(f"{label} judged GET p50", statistics.median(reads), "ms", higher_is_better=False,
+               command=command, **extra)
     if mode == "wait":
         stages = []
         for stage in STAGES:
@@ -285,6 +322,7 @@ def main() -> int:
         server = start_gunicorn(port, args.worker_class, env)
         watcher = Announcements(broker)
         api = Api(port, token)
+        processes_cpu = app_processes(server, worker)
         command = " ".join(["python", "bench/guardrail_wait.py", *sys.argv[1:]])
         setup = {"wait_s": args.wait, "gunicorn": f"{args.worker_class} x 2", "celery_threads": args.worker_threads,
                  "llm_latency_s": args.llm_latency}
@@ -298,10 +336,10 @@ def main() -> int:
             else:  # new passages every time: the offline judge's caches do not make it look faster
                 bodies = iter(lambda: payload(rng), None)
             measure(api, bodies, mode="wait", clients=1, count=3, wait=args.wait, watcher=watcher,
-                    worker_log=worker.log)  # warm-up
+                    worker_log=worker.log, processes=processes_cpu)  # warm-up
             for mode, n in (("wait", 1), ("wait", clients), ("poll", 1), ("poll", clients), ("ingest", 1)):
                 results = measure(api, bodies, mode=mode, clients=n, count=count, wait=args.wait, watcher=watcher,
-                                  worker_log=worker.log)
+                                  worker_log=worker.log, processes=processes_cpu)
                 report(backend, mode, n, results, command=command,
                        setup=setup if backend == "openai" else setup | {"llm_latency_s": None})
         return 0
