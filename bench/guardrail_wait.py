@@ -223,7 +223,8 @@ def measure(api: Api, bodies, *, mode: str, clients: int, count: int, wait: int,
 
 
 def report(backend: str, mode: str, clients: int, results: list[dict], *, command: str, setup: dict) -> None:
-    label = f"guardrail {mode} ({backend}, {clients} client{'s' if clients > 1 else ''})"
+    web = "" if setup["gunicorn"].startswith("sync") else f", gunicorn {setup['gunicorn']}"  # sync: the figure of record
+    label = f"guardrail {mode} ({backend}, {clients} client{'s' if clients > 1 else ''}{web})"
     wall = [r["wall_ms"] for r in results]
     cpu = results[0]["cpu_ms_per_answer"]
     extra = setup | {"backend": backend, "mode": mode, "clients": clients, "answers": len(results),
