@@ -280,6 +280,7 @@ def main() -> int:
     parser.add_argument("--worker-class", default="sync", choices=("sync", "gthread"),
                         help="gunicorn's (2 workers; gthread: 4 threads each)")
     parser.add_argument("--worker-threads", type=int, default=8, help="the Celery worker's thread pool")
+    parser.add_argument("--warmup", type=int, default=3, help="answers waited for before each backend's figures")
     parser.add_argument("--seed", type=int, default=20)
     args = parser.parse_args()
     count = args.answers or (12 if args.quick else 200)
@@ -316,11 +317,15 @@ def main() -> int:
 
         call_command("migrate", verbosity=0)
         _, token = api_client_create(name="guardrail bench")
-        worker = Worker(os.environ | env, workdir / "worker.log", pool="threads", concurrency=args.worker_threads,
-                        name="guardrail").start()
-        processes.insert(0, worker.proc)
         port = free_port()
-        server = start_gunicorn(port, args.worker_class, env)
+        with ThreadPoolExecutor(1) as starting:  # both start in seconds, mostly waiting: side by side
+            web = starting.submit(start_gunicorn, port, args.worker_class, env)
+            try:
+                worker = Worker(os.environ | env, workdir / "worker.log", pool="threads",
+                                concurrency=args.worker_threads, name="guardrail").start()
+                processes.insert(0, worker.proc)
+            finally:
+                server = web.result()
         watcher = Announcements(broker)
         api = Api(port, token)
         processes_cpu = app_processes(server, worker)
@@ -336,7 +341,7 @@ def main() -> int:
                 bodies = iter(lambda: fixed, None)
             else:  # new passages every time: the offline judge's caches do not make it look faster
                 bodies = iter(lambda: payload(rng), None)
-            measure(api, bodies, mode="wait", clients=1, count=3, wait=args.wait, watcher=watcher,
+            measure(api, bodies, mode="wait", clients=1, count=max(1, args.warmup), wait=args.wait, watcher=watcher,
                     worker_log=worker.log, processes=processes_cpu)  # warm-up
             for mode, n in (("wait", 1), ("wait", clients), ("poll", 1), ("poll", clients), ("ingest", 1)):
                 results = measure(api, bodies, mode=mode, clients=n, count=count, wait=args.wait, watcher=watcher,

@@ -96,7 +96,7 @@ def test_the_worst_case_bench_records_each_stage_and_family(bench):
 
 
 def test_the_guardrail_bench_waits_on_real_servers_for_both_backends(bench):
-    rows = bench("bench/guardrail_wait.py", "--answers", "2", "--clients", "2", "--llm-latency", "0.05")
+    rows = bench("bench/guardrail_wait.py", "--answers", "2", "--clients", "2", "--warmup", "1", "--llm-latency", "0.05")
     waited = _figures(rows, "guardrail wait")
     assert {row["backend"] for row in waited} == {"offline", "openai"}
     # Every waited answer came back judged in the reply (a 202 would be counted here).
