@@ -31,7 +31,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,12 +47,11 @@ from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
 from bench.results import record  # noqa: E402
+from bench.web import PROXY_HEADERS, start_gunicorn, stop_gunicorn  # noqa: E402
 from reviewapp.models import Answer  # noqa: E402
 from reviewapp.services.clients import api_client_create  # noqa: E402
 
 COMMAND = "python bench/ingest_load.py"
-PROXY_HEADERS = {"X-Forwarded-Proto": "https"}
-BENCH_RATE_LIMIT = "1000000/minute"
 PASSAGE = ("Riders aged 65 and older pay a reduced fare of $1.00 per ride with a valid Senior ID card. "
            "Proof of age must be shown when boarding. ")
 PAYLOAD = {
@@ -102,43 +100,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def start_gunicorn(port: int, worker_class: str, broker: str) -> subprocess.Popen:
-    # Production settings behind a TLS-terminating proxy (it sets X-Forwarded-Proto, which wrk sends
-    # too), so the HTTPS redirect lets the plain-http loopback requests through. The per-token limit
-    # stays on, raised far above the offered load: its Redis round trips are part of what an ingest
-    # costs, while the production default (600/minute) would answer most of one token's posts 429.
-    env = os.environ | {"CELERY_BROKER_URL": broker, "CELERY_QUEUE": BENCH_QUEUE, "ALLOWED_HOSTS": "127.0.0.1",
-                        "LOG_LEVEL": "WARNING", "DEBUG": "false", "SECURE_PROXY_SSL_HEADER": "true",
-                        "API_RATE_LIMIT": BENCH_RATE_LIMIT}
-    args = [str(Path(sys.executable).parent / "gunicorn"), "reviewapp.wsgi:application",
-            "--bind", f"127.0.0.1:{port}", "--workers", "2", "--worker-class", worker_class]
-    if worker_class == "gthread":
-        args += ["--threads", "4"]
-    server = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"gunicorn exited: {server.stderr.read().decode()[-2000:]}")
-        try:
-            probe = urllib.request.Request(f"http://127.0.0.1:{port}/api/v1/openapi.json", headers=PROXY_HEADERS)
-            urllib.request.urlopen(probe, timeout=1)
-            return server
-        except OSError:
-            time.sleep(0.2)
-    server.terminate()
-    raise SystemExit("gunicorn did not answer within 30 s")
-
-
-def stop_gunicorn(server: subprocess.Popen) -> None:
-    # gthread workers can sit out gunicorn's 30 s graceful timeout after the run; the figures are in.
-    server.terminate()
-    try:
-        server.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.kill()  # the master; its workers notice it is gone and exit
-        server.wait(timeout=30)
 
 
 def workers_cpu_seconds(master: int) -> float:
@@ -191,7 +152,7 @@ def run_wrk(port: int, token: str, prefix: str, seconds: int, connections: int) 
 
 def one_run(name: str, *, worker_class: str, broker: str, token: str, seconds: int, connections: int) -> dict:
     port = free_port()
-    server = start_gunicorn(port, worker_class, broker)
+    server = start_gunicorn(port, worker_class, {"CELERY_BROKER_URL": broker, "CELERY_QUEUE": BENCH_QUEUE})
     try:
         run_wrk(port, token, f"warm-{name}-{time.time_ns()}", 2, connections)  # imports, connections, caches
         before, cpu_before, pg_before = Answer.objects.count(), workers_cpu_seconds(server.pid), postgres_cpu_seconds()

@@ -93,3 +93,14 @@ def test_the_worst_case_bench_records_each_stage_and_family(bench):
     worst = _figures(rows, "worst case judge + checks CPU s")
     assert worst[0]["family"] in FAMILIES
     assert {row["name"] for row in _figures(rows, "worst case prices")}
+
+
+def test_the_guardrail_bench_waits_on_real_servers_for_both_backends(bench):
+    rows = bench("bench/guardrail_wait.py", "--answers", "2", "--clients", "2", "--warmup", "1", "--llm-latency", "0.05")
+    waited = _figures(rows, "guardrail wait")
+    assert {row["backend"] for row in waited} == {"offline", "openai"}
+    # Every waited answer came back judged in the reply (a 202 would be counted here).
+    assert all(row["not_judged_in_reply"] == 0 for row in waited if "added latency" in row["name"])
+    assert {row["target"] for row in waited if "added latency p" in row["name"] and "max" not in row["name"]} == {50}
+    _figures(rows, "guardrail poll")
+    _figures(rows, "guardrail ingest")
