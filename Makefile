@@ -55,6 +55,7 @@ bench-steps:
 	$(BENCH_ENV) $(PY) bench/judge_throughput.py
 	$(BENCH_ENV) $(PY) bench/answer_cost.py
 	$(BENCH_ENV) $(PY) bench/rate_limit.py
+	$(BENCH_ENV) $(PY) bench/guardrail_wait.py
 	$(BENCH_ENV) $(PY) bench/bench_db.py create
 	trap '$(BENCH_ENV) $(PY) bench/bench_db.py drop' EXIT; set -e; \
 	$(BENCH_ENV) $(PY) bench/scale_data.py --answers 100000; \
@@ -75,6 +76,7 @@ bench-quick-steps:
 	$(BENCH_ENV) $(PY) bench/judge_throughput.py --quick
 	$(BENCH_ENV) $(PY) bench/answer_cost.py --quick
 	$(BENCH_ENV) $(PY) bench/rate_limit.py --quick
+	$(BENCH_ENV) $(PY) bench/guardrail_wait.py --quick
 	$(BENCH_ENV) $(PY) bench/bench_db.py create
 	trap '$(BENCH_ENV) $(PY) bench/bench_db.py drop' EXIT; set -e; \
 	$(BENCH_ENV) $(PY) bench/scale_data.py --answers 10000; \
