@@ -261,11 +261,8 @@ def _searched(text: str, user):
 
 
 def _after(qs, cursor: str):
-    from django.db.models import Q
-
-    priority, created, pk = selectors._decode_cursor(cursor)
-    return qs.filter(Q(priority__lt=priority) | Q(priority=priority, created_at__gt=created)
-                     | Q(priority=priority, created_at=created, id__gt=pk))
+    key = selectors.QUEUE_ORDER.decoded(cursor) if cursor else None  # "": the queue fits one page
+    return qs.filter(selectors.QUEUE_ORDER.beyond(key)) if key else qs
 
 
 def _estimate(table: str) -> int:

@@ -102,7 +102,7 @@ def generate(answers: int, claims_range: tuple[int, int], seed: int = 7) -> dict
               "adjudicated_verdict", "created_at", "updated_at", "judged_at", "lost_count", "sweep_count", "public_id"],
               [r[:9] + (None,) + r[10:] + (0, 0, uuid.uuid4()) for r in answer_rows])
         _copy(cursor, "reviewapp_passage", ["id", "answer_id", "pid", "position", "text", "tag", "agency", "title", "section",
-              "source_url", "fetched_at"], passage_rows)
+              "source_url", "fetched_at", "metadata"], [row + ("{}",) for row in passage_rows])
         _copy(cursor, "reviewapp_judgerun", ["id", "answer_id", "profile", "prompt_version", "backend", "model", "config_key",
               "is_current", "status", "started_at", "finished_at", "latency_ms", "prompt_tokens", "completion_tokens", "attempts",
               "raw_output", "error", "error_is_transient", "verdict", "grounding_score", "findings"], run_rows)

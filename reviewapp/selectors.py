@@ -50,8 +50,9 @@ class BadCursor(ValueError):
 def client_answers_page(*, client: ApiClient, filters: ClientAnswerFilters, limit: int,
                         cursor: str | None = None) -> tuple[list[Answer], str | None]:
     """The client's own answers, newest first, in keyset pages: (answers, the next page's cursor or
-    None). The cursor names the last row by its time and public id, never by its row number."""
-    qs = Answer.objects.filter(client=client).select_related("judged_by")
+    None). The cursor names the last row by its time and public id, never by its row number, and is
+    URL-safe (base64 of the keyset's own cursor)."""
+    qs = Answer.objects.filter(client=client)
     if filters.external_id is not None:
         qs = qs.filter(external_id=filters.external_id)
     if filters.status:
@@ -60,23 +61,18 @@ def client_answers_page(*, client: ApiClient, filters: ClientAnswerFilters, limi
         qs = qs.filter(verdict=filters.verdict)
     if filters.since is not None:
         qs = qs.filter(created_at__gte=filters.since)
+    after = ""
     if cursor:
-        created_at, public_id = _client_cursor_decoded(cursor)
-        qs = qs.filter(Q(created_at__lt=created_at) | Q(created_at=created_at, public_id__lt=public_id))
-    rows = list(qs.order_by("-created_at", "-public_id")[: limit + 1])
-    if len(rows) <= limit:
-        return rows, None
-    last = rows[limit - 1]
-    token = json.dumps([last.created_at.isoformat(), str(last.public_id)]).encode()
-    return rows[:limit], base64.urlsafe_b64encode(token).decode().rstrip("=")
-
-
-def _client_cursor_decoded(cursor: str) -> tuple[datetime, UUID]:
-    try:
-        created_at, public_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        return datetime.fromisoformat(created_at), UUID(public_id)
-    except (ValueError, TypeError) as exc:
-        raise BadCursor("cursor: not a cursor this API returned (pass next_cursor back unchanged)") from exc
+        try:
+            after = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        except ValueError:
+            after = ""
+        if CLIENT_NEWEST.decoded(after) is None:
+            raise BadCursor("cursor: not a cursor this API returned (pass next_cursor back unchanged)")
+    keys, _, following = keyset_ids(qs, CLIENT_NEWEST, size=limit, after=after)
+    rows = {answer.public_id: answer for answer in Answer.objects.filter(public_id__in=keys).select_related("judged_by")}
+    token = base64.urlsafe_b64encode(following.encode()).decode().rstrip("=") if following else None
+    return [rows[key] for key in keys], token
 
 
 def posted_answers() -> QuerySet[Answer]:
@@ -373,6 +369,8 @@ class PageOrder:
 
 QUEUE_ORDER = PageOrder((("priority", True, int), ("created_at", False, datetime.fromisoformat), ("id", False, int)))
 NEWEST_FIRST = PageOrder((("created_at", True, datetime.fromisoformat), ("id", True, int)))
+# The API's list: no row numbers in its cursors (the public id breaks ties instead).
+CLIENT_NEWEST = PageOrder((("created_at", True, datetime.fromisoformat), ("public_id", True, UUID)))
 
 
 def keyset_ids(qs: QuerySet, order: PageOrder, *, size: int, after: str = "", before: str = "") -> tuple[list[int], str, str]:
