@@ -512,3 +512,22 @@ def test_a_rejudge_the_offline_judge_would_not_run_as_chosen_is_refused_beside_t
     job = page.locator("ul.jobs li").first
     assert "the offline judge" in job.inner_text() and "gpt-4o-mini" not in job.inner_text()
     assert page.js_errors == []
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_serious_violation_on_the_queue_the_review_page_and_the_policy(page, live_server, scheme):
+    from axe_playwright_python.sync_playwright import Axe
+
+    rita = _reviewer()
+    rita.groups.add(Group.objects.get_or_create(name="admin")[0])
+    answer = _judged(TWO_FLAGS)
+    page.emulate_media(color_scheme=scheme)
+    _sign_in(page, "/queue/")
+    axe = Axe()
+    found = {}
+    for url in ["/queue/", f"/review/{answer.pk}/", "/policy/"]:
+        page.goto(url)
+        results = axe.run(page)
+        found[url] = [(v["id"], [n["target"] for n in v["nodes"]]) for v in results.response["violations"]
+                      if v["impact"] in ("serious", "critical")]
+    assert found == {url: [] for url in found}, found
