@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -250,3 +251,35 @@ def run_coroutine(coroutine):
 
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coroutine).result()
+
+
+@contextlib.contextmanager
+def private_worker(tmp_path, monkeypatch, *, name: str, threads: int, latency: float, **env):
+    """A real thread-pool worker on a queue of its own, beside a fake LLM answering GOOD after
+    `latency` s; answers ingested meanwhile go to that queue. `env`: the worker's extra settings."""
+    from django.conf import settings
+
+    from reviewapp.services import ingest
+    from reviewapp.tasks import judge_answer
+    from tests.fake_openai import FakeOpenAI, Reply
+    from tests.faultkit import Worker
+    from tests.judges.test_openai_backend import GOOD
+
+    queue = f"{name}-test-{os.getpid()}"
+    with FakeOpenAI(default=Reply.ok(GOOD), latency=latency) as fake:
+        worker_env = os.environ | {
+            "DATABASE_URL": _test_database_url(), "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+            "CELERY_QUEUE": queue, "OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "test-key",
+            "JUDGE_MODEL": "fake-judge", "JUDGE_BACKEND": "offline", "JUDGE_RETRY_BUDGET_SECONDS": "20",
+        } | env
+        monkeypatch.setattr(ingest, "enqueue_judging", lambda answer_id: judge_answer.apply_async((answer_id,), queue=queue))
+        worker = Worker(env=worker_env, log=tmp_path / "worker.log", pool="threads", concurrency=threads, name=name)
+        try:
+            worker.start()
+            yield fake
+        finally:
+            worker.stop()
+            import redis
+
+            redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(
+                queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")

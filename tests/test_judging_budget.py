@@ -4,20 +4,15 @@ JUDGE_CLIENT_CONCURRENCY judged at once) while another client's answer goes ahea
 
 from __future__ import annotations
 
-import os
-
 import pytest
-from django.conf import settings
 
 from judges import JudgeRequest
 from reviewapp.models import Answer, JudgeRun, Policy
 from reviewapp.services import ingest
 from reviewapp.services.clients import api_client_create
-from tests.conftest import _test_database_url, fare_payload, wait_for
-from tests.fake_openai import FakeOpenAI, Reply
-from tests.faultkit import Worker
+from tests.conftest import fare_payload, private_worker, wait_for
 from tests.judges.test_cpu_budget import HEAVY_ANSWER, heavy_passages
-from tests.judges.test_openai_backend import GOOD, PASSAGE
+from tests.judges.test_openai_backend import PASSAGE
 from tests.test_judging_worker import ANSWER_FOR_GOOD
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
@@ -29,28 +24,10 @@ BUDGET, LATENCY = "0.3", 1.5
 def budget_worker(tmp_path, monkeypatch):
     """A real worker of 2 threads on a queue of its own, with a CPU budget of 0.3 s per judging and
     one answer per client at a time, beside a fake LLM that takes 1.5 s per request."""
-    queue = f"budget-test-{os.getpid()}"
-    with FakeOpenAI(default=Reply.ok(GOOD), latency=LATENCY) as fake:
-        env = os.environ | {
-            "DATABASE_URL": _test_database_url(), "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
-            "CELERY_QUEUE": queue, "OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "test-key",
-            "JUDGE_MODEL": "fake-judge", "JUDGE_BACKEND": "offline", "JUDGE_TASK_SOFT_TIME_LIMIT": "60",
-            "JUDGE_TASK_TIME_LIMIT": "70", "JUDGE_RETRY_BUDGET_SECONDS": "20",
-            "JUDGE_CPU_BUDGET_SECONDS": BUDGET, "JUDGE_CLIENT_CONCURRENCY": "1", "JUDGE_CLIENT_WAIT_SECONDS": "0.3",
-        }
-        from reviewapp.tasks import judge_answer
-
-        monkeypatch.setattr(ingest, "enqueue_judging", lambda answer_id: judge_answer.apply_async((answer_id,), queue=queue))
-        worker = Worker(env=env, log=tmp_path / "worker.log", pool="threads", concurrency=2, name="budget")
-        try:
-            worker.start()
-            yield fake
-        finally:
-            worker.stop()
-            import redis
-
-            redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(
-                queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
+    with private_worker(tmp_path, monkeypatch, name="budget", threads=2, latency=LATENCY,
+                        JUDGE_TASK_SOFT_TIME_LIMIT="60", JUDGE_TASK_TIME_LIMIT="70", JUDGE_CPU_BUDGET_SECONDS=BUDGET,
+                        JUDGE_CLIENT_CONCURRENCY="1", JUDGE_CLIENT_WAIT_SECONDS="0.3") as fake:
+        yield fake
 
 
 def _post(client, **payload) -> int:
