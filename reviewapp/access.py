@@ -10,24 +10,30 @@ from functools import wraps
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 
-REVIEWER, ADMIN = "reviewer", "admin"
+REVIEWER, LEAD, ADMIN = "reviewer", "lead", "admin"
+# A lead settles disagreements between reviewers; a lead and an admin are reviewers too.
+ROLES = (REVIEWER, LEAD, ADMIN)
 
 
 def roles(user) -> frozenset[str]:
     if not user.is_authenticated:
         return frozenset()
     if user.is_superuser:
-        return frozenset({REVIEWER, ADMIN})
+        return frozenset(ROLES)
     cached = getattr(user, "_claimdesk_roles", None)
     if cached is None:
         names = set(user.groups.values_list("name", flat=True))
-        cached = frozenset(names & {REVIEWER, ADMIN} | ({REVIEWER} if ADMIN in names else set()))
+        cached = frozenset(names & set(ROLES) | ({REVIEWER} if names & {LEAD, ADMIN} else set()))
         user._claimdesk_roles = cached  # one query per request
     return cached
 
 
 def is_reviewer(user) -> bool:
     return REVIEWER in roles(user)
+
+
+def is_lead(user) -> bool:
+    return LEAD in roles(user)
 
 
 def is_admin(user) -> bool:
@@ -50,6 +56,7 @@ def _requires(check):
 
 
 reviewer_required = _requires(is_reviewer)
+lead_required = _requires(is_lead)
 admin_required = _requires(is_admin)
 
 
@@ -58,5 +65,5 @@ def role_flags(request) -> dict[str, bool]:
     not Django's is_staff, which the pages do not look at)."""
     user = getattr(request, "user", None)
     if user is None:
-        return {"is_reviewer": False, "is_admin": False}
-    return {"is_reviewer": is_reviewer(user), "is_admin": is_admin(user)}
+        return {"is_reviewer": False, "is_lead": False, "is_admin": False}
+    return {"is_reviewer": is_reviewer(user), "is_lead": is_lead(user), "is_admin": is_admin(user)}

@@ -2,7 +2,7 @@ from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.models import Group, User
 
-from reviewapp.access import ADMIN, REVIEWER
+from reviewapp.access import ROLES
 from reviewapp.models import (
     Answer, ApiClient, AuditEvent, ExampleSet, JudgeRun, Policy, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
     WorkedExample, WorkerHeartbeat,
@@ -169,7 +169,7 @@ class RoleUserAdmin(UserAdmin):
 
     def formfield_for_manytomany(self, db_field, request, **kwargs):
         if db_field.name == "groups" and not request.user.is_superuser:
-            kwargs["queryset"] = Group.objects.filter(name__in=(REVIEWER, ADMIN))
+            kwargs["queryset"] = Group.objects.filter(name__in=ROLES)
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     def save_related(self, request, form, formsets, change):

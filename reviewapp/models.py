@@ -305,6 +305,16 @@ class DecisionMode(models.TextChoices):
     BULK = "bulk"
 
 
+class ConsensusMethod(models.TextChoices):
+    """How a claim's final human label was reached: one reviewer's decision (one review asked for),
+    every reviewer agreeing, most of them agreeing, or a lead settling a disagreement."""
+
+    SINGLE = "single"
+    UNANIMOUS = "unanimous"
+    MAJORITY = "majority"
+    LEAD = "lead"
+
+
 class Claim(models.Model):
     """A claim as the judge stated it, and (once reviewed) the human decision on it.
 
@@ -341,6 +351,9 @@ class Claim(models.Model):
     # blank: undecided. A database default too: the judge writes claims with its own INSERT.
     decision_mode = models.CharField(max_length=8, choices=DecisionMode.choices, blank=True, default="", db_default="")
     note = models.TextField(blank=True)
+    # blank while the claim has no final human label
+    consensus_method = models.CharField(max_length=10, choices=ConsensusMethod.choices, blank=True, default="",
+                                        db_default="")
     version = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -357,6 +370,8 @@ class Claim(models.Model):
                                    name="claim_decision_known"),
             models.CheckConstraint(condition=Q(decision_mode="") | Q(decision_mode__in=DecisionMode.values),
                                    name="claim_decision_mode_known"),
+            models.CheckConstraint(condition=Q(consensus_method="") | Q(consensus_method__in=ConsensusMethod.values),
+                                   name="claim_consensus_method_known"),
         ]
 
     def __str__(self) -> str:
@@ -395,6 +410,13 @@ class Review(AppendOnly):
         ADD = "add"
         UNDO = "undo"
 
+    class Stage(models.TextChoices):
+        """A reviewer's own pass over the answer, or a lead settling the reviewers' disagreement:
+        agreement between reviewers is measured on the first only."""
+
+        REVIEW = "review"
+        ADJUDICATION = "adjudication"
+
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="reviews")
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="reviews")
     reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
@@ -403,6 +425,7 @@ class Review(AppendOnly):
     note = models.TextField(blank=True)
     claim_version = models.PositiveIntegerField(help_text="The claim's version after this decision")
     decision_mode = models.CharField(max_length=8, choices=DecisionMode.choices, default=DecisionMode.EXPLICIT)
+    stage = models.CharField(max_length=12, choices=Stage.choices, default=Stage.REVIEW, db_default=Stage.REVIEW)
     undoes = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="undone_by")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 

@@ -142,8 +142,8 @@ LOGIN_REDIRECT_URL = "/queue/"
 
 # Single sign-on with OpenID Connect (mozilla-django-oidc; the variables are its settings' names), on
 # when OIDC_RP_CLIENT_ID is set. The groups in the OIDC_GROUPS_CLAIM claim (from the ID token or
-# userinfo) map to roles: any of OIDC_ADMIN_GROUPS makes an admin, any of OIDC_REVIEWER_GROUPS a
-# reviewer; an account in neither is refused (403) and no user is made for it. Password sign-in stays.
+# userinfo) map to roles: any of OIDC_ADMIN_GROUPS makes an admin, any of OIDC_LEAD_GROUPS a lead
+# (settles reviewers' disagreements), any of OIDC_REVIEWER_GROUPS a reviewer; an account in neither is refused (403) and no user is made for it. Password sign-in stays.
 OIDC_RP_CLIENT_ID = env_str("OIDC_RP_CLIENT_ID", "")
 SSO_ENABLED = bool(OIDC_RP_CLIENT_ID)
 OIDC_RP_CLIENT_SECRET = env_str("OIDC_RP_CLIENT_SECRET", "")
@@ -155,6 +155,7 @@ OIDC_RP_SIGN_ALGO = env_choice("OIDC_RP_SIGN_ALGO", ("RS256", "ES256", "HS256"),
 OIDC_RP_SCOPES = env_str("OIDC_RP_SCOPES", "openid email profile")
 OIDC_GROUPS_CLAIM = env_str("OIDC_GROUPS_CLAIM", "groups")
 OIDC_REVIEWER_GROUPS = env_list("OIDC_REVIEWER_GROUPS", [])
+OIDC_LEAD_GROUPS = env_list("OIDC_LEAD_GROUPS", [])
 OIDC_ADMIN_GROUPS = env_list("OIDC_ADMIN_GROUPS", [])
 OIDC_PROVIDER_NAME = env_str("OIDC_PROVIDER_NAME", "single sign-on")
 OIDC_USE_PKCE = True

@@ -19,7 +19,7 @@ from django.shortcuts import render
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
-from reviewapp.access import ADMIN, REVIEWER
+from reviewapp.access import ADMIN, LEAD, REVIEWER
 from reviewapp.services.users import user_roles_set
 
 log = logging.getLogger(__name__)
@@ -34,6 +34,8 @@ def roles_from_claims(claims: dict) -> set[str]:
     roles = set()
     if groups & set(settings.OIDC_ADMIN_GROUPS):
         roles |= {ADMIN, REVIEWER}
+    if groups & set(settings.OIDC_LEAD_GROUPS):
+        roles |= {LEAD, REVIEWER}
     if groups & set(settings.OIDC_REVIEWER_GROUPS):
         roles.add(REVIEWER)
     return roles

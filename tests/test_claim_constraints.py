@@ -38,5 +38,6 @@ def test_migration_0014_names_a_row_it_cannot_accept_and_validates_once_it_is_me
     with connection.cursor() as cursor:
         cursor.execute("SELECT conname, convalidated FROM pg_constraint WHERE conname LIKE 'claim\\_%%\\_known'"
                        " ORDER BY conname")
-        assert cursor.fetchall() == [("claim_decision_known", True), ("claim_decision_mode_known", True),
+        assert cursor.fetchall() == [("claim_consensus_method_known", True), ("claim_decision_known", True),
+                                     ("claim_decision_mode_known", True),
                                      ("claim_human_label_known", True), ("claim_label_known", True)]

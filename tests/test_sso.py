@@ -9,6 +9,7 @@ import httpx2 as httpx
 import pytest
 from django.contrib.auth.models import User
 
+from reviewapp.access import roles
 from reviewapp.models import AuditEvent
 from tests.oidc_provider import OIDCProvider
 
@@ -26,6 +27,7 @@ def provider(settings):
         settings.AUTHENTICATION_BACKENDS = BACKENDS
         settings.OIDC_REVIEWER_GROUPS = ["rag-reviewers"]
         settings.OIDC_ADMIN_GROUPS = ["rag-admins"]
+        settings.OIDC_LEAD_GROUPS = ["rag-leads"]
         settings.OIDC_PROVIDER_NAME = "Acme ID"
         yield running
 
@@ -105,3 +107,11 @@ def test_without_configuration_the_sso_urls_are_404_and_the_page_offers_no_butto
     assert client.get("/accounts/sso/start").status_code == 404
     assert client.get("/accounts/sso/callback?code=x&state=y").status_code == 404
     assert b"Sign in with" not in client.get("/accounts/login/").content
+
+
+def test_the_lead_group_makes_a_lead_who_is_also_a_reviewer_but_not_an_admin(client, provider):
+    provider.sign_in_as(sub="u-77", email="lea@acme.test", groups=["rag-leads"])
+    _sign_in(client, provider)
+    user = User.objects.get(email="lea@acme.test")
+    assert roles(user) == frozenset({"lead", "reviewer"})
+    assert client.get("/queue/").status_code == 200 and client.get("/policy/").status_code == 403

@@ -6,11 +6,8 @@ from __future__ import annotations
 
 from django.contrib.auth.models import Group, User
 
-from reviewapp.access import ADMIN, REVIEWER
+from reviewapp.access import ADMIN, ROLES
 from reviewapp.services.audit import audit_record
-
-ROLES = (REVIEWER, ADMIN)
-
 
 def role_names(user: User) -> list[str]:
     return sorted(user.groups.filter(name__in=ROLES).values_list("name", flat=True))
