@@ -4,7 +4,10 @@ Agreement is over adjudicated claims: judge claims a reviewer decided (confirm o
 claim itself. Claims "Confirm the rest & finish" accepted in bulk were not looked at: counted as
 agreement they inflate kappa and flag precision, so they are left out and their share shown beside.
 Claims a reviewer added are the judge's misses; they count on the audit sample, where the
-false-negative rate is measured (answers the policy would have passed, reviewed anyway).
+false-negative rate is measured (answers the policy would have passed, reviewed anyway). Each
+judge is also measured apart against final labels one reviewer gave and against those several
+reviewers reached (unanimous, majority, or a lead's settlement). Agreement between reviewers
+themselves is reviewapp.reviewer_agreement's; kappa and the other statistics, reviewapp.agreement's.
 
 The pure functions (confusion matrix, kappa, flag precision and recall, drift band, chart
 geometry) need no database; the selectors below them feed the /calibration/ page.
@@ -13,7 +16,7 @@ geometry) need no database; the selectors below them feed the /calibration/ page
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -26,7 +29,10 @@ from django.utils import timezone
 
 from judges.eval import Confusion, precision_recall_f1
 from judges.types import LABELS
-from reviewapp.models import Answer, Claim, DecisionMode, Evidence
+from reviewapp import agreement
+from reviewapp.agreement import Matrix, cohen_kappa, raw_agreement
+from reviewapp.models import Answer, Claim, ConsensusMethod, DecisionMode, Evidence
+from reviewapp.reviewer_agreement import reviewers_agreement
 
 AUDIT_REASON = "audit sample"  # reviewapp.services.routing's reason for a sampled answer
 DAYS = 30
@@ -36,7 +42,6 @@ MIN_BAND_WEEKS = 3
 # A perfectly steady history has sd 0; without a floor any wobble would be an alert.
 MIN_BAND_SD = 0.02
 
-Matrix = list[list[int]]
 
 # --- pure functions ----------------------------------------------------------------------------
 
@@ -44,24 +49,6 @@ Matrix = list[list[int]]
 def confusion_matrix(counts: dict[tuple[str, str], int]) -> Matrix:
     """Rows: the judge's label; columns: the human's; both in LABELS order."""
     return [[counts.get((judge, human), 0) for human in LABELS] for judge in LABELS]
-
-
-def raw_agreement(matrix: Matrix) -> float | None:
-    total = sum(map(sum, matrix))
-    return sum(matrix[i][i] for i in range(len(matrix))) / total if total else None
-
-
-def cohen_kappa(matrix: Matrix) -> float | None:
-    """Agreement beyond chance: (po - pe) / (1 - pe). None when undefined (no claims, or both
-    sides used a single, same label so chance agreement is already 1)."""
-    total = sum(map(sum, matrix))
-    if not total:
-        return None
-    observed = raw_agreement(matrix)
-    rows = [sum(row) / total for row in matrix]
-    columns = [sum(column) / total for column in zip(*matrix)]
-    expected = sum(r * c for r, c in zip(rows, columns))
-    return None if expected == 1 else (observed - expected) / (1 - expected)
 
 
 def flag_confusion(matrix: Matrix) -> Confusion:
@@ -189,11 +176,14 @@ def _judge_name(profile: str, version: str, model: str) -> str:
 def judge_agreement(audit: dict[str, Any]) -> list[dict[str, Any]]:
     """Per judge (profile@version and model): confusion matrix, agreement, kappa, flag precision and
     recall, unverified quotes, and its misses on the audit sample (`audit_misses()`)."""
-    counts: dict[tuple, dict[tuple[str, str], int]] = defaultdict(dict)
-    for *judge, label, human, n in (
-        adjudicated_judge_claims().values_list(*JUDGE_KEY, "label", "human_label").annotate(n=Count("id")).order_by()
+    counts: dict[tuple, dict[tuple[str, str], int]] = defaultdict(lambda: defaultdict(int))
+    by_method: dict[tuple, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+    for *judge, label, human, method, n in (
+        adjudicated_judge_claims().values_list(*JUDGE_KEY, "label", "human_label", "consensus_method")
+        .annotate(n=Count("id")).order_by()
     ):
-        counts[tuple(judge)][(label, human)] = n
+        counts[tuple(judge)][(label, human)] += n
+        by_method[tuple(judge)][_method_group(method)][("judge", label), ("human", human)] += n
     quotes = _unverified_quotes()
     bulk = _bulk_counts()
     rows = []
@@ -210,8 +200,24 @@ def judge_agreement(audit: dict[str, Any]) -> list[dict[str, Any]]:
             "flag": flag_precision_recall(matrix),
             "quotes": quotes.get(judge, {"total": 0, "unverified": 0, "share": None}),
             "audit": audit["by_judge"].get(judge, {"answers": 0, "missed": 0, "rate": None}),
+            "by_method": {group: _versus(by_method[judge][group]) for group in METHOD_GROUPS},
         })
     return rows
+
+
+# The judge against a final label one reviewer gave, and against one several reviewers reached.
+METHOD_GROUPS = ("single", "consensus")
+
+
+def _method_group(method: str) -> str:
+    # blank: decided before final labels recorded their method, when one reviewer decided each claim
+    return "single" if method in ("", ConsensusMethod.SINGLE) else "consensus"
+
+
+def _versus(t: Counter) -> dict[str, Any]:
+    percent, kappa = agreement.figures(t, [agreement.percent_agreement, agreement.light_kappa],
+                                       resamples=settings.AGREEMENT_RESAMPLES)
+    return {"claims": agreement.claims(t), "agreement": percent, "kappa": kappa}
 
 
 def _unverified_quotes() -> dict[tuple, dict[str, Any]]:
@@ -336,6 +342,7 @@ def calibration_page(now: datetime | None = None) -> dict[str, Any]:
     return {
         "computed_at": now,
         "judges": judge_agreement(audit),
+        "reviewers": reviewers_agreement(),
         "labels": LABELS,
         "audit": audit,
         "daily": daily,

@@ -287,6 +287,8 @@ if JUDGE_CLIENT_CONCURRENCY and not JUDGE_RATE_LIMIT_REDIS_URL:
 # --- Pages ---------------------------------------------------------------------------------
 # /calibration/ aggregates every decided claim; its figures are reused for this many seconds.
 CALIBRATION_CACHE_SECONDS = env_int("CALIBRATION_CACHE_SECONDS", 60, minimum=0)
+# Bootstrap resamples behind each agreement interval on it (reviewapp/agreement.py); 0: no intervals.
+AGREEMENT_RESAMPLES = env_int("AGREEMENT_RESAMPLES", 1000, minimum=0)
 # Where those figures and the queue counters are kept: each process's memory unless CACHE_URL names
 # a Redis, which every web process then shares (reviewapp/cache.py; it is emptied by nothing in the
 # app, but give it a database of its own: Django's cache.clear() empties the whole database).

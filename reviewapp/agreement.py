@@ -1,0 +1,308 @@
+"""Agreement statistics between raters (reviewers, a judge, a final label): pure Python, no Django.
+
+A table counts units (claims) by their ratings: each key is one claim's ratings as sorted
+(rater, label) pairs, one per rater, and its value how many claims were rated exactly so. Every
+statistic reads such a table, so a bootstrap resample is only new counts for the same keys (a
+multinomial draw over a few dozen patterns, however many claims there are).
+
+Definitions (nominal labels):
+* percent agreement: of all pairs of ratings on one claim, the share that agree (for two raters:
+  the share of claims they labelled alike);
+* Cohen's kappa, for two raters on the claims both rated: (po - pe) / (1 - pe), pe from each
+  rater's own label shares (Cohen 1960); for more raters, Light's kappa: the mean of the pairwise
+  kappas that are defined (Light 1971);
+* Krippendorff's alpha: 1 - observed / expected disagreement over the coincidence of values within
+  claims, any number of raters, missing ratings allowed (Krippendorff 2011, "Computing
+  Krippendorff's Alpha-Reliability", section C); claims with fewer than two ratings carry no
+  pairable value and are dropped.
+
+Edge cases give None with a reason, never NaN: no claim with two ratings ("no data"), or every
+rating the same label ("a single label"). Then chance agreement is total (pe = 1, expected
+disagreement 0), so agreement beyond chance is 0/0: undefined, not 1, even though percent
+agreement is 100%.
+
+Confidence intervals: percentile bootstrap over claims (a Poisson bootstrap: each claim drawn a
+Poisson(1) number of times, which is resampling with replacement with a resample size around the
+claims' number), seeded so a page shows the same figures for the same data; resamples where the statistic
+is undefined are left out, and the interval is not given when fewer than half are defined.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from bisect import bisect
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+
+Matrix = list[list[int]]
+Rating = tuple[str, str]  # (rater, label)
+Unit = tuple[Rating, ...]  # one claim's ratings, sorted by rater
+Table = Mapping[Unit, int]
+
+RESAMPLES = 1000
+SEED = 2011  # any fixed number: the same data give the same intervals
+LEVEL = 0.95
+NO_DATA = "no claim rated by two raters"
+
+
+# --- the figures on a confusion matrix (also the judge-versus-human calibration) ----------------
+
+
+def raw_agreement(matrix: Matrix) -> float | None:
+    total = sum(map(sum, matrix))
+    return sum(matrix[i][i] for i in range(len(matrix))) / total if total else None
+
+
+def cohen_kappa(matrix: Matrix) -> float | None:
+    """Agreement beyond chance: (po - pe) / (1 - pe). None when undefined (no claims, or both
+    sides used a single, same label so chance agreement is already 1)."""
+    total = sum(map(sum, matrix))
+    if not total:
+        return None
+    observed = raw_agreement(matrix)
+    rows = [sum(row) / total for row in matrix]
+    columns = [sum(column) / total for column in zip(*matrix)]
+    expected = sum(r * c for r, c in zip(rows, columns))
+    return None if expected == 1 else (observed - expected) / (1 - expected)
+
+
+# --- tables -------------------------------------------------------------------------------------
+
+
+def unit(ratings: Iterable[Rating]) -> Unit:
+    return tuple(sorted(ratings))
+
+
+def table(units: Iterable[Iterable[Rating]]) -> Counter[Unit]:
+    """Count claims by their ratings; claims with fewer than two ratings are left out (nothing
+    to agree with)."""
+    return Counter(u for u in map(unit, units) if len(u) >= 2)
+
+
+def raters(t: Table) -> list[str]:
+    return sorted({rater for u in t for rater, _ in u})
+
+
+def labels(t: Table) -> set[str]:
+    return {label for u in t for _, label in u}
+
+
+def binarized(t: Table, label: str, other: str = "other") -> Counter[Unit]:
+    """The same ratings as `label` or not: one label's own reliability (Fleiss' category-specific kappa)."""
+    out: Counter[Unit] = Counter()
+    for u, n in t.items():
+        out[tuple((rater, value if value == label else other) for rater, value in u)] += n
+    return out
+
+
+def pair_table(t: Table, a: str, b: str) -> Counter[Unit]:
+    """The claims both a and b rated, with their two ratings only."""
+    out: Counter[Unit] = Counter()
+    for u, n in t.items():
+        both = tuple(r for r in u if r[0] in (a, b))
+        if len(both) == 2:
+            out[both] += n
+    return out
+
+
+# --- statistics ---------------------------------------------------------------------------------
+
+
+def claims(t: Table) -> int:
+    return sum(t.values())
+
+
+def ratings(t: Table) -> int:
+    return sum(len(u) * n for u, n in t.items())
+
+
+@lru_cache(maxsize=8192)
+def _unit_terms(u: Unit) -> tuple[int, int, float, tuple[str, ...]]:
+    """One claim's share of the sums below: agreeing pairs, pairs, its alpha disagreement
+    (m^2 - sum_c n_uc^2) / (m - 1) and its labels. Cached: a bootstrap meets the same units again."""
+    m = len(u)
+    counts = Counter(label for _, label in u).values()
+    return (sum(k * (k - 1) // 2 for k in counts), m * (m - 1) // 2,
+            (m * m - sum(k * k for k in counts)) / (m - 1) if m > 1 else 0.0, tuple(label for _, label in u))
+
+
+def percent_agreement(t: Table) -> float | None:
+    agreeing = pairs = 0
+    for u, n in t.items():
+        a, p, _, _ = _unit_terms(u)
+        agreeing, pairs = agreeing + n * a, pairs + n * p
+    return agreeing / pairs if pairs else None
+
+
+def krippendorff_alpha(t: Table) -> float | None:
+    """Nominal alpha = 1 - (n - 1) * sum_u D_u / (n^2 - sum_c n_c^2), where a claim with m ratings
+    adds D_u = (m^2 - sum_c n_uc^2) / (m - 1) (its disagreeing ordered pairs, weighted 1/(m-1) as
+    in the coincidence matrix) and n_c counts every pairable value c."""
+    disagreement, values = 0.0, {}
+    for u, n in t.items():
+        if len(u) < 2:
+            continue
+        _, _, d, unit_labels = _unit_terms(u)
+        disagreement += n * d
+        for label in unit_labels:
+            values[label] = values.get(label, 0) + n
+    total = sum(values.values())
+    expected = total * total - sum(k * k for k in values.values())
+    if not expected:
+        return None
+    return 1 - (total - 1) * disagreement / expected
+
+
+def _kappa_of_cells(cells: Mapping[tuple[str, str], int]) -> float | None:
+    present = sorted({label for pair in cells for label in pair})
+    return cohen_kappa([[cells.get((row, column), 0) for column in present] for row in present])
+
+
+def pair_kappa(t: Table, a: str, b: str) -> float | None:
+    """Cohen's kappa of a (rows) against b (columns) on the claims both rated."""
+    return _kappa_of_cells(_pair_cells(t).get((a, b), {}) if a < b else
+                           {(second, first): n for (first, second), n in _pair_cells(t).get((b, a), {}).items()})
+
+
+def _pair_cells(t: Table) -> dict[tuple[str, str], dict[tuple[str, str], int]]:
+    """Every pair of raters (in name order) -> their (label, label) counts, in one pass over `t`."""
+    cells: dict[tuple[str, str], dict[tuple[str, str], int]] = {}
+    for u, n in t.items():
+        for pair, values in _unit_pairs(u):
+            counts = cells.get(pair)
+            if counts is None:
+                counts = cells[pair] = {}
+            counts[values] = counts.get(values, 0) + n
+    return cells
+
+
+@lru_cache(maxsize=8192)
+def _unit_pairs(u: Unit) -> tuple[tuple[tuple[str, str], tuple[str, str]], ...]:
+    return tuple(((a, b), (first, second)) for (a, first), (b, second) in combinations(u, 2))
+
+
+def light_kappa(t: Table) -> float | None:
+    """Cohen's kappa for two raters; for more, the mean of every defined pairwise kappa."""
+    kappas = [k for cells in _pair_cells(t).values() if (k := _kappa_of_cells(cells)) is not None]
+    return sum(kappas) / len(kappas) if kappas else None
+
+
+def undefined_reason(t: Table) -> str:
+    """Why agreement beyond chance cannot be measured on `t` ('' when it can)."""
+    if not claims(t):
+        return NO_DATA
+    present = labels(t)
+    if len(present) == 1:
+        return f"every rating is {next(iter(present))}: agreement beyond chance is undefined"
+    return ""
+
+
+# --- the bootstrap ------------------------------------------------------------------------------
+
+
+def _poisson_cdf(mean: int) -> tuple[int, list[float]]:
+    """Poisson(mean)'s cumulative distribution from `low` on, over mean +- 10 sd (beyond it lies
+    less than 1e-20 of the mass), for drawing by bisection."""
+    spread = 10 * math.sqrt(mean) + 10
+    low, high = max(0, int(mean - spread)), int(mean + spread) + 1
+    cdf, total = [], 0.0
+    for k in range(low, high + 1):
+        total += math.exp(k * math.log(mean) - mean - math.lgamma(k + 1))
+        cdf.append(total)
+    return low, cdf
+
+
+def resamples_of(t: Table, *, resamples: int, seed: int) -> Iterator[dict[Unit, int]]:
+    """Bootstrap resamples of the claims of `t`. Poisson bootstrap (Hanley & MacGibbon 2006): each
+    claim is drawn a Poisson(1) number of times, so a pattern c claims share is drawn Poisson(c)
+    times: one bisection per pattern, however many claims it holds."""
+    rng = random.Random(seed)
+    draws = [(u, *_poisson_cdf(n)) for u, n in sorted(t.items())]
+    for _ in range(resamples):
+        sample = {}
+        for u, low, cdf in draws:
+            if k := low + bisect(cdf, rng.random() * cdf[-1]):
+                sample[u] = k
+        yield sample
+
+
+Interval = tuple[float, float] | None
+
+
+def bootstrap(t: Table, statistics: list[Callable[[Table], float | None]], *, resamples: int = RESAMPLES,
+              seed: int = SEED, level: float = LEVEL) -> list[Interval]:
+    """The percentile interval of each statistic over the same `resamples` resamples of the claims."""
+    draws: list[list[float]] = [[] for _ in statistics]
+    for sample in resamples_of(t, resamples=resamples, seed=seed):
+        for values, statistic in zip(draws, statistics):
+            if (value := statistic(sample)) is not None:
+                values.append(value)
+    return [_percentiles(sorted(values), resamples, level) for values in draws]
+
+
+def _percentiles(values: list[float], resamples: int, level: float) -> Interval:
+    if not values or len(values) < resamples / 2:
+        return None
+    tail = (1 - level) / 2
+    return values[round(tail * (len(values) - 1))], values[round((1 - tail) * (len(values) - 1))]
+
+
+# --- one set of figures -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A statistic with its confidence interval, or None and why it is not given."""
+
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Agreement:
+    claims: int
+    ratings: int
+    raters: int
+    percent: Figure
+    kappa: Figure
+    alpha: Figure
+
+
+def figures(t: Table, statistics: list[Callable[[Table], float | None]], *, resamples: int = RESAMPLES,
+            seed: int = SEED) -> list[Figure]:
+    """Each statistic on `t` with its interval; percent agreement (the first, when given as such)
+    needs data only, the chance-corrected ones also more than one label."""
+    reasons = [("" if claims(t) else NO_DATA) if s is percent_agreement else undefined_reason(t) for s in statistics]
+    values = [None if reason else s(t) for s, reason in zip(statistics, reasons)]
+    measured = [s for s, v in zip(statistics, values) if v is not None]
+    intervals = iter(bootstrap(t, measured, resamples=resamples, seed=seed) if measured and resamples else [])
+    out = []
+    for value, reason in zip(values, reasons):
+        if value is None:
+            out.append(Figure(None, reason=reason or "undefined on these ratings"))
+        else:
+            out.append(Figure(value, *(next(intervals, None) or (None, None))))
+    return out
+
+
+def pooled(t: Table) -> Counter[Unit]:
+    """The same claims with who rated them forgotten: what percent agreement and alpha read, in
+    far fewer patterns (so a cheaper bootstrap) than `t`, whose kappa needs the raters."""
+    out: Counter[Unit] = Counter()
+    for u, n in t.items():
+        out[tuple(("", label) for label in sorted(label for _, label in u))] += n
+    return out
+
+
+def agreement(t: Table, *, resamples: int = RESAMPLES, seed: int = SEED) -> Agreement:
+    """Percent agreement, kappa (Cohen's for two raters, Light's for more) and alpha, with intervals."""
+    percent, alpha = figures(pooled(t), [percent_agreement, krippendorff_alpha], resamples=resamples, seed=seed)
+    [kappa] = figures(t, [light_kappa], resamples=resamples, seed=seed)
+    return Agreement(claims=claims(t), ratings=ratings(t), raters=len(raters(t)),
+                     percent=percent, kappa=kappa, alpha=alpha)
