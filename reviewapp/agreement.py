@@ -3,7 +3,7 @@
 A table counts units (claims) by their ratings: each key is one claim's ratings as sorted
 (rater, label) pairs, one per rater, and its value how many claims were rated exactly so. Every
 statistic reads such a table, so a bootstrap resample is only new counts for the same keys (a
-multinomial draw over a few dozen patterns, however many claims there are).
+draw per pattern, however many claims share it).
 
 Definitions (nominal labels):
 * percent agreement: of all pairs of ratings on one claim, the share that agree (for two raters:
@@ -46,7 +46,7 @@ Table = Mapping[Unit, int]
 RESAMPLES = 1000
 SEED = 2011  # any fixed number: the same data give the same intervals
 LEVEL = 0.95
-NO_DATA = "no claim rated by two raters"
+NO_DATA = "nothing to compare: no claim with two ratings"
 
 
 # --- the figures on a confusion matrix (also the judge-versus-human calibration) ----------------
@@ -91,8 +91,9 @@ def labels(t: Table) -> set[str]:
     return {label for u in t for _, label in u}
 
 
-def binarized(t: Table, label: str, other: str = "other") -> Counter[Unit]:
+def binarized(t: Table, label: str) -> Counter[Unit]:
     """The same ratings as `label` or not: one label's own reliability (Fleiss' category-specific kappa)."""
+    other = f"not {label}"
     out: Counter[Unit] = Counter()
     for u, n in t.items():
         out[tuple((rater, value if value == label else other) for rater, value in u)] += n

@@ -135,4 +135,4 @@ def test_no_resamples_means_no_interval():
 def test_one_labels_reliability_is_alpha_on_that_label_or_another():
     t = agreement.binarized(_coders(A="0100000010", B="1110010000"), "1")
     assert krippendorff_alpha(t) == pytest.approx(1 - 152 / 168)  # already binary: unchanged
-    assert agreement.labels(agreement.binarized(KRIPPENDORFF_C, "3")) == {"3", "other"}
+    assert agreement.labels(agreement.binarized(KRIPPENDORFF_C, "3")) == {"3", "not 3"}
