@@ -10,7 +10,7 @@ from django.conf import settings
 from judges.offline import OFFLINE_PROFILE, OFFLINE_VERSION
 from judges.profiles import list_profiles
 from judges.types import CATEGORIES, LABELS
-from reviewapp.models import VERDICT_CHOICES, Answer, ExampleSet
+from reviewapp.models import VERDICT_CHOICES, Answer, AnswerComment, ExampleSet
 from reviewapp.services.examples import example_set_problem
 
 
@@ -178,6 +178,15 @@ class NoteForm(forms.Form):
     """A reviewer's or admin's note: any text but a NUL."""
 
     note = forms.CharField(required=False, strip=False)
+
+
+class CommentForm(forms.Form):
+    """A comment on an answer's thread: some text, at most AnswerComment.BODY_MAX characters, no NUL."""
+
+    body = forms.CharField(
+        max_length=AnswerComment.BODY_MAX, widget=forms.Textarea(attrs={"rows": 3}), label="Comment",
+        error_messages={"required": "Write something first: an empty comment is not saved.",
+                        "max_length": "A comment holds at most %(limit_value)d characters; this one has %(show_value)d."})
 
 
 def form_errors(form: forms.Form) -> str:

@@ -434,6 +434,26 @@ class Review(AppendOnly):
         indexes = [models.Index(fields=["reviewer", "created_at"], name="review_reviewer_created")]
 
 
+class AnswerComment(AppendOnly):
+    """One message in an answer's thread, by a reviewer or a lead (why a label, a question to the
+    lead). History like Review: a comment is never edited or deleted, a correction is a new one."""
+
+    BODY_MAX = 4000
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    body = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["answer", "created_at"], name="answercomment_thread")]
+        constraints = [models.CheckConstraint(condition=~Q(body=""), name="answercomment_body_not_empty")]
+
+    def __str__(self) -> str:
+        return f"comment {self.pk} on answer {self.answer_id}"
+
+
 def default_blocking_labels() -> list[str]:
     return ["CONTRADICTED", "UNSUPPORTED"]
 

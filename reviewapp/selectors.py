@@ -23,7 +23,7 @@ import judges
 from judges.safe import safe_answer
 from judges.types import Claim as ClaimResult
 from judges.types import Evidence as EvidenceResult
-from reviewapp.models import Answer, ApiClient, AuditEvent, Claim, Evidence, Job, JudgeRun
+from reviewapp.models import Answer, AnswerComment, ApiClient, AuditEvent, Claim, Evidence, Job, JudgeRun
 
 
 def answer_for_client(*, client: ApiClient, public_id: str) -> Answer | None:
@@ -513,6 +513,11 @@ def claim_labels_by_answer(answers: list[Answer]) -> dict[int, dict[str, int]]:
     for answer_id, label, n in rows:
         result.setdefault(answer_id, {})[label] = n
     return result
+
+
+def answer_comments(answer: Answer) -> list[AnswerComment]:
+    """The answer's thread, oldest first, with each author (one query)."""
+    return list(AnswerComment.objects.filter(answer=answer).select_related("author").order_by("created_at", "id"))
 
 
 def claim_history(claim: Claim) -> list:

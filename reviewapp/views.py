@@ -23,9 +23,10 @@ from judges.types import CATEGORIES, LABELS
 from reviewapp import metrics as metrics_series
 from reviewapp import selectors
 from reviewapp.access import admin_required, is_admin, reviewer_required
-from reviewapp.forms import NoteForm, PolicyForm, QueueFilterForm, RejudgeForm, form_errors
+from reviewapp.forms import CommentForm, NoteForm, PolicyForm, QueueFilterForm, RejudgeForm, form_errors
 from reviewapp.highlight import segments
 from reviewapp.models import Answer, Claim, Job, Policy
+from reviewapp.services import comments as comments_service
 from reviewapp.services import jobs as jobs_service
 from reviewapp.services import liveness
 from reviewapp.services import policy as policy_service
@@ -254,7 +255,8 @@ def review(request: HttpRequest, answer_id: int) -> HttpResponse:
         selected = int(request.GET.get("claim", ""))
     except ValueError:
         selected = None
-    return render(request, "reviewapp/review.html", _review_context(request, answer, selected=selected))
+    return render(request, "reviewapp/review.html", _review_context(request, answer, selected=selected)
+                  | comments_context(answer, user=request.user))
 
 
 def _after_action(request: HttpRequest, answer: Answer, *, selected: int | None, error: str = "",
@@ -396,6 +398,44 @@ def lease_release(request: HttpRequest, answer_id: int) -> HttpResponse:
     if request.POST.get("beacon"):
         return HttpResponse(status=204)  # sent by the page as it closes; nobody reads the reply
     return _redirect(request, reverse("queue"))
+
+
+# --- an answer's comment thread ---------------------------------------------------------------
+# One htmx partial, reviewapp/_comments.html, for every page about an answer (the review page,
+# the adjudication view): render it with comments_context().
+
+COMMENTS = "reviewapp/_comments.html"
+
+
+def comments_context(answer: Answer, *, user, form: CommentForm | None = None, others_hidden: bool = False) -> dict:
+    """What the partial needs. `others_hidden`: show `user` only their own comments and how many
+    others there are (for a blind review, until the reviewer has finished)."""
+    thread = selectors.answer_comments(answer)
+    shown = [c for c in thread if c.author_id == user.pk] if others_hidden else thread
+    return {"answer": answer, "comments": shown, "comments_hidden": len(thread) - len(shown),
+            "comment_form": form or CommentForm()}
+
+
+@require_GET
+@reviewer_required
+def answer_comments(request: HttpRequest, answer_id: int) -> HttpResponse:
+    answer = get_object_or_404(Answer, pk=answer_id)
+    return render(request, COMMENTS, comments_context(answer, user=request.user))
+
+
+@require_POST
+@reviewer_required
+def comment_add(request: HttpRequest, answer_id: int) -> HttpResponse:
+    answer = get_object_or_404(Answer, pk=answer_id)
+    form = CommentForm(request.POST)
+    if not form.is_valid():
+        if request.htmx:  # the thread again, the form keeping the text and saying what is wrong
+            return render(request, COMMENTS, comments_context(answer, user=request.user, form=form), status=400)
+        return bad_request(request, f"Comment not saved: {form_errors(form)}", back=reverse("review", args=[answer.pk]))
+    comments_service.comment_add(user=request.user, answer=answer, body=form.cleaned_data["body"])
+    if request.htmx:
+        return render(request, COMMENTS, comments_context(answer, user=request.user))
+    return redirect(reverse("review", args=[answer.pk]) + "#comments")
 
 
 # --- policy (admins) ---------------------------------------------------------------------------

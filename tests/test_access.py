@@ -47,6 +47,8 @@ ACCESS = {
     "skip": (REVIEWER, ["post"]),
     "lease_renew": (REVIEWER, ["post"]),
     "lease_release": (REVIEWER, ["post"]),
+    "answer_comments": (REVIEWER, ["get"]),
+    "comment_add": (REVIEWER, ["post"]),  # leads and admins are reviewers too
     "policy": (ADMIN, ["get", "post"]),
     "policy_preview": (ADMIN, ["post"]),
     "policy_rollback": (ADMIN, ["post"]),

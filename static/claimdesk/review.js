@@ -151,7 +151,9 @@
     navigator.sendBeacon(p.dataset.releaseUrl, body);
   });
 
-  document.addEventListener("htmx:afterSwap", () => select(panel()?.dataset.selected, { scroll: true }));
+  document.addEventListener("htmx:afterSwap", (event) => {
+    if (event.detail.target?.id !== "comments") select(panel()?.dataset.selected, { scroll: true });  // a comment moves no claim
+  });
   // htmx swaps a 409 (a conflict) too, so the reviewer sees the current state and the message;
   // it is an expected answer, not a failure for htmx to log as an error.
   document.addEventListener("htmx:beforeSwap", (event) => {
