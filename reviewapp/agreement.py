@@ -9,8 +9,8 @@ Definitions (nominal labels):
 * percent agreement: of all pairs of ratings on one claim, the share that agree (for two raters:
   the share of claims they labelled alike);
 * Cohen's kappa, for two raters on the claims both rated: (po - pe) / (1 - pe), pe from each
-  rater's own label shares (Cohen 1960); for more raters, Light's kappa: the mean of the pairwise
-  kappas that are defined (Light 1971);
+  rater's own label shares (Cohen 1960); for more raters, or raters who change from claim to claim,
+  Fleiss' kappa (1971), pe from the label shares of every rating together;
 * Krippendorff's alpha: 1 - observed / expected disagreement over the coincidence of values within
   claims, any number of raters, missing ratings allowed (Krippendorff 2011, "Computing
   Krippendorff's Alpha-Reliability", section C); claims with fewer than two ratings carry no
@@ -186,10 +186,33 @@ def _unit_pairs(u: Unit) -> tuple[tuple[tuple[str, str], tuple[str, str]], ...]:
     return tuple(((a, b), (first, second)) for (a, first), (b, second) in combinations(u, 2))
 
 
-def light_kappa(t: Table) -> float | None:
-    """Cohen's kappa for two raters; for more, the mean of every defined pairwise kappa."""
-    kappas = [k for cells in _pair_cells(t).values() if (k := _kappa_of_cells(cells)) is not None]
-    return sum(kappas) / len(kappas) if kappas else None
+def two_rater_kappa(t: Table) -> float | None:
+    """Cohen's kappa of a table of two raters (a pair_table), the first by name as rows."""
+    names = raters(t)
+    if len(names) != 2:
+        return None
+    return pair_kappa(t, *names)
+
+
+def fleiss_kappa(t: Table) -> float | None:
+    """Fleiss' kappa (1971) for any number of raters, who need not be the same on every claim:
+    (P - Pe) / (1 - Pe), P the mean over claims of the share of its rating pairs that agree, Pe the
+    sum of squared label shares over every rating. Claims may hold different numbers of ratings
+    (each still weighs one claim in P)."""
+    agreement_sum, weight, values = 0.0, 0, {}
+    for u, n in t.items():
+        agreeing, pairs, _, unit_labels = _unit_terms(u)
+        if not pairs:
+            continue
+        agreement_sum += n * agreeing / pairs
+        weight += n
+        for label in unit_labels:
+            values[label] = values.get(label, 0) + n
+    total = sum(values.values())
+    if not weight:
+        return None
+    expected = sum((k / total) ** 2 for k in values.values())
+    return None if expected >= 1 else (agreement_sum / weight - expected) / (1 - expected)
 
 
 def undefined_reason(t: Table) -> str:
@@ -293,17 +316,20 @@ def figures(t: Table, statistics: list[Callable[[Table], float | None]], *, resa
 
 
 def pooled(t: Table) -> Counter[Unit]:
-    """The same claims with who rated them forgotten: what percent agreement and alpha read, in
-    far fewer patterns (so a cheaper bootstrap) than `t`, whose kappa needs the raters."""
+    """The same claims with who rated them forgotten: all a statistic that ignores the raters reads."""
     out: Counter[Unit] = Counter()
     for u, n in t.items():
         out[tuple(("", label) for label in sorted(label for _, label in u))] += n
     return out
 
 
-def agreement(t: Table, *, resamples: int = RESAMPLES, seed: int = SEED) -> Agreement:
-    """Percent agreement, kappa (Cohen's for two raters, Light's for more) and alpha, with intervals."""
-    percent, alpha = figures(pooled(t), [percent_agreement, krippendorff_alpha], resamples=resamples, seed=seed)
-    [kappa] = figures(t, [light_kappa], resamples=resamples, seed=seed)
+def agreement(t: Table, *, kappa: Callable[[Table], float | None] = fleiss_kappa, resamples: int = RESAMPLES,
+              seed: int = SEED) -> Agreement:
+    """Percent agreement, kappa (Fleiss', or `two_rater_kappa` for one pair) and alpha, with
+    intervals. Fleiss' kappa, percent agreement and alpha ignore who rated: they are computed on
+    the pooled table (far fewer patterns, a cheaper bootstrap)."""
+    source = pooled(t) if kappa is fleiss_kappa else t
+    percent, kappa_figure, alpha = figures(source, [percent_agreement, kappa, krippendorff_alpha],
+                                           resamples=resamples, seed=seed)
     return Agreement(claims=claims(t), ratings=ratings(t), raters=len(raters(t)),
-                     percent=percent, kappa=kappa, alpha=alpha)
+                     percent=percent, kappa=kappa_figure, alpha=alpha)

@@ -215,7 +215,7 @@ def _method_group(method: str) -> str:
 
 
 def _versus(t: Counter) -> dict[str, Any]:
-    percent, kappa = agreement.figures(t, [agreement.percent_agreement, agreement.light_kappa],
+    percent, kappa = agreement.figures(t, [agreement.percent_agreement, agreement.two_rater_kappa],
                                        resamples=settings.AGREEMENT_RESAMPLES)
     return {"claims": agreement.claims(t), "agreement": percent, "kappa": kappa}
 

@@ -130,7 +130,7 @@ def _pairs(shared: dict[int, list[Decision]], include_bulk: bool, resamples: int
         kept = [p for p in pairs if include_bulk or not (p[0].bulk or p[1].bulk)]
         t = agreement.table([(d.reviewer, d.label) for d in p] for p in kept)
         rows.append(PairAgreement(first, second, len(pairs), Bulk(len(pairs) - len(kept), len(pairs)),
-                                  agreement.agreement(t, resamples=resamples)))
+                                  agreement.agreement(t, kappa=agreement.two_rater_kappa, resamples=resamples)))
     return rows
 
 
@@ -163,7 +163,7 @@ def reviewer_agreement(*, reviewer_ids: list[int] | None = None, decisions: list
     for reviewer_id, ds in mine.items():
         kept = [d for d in ds if include_bulk or not d.bulk]
         t = agreement.table([(d.reviewer, d.label), (FINAL, d.final_label)] for d in kept)
-        percent, kappa = agreement.figures(t, [agreement.percent_agreement, agreement.light_kappa],
+        percent, kappa = agreement.figures(t, [agreement.percent_agreement, agreement.two_rater_kappa],
                                            resamples=resamples)
         out[reviewer_id] = ReviewerAgreement(
             reviewer_id=reviewer_id, reviewer=ds[0].reviewer, claims=len(kept),

@@ -9,10 +9,11 @@ from reviewapp.agreement import (
     NO_DATA,
     figures,
     krippendorff_alpha,
-    light_kappa,
+    fleiss_kappa,
     pair_kappa,
     percent_agreement,
     table,
+    two_rater_kappa,
 )
 
 
@@ -57,7 +58,7 @@ def test_kappa_matches_the_textbook_two_by_two_case():
     t = _pairs({("yes", "yes"): 20, ("yes", "no"): 5, ("no", "yes"): 10, ("no", "no"): 15})
     assert pair_kappa(t, "a", "b") == pytest.approx(0.4)
     assert pair_kappa(t, "b", "a") == pytest.approx(0.4)  # symmetric in who is rows
-    assert light_kappa(t) == pytest.approx(0.4)
+    assert two_rater_kappa(t) == pytest.approx(0.4)
     assert percent_agreement(t) == pytest.approx(0.7)
 
 
@@ -69,22 +70,38 @@ def test_kappa_matches_a_hand_computed_three_label_case():
     assert pair_kappa(t, "a", "b") == pytest.approx(412 / 592)
 
 
-def test_lights_kappa_is_the_mean_of_the_pairs_kappas():
-    t = KRIPPENDORFF_C
-    pairs = [pair_kappa(t, x, y) for x, y in [("A", "B"), ("A", "C"), ("A", "D"), ("B", "C"), ("B", "D"), ("C", "D")]]
-    assert light_kappa(t) == pytest.approx(sum(pairs) / 6)
+# Fleiss (1971) as worked in Wikipedia's "Fleiss' kappa": ten subjects, fourteen raters each, five
+# categories; rows are how many raters put the subject in each category. P = 0.378, Pe = 0.213.
+FLEISS = [(0, 0, 0, 0, 14), (0, 2, 6, 4, 2), (0, 0, 3, 5, 6), (0, 3, 9, 2, 0), (2, 2, 8, 1, 1),
+          (7, 7, 0, 0, 0), (3, 2, 6, 3, 0), (2, 5, 3, 2, 2), (6, 5, 2, 1, 0), (0, 2, 2, 3, 7)]
+
+
+def test_fleiss_kappa_matches_the_published_example():
+    units = []
+    for counts in FLEISS:
+        labels = [str(c) for c, k in enumerate(counts, start=1) for _ in range(k)]
+        units.append([(f"r{i:02}", label) for i, label in enumerate(labels)])
+    assert fleiss_kappa(table(units)) == pytest.approx(0.210, abs=5e-4)
+
+
+def test_fleiss_kappa_lets_claims_hold_different_numbers_of_ratings():
+    # claim 1: a, b, c all S (P 1); claim 2: a U, b S (P 0); claim 3: b U, c U (P 1). P = 2/3;
+    # ratings S 4, U 3 of 7: Pe = (16 + 9) / 49, kappa = (2/3 - 25/49) / (1 - 25/49) = 23/72
+    t = table([[("a", "S"), ("b", "S"), ("c", "S")], [("a", "U"), ("b", "S")], [("b", "U"), ("c", "U")]])
+    assert fleiss_kappa(t) == pytest.approx(23 / 72)
+    assert fleiss_kappa(agreement.pooled(t)) == fleiss_kappa(t)  # who rated does not matter to it
 
 
 def test_perfect_agreement_is_one_everywhere():
     t = _pairs({("S", "S"): 6, ("U", "U"): 3})
-    assert (percent_agreement(t), light_kappa(t), krippendorff_alpha(t)) == (1.0, 1.0, 1.0)
+    assert (percent_agreement(t), two_rater_kappa(t), fleiss_kappa(t), krippendorff_alpha(t)) == (1, 1, 1, 1)
     figures_ = agreement.agreement(t, resamples=200)
     assert (figures_.kappa.low, figures_.kappa.high) == (1.0, 1.0)
 
 
 def test_a_single_label_leaves_kappa_and_alpha_undefined_with_the_reason_and_percent_at_100():
     t = _pairs({("SUPPORTED", "SUPPORTED"): 9})
-    assert light_kappa(t) is None and krippendorff_alpha(t) is None
+    assert two_rater_kappa(t) is None and fleiss_kappa(t) is None and krippendorff_alpha(t) is None
     result = agreement.agreement(t, resamples=100)
     assert result.percent.value == 1.0
     for figure in (result.kappa, result.alpha):
@@ -113,8 +130,8 @@ def test_the_bootstrap_interval_holds_the_estimate_and_is_the_same_for_the_same_
 def test_the_interval_narrows_with_more_claims():
     small = _pairs({("S", "S"): 8, ("S", "U"): 2, ("U", "U"): 8, ("U", "S"): 2})
     large = _pairs({("S", "S"): 800, ("S", "U"): 200, ("U", "U"): 800, ("U", "S"): 200})
-    [a] = figures(small, [light_kappa], resamples=400)
-    [b] = figures(large, [light_kappa], resamples=400)
+    [a] = figures(small, [two_rater_kappa], resamples=400)
+    [b] = figures(large, [two_rater_kappa], resamples=400)
     assert a.value == pytest.approx(b.value) == pytest.approx(0.6)
     assert (b.high - b.low) < (a.high - a.low) / 5
 

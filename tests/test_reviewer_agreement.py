@@ -90,7 +90,8 @@ def test_pair_kappa_alpha_and_percent_agreement_match_hand_computed_values(team)
     assert pair.figures.kappa.value == pytest.approx(7 / 11)
     # alpha: n 8 values (S 3, U 3, C 2), one disagreeing claim adds 2: 1 - 7 * 2 / (64 - 9 - 9 - 4)
     assert pair.figures.alpha.value == pytest.approx(1 - 14 / 42)
-    assert figures["overall"].kappa.value == pytest.approx(7 / 11)
+    # Fleiss' kappa over both (Scott's pi for two): pe from all 8 ratings, S 3 U 3 C 2 -> 22/64
+    assert figures["overall"].kappa.value == pytest.approx((0.75 - 22 / 64) / (1 - 22 / 64))
     assert (figures["bulk"].left_out, figures["bulk"].of) == (1, 10)
     low, high = pair.figures.kappa.low, pair.figures.kappa.high
     assert low <= 7 / 11 <= high
