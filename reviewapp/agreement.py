@@ -23,20 +23,19 @@ agreement is 100%.
 
 Confidence intervals: percentile bootstrap over claims (a Poisson bootstrap: each claim drawn a
 Poisson(1) number of times, which is resampling with replacement with a resample size around the
-claims' number), seeded so a page shows the same figures for the same data; resamples where the statistic
-is undefined are left out, and the interval is not given when fewer than half are defined.
+claims' number), seeded so a page shows the same figures for the same data; resamples where the
+statistic is undefined are left out, and the interval is not given when fewer than half are defined.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections import Counter
 from bisect import bisect
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import combinations
 
 Matrix = list[list[int]]
 Rating = tuple[str, str]  # (rater, label)
@@ -100,16 +99,6 @@ def binarized(t: Table, label: str) -> Counter[Unit]:
     return out
 
 
-def pair_table(t: Table, a: str, b: str) -> Counter[Unit]:
-    """The claims both a and b rated, with their two ratings only."""
-    out: Counter[Unit] = Counter()
-    for u, n in t.items():
-        both = tuple(r for r in u if r[0] in (a, b))
-        if len(both) == 2:
-            out[both] += n
-    return out
-
-
 # --- statistics ---------------------------------------------------------------------------------
 
 
@@ -165,29 +154,16 @@ def _kappa_of_cells(cells: Mapping[tuple[str, str], int]) -> float | None:
 
 def pair_kappa(t: Table, a: str, b: str) -> float | None:
     """Cohen's kappa of a (rows) against b (columns) on the claims both rated."""
-    return _kappa_of_cells(_pair_cells(t).get((a, b), {}) if a < b else
-                           {(second, first): n for (first, second), n in _pair_cells(t).get((b, a), {}).items()})
-
-
-def _pair_cells(t: Table) -> dict[tuple[str, str], dict[tuple[str, str], int]]:
-    """Every pair of raters (in name order) -> their (label, label) counts, in one pass over `t`."""
-    cells: dict[tuple[str, str], dict[tuple[str, str], int]] = {}
+    cells: Counter[tuple[str, str]] = Counter()
     for u, n in t.items():
-        for pair, values in _unit_pairs(u):
-            counts = cells.get(pair)
-            if counts is None:
-                counts = cells[pair] = {}
-            counts[values] = counts.get(values, 0) + n
-    return cells
-
-
-@lru_cache(maxsize=8192)
-def _unit_pairs(u: Unit) -> tuple[tuple[tuple[str, str], tuple[str, str]], ...]:
-    return tuple(((a, b), (first, second)) for (a, first), (b, second) in combinations(u, 2))
+        given = dict(u)
+        if a in given and b in given:
+            cells[given[a], given[b]] += n
+    return _kappa_of_cells(cells)
 
 
 def two_rater_kappa(t: Table) -> float | None:
-    """Cohen's kappa of a table of two raters (a pair_table), the first by name as rows."""
+    """Cohen's kappa of a table of two raters, the first by name as rows."""
     names = raters(t)
     if len(names) != 2:
         return None
@@ -300,9 +276,10 @@ class Agreement:
 
 def figures(t: Table, statistics: list[Callable[[Table], float | None]], *, resamples: int = RESAMPLES,
             seed: int = SEED) -> list[Figure]:
-    """Each statistic on `t` with its interval; percent agreement (the first, when given as such)
-    needs data only, the chance-corrected ones also more than one label."""
-    reasons = [("" if claims(t) else NO_DATA) if s is percent_agreement else undefined_reason(t) for s in statistics]
+    """Each statistic on `t` with its interval (one bootstrap for them all). Percent agreement
+    needs claims only; the chance-corrected statistics also two labels or more."""
+    reasons = [("" if claims(t) else NO_DATA) if statistic is percent_agreement else undefined_reason(t)
+               for statistic in statistics]
     values = [None if reason else s(t) for s, reason in zip(statistics, reasons)]
     measured = [s for s, v in zip(statistics, values) if v is not None]
     intervals = iter(bootstrap(t, measured, resamples=resamples, seed=seed) if measured and resamples else [])

@@ -66,7 +66,8 @@ def _by_claim(decisions: list[Decision]) -> dict[int, list[Decision]]:
 
 
 def _table(claims: dict[int, list[Decision]], include_bulk: bool) -> agreement.Table:
-    return agreement.table([(d.reviewer, d.label) for d in ds if include_bulk or not d.bulk] for ds in claims.values())
+    return agreement.table([(d.reviewer, d.label) for d in ds if include_bulk or not d.bulk]
+                           for ds in claims.values())
 
 
 @dataclass(frozen=True)
@@ -129,8 +130,8 @@ def _pairs(shared: dict[int, list[Decision]], include_bulk: bool, resamples: int
     for (first, second), pairs in sorted(together.items()):
         kept = [p for p in pairs if include_bulk or not (p[0].bulk or p[1].bulk)]
         t = agreement.table([(d.reviewer, d.label) for d in p] for p in kept)
-        rows.append(PairAgreement(first, second, len(pairs), Bulk(len(pairs) - len(kept), len(pairs)),
-                                  agreement.agreement(t, kappa=agreement.two_rater_kappa, resamples=resamples)))
+        figures = agreement.agreement(t, kappa=agreement.two_rater_kappa, resamples=resamples)
+        rows.append(PairAgreement(first, second, len(pairs), Bulk(len(pairs) - len(kept), len(pairs)), figures))
     return rows
 
 
@@ -148,7 +149,8 @@ class ReviewerAgreement:
 
 
 def reviewer_agreement(*, reviewer_ids: list[int] | None = None, decisions: list[Decision] | None = None,
-                       include_bulk: bool = False, resamples: int | None = None) -> dict[int, ReviewerAgreement]:
+                       include_bulk: bool = False, resamples: int | None = None
+                       ) -> dict[int, ReviewerAgreement]:
     """Each reviewer's agreement with the final label, by user id: the share of their decisions
     the final label kept, and Cohen's kappa of reviewer against final label, with intervals.
     Counted on claims whose final label came from several reviewers (unanimous, majority, lead);
@@ -157,7 +159,8 @@ def reviewer_agreement(*, reviewer_ids: list[int] | None = None, decisions: list
     decisions = current_decisions() if decisions is None else decisions
     mine: dict[int, list[Decision]] = defaultdict(list)
     for d in decisions:
-        if d.final_label and d.consensus_method in CONSENSUS and (reviewer_ids is None or d.reviewer_id in reviewer_ids):
+        wanted = reviewer_ids is None or d.reviewer_id in reviewer_ids
+        if wanted and d.final_label and d.consensus_method in CONSENSUS:
             mine[d.reviewer_id].append(d)
     out = {}
     for reviewer_id, ds in mine.items():
