@@ -265,8 +265,10 @@ def test_s_skips_to_the_next_answer_and_the_skipped_one_does_not_come_back(page,
     assert Answer.objects.get(pk=second.pk).lease_holder == rita
     assert Answer.objects.get(pk=first.pk).lease_holder is None
     with page.expect_navigation():
-        page.keyboard.press("n")  # my own lease comes first: the same answer, not the skipped one
-    page.wait_for_url(f"**/review/{second.pk}/")
+        page.keyboard.press("n")  # never the answer I am on, nor the skipped one: nothing else here
+    page.wait_for_url("**/queue/")
+    assert f"answer {second.pk}, which you left, is back in the queue" in page.locator(".messages").inner_text()
+    assert Answer.objects.get(pk=second.pk).lease_holder is None
     assert page.js_errors == []
 
 
