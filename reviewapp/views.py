@@ -187,10 +187,10 @@ def queue_next(request: HttpRequest) -> HttpResponse:
         filters = _filters(request)
     except BadRequest as exc:
         return bad_request(request, str(exc), back=reverse("queue"))
-    leaving = _int(request.POST.get("leaving"))
-    answer = review_service.lease_next(user=request.user, queue=selectors.queue_answers(filters=filters, user=request.user),
-                                       leaving=leaving)
-    if answer is None and leaving is not None and Answer.objects.filter(pk=leaving, review_status=Answer.ReviewStatus.IN_REVIEW).exists():
+    leaving = _int(request.POST.get("leaving"))  # `n` on a review page: the answer it leaves
+    queue = selectors.queue_answers(filters=filters, user=request.user)
+    answer = review_service.lease_next(user=request.user, queue=queue, leaving=leaving)
+    if answer is None and leaving is not None and queue.filter(pk=leaving).exists():
         messages.info(request, f"No other answer to review here; answer {leaving}, which you left, is back in the queue.")
         return _redirect(request, reverse("queue"))
     if answer is None:
