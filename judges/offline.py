@@ -14,7 +14,9 @@ passage text). A claim's terms are the stems of its content words (`judges.text.
 quantities; each term weighs its inverse unit frequency over the request's passages
 (log((N + 1) / (df + 0.5)), so a word no passage has weighs most), doubled for names (capitalized
 words) and quantities. The claim's *support* is the weighted share of its terms found in the best
-window: one unit, or it and a neighbour. The window's text is the claim's evidence, quoted exactly.
+window: one unit, or it and a neighbour. The window's text is the claim's evidence, quoted exactly;
+for a claim not SUPPORTED it carries the aligner's differences (the differing words' offsets in the
+passage and in the answer), which the review page marks inside both highlights.
 A clause leans on the rest of its sentence (", which usually targets X" has its subject in the other
 clause), so when a sentence is split into clauses, a clause with at least PARTIALLY_SUPPORTED_AT
 support is held to SUPPORTED_AT by the larger of its support and the whole sentence's (v3); every
@@ -74,6 +76,7 @@ from judges.text import (
     stems as stems_of,
 )
 from judges.types import Claim, Evidence, Fabrication, JudgeInfo, JudgeRequest, JudgeResult, Passage
+from judges.types import Difference as DifferenceResult
 
 OFFLINE_PROFILE = "offline"
 OFFLINE_VERSION = "v5"
@@ -428,6 +431,7 @@ def _judge_claim(
     terms = _terms(said, span[0], context, skip)
     window = _best_window(terms, context)
     alignment = _alignment(said, window, context) if window else None
+    aligned = window  # the text the alignment's source offsets count from
     if window is not None and alignment is not None:
         window = _narrowed(window, alignment, terms, context)
     invented = [q for q in terms.quantities if not context.has_value(q.value)]
@@ -450,9 +454,13 @@ def _judge_claim(
         )
         for q in invented
     ]
+    evidence = _evidence(window, context)
+    if label != "SUPPORTED" and alignment is not None and aligned is not None:
+        start = context.indexes[aligned.passage].spans[aligned.units[0]][0]
+        evidence = _with_differences(evidence, alignment, source_start=start, answer_start=span[0])
     claim = Claim(
         id=claim_id, text=text, answer_span=span, label=label, category=category_for(text),
-        evidence=_evidence(window, context), explanation=" ".join(reasons),
+        evidence=evidence, explanation=" ".join(reasons),
         confidence=round(max(0.0, min(1.0, support)), 2),
     )
     return claim, fabrications
@@ -693,6 +701,32 @@ def _evidence(window: _Window | None, context: _Request) -> list[Evidence]:
                  span=index.spans[u], match="exact")
         for u in window.units
     ]
+
+
+def _with_differences(evidence: list[Evidence], alignment: Alignment, *, source_start: int,
+                      answer_start: int) -> list[Evidence]:
+    """The evidence with the words the aligner found differing, in passage and answer offsets (for
+    a claim not SUPPORTED: a reviewer sees where the closest text says otherwise). Each difference
+    goes to the evidence sentence holding its source words; one with no source words there (words
+    the claim adds, or words of a sentence the window was narrowed away from) to the first, with
+    its claim words only."""
+    if not evidence:
+        return evidence
+    placed: list[list[DifferenceResult]] = [[] for _ in evidence]
+    for difference in alignment.differences:
+        source = _shifted(difference.source_span, source_start)
+        at = next((k for k, ev in enumerate(evidence)
+                   if source and ev.span and ev.span[0] <= source[0] and source[1] <= ev.span[1]), None)
+        claim_side = _shifted(difference.claim_span, answer_start)
+        if at is None and claim_side is None:
+            continue
+        placed[at or 0].append(DifferenceResult(kind=difference.kind, span=source if at is not None else None,
+                                                answer_span=claim_side))
+    return [ev.model_copy(update={"differences": found}) if found else ev for ev, found in zip(evidence, placed)]
+
+
+def _shifted(span: Span | None, by: int) -> Span | None:
+    return (span[0] + by, span[1] + by) if span and span[0] < span[1] else None
 
 
 def _shown(terms: list[str], limit: int = 6) -> list[str]:

@@ -194,11 +194,24 @@ class JudgeRequest(_Strict):
         return next((p for p in self.passages if p.id == pid), None)
 
 
+class Difference(BaseModel):
+    """Words by which the claim and this evidence's text differ, as the judge's aligner read them
+    (judges.align): offsets only, never the words themselves, so nothing is shown that is not in
+    the answer or the passage."""
+
+    kind: str  # judges.align.Difference.kind: number, entity, negation_added, swap, opposite, ...
+    span: Span | None = None  # into the passage text, inside the evidence span; None: nothing there
+    answer_span: Span | None = None  # into the answer text, inside the claim's span; None: nothing there
+
+
 class Evidence(BaseModel):
     passage_id: str
     quote: str
     span: Span | None = None  # into the passage text; None when the quote was not found
     match: Match = "not_found"
+    # Added beside DESIGN.md's fields: what the judge found differing between the claim and this
+    # text. Optional: judges that do not align words (the LLM profiles) leave it empty.
+    differences: list[Difference] = Field(default_factory=list)
 
 
 class Claim(BaseModel):

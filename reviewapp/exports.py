@@ -350,13 +350,20 @@ def _span(start: int | None, end: int | None) -> list[int] | None:
 
 def _quotes(claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
     quotes = defaultdict(list)
-    for claim_id, pid, quote, start, end, match in _fetch(
+    for claim_id, pid, quote, start, end, match, differences in _fetch(
         Evidence.objects.filter(_ids_in(Evidence, "claim", claim_ids)).order_by("claim_id", "position")
-        .values_list("claim_id", "passage_pid", "quote", "start", "end", "match")
+        .values_list("claim_id", "passage_pid", "quote", "start", "end", "match", "differences")
     ):
         quotes[claim_id].append(
-            {"passage_id": pid, "quote": quote, "span": [start, end] if start is not None else None, "match": match})
+            {"passage_id": pid, "quote": quote, "span": [start, end] if start is not None else None, "match": match,
+             "differences": quote_differences(orjson.loads(differences))})  # jsonb arrives as text here
     return quotes
+
+
+def quote_differences(stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A quote's differing words as exported: kind, span (passage offsets), answer_span (answer
+    offsets), in that order (judges.types.Difference)."""
+    return [{"kind": d["kind"], "span": d.get("span"), "answer_span": d.get("answer_span")} for d in stored]
 
 
 def _passages(answer_ids: set[int], passage_text: bool) -> dict[int, list]:
@@ -518,13 +525,29 @@ _DECIDED_AT = (f"to_char({_CLAIM}.decided_at AT TIME ZONE 'UTC', "
 _REVIEWER = f'FROM "{get_user_model()._meta.db_table}" u WHERE u.id = {_CLAIM}.decided_by_id'  # u.username
 
 
+def _sql_json_span(value: str) -> str:
+    """A stored [start, end] (jsonb) as orjson writes it, or null."""
+    return (f"CASE WHEN jsonb_typeof({value}) = 'array' "
+            f"THEN concat('[', {value}->>0, ',', {value}->>1, ']') ELSE 'null' END")
+
+
+# A quote's differing words as quote_differences writes them; most quotes have none.
+_SQL_DIFFERENCES = (
+    "CASE WHEN e.differences = '[]'::jsonb THEN '[]' ELSE "
+    """(SELECT '[' || string_agg(concat('{"kind":', to_json(d.value->>'kind'), ',"span":', """
+    f"""{_sql_json_span("d.value->'span'")}, ',"answer_span":', {_sql_json_span("d.value->'answer_span'")}, """
+    """'}'), ',' ORDER BY d.ordinality) || ']' FROM jsonb_array_elements(e.differences) WITH ORDINALITY AS d(value, ordinality)) END"""
+)
+
+
 def _sql_quotes(element: Callable[[str], str], opening: str, closing: str) -> str:
     """The claim's quotes as orjson writes _quotes' list, each quote's JSON put through `element`,
     between `opening` and `closing` (none: []). Postgres's to_json escapes a string as orjson does
     (quotes, backslashes, \\n \\r \\t \\b \\f, other control characters as \\u00XX, all non-ASCII
     including U+2028 left as UTF-8; a text column cannot hold NUL): the parity tests check it."""
     quote = (f"""concat('{{"passage_id":', to_json(e.passage_pid), ',"quote":', to_json(e.quote), ',"span":', """
-             f"""{_sql_span("e.start", 'e."end"')}, ',"match":', to_json(e.match), '}}')""")
+             f"""{_sql_span("e.start", 'e."end"')}, ',"match":', to_json(e.match), """
+             f"""',"differences":', {_SQL_DIFFERENCES}, '}}')""")
     return (f"(SELECT coalesce('{opening}' || string_agg({element(quote)}, ',' ORDER BY e.position) || '{closing}', "
             f"""'[]') FROM "{Evidence._meta.db_table}" e WHERE e.claim_id = {_CLAIM}.id)""")
 

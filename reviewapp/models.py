@@ -12,7 +12,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import F, Q, Value
 
 from judges.types import CATEGORIES, LABELS
 from reviewapp.sealed import SealedCharField, is_sealed
@@ -388,6 +388,10 @@ class Evidence(models.Model):
     start = models.PositiveIntegerField(null=True, blank=True)
     end = models.PositiveIntegerField(null=True, blank=True)
     match = models.CharField(max_length=10, choices=MATCH_CHOICES)
+    # The words the judge found differing between the claim and this text (judges.types.Difference,
+    # as JSON: kind, span into the passage, answer_span into the answer); [] when it found none or
+    # does not say. A database default too: the judge writes evidence with its own INSERT.
+    differences = models.JSONField(default=list, db_default=Value([], models.JSONField()), blank=True)
 
     class Meta:
         ordering = ["position"]

@@ -141,6 +141,7 @@ def claim_as_result(claim: Claim) -> ClaimResult:
                 quote=ev.quote,
                 span=(ev.start, ev.end) if ev.start is not None else None,
                 match=ev.match,
+                differences=ev.differences,
             )
             for ev in claim.evidence.all()
         ],

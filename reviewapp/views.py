@@ -24,8 +24,8 @@ from reviewapp import metrics as metrics_series
 from reviewapp import selectors
 from reviewapp.access import admin_required, is_admin, reviewer_required
 from reviewapp.forms import CommentForm, NoteForm, PolicyForm, QueueFilterForm, RejudgeForm, form_errors
-from reviewapp.highlight import segments
-from reviewapp.models import Answer, Claim, Job, Policy
+from reviewapp.highlight import Differs, segments
+from reviewapp.models import Answer, Claim, Evidence, Job, Policy
 from reviewapp.services import comments as comments_service
 from reviewapp.services import jobs as jobs_service
 from reviewapp.services import liveness
@@ -188,7 +188,12 @@ def queue_next(request: HttpRequest) -> HttpResponse:
         filters = _filters(request)
     except BadRequest as exc:
         return bad_request(request, str(exc), back=reverse("queue"))
-    answer = review_service.lease_next(user=request.user, queue=selectors.queue_answers(filters=filters, user=request.user))
+    leaving = _int(request.POST.get("leaving"))  # `n` on a review page: the answer it leaves
+    queue = selectors.queue_answers(filters=filters, user=request.user)
+    answer = review_service.lease_next(user=request.user, queue=queue, leaving=leaving)
+    if answer is None and leaving is not None and queue.filter(pk=leaving).exists():
+        messages.info(request, f"No other answer to review here; answer {leaving}, which you left, is back in the queue.")
+        return _redirect(request, reverse("queue"))
     if answer is None:
         messages.info(request, "Nothing left to review here. Well done.")
         return _redirect(request, reverse("queue"))
@@ -219,6 +224,9 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
         for ev in claim.evidence.all():
             if ev.start is not None:
                 evidence_spans.setdefault(ev.passage_pid, []).append((ev.start, ev.end, claim))
+                evidence_spans[ev.passage_pid] += _differing(ev, claim, "span", (ev.start, ev.end))
+                if claim.answer_start is not None:
+                    answer_spans += _differing(ev, claim, "answer_span", (claim.answer_start, claim.answer_end))
     run = answer.judged_by
     holds = review_service.holds_lease(user=request.user, answer=answer)
     return {
@@ -227,6 +235,8 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
         "claims": claims,
         "selected": selected,
         "passages": [(p, segments(p.text, evidence_spans.get(p.pid, []))) for p in answer.passages.all()],
+        "has_differences": any(isinstance(mark, Differs) for _, _, mark in answer_spans)
+        or any(isinstance(mark, Differs) for spans in evidence_spans.values() for _, _, mark in spans),
         "run": run,
         "failed_run": selectors.latest_failed_run(answer) if answer.status == Answer.Status.FAILED else None,
         "findings": run.findings if run else {},
@@ -240,6 +250,17 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
         "progress": review_service.review_progress(user=request.user),
         "is_admin": is_admin(request.user),
     }
+
+
+def _differing(ev: Evidence, claim: Claim, side: str, within: tuple[int, int]) -> list[tuple[int, int, Differs]]:
+    """The evidence's differing words on one side (`span`: the passage, `answer_span`: the answer)
+    as marks, kept inside the highlight they are drawn in."""
+    spans = []
+    for difference in ev.differences:
+        if difference.get(side):
+            start, end = difference[side]
+            spans.append((max(start, within[0]), min(end, within[1]), Differs(claim, difference["kind"])))
+    return spans
 
 
 def _load(answer_id: int) -> Answer:

@@ -265,8 +265,36 @@ def test_s_skips_to_the_next_answer_and_the_skipped_one_does_not_come_back(page,
     assert Answer.objects.get(pk=second.pk).lease_holder == rita
     assert Answer.objects.get(pk=first.pk).lease_holder is None
     with page.expect_navigation():
-        page.keyboard.press("n")  # my own lease comes first: the same answer, not the skipped one
-    page.wait_for_url(f"**/review/{second.pk}/")
+        page.keyboard.press("n")  # never the answer I am on, nor the skipped one: nothing else here
+    page.wait_for_url("**/queue/")
+    assert f"answer {second.pk}, which you left, is back in the queue" in page.locator(".messages").inner_text()
+    assert Answer.objects.get(pk=second.pk).lease_holder is None
+    assert page.js_errors == []
+
+
+def test_the_words_that_differ_are_marked_inside_both_highlights_of_a_contradicted_claim(page, live_server):
+    _reviewer()
+    # One word swapped for its opposite: the offline judge reads CONTRADICTED and where.
+    answer = _judged("Riders aged 65 and younger pay a reduced fare of $1.00 per ride.")
+    claim = answer.claims.get()
+    assert claim.label == "CONTRADICTED"
+    _sign_in(page, f"/review/{answer.pk}/")
+    page.wait_for_url(f"**/review/{answer.pk}/")
+    in_answer = page.locator(f'#answer-text .claim-seg[data-claims~="{claim.pk}"] mark.diff')
+    in_passage = page.locator(f'#passage-P1 .evidence-seg.evidence-closest[data-claims~="{claim.pk}"] mark.diff')
+    assert in_answer.all_inner_texts() == ["younger"] and in_passage.all_inner_texts() == ["older"]
+    assert in_answer.get_attribute("title") == "differs from the closest passage text (opposite)"
+    assert in_passage.get_attribute("title") == f"differs from claim {claim.cid} (opposite)"
+    # Said to screen readers, yet not in the text: the answer and the passage read back exactly.
+    said = page.evaluate("getComputedStyle(document.querySelector('mark.diff'), '::before').content")
+    assert said == '"differs: "'
+    assert page.locator("#answer-text").evaluate("e => e.textContent") == answer.answer
+    assert page.locator("#passage-P1 p.untrusted").evaluate("e => e.textContent") == answer.passages.get(pid="P1").text
+    assert page.locator(".diff-legend").count() == 2 and page.locator(".diff-legend").first.is_visible()
+    # Visibly marked: a weight and an underline of their own, whatever the colours.
+    style = in_answer.evaluate("e => [getComputedStyle(e).fontWeight, getComputedStyle(e).textDecorationLine]")
+    assert style == ["700", "underline"]
+    page.screenshot(path="/tmp/review-differences.png")
     assert page.js_errors == []
 
 

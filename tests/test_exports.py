@@ -98,8 +98,15 @@ def test_a_jsonl_row_holds_the_decision_the_judge_label_and_the_context():
     assert (row["judge_label"], row["category"], row["explanation"]) == (
         decided.label, decided.category, decided.explanation)
     assert row["quotes"] == [{"passage_id": ev.passage_pid, "quote": ev.quote, "match": ev.match,
-                              "span": [ev.start, ev.end] if ev.start is not None else None}
+                              "span": [ev.start, ev.end] if ev.start is not None else None,
+                              "differences": ev.differences}
                              for ev in decided.evidence.order_by("position")]
+    # The words the judge found differing, as offsets into the quote's passage and the answer.
+    (quote,) = row["quotes"]
+    (difference,) = quote["differences"]
+    passage = next(p["text"] for p in row["passages"] if p["id"] == quote["passage_id"])
+    assert difference["kind"] == "number"
+    assert (passage[slice(*difference["span"])], row["answer"][slice(*difference["answer_span"])]) == ("92.00", "75.00")
     assert (row["human_label"], row["decision"], row["origin"]) == (decided.human_label, "overturn", "judge")
     assert row["decision_mode"] == "explicit"
     assert (row["reviewer"], row["note"]) == ("rita", "the pass price is wrong")

@@ -59,7 +59,8 @@ def _reference(fmt: str) -> bytes:
     quotes, passages = defaultdict(list), defaultdict(list)
     for ev in Evidence.objects.order_by("claim_id", "position"):
         quotes[ev.claim_id].append({"passage_id": ev.passage_pid, "quote": ev.quote,
-                                    "span": [ev.start, ev.end] if ev.start is not None else None, "match": ev.match})
+                                    "span": [ev.start, ev.end] if ev.start is not None else None, "match": ev.match,
+                                    "differences": exports.quote_differences(ev.differences)})
     for p in Passage.objects.order_by("answer_id", "position"):
         passages[p.answer_id].append(
             {"id": p.pid, "text": p.text} | {field: getattr(p, field) for field in exports.PASSAGE_FIELDS})
@@ -107,7 +108,10 @@ def _awkward_answers() -> int:
                 Evidence.objects.create(claim=claim, passage=first if found else None,
                                         passage_pid=value[:30] + "P1", position=position, quote=value + f" q{position}",
                                         start=0 if found else None, end=1 if found else None,
-                                        match="exact" if found else "not_found")
+                                        match="exact" if found else "not_found",
+                                        differences=[{"kind": "number", "span": [0, 1], "answer_span": [0, 2]},
+                                                     {"kind": value[:20] or "swap", "span": None, "answer_span": [1, 5]}]
+                                        if found and (n + k) % 2 else [])
             decided += 1
         make.claim(answer, "SUPPORTED")  # undecided: in neither export
     # Rows whose only formula-like cells start the claim's cells, or follow its quotes and labels.

@@ -17,7 +17,8 @@ import judges
 from reviewapp.models import Answer, AuditEvent, Claim, Evidence, JudgeRun, Policy, Review
 from reviewapp.services import review as review_service
 from reviewapp.services.ingest import answer_ingest
-from reviewapp.services.judging import answer_judge
+from reviewapp import selectors
+from reviewapp.services.judging import answer_judge, check_spans
 from reviewapp.services.review import DecisionConflict, LeaseHeld
 from tests.conftest import fare_payload
 
@@ -279,6 +280,35 @@ def test_skip_hands_the_next_answer_and_keeps_the_skipped_one_from_me_for_the_le
     later = timezone.now() + timedelta(seconds=Policy.current().lease_seconds + 1)
     assert review_service.skipped_recently(user=rita, now=later) == []
     assert sorted(review_service.skipped_recently(user=rita)) == [first.pk, second.pk]
+
+
+@pytest.mark.django_db
+def test_n_on_an_undecided_answer_i_hold_opens_another_and_gives_mine_back_with_my_decisions_kept(client, rita, ron):
+    first, second = judged_answer(), judged_answer()
+    client.force_login(rita)
+    assert client.post("/queue/next")["Location"] == f"/review/{first.pk}/"
+    claim = flagged(first)
+    client.post(f"/review/{first.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0})
+    assert Answer.objects.get(pk=first.pk).review_status == "in_review"  # decided, not finished
+    page = client.get(f"/review/{first.pk}/").content.decode()
+    assert f'<input type="hidden" name="leaving" value="{first.pk}">' in page  # `n` says which answer it leaves
+    # `n` from the answer I hold: the next one, not this one again (my own lease used to come first).
+    assert client.post("/queue/next", {"leaving": first.pk})["Location"] == f"/review/{second.pk}/"
+    first.refresh_from_db()
+    claim.refresh_from_db()
+    assert (first.lease_holder, first.review_status) == (None, "in_review")
+    assert (claim.decision, claim.decided_by, claim.decision_mode) == ("confirm", rita, "explicit")
+    assert not AuditEvent.objects.filter(action="answer.skipped").exists()  # moving on is not a skip
+    # Back in the queue, worst first, for anyone: my decision is on it.
+    client.force_login(ron)
+    assert client.post("/queue/next")["Location"] == f"/review/{first.pk}/"
+    assert "confirm by rita" in client.get(f"/review/{first.pk}/").content.decode()
+    # Nothing else for me: the queue says so, and the answer I left stays in the queue.
+    client.force_login(rita)
+    response = client.post("/queue/next", {"leaving": second.pk}, follow=True)
+    assert f"No other answer to review here; answer {second.pk}, which you left, is back in the queue." in (
+        response.content.decode())
+    assert Answer.objects.get(pk=second.pk).lease_holder is None
 
 
 @pytest.mark.django_db
@@ -567,6 +597,59 @@ def test_the_closest_text_of_an_unsupported_claim_is_labelled_apart_from_real_ev
     assert 'evidence-closest' in passage("P2") and 'title="closest text, does not support the claim"' in passage("P2")
     card = page.split(f'id="claim-{flagged(answer).pk}"')[1].split("</li>")[0]
     assert '<span class="closest-tag">closest text, does not support the claim</span>' in card
+
+
+def _marked(html_part: str) -> list[str]:
+    """The text of each differing-word mark, in order."""
+    return [html.unescape(text) for text in re.findall(r'<mark class="diff" title="[^"]*">([^<]*)</mark>', html_part)]
+
+
+@pytest.mark.django_db
+def test_the_words_the_judge_found_differing_go_from_judge_to_store_to_both_highlights(client, rita):
+    answer = judged_answer()  # c2: "A 30-day pass costs $75.00." where P2 says $92.00
+    claim = flagged(answer)
+    (ev,) = claim.evidence.all()
+    passage = answer.passages.get(pid="P2")
+    # Stored as offsets into the passage and the answer, inside the evidence and the claim spans.
+    (difference,) = ev.differences
+    assert difference["kind"] == "number"
+    assert passage.text[slice(*difference["span"])] == "92.00"
+    assert answer.answer[slice(*difference["answer_span"])] == "75.00"
+    assert ev.start <= difference["span"][0] < difference["span"][1] <= ev.end
+    assert claim.answer_start <= difference["answer_span"][0] < difference["answer_span"][1] <= claim.answer_end
+    assert answer.claims.get(label="SUPPORTED").evidence.get().differences == []  # nothing differs there
+    # The API's result carries them.
+    api_claim = next(c for c in selectors.answer_state(answer)["claims"] if c["id"] == claim.cid)
+    assert api_claim["evidence"][0]["differences"] == [difference]
+    # The page marks them inside the claim's highlight and inside the closest text's, labelled.
+    client.force_login(rita)
+    page = client.get(f"/review/{answer.pk}/").content.decode()
+    answer_html = page.split('id="answer-text"')[1].split("</p>")[0]
+    passage_html = page.split('id="passage-P2"')[1].split("</article>")[0]
+    assert _marked(answer_html) == ["75.00"] and _marked(passage_html) == ["92.00"]
+    assert re.search(rf'class="seg claim-seg label-contradicted[^"]*"[^>]*data-claims="{claim.pk}"[^>]*>'
+                     r'<mark class="diff" title="differs from the closest passage text \(number\)">75\.00</mark></span>',
+                     answer_html)
+    assert re.search(rf'class="seg evidence-seg evidence-closest[^"]*" data-claims="{claim.pk}"[^>]*>'
+                     rf'<mark class="diff" title="differs from claim {claim.cid} \(number\)">92\.00</mark></span>',
+                     passage_html)
+    assert _segments_text(page, "answer-text") == answer.answer  # marks add no text: offsets still hold
+    assert page.count('class="legend diff-legend"') == 2
+    # A judge that gives no differences (the LLM profiles): nothing extra on the page.
+    Evidence.objects.filter(claim__answer=answer).update(differences=[])
+    page = client.get(f"/review/{answer.pk}/").content.decode()
+    assert '<mark class="diff"' not in page and "diff-legend" not in page
+
+
+@pytest.mark.django_db
+def test_a_difference_outside_its_evidence_is_refused_before_anything_is_stored():
+    answer = Answer.objects.get(pk=judged_answer().pk)
+    output = judges.judge(judges.JudgeRequest.model_validate(fare_payload()), judges.JudgeConfig())
+    claim = next(c for c in output.result.claims if c.label == "CONTRADICTED")
+    start, end = claim.evidence[0].span
+    claim.evidence[0].differences[0].span = (start, end + 1)  # ends after its evidence
+    with pytest.raises(judges.JudgeError, match="difference span .* is outside its evidence span"):
+        check_spans(answer, output)
 
 
 @pytest.mark.django_db

@@ -34,6 +34,7 @@ from django.utils import timezone
 
 import judges
 from judges import JudgeConfig, JudgeError, JudgeIdentity, JudgeOutput, JudgeRequest
+from judges import types
 from judges.ratelimit import RateLimitTimeout, RateLimitUnavailable, in_flight_limit_for
 from reviewapp.db.errors import is_transient
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy
@@ -472,6 +473,20 @@ def check_spans(answer: Answer, output: JudgeOutput, passages: list[tuple] | Non
             limit = passages.get(ev.passage_id)
             if ev.span and (limit is None or not 0 <= ev.span[0] <= ev.span[1] <= limit):
                 raise JudgeError(f"claim {claim.id}: evidence span {list(ev.span)} is outside passage {ev.passage_id}")
+            for difference in ev.differences if ev.span else ():
+                _check_difference(claim, ev, difference)
+
+
+def _check_difference(claim: types.Claim, ev: types.Evidence, difference: types.Difference) -> None:
+    """A differing word sits inside the highlights it is marked in: the evidence span and the
+    claim's answer span."""
+    if difference.span and not ev.span[0] <= difference.span[0] <= difference.span[1] <= ev.span[1]:
+        raise JudgeError(f"claim {claim.id}: difference span {list(difference.span)} is outside its evidence span "
+                         f"{list(ev.span)}")
+    if difference.answer_span and not (claim.answer_span and claim.answer_span[0] <= difference.answer_span[0]
+                                       <= difference.answer_span[1] <= claim.answer_span[1]):
+        raise JudgeError(f"claim {claim.id}: difference answer_span {list(difference.answer_span)} is outside the "
+                         f"claim's answer_span")
 
 
 def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutput, policy: Policy,
@@ -542,10 +557,11 @@ _CLAIMS_AND_EVIDENCE = """
     RETURNING id, position
 """
 _EVIDENCE = """
-    INSERT INTO reviewapp_evidence (claim_id, passage_id, passage_pid, position, quote, start, "end", match)
-    SELECT claims.id, passage.id, e.passage_pid, e.position, e.quote, e.start, e."end", e.match
+    INSERT INTO reviewapp_evidence (claim_id, passage_id, passage_pid, position, quote, start, "end", match,
+        differences)
+    SELECT claims.id, passage.id, e.passage_pid, e.position, e.quote, e.start, e."end", e.match, e.differences
     FROM json_to_recordset(%s::json) AS e(claim_position integer, passage_pid text, position integer, quote text,
-        start integer, "end" integer, match text)
+        start integer, "end" integer, match text, differences jsonb)
     JOIN claims ON claims.position = e.claim_position
     LEFT JOIN reviewapp_passage passage ON passage.answer_id = %s AND passage.pid = e.passage_pid
 """
@@ -585,7 +601,9 @@ def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, th
     evidence_rows = [
         {"claim_position": position, "passage_pid": ev.passage_id[:pid_length], "position": index, "quote": ev.quote,
          "start": ev.span[0] if ev.span else None, "end": ev.span[1] if ev.span else None,
-         "match": ev.match if ev.span else "not_found"}
+         "match": ev.match if ev.span else "not_found",
+         # Differing words are marked inside the evidence's highlight: none without a span.
+         "differences": [d.model_dump(mode="json") for d in ev.differences] if ev.span else []}
         for position, claim in enumerate(claims)
         for index, ev in enumerate(claim.evidence)
     ]

@@ -62,15 +62,22 @@ def _lease_until(now):
 # --- leases ----------------------------------------------------------------------------------
 
 
-def lease_next(*, user, queue=None) -> Answer | None:
+def lease_next(*, user, queue=None, leaving: int | None = None) -> Answer | None:
     """Lease the next free answer of `queue` (default: the whole queue) to `user`.
 
     An answer the user already holds comes first, so an abandoned tab's item is not stranded.
+    `leaving` is the answer the user moves on from (`n` on its page): never the one handed, and
+    its lease is given back, as leaving its page does, with the decisions made on it kept. Unlike
+    a skip it may come back to the same reviewer later, worst first.
     """
     now = timezone.now()
     queue = queue if queue is not None else Answer.objects.filter(review_status=IN_REVIEW)
     queue = queue.exclude(pk__in=skipped_recently(user=user, now=now))
+    if leaving is not None:
+        queue = queue.exclude(pk=leaving)
     with transaction.atomic():
+        if leaving is not None:
+            lease_release(user=user, answer_id=leaving)
         answer = (
             queue.filter(lease_holder=user, lease_expires_at__gte=now).order_by(*QUEUE_ORDER).first()
             or queue.filter(_lease_free(now))

@@ -37,6 +37,16 @@ def closest_only(claims) -> bool:
 
 
 @register.filter
+def differs_note(differs, side: str) -> str:
+    """What a differing-word mark says on hover: which claim, what kind of difference."""
+    kinds = ", ".join(dict.fromkeys(d.kind.replace("_", " ") for d in differs))
+    if side == "answer":
+        return f"differs from the closest passage text ({kinds})"
+    claims = ", ".join(dict.fromkeys(d.claim.cid for d in differs))
+    return f"differs from claim {claims} ({kinds})"
+
+
+@register.filter
 def claim_ids(claims) -> str:
     return " ".join(str(c.pk) for c in claims)
 
