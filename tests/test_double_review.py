@@ -331,3 +331,38 @@ def test_a_policy_change_leaves_answers_already_routed_and_reroute_spares_starte
     assert Answer.objects.get(pk=waiting.pk).reviews_required == 1  # routed before the change
     job_run(job_id=job_start_reroute(user=_user("ada", "admin")).pk)  # the worker's part, here
     assert dict(Answer.objects.values_list("pk", "reviews_required")) == {started.pk: 1, waiting.pk: 2}
+
+
+# --- what the client hears ---------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_client_hears_once_at_the_final_label_and_reads_adjudicating_meanwhile(alice, bob, lee):
+    from reviewapp import selectors
+    from reviewapp.models import WebhookDelivery
+    from reviewapp.schemas import AnswerState
+    from tests.test_webhooks import _client_with_endpoint, _judged
+
+    _policy(reviewers_per_answer=2)
+    answer = _judged(_client_with_endpoint()[0])
+    claim = flagged(answer)
+    for user, label in ((alice, "UNSUPPORTED"), (bob, "CONTRADICTED")):
+        review_service.lease_next(user=user)
+        review_service.claim_decide(user=user, claim=claim, decision="overturn", label=label, note=user.username,
+                                    expected_version=0)
+        review_service.answer_finish(user=user, answer=answer)
+    answer.refresh_from_db()
+    state = AnswerState.model_validate(selectors.answer_state(answer))  # the API's GET: no 500
+    assert state.review.status == "adjudicating"
+    assert not WebhookDelivery.objects.filter(event="answer.adjudicated").exists()
+    review_service.lease_take(user=lee, answer=answer)
+    review_service.claim_decide(user=lee, claim=Claim.objects.get(pk=claim.pk), decision="confirm", label=None,
+                                note="P2: $92", expected_version=0)
+    review_service.answer_finish(user=lee, answer=answer)
+    decisions = {d["claim_id"]: d for d in WebhookDelivery.objects.get(event="answer.adjudicated").payload["data"]
+                 ["adjudication"]["decisions"]}
+    settled = decisions[claim.cid]
+    assert (settled["human_label"], settled["consensus_method"]) == ("CONTRADICTED", "lead")
+    assert [(r["stage"], r["label"], r["note"]) for r in settled["reviews"]] == [
+        ("review", "UNSUPPORTED", "alice"), ("review", "CONTRADICTED", "bob"), ("adjudication", "CONTRADICTED", "P2: $92")]
+    assert all("reviewer" not in r for r in settled["reviews"])  # reviewers' names stay in ClaimDesk
