@@ -123,8 +123,11 @@ def lease_next(*, user, queue=None) -> Answer | None:
     passed_over: list[int] = []
     for _ in range(LEASE_TRIES):
         with transaction.atomic():
-            answer = (_open_to(queue, user, now).exclude(pk__in=passed_over).order_by(*QUEUE_ORDER)
-                      .select_for_update(skip_locked=True, of=("self",)).first())
+            candidates = _open_to(queue, user, now).exclude(pk__in=passed_over).order_by(*QUEUE_ORDER)
+            # Skip answers another reviewer is taking; if every one left is being taken right now
+            # (two reviewers wanting the last answer's two places), wait for one: such a lock is brief.
+            answer = (candidates.select_for_update(skip_locked=True, of=("self",)).first()
+                      or candidates.select_for_update(of=("self",)).first())
             if answer is None:
                 return None
             if _take_locked(user, answer, now):
