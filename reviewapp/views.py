@@ -262,7 +262,7 @@ def _as_seen_by(user, answer: Answer, claims: list[Claim]) -> dict:
     others' decisions may be seen, each claim carries `pass_decisions`, every reviewer's, side by side."""
     multi = review_service.multi_review(answer)
     waiting = answer.review_status == Answer.ReviewStatus.IN_REVIEW
-    finished = multi and answer.passes.filter(reviewer=user, status="finished").exists()
+    finished = multi and review_service.has_finished(user, answer)
     blind = multi and waiting and answer.reviews_blind and not finished
     if multi and waiting:
         mine = {r.claim_id: r for r in selectors.current_decisions(answer.pk, reviewer=user)}

@@ -245,7 +245,7 @@ def lease_refusal(answer: Answer, user=None) -> str:
         return str(LeaseHeld(answer))
     if answer.review_status != IN_REVIEW:
         return "This answer is not waiting for review."
-    if user is not None and ReviewPass.objects.filter(answer=answer, reviewer=user, status=FINISHED).exists():
+    if user is not None and has_finished(user, answer):
         return "You have finished your review of this answer; it waits for the other reviewers."
     return str(LeaseHeld(answer))
 
@@ -254,12 +254,13 @@ def _require_lease(user, answer: Answer) -> None:
     if answer.review_status in (IN_REVIEW, ADJUDICATING) and lease_take(user=user, answer=answer):
         return
     # (lease_take refreshed it)
-    if answer.review_status == IN_REVIEW and not _finished(user, answer):
+    if answer.review_status == IN_REVIEW and not has_finished(user, answer):
         raise LeaseHeld(answer)
     raise ReviewError(lease_refusal(answer, user))
 
 
-def _finished(user, answer: Answer) -> bool:
+def has_finished(user, answer: Answer) -> bool:
+    """Whether `user` finished a pass on `answer`."""
     return ReviewPass.objects.filter(answer=answer, reviewer=user, status=FINISHED).exists()
 
 
