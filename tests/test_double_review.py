@@ -320,7 +320,8 @@ def test_the_policy_form_checks_preview_and_history_show_the_double_review_field
     assert (new.version, new.reviewers_per_answer, new.multi_review_scope, new.multi_review_share, new.blind) == (
         2, 2, "critical", 0.5, True)
     page = client.get("/policy/").content.decode()
-    assert "reviewers_per_answer" in page and "multi_review_scope" in page
+    assert "<li><b>reviewers_per_answer</b>: 1 → 2</li>" in page
+    assert "<li><b>multi_review_scope</b>: all → critical</li>" in page
 
 
 @pytest.mark.django_db
