@@ -367,3 +367,39 @@ def test_the_client_hears_once_at_the_final_label_and_reads_adjudicating_meanwhi
     assert [(r["stage"], r["label"], r["note"]) for r in settled["reviews"]] == [
         ("review", "UNSUPPORTED", "alice"), ("review", "CONTRADICTED", "bob"), ("adjudication", "CONTRADICTED", "P2: $92")]
     assert all("reviewer" not in r for r in settled["reviews"])  # reviewers' names stay in ClaimDesk
+
+
+# --- how a final label was reached, under undo ----------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_one_review_sets_single_and_undo_clears_it(alice):
+    answer = judged_answer()
+    claim = flagged(answer)
+    review_service.claim_decide(user=alice, claim=claim, decision="confirm", label=None, note="", expected_version=0)
+    assert Claim.objects.get(pk=claim.pk).consensus_method == "single"
+    review_service.decision_undo(user=alice, answer=answer)
+    assert (Claim.objects.get(pk=claim.pk).human_label, Claim.objects.get(pk=claim.pk).consensus_method) == ("", "")
+
+
+@pytest.mark.django_db
+def test_a_leads_undo_gives_a_claim_back_what_the_reviewers_settled(alice, bob, lee):
+    answer = _double()
+    claim, supported = flagged(answer), answer.claims.get(label="SUPPORTED")
+    for user, label in ((alice, "UNSUPPORTED"), (bob, "CONTRADICTED")):
+        review_service.lease_next(user=user)
+        review_service.claim_decide(user=user, claim=claim, decision="overturn", label=label, note="", expected_version=0)
+        review_service.answer_finish(user=user, answer=answer)
+    answer.refresh_from_db()
+    assert review_service.lease_take(user=lee, answer=answer)
+    with pytest.raises(ReviewError, match="Decide c2 first"):  # the claim the reviewers disagree on
+        review_service.answer_finish(user=lee, answer=answer)
+    supported.refresh_from_db()
+    review_service.claim_decide(user=lee, claim=supported, decision="overturn", label="PARTIALLY_SUPPORTED", note="",
+                                expected_version=supported.version)
+    assert Claim.objects.get(pk=supported.pk).consensus_method == "lead"
+    review_service.decision_undo(user=lee, answer=answer)
+    supported.refresh_from_db()
+    assert (supported.human_label, supported.consensus_method) == ("SUPPORTED", "unanimous")
+    with pytest.raises(ReviewError, match="a lead settles it now"):
+        review_service.decision_undo(user=alice, answer=answer)
