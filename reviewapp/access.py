@@ -40,6 +40,11 @@ def is_admin(user) -> bool:
     return ADMIN in roles(user)
 
 
+def is_lead_or_admin(user) -> bool:
+    """Who oversees reviewers (the adjudication lane, assignment, progress): leads, and admins."""
+    return bool(roles(user) & {LEAD, ADMIN})
+
+
 def _requires(check):
     def decorator(view):
         @wraps(view)
@@ -58,6 +63,7 @@ def _requires(check):
 reviewer_required = _requires(is_reviewer)
 lead_required = _requires(is_lead)
 admin_required = _requires(is_admin)
+lead_or_admin_required = _requires(is_lead_or_admin)
 
 
 def role_flags(request) -> dict[str, bool]:

@@ -4,7 +4,7 @@ from django.contrib.auth.models import Group, User
 
 from reviewapp.access import ROLES
 from reviewapp.models import (
-    Answer, ApiClient, AuditEvent, ExampleSet, JudgeRun, Policy, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
+    Answer, ApiClient, AuditEvent, ExampleSet, JudgeRun, Policy, ReviewPass, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
     WorkedExample, WorkerHeartbeat,
 )
 from reviewapp.services.audit import audit_record
@@ -95,6 +95,12 @@ class WebhookAttemptInline(admin.TabularInline):
 
     def has_add_permission(self, request, obj=None):
         return False
+
+
+@admin.register(ReviewPass)
+class ReviewPassAdmin(ReadOnlyAdmin):
+    list_display = ["answer", "reviewer", "status", "lease_expires_at", "assigned_by", "started_at", "finished_at"]
+    list_filter = ["status"]
 
 
 @admin.register(ExampleSet)

@@ -41,7 +41,7 @@ from django.db.models import BooleanField, Max, Min, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage
+from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Review
 
 SCHEMA_VERSION = "1"
 BATCH = 5000
@@ -56,7 +56,8 @@ EXTENSIONS = {"jsonl": "jsonl", "csv": "csv", "golden": "golden.jsonl"}
 CSV_FIELDS = (
     "answer_id", "external_id", "question", "answer", "passage_ids", "claim_id", "claim_text", "answer_start",
     "answer_end", "judge_label", "category", "explanation", "quotes", "human_label", "decision", "decision_mode",
-    "origin", "note", "reviewer", "decided_at", "judge_profile", "judge_version", "judge_model", "judge_backend",
+    "origin", "note", "reviewer", "decided_at", "consensus_method", "reviews", "judge_profile", "judge_version",
+    "judge_model", "judge_backend",
     "policy_version",
 )
 PASSAGE_FIELDS = ("tag", "agency", "title", "section", "source_url", "fetched_at", "score", "metadata")
@@ -135,7 +136,8 @@ def read_snapshot():
 # than the queries themselves (about 3x the time per row).
 CLAIM_COLUMNS = (
     "id", "answer_id", "cid", "text", "answer_start", "answer_end", "label", "category", "explanation", "origin",
-    "human_label", "decision", "decision_mode", "note", "decided_by__username", "decided_at", "run_id",
+    "human_label", "decision", "decision_mode", "note", "decided_by__username", "decided_at", "consensus_method",
+    "run_id",
 )
 RUN_AT = CLAIM_COLUMNS.index("run_id")
 # A claim's run, read apart from the claims like its answer: once per batch, not once per claim.
@@ -149,6 +151,7 @@ class Batch:
     quotes: dict[int, list]  # by claim id
     passages: dict[int, list]  # by answer id
     runs: dict[int, tuple]  # by run id: RUN_COLUMNS values after the id
+    reviews: dict[int, list]  # by claim id
 
     def rows(self) -> Iterator[dict[str, Any]]:
         for values in self.claims:
@@ -157,7 +160,7 @@ class Batch:
                               self.runs[claim["run_id"]]))
             answer_id = claim["answer_id"]
             answer = dict(zip(ANSWER_COLUMNS[1:], self.answers[answer_id]))
-            yield claim_row(claim, answer, self.quotes[claim["id"]], self.passages[answer_id])
+            yield claim_row(claim, answer, self.quotes[claim["id"]], self.passages[answer_id], self.reviews[claim["id"]])
 
 
 def _keyset(rows: QuerySet) -> Iterator[list[tuple]]:
@@ -176,11 +179,12 @@ def _keyset(rows: QuerySet) -> Iterator[list[tuple]]:
 
 
 def _batches(claims: QuerySet[Claim], *, passage_text: bool) -> Iterator[Batch]:
-    """BATCH claims at a time, each batch with its answers, quotes, passages and runs: five queries."""
+    """BATCH claims at a time, each batch with its answers, quotes, passages, runs and reviews: six queries."""
     for batch in _keyset(claims.values_list(*CLAIM_COLUMNS)):
         answer_ids = {c[1] for c in batch}
-        yield Batch(batch, _answers(answer_ids), _quotes([c[0] for c in batch]), _passages(answer_ids, passage_text),
-                    _runs({c[RUN_AT] for c in batch}))
+        claim_ids = [c[0] for c in batch]
+        yield Batch(batch, _answers(answer_ids), _quotes(claim_ids), _passages(answer_ids, passage_text),
+                    _runs({c[RUN_AT] for c in batch}), _reviews(claim_ids))
 
 
 @dataclass(frozen=True)
@@ -366,6 +370,23 @@ def quote_differences(stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"kind": d["kind"], "span": d.get("span"), "answer_span": d.get("answer_span")} for d in stored]
 
 
+REVIEW_FIELDS = ("reviewer", "stage", "label", "decision", "decision_mode", "note")
+
+
+def _reviews(claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    """Every reviewer's decision on each claim, once per stage (their own pass; a lead's
+    adjudication): the latest one not undone (an undo is not a decision), in the order made."""
+    rows = (Review.objects.filter(_ids_in(Review, "claim", claim_ids), undone_by__isnull=True)
+            .exclude(decision=Review.Decision.UNDO)
+            .order_by("claim_id", "reviewer_id", "stage", "-id").distinct("claim_id", "reviewer_id", "stage")
+            .values_list("claim_id", "id", "reviewer__username", "stage", "final_label", "decision", "decision_mode",
+                         "note"))
+    reviews = defaultdict(list)
+    for claim_id, _, *values in sorted(_fetch(rows), key=lambda row: (row[0], row[1])):
+        reviews[claim_id].append(dict(zip(REVIEW_FIELDS, values)))
+    return reviews
+
+
 def _passages(answer_ids: set[int], passage_text: bool) -> dict[int, list]:
     """Each answer's passages in order: objects, or (CSV) ids only, so their text is not read."""
     passages = defaultdict(list)
@@ -382,8 +403,10 @@ def _passages(answer_ids: set[int], passage_text: bool) -> dict[int, list]:
 
 
 def claim_row(claim: dict[str, Any], answer: dict[str, Any], quotes: list[dict[str, Any]],
-              passages: list) -> dict[str, Any]:
-    """A decided claim (CLAIM_COLUMNS values) as one export row (JSONL's shape; `csv_cells` flattens it)."""
+              passages: list, reviews: list[dict[str, Any]] = ()) -> dict[str, Any]:
+    """A decided claim (CLAIM_COLUMNS values) as one export row (JSONL's shape; `csv_cells` flattens it).
+    `human_label` is the final label, `consensus_method` how it was reached, `reviews` every
+    reviewer's own decision (REVIEW_FIELDS) from which it came."""
     return {
         "answer_id": claim["answer_id"],
         "external_id": answer["external_id"],
@@ -405,6 +428,8 @@ def claim_row(claim: dict[str, Any], answer: dict[str, Any], quotes: list[dict[s
         "note": claim["note"],
         "reviewer": claim["decided_by__username"],
         "decided_at": claim["decided_at"].isoformat() if claim["decided_at"] else None,
+        "consensus_method": claim["consensus_method"],
+        "reviews": list(reviews),
         "judge_profile": claim["run__profile"],
         "judge_version": claim["run__prompt_version"],
         "judge_model": claim["run__model"],
@@ -481,6 +506,7 @@ def csv_cells(row: dict[str, Any]) -> list[Any]:
         "answer_start": span[0],
         "answer_end": span[1],
         "quotes": orjson.dumps(row["quotes"]).decode(),
+        "reviews": orjson.dumps(row["reviews"]).decode(),
     }
     return [neutralize(flat[field]) for field in CSV_FIELDS]
 
@@ -501,7 +527,7 @@ def _json_line(obj: dict[str, Any]) -> bytes:
 #
 # At a million rows the per-row work is the export's cost, and one Python thread (the GIL) did all
 # of it: ~16 us of CPU a row reading values and quote rows and encoding them, while Postgres used
-# ~5. So each claim's own part of its line (claim_id .. decided_at, quotes included)
+# ~5. So each claim's own part of its line (claim_id .. reviews, quotes included)
 # comes made by Postgres in the claims query (CLAIM_JSONL, CLAIM_CSV below), on the other core;
 # Python encodes each answer's part (question, answer text and, in JSONL, ~2 KB of passages on
 # each of the answer's 5-15 claims) and each run's part once per batch, and joins the four parts
@@ -552,6 +578,21 @@ def _sql_quotes(element: Callable[[str], str], opening: str, closing: str) -> st
             f"""'[]') FROM "{Evidence._meta.db_table}" e WHERE e.claim_id = {_CLAIM}.id)""")
 
 
+def _sql_reviews(element: Callable[[str], str], opening: str, closing: str) -> str:
+    """The claim's reviews as orjson writes _reviews' list (the same rows: per reviewer and stage
+    the latest decision not undone), each review's JSON put through `element`, as _sql_quotes."""
+    review = (f"""concat('{{"reviewer":', to_json(u.username), ',"stage":', to_json(r.stage), """
+              f"""',"label":', to_json(r.final_label), ',"decision":', to_json(r.decision), """
+              f"""',"decision_mode":', to_json(r.decision_mode), ',"note":', to_json(r.note), '}}')""")
+    table = f'"{Review._meta.db_table}"'
+    current = (f"SELECT DISTINCT ON (x.reviewer_id, x.stage) x.* FROM {table} x "
+               f"WHERE x.claim_id = {_CLAIM}.id AND x.decision <> 'undo' "
+               f"AND NOT EXISTS (SELECT 1 FROM {table} y WHERE y.undoes_id = x.id) "
+               f"ORDER BY x.reviewer_id, x.stage, x.id DESC")
+    return (f"(SELECT coalesce('{opening}' || string_agg({element(review)}, ',' ORDER BY r.id) || '{closing}', "
+            f"""'[]') FROM ({current}) r JOIN "{get_user_model()._meta.db_table}" u ON u.id = r.reviewer_id)""")
+
+
 # concat() builds a part in one call (a chain of || makes and copies a new string at every step).
 CLAIM_JSONL = (
     f"""concat(',"claim_id":', to_json({_CLAIM}.cid), ',"claim_text":', to_json({_CLAIM}.text), """
@@ -564,7 +605,9 @@ CLAIM_JSONL = (
     f"""',"origin":', to_json({_CLAIM}.origin), """
     f"""',"note":', to_json({_CLAIM}.note), """
     f"""',"reviewer":', coalesce((SELECT to_json(u.username)::text {_REVIEWER}), 'null'), """
-    f"""',"decided_at":', coalesce(to_json({_DECIDED_AT})::text, 'null'))"""
+    f"""',"decided_at":', coalesce(to_json({_DECIDED_AT})::text, 'null'), """
+    f"""',"consensus_method":', to_json({_CLAIM}.consensus_method), """
+    f"""',"reviews":', {_sql_reviews(lambda review: review, "[", "]")})"""
 )
 
 
@@ -596,6 +639,8 @@ CLAIM_CSV = "concat_ws(',', " + ", ".join((
     *(_sql_csv_text(f"{_CLAIM}.{column}") for column in ("human_label", "decision", "decision_mode", "origin", "note")),
     f"coalesce((SELECT {_sql_csv_text('u.username')} {_REVIEWER}), '')",
     f"coalesce({_DECIDED_AT}, '')",  # starts with the year's digits: never a formula, no comma
+    _sql_csv_text(f"{_CLAIM}.consensus_method"),
+    _sql_reviews(lambda review: f"""replace({review}, '"', '""')""", '"[', ']"'),  # JSON, as the quotes
 )) + ")"
 
 

@@ -10,8 +10,9 @@ from django.conf import settings
 from judges.offline import OFFLINE_PROFILE, OFFLINE_VERSION
 from judges.profiles import list_profiles
 from judges.types import CATEGORIES, LABELS
-from reviewapp.models import VERDICT_CHOICES, Answer, AnswerComment, ExampleSet
+from reviewapp.models import VERDICT_CHOICES, Answer, AnswerComment, ExampleSet, MultiReviewScope
 from reviewapp.services.examples import example_set_problem
+from reviewapp.services.review import assignable_reviewers
 
 
 def _profile_choices() -> list[tuple[str, str]]:
@@ -55,6 +56,16 @@ class PolicyForm(forms.Form):
     audit_sample_rate = forms.FloatField(min_value=0, max_value=1,
                                          help_text="Share of auto-passed answers sent to review anyway (0.05 = 5%).")
     lease_seconds = forms.IntegerField(min_value=30, max_value=86_400)
+    # Not required: a form posted without them (an older page) keeps one review, in every lane.
+    reviewers_per_answer = forms.IntegerField(
+        min_value=1, max_value=3, initial=1, required=False,
+        help_text="Different reviewers who review each answer in the scope below (1: one review; 2 or 3: double review).")
+    multi_review_scope = forms.ChoiceField(choices=MultiReviewScope.choices, initial=MultiReviewScope.ALL,
+                                           required=False, label="Reviewers per answer apply to")
+    multi_review_share = forms.FloatField(min_value=0, max_value=1, initial=1.0, required=False,
+                                          help_text="Of those answers, the share that gets them (1 = all; 0.2 = a random fifth).")
+    blind = forms.BooleanField(required=False, initial=True, label="Blind review",
+                               help_text="Each reviewer sees the judge's labels but not the other reviewers' decisions until they finish.")
     judge_profile = forms.ChoiceField(choices=_profile_choices, required=False,
                                       help_text="For the openai backend; the offline judge reads none.")
     judge_backend = forms.ChoiceField(
@@ -84,6 +95,13 @@ class PolicyForm(forms.Form):
 
     def clean(self):
         data = super().clean()
+        for field, default in (("reviewers_per_answer", 1), ("multi_review_scope", MultiReviewScope.ALL),
+                               ("multi_review_share", 1.0)):
+            if field in data and data[field] in (None, ""):
+                data[field] = default
+        if (data.get("reviewers_per_answer") or 1) > 1 and data.get("multi_review_share") == 0:
+            self.add_error("multi_review_share", "With a share of 0 no answer gets several reviewers: "
+                                                 "raise it, or set reviewers per answer to 1.")
         if data.get("example_set") and "judge_profile" in data:
             problem = example_set_problem(data["example_set"], profile=data["judge_profile"] or settings.JUDGE_PROFILE,
                                           backend=data.get("judge_backend") or settings.JUDGE_BACKEND)
@@ -172,6 +190,17 @@ class QueueFilterForm(forms.Form):
 
 class ProfileFilterForm(forms.Form):
     profile = forms.CharField(max_length=150, required=False)
+
+
+class AssignForm(forms.Form):
+    """A lead assigns one answer (`answer`), or the /answers/ filters' waiting answers, to a reviewer."""
+
+    reviewer = forms.ModelChoiceField(queryset=None, to_field_name="username")
+    answer = forms.IntegerField(required=False, min_value=1)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["reviewer"].queryset = assignable_reviewers()
 
 
 class NoteForm(forms.Form):

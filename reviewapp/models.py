@@ -81,6 +81,8 @@ class Answer(models.Model):
         UNROUTED = "unrouted", "Not routed yet"
         AUTO_PASSED = "auto_passed", "Auto-passed"
         IN_REVIEW = "in_review", "Waiting for review"
+        # Every reviewer asked for finished and they disagree on a claim: a lead decides.
+        ADJUDICATING = "adjudicating", "Waiting for a lead"
         ADJUDICATED = "adjudicated", "Adjudicated"
 
     client = models.ForeignKey(ApiClient, null=True, blank=True, on_delete=models.PROTECT, related_name="answers")
@@ -114,6 +116,13 @@ class Answer(models.Model):
     routing_reason = models.CharField(max_length=300, blank=True)
     priority = models.IntegerField(default=0, help_text="Higher is reviewed first")
     policy = models.ForeignKey("Policy", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    # What the policy asked of this answer's review when it was routed, kept so that a later policy
+    # change does not alter answers already routed: how many reviewers, and whether each decides
+    # without seeing the others' decisions. Database defaults too: ingest writes with its own INSERT.
+    reviews_required = models.PositiveSmallIntegerField(default=1, db_default=1)
+    reviews_blind = models.BooleanField(default=True, db_default=True)
+    # The latest lease taken on the answer (the only one when one review is asked for; each
+    # reviewer's own lease is their ReviewPass), or a lead's while adjudicating.
     lease_holder = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -135,6 +144,8 @@ class Answer(models.Model):
                 condition=Q(grounding_score__isnull=True) | Q(grounding_score__gte=0, grounding_score__lte=1),
                 name="answer_grounding_score_in_unit_range",
             ),
+            models.CheckConstraint(condition=Q(reviews_required__gte=1, reviews_required__lte=3),
+                                   name="answer_reviews_required_1_to_3"),
         ]
         indexes = [
             models.Index(fields=["status", "created_at"], name="answer_status_created"),
@@ -458,12 +469,59 @@ class AnswerComment(AppendOnly):
         return f"comment {self.pk} on answer {self.answer_id}"
 
 
+class ReviewPass(models.Model):
+    """One reviewer's pass over one answer: the reviewer's own lease on it (several reviewers hold
+    one answer at once when it needs several reviews) and whether they finished or skipped it.
+
+    A pass takes one of the answer's `reviews_required` places while it is finished, or open with
+    a live lease or an assignment; an open pass whose lease ran out gives its place back, and a
+    skipped one counts as not reviewed. One row per answer and reviewer: a reviewer is never
+    handed an answer twice.
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        FINISHED = "finished"
+        SKIPPED = "skipped"
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="passes")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="review_passes")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    # Set when a lead (or an admin) assigned the answer to this reviewer: the place is theirs until
+    # they finish or skip, and it comes first in their "next item".
+    assigned_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="+")
+    assigned_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["started_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["answer", "reviewer"], name="reviewpass_one_per_answer_and_reviewer"),
+            models.CheckConstraint(condition=Q(status__in=["open", "finished", "skipped"]), name="reviewpass_status_known"),
+        ]
+        indexes = [models.Index(fields=["reviewer", "status"], name="reviewpass_reviewer_status")]
+
+    def __str__(self) -> str:
+        return f"{self.reviewer} on answer {self.answer_id} ({self.status})"
+
+
 def default_blocking_labels() -> list[str]:
     return ["CONTRADICTED", "UNSUPPORTED"]
 
 
 def default_critical_categories() -> list[str]:
     return ["price", "age", "document", "date"]
+
+
+class MultiReviewScope(models.TextChoices):
+    """Which answers routed to review get Policy.reviewers_per_answer reviewers (the others one)."""
+
+    ALL = "all", "every answer routed to review"
+    CRITICAL = "critical", "answers with a flagged claim in a critical category"
+    AUDIT = "audit", "the audit sample"
 
 
 FIRST_POLICY_NOTE = "Initial policy: the seeds' 0.95 threshold, CONTRADICTED and UNSUPPORTED always reviewed, 5% audit sample."
@@ -479,6 +537,13 @@ class Policy(AppendOnly):
     critical_single_claim_blocks = models.BooleanField(default=True)
     audit_sample_rate = models.FloatField(default=0.05)
     lease_seconds = models.PositiveIntegerField(default=600)
+    # Double review: how many different reviewers each answer in scope needs (1: one review, as
+    # before), which answers are in scope, and whether each reviewer decides without seeing the others.
+    reviewers_per_answer = models.PositiveSmallIntegerField(default=1, db_default=1)
+    multi_review_scope = models.CharField(max_length=10, choices=MultiReviewScope.choices,
+                                          default=MultiReviewScope.ALL, db_default=MultiReviewScope.ALL)
+    multi_review_share = models.FloatField(default=1.0, db_default=1.0)
+    blind = models.BooleanField(default=True, db_default=True)
     judge_profile = models.CharField(max_length=100, blank=True, help_text="Empty: the JUDGE_PROFILE setting")
     judge_backend = models.CharField(max_length=20, blank=True, help_text="Empty: the JUDGE_BACKEND setting")
     judge_model = models.CharField(max_length=200, blank=True, help_text="Empty: the JUDGE_MODEL setting")
@@ -504,6 +569,10 @@ class Policy(AppendOnly):
             models.CheckConstraint(
                 condition=Q(audit_sample_rate__gte=0, audit_sample_rate__lte=1), name="policy_sample_in_unit_range"
             ),
+            models.CheckConstraint(condition=Q(reviewers_per_answer__gte=1, reviewers_per_answer__lte=3),
+                                   name="policy_reviewers_per_answer_1_to_3"),
+            models.CheckConstraint(condition=Q(multi_review_share__gte=0, multi_review_share__lte=1),
+                                   name="policy_multi_review_share_in_unit_range"),
         ]
 
     def __str__(self) -> str:

@@ -23,7 +23,8 @@ class JudgeOut(BaseModel):
 
 
 class ReviewOut(BaseModel):
-    status: Literal["unrouted", "auto_passed", "in_review", "adjudicated"]
+    # adjudicating: every reviewer asked for finished and they disagree; a lead decides
+    status: Literal["unrouted", "auto_passed", "in_review", "adjudicating", "adjudicated"]
     reason: str | None
 
 

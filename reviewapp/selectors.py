@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 from typing import Any, Callable
 from uuid import UUID
 
-from django.db.models import BooleanField, Count, Exists, F, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import BooleanField, Count, Exists, F, Max, OuterRef, Prefetch, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.conf import settings
 from django.core.cache import cache
@@ -23,7 +23,8 @@ import judges
 from judges.safe import safe_answer
 from judges.types import Claim as ClaimResult
 from judges.types import Evidence as EvidenceResult
-from reviewapp.models import Answer, AnswerComment, ApiClient, AuditEvent, Claim, Evidence, Job, JudgeRun
+from reviewapp.models import (Answer, AnswerComment, ApiClient, AuditEvent, Claim, Evidence, Job, JudgeRun, Review,
+                              ReviewPass)
 
 
 def answer_for_client(*, client: ApiClient, public_id: str) -> Answer | None:
@@ -242,8 +243,9 @@ def filtered_answers(qs: QuerySet[Answer], *, filters: QueueFilters, user, waiti
     if filters.profile:
         name, _, version = filters.profile.partition("@")
         qs = qs.filter(judged_by__profile=name, **({"judged_by__prompt_version": version} if version else {}))
-    if filters.mine:
-        qs = qs.filter(lease_holder=user, lease_expires_at__gte=timezone.now())
+    if filters.mine:  # leased to me, or assigned to me by a lead
+        mine = ReviewPass.objects.filter(answer=OuterRef("pk"), reviewer=user, status=ReviewPass.Status.OPEN)
+        qs = qs.filter(Exists(mine.filter(Q(lease_expires_at__gte=timezone.now()) | Q(assigned_by__isnull=False))))
     for field in ("status", "verdict", "review_status"):
         if getattr(filters, field):
             qs = qs.filter(**{field: getattr(filters, field)})
@@ -521,6 +523,53 @@ def answer_comments(answer: Answer) -> list[AnswerComment]:
     return list(AnswerComment.objects.filter(answer=answer).select_related("author").order_by("created_at", "id"))
 
 
+def current_decisions(answer_id: int, *, stage: str = Review.Stage.REVIEW, reviewer=None) -> list[Review]:
+    """Each reviewer's current decision on each claim of the answer in `stage`: their latest one
+    that is not undone (an undo is not a decision), in (claim, reviewer) order."""
+    rows = (Review.objects.filter(answer_id=answer_id, stage=stage, undone_by__isnull=True)
+            .exclude(decision=Review.Decision.UNDO))
+    if reviewer is not None:
+        rows = rows.filter(reviewer=reviewer)
+    return list(rows.order_by("claim_id", "reviewer_id", "-id").distinct("claim_id", "reviewer_id")
+                .select_related("reviewer"))
+
+
+def own_versions(answer: Answer, user) -> dict[int, int]:
+    """A reviewer's own version of each claim in a pass of several: how many rows (decisions and
+    undos) they wrote on it, which is what their next decision must name."""
+    rows = (Review.objects.filter(answer=answer, reviewer=user, stage=Review.Stage.REVIEW)
+            .values_list("claim_id").annotate(version=Max("claim_version")).order_by())
+    return dict(rows)
+
+
+def adjudication_queue() -> QuerySet[Answer]:
+    """Answers whose reviewers disagree, waiting for a lead, oldest first."""
+    return (Answer.objects.filter(review_status=Answer.ReviewStatus.ADJUDICATING)
+            .select_related("client", "lease_holder", "judged_by").order_by("-priority", "created_at", "id"))
+
+
+@dataclass(frozen=True)
+class ReviewerProgress:
+    username: str
+    assigned: int  # answers a lead assigned to them that still wait for their pass
+    open: int  # passes they hold now
+    done: int  # passes finished
+    skipped: int
+
+
+def reviewer_progress() -> list[ReviewerProgress]:
+    """For leads: each reviewer's passes, by state (every pass ever, for their whole history)."""
+    open_, finished, skipped = ReviewPass.Status.OPEN, ReviewPass.Status.FINISHED, ReviewPass.Status.SKIPPED
+    waiting = Q(answer__review_status=Answer.ReviewStatus.IN_REVIEW)
+    rows = (ReviewPass.objects.values("reviewer__username").annotate(
+        assigned=Count("pk", filter=Q(status=open_, assigned_by__isnull=False) & waiting),
+        open=Count("pk", filter=Q(status=open_, lease_expires_at__gte=timezone.now()) & waiting),
+        done=Count("pk", filter=Q(status=finished)),
+        skipped=Count("pk", filter=Q(status=skipped)),
+    ).order_by("reviewer__username"))
+    return [ReviewerProgress(r["reviewer__username"], r["assigned"], r["open"], r["done"], r["skipped"]) for r in rows]
+
+
 def claim_history(claim: Claim) -> list:
     return list(claim.reviews.select_related("reviewer").order_by("created_at", "id"))
 
@@ -552,7 +601,7 @@ def routing_preview(*, current, candidate, days: int) -> dict[str, Any]:
     for answer_id, label, category, n in flagged:
         claims.setdefault(answer_id, []).extend([(label, category)] * n)
     sides = {"current": Counter(), "candidate": Counter()}
-    totals = Counter()
+    totals, several = Counter(), Counter()
     to_review, to_pass = [], []
     for pk, score in scores.items():
         routes = {
@@ -563,6 +612,7 @@ def routing_preview(*, current, candidate, days: int) -> dict[str, Any]:
             if route.review_status == "in_review":
                 totals[name] += 1
                 sides[name].update(route.kinds)
+                several[name] += route.reviews > 1
         lanes = (routes["current"].review_status, routes["candidate"].review_status)
         if lanes == ("auto_passed", "in_review"):
             to_review.append((pk, routes["candidate"].reason))
@@ -577,6 +627,9 @@ def routing_preview(*, current, candidate, days: int) -> dict[str, Any]:
         "capped": len(scores) == PREVIEW_LIMIT,
         "review_current": totals["current"],
         "review_candidate": totals["candidate"],
+        # of those, how many several reviewers would review (Policy.reviewers_per_answer)
+        "several_current": several["current"],
+        "several_candidate": several["candidate"],
         "by_kind": [(kind, sides["current"][kind], sides["candidate"][kind]) for kind in kinds],
         "to_review": [(pk, questions.get(pk, ""), reason) for pk, reason in to_review[:5]],
         "to_review_count": len(to_review),

@@ -22,10 +22,12 @@ from django_htmx.http import HttpResponseStopPolling
 from judges.types import CATEGORIES, LABELS
 from reviewapp import metrics as metrics_series
 from reviewapp import selectors
-from reviewapp.access import admin_required, is_admin, reviewer_required
-from reviewapp.forms import CommentForm, NoteForm, PolicyForm, QueueFilterForm, RejudgeForm, form_errors
+from reviewapp.access import (admin_required, is_admin, is_lead, is_lead_or_admin, lead_or_admin_required,
+                              reviewer_required)
+from reviewapp.forms import AssignForm, CommentForm, NoteForm, PolicyForm, QueueFilterForm, RejudgeForm, form_errors
 from reviewapp.highlight import Differs, segments
 from reviewapp.models import Answer, Claim, Evidence, Job, Policy
+from reviewapp.reviewer_agreement import reviewer_agreement
 from reviewapp.services import comments as comments_service
 from reviewapp.services import jobs as jobs_service
 from reviewapp.services import liveness
@@ -97,7 +99,8 @@ def answers(request: HttpRequest) -> HttpResponse:
     page = selectors.answers_page(answers, after=request.GET.get("after", ""), before=request.GET.get("before", ""))
     still_judging = any(a.status in (Answer.Status.QUEUED, Answer.Status.JUDGING) for a in page.rows)
     context = {"page": page, "answers": page.rows, "still_judging": still_judging, "filters": filters,
-               "form": QueueFilterForm(request.GET), "query_without_cursor": _query_without(request, "after", "before")}
+               "form": QueueFilterForm(request.GET), "query_without_cursor": _query_without(request, "after", "before"),
+               "reviewers": review_service.assignable_reviewers() if is_lead_or_admin(request.user) else []}
     if request.htmx:
         response = render(request, "reviewapp/answers.html#answer-table", context)
         return response if still_judging else HttpResponseStopPolling(response.content)
@@ -212,9 +215,11 @@ def _redirect(request: HttpRequest, url: str) -> HttpResponse:
 
 
 def _review_context(request: HttpRequest, answer: Answer, *, selected: int | None = None) -> dict:
+    user = request.user
     claims = list(
         review_service.shown_claims_for_review(answer).select_related("decided_by").prefetch_related("evidence", "reviews__reviewer")
     )
+    seen = _as_seen_by(user, answer, claims)
     selected = selected if any(c.pk == selected for c in claims) else next(
         (c.pk for c in claims if c.label != "SUPPORTED" and not c.decision), claims[0].pk if claims else None
     )
@@ -228,7 +233,10 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
                 if claim.answer_start is not None:
                     answer_spans += _differing(ev, claim, "answer_span", (claim.answer_start, claim.answer_end))
     run = answer.judged_by
-    holds = review_service.holds_lease(user=request.user, answer=answer)
+    holds = review_service.holds_lease(user=user, answer=answer)
+    adjudicating = answer.review_status == Answer.ReviewStatus.ADJUDICATING
+    decidable = answer.review_status == Answer.ReviewStatus.IN_REVIEW or (adjudicating and is_lead(user))
+    read_only = decidable and not holds
     return {
         "answer": answer,
         "answer_segments": segments(answer.answer, answer_spans),
@@ -244,11 +252,18 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
         "other_runs": answer.runs.exclude(pk=run.pk if run else None).order_by("started_at"),
         "labels": LABELS,
         "holds_lease": holds,
-        "read_only": answer.review_status == Answer.ReviewStatus.IN_REVIEW and not holds,
-        "held_by_other": not holds and review_service.lease_live(answer),
-        "pending": review_service.pending_claims(answer).count(),
-        "progress": review_service.review_progress(user=request.user),
-        "is_admin": is_admin(request.user),
+        "decidable": decidable,
+        "adjudicating": adjudicating,
+        "can_add_claim": decidable and not adjudicating and not review_service.multi_review(answer),
+        "read_only": read_only,
+        "held_by_other": read_only and not review_service.can_take(user=user, answer=answer),
+        "held_message": review_service.lease_refusal(answer, user) if read_only else "",
+        "pending": seen["pending"],
+        "multi_review": seen["multi"],
+        "blind_now": seen["blind"],
+        "progress": review_service.review_progress(user=user),
+        "is_admin": is_admin(user),
+        "reviewers": review_service.assignable_reviewers() if is_lead_or_admin(user) else [],
     }
 
 
@@ -261,6 +276,39 @@ def _differing(ev: Evidence, claim: Claim, side: str, within: tuple[int, int]) -
             start, end = difference[side]
             spans.append((max(start, within[0]), min(end, within[1]), Differs(claim, difference["kind"])))
     return spans
+
+
+def _as_seen_by(user, answer: Answer, claims: list[Claim]) -> dict:
+    """Fit the claims to what `user` may see (in memory; nothing is saved). One review asked for:
+    as stored. Several: while the answer waits for review, each claim shows the user's own
+    decision; with `blind`, until they finish, none of the others' decisions or history. Once the
+    others' decisions may be seen, each claim carries `pass_decisions`, every reviewer's, side by side."""
+    multi = review_service.multi_review(answer)
+    waiting = answer.review_status == Answer.ReviewStatus.IN_REVIEW
+    blind = review_service.blind_to_others(user, answer)
+    if multi and waiting:
+        mine = {r.claim_id: r for r in selectors.current_decisions(answer.pk, reviewer=user)}
+        versions = selectors.own_versions(answer, user)
+        for claim in claims:
+            own = mine.get(claim.pk)
+            claim.human_label, claim.decision = (own.final_label, own.decision) if own else ("", "")
+            claim.note, claim.decision_mode = (own.note, own.decision_mode) if own else ("", "")
+            claim.decided_by = user if own else None
+            claim.version = versions.get(claim.pk, 0)
+    others: dict[int, list] = {}
+    if multi and not blind:
+        for review in selectors.current_decisions(answer.pk):
+            others.setdefault(review.claim_id, []).append(review)
+    for claim in claims:
+        claim.shown_history = [r for r in claim.reviews.all() if not blind or r.reviewer_id == user.pk]
+        claim.pass_decisions = others.get(claim.pk, [])
+        labels = {r.final_label for r in claim.pass_decisions}
+        claim.reviewers_disagree = len(labels) > 1
+    if multi:
+        pending = sum(1 for c in claims if not c.decision and (c.label != "SUPPORTED" or not waiting))
+    else:
+        pending = review_service.pending_claims(answer).count()
+    return {"multi": multi, "blind": blind, "pending": pending}
 
 
 def _load(answer_id: int) -> Answer:
@@ -276,8 +324,9 @@ def review(request: HttpRequest, answer_id: int) -> HttpResponse:
         selected = int(request.GET.get("claim", ""))
     except ValueError:
         selected = None
-    return render(request, "reviewapp/review.html", _review_context(request, answer, selected=selected)
-                  | comments_context(answer, user=request.user))
+    context = _review_context(request, answer, selected=selected)
+    return render(request, "reviewapp/review.html",
+                  context | comments_context(answer, user=request.user, others_hidden=context["blind_now"]))
 
 
 def _after_action(request: HttpRequest, answer: Answer, *, selected: int | None, error: str = "",
@@ -376,7 +425,12 @@ def finish(request: HttpRequest, answer_id: int) -> HttpResponse:
     except ReviewError as exc:
         return _after_action(request, answer, selected=None, error=str(exc))
     answer.refresh_from_db()
-    messages.success(request, f"Answer {answer.pk} adjudicated: {answer.get_adjudicated_verdict_display()}. Next: n")
+    if answer.review_status == Answer.ReviewStatus.ADJUDICATED:
+        messages.success(request, f"Answer {answer.pk} adjudicated: {answer.get_adjudicated_verdict_display()}. Next: n")
+    elif answer.review_status == Answer.ReviewStatus.ADJUDICATING:
+        messages.success(request, f"Your review of answer {answer.pk} is in; the reviewers disagree, so a lead decides. Next: n")
+    else:
+        messages.success(request, f"Your review of answer {answer.pk} is in; it waits for another reviewer. Next: n")
     return _after_action(request, answer, selected=None)
 
 
@@ -386,7 +440,7 @@ def lease_take(request: HttpRequest, answer_id: int) -> HttpResponse:
     """'Take this answer': lease the answer being read, if it waits and nobody else holds it."""
     answer = _load(answer_id)
     if not review_service.lease_take(user=request.user, answer=answer):
-        messages.error(request, review_service.lease_refusal(answer))
+        messages.error(request, review_service.lease_refusal(answer, request.user))
     return _redirect(request, reverse("review", args=[answer.pk]))
 
 
@@ -428,9 +482,11 @@ def lease_release(request: HttpRequest, answer_id: int) -> HttpResponse:
 COMMENTS = "reviewapp/_comments.html"
 
 
-def comments_context(answer: Answer, *, user, form: CommentForm | None = None, others_hidden: bool = False) -> dict:
+def comments_context(answer: Answer, *, user, form: CommentForm | None = None, others_hidden: bool | None = None) -> dict:
     """What the partial needs. `others_hidden`: show `user` only their own comments and how many
-    others there are (for a blind review, until the reviewer has finished)."""
+    others there are (a blind review, until the reviewer has finished; found out when not given)."""
+    if others_hidden is None:
+        others_hidden = review_service.blind_to_others(user, answer)
     thread = selectors.answer_comments(answer)
     shown = [c for c in thread if c.author_id == user.pk] if others_hidden else thread
     return {"answer": answer, "comments": shown, "comments_hidden": len(thread) - len(shown),
@@ -457,6 +513,52 @@ def comment_add(request: HttpRequest, answer_id: int) -> HttpResponse:
     if request.htmx:
         return render(request, COMMENTS, comments_context(answer, user=request.user))
     return redirect(reverse("review", args=[answer.pk]) + "#comments")
+
+
+# --- leads: the adjudication lane, assignment, progress -------------------------------------------
+
+
+@lead_or_admin_required
+def adjudication(request: HttpRequest) -> HttpResponse:
+    """Answers whose reviewers disagree, for a lead to settle on /review/<id>/."""
+    return render(request, "reviewapp/adjudication.html", {"rows": selectors.adjudication_queue()[:200],
+                                                           "now": timezone.now()})
+
+
+@require_POST
+@lead_or_admin_required
+def assign(request: HttpRequest) -> HttpResponse:
+    """Assign one answer (`answer`) or the answers the /answers/ filters match to a reviewer."""
+    form = AssignForm(request.POST)
+    back = request.POST.get("back", "") if request.POST.get("back", "").startswith("/") else reverse("answers")
+    if not form.is_valid():
+        return bad_request(request, f"Not assigned: {form_errors(form)}", back=back)
+    data = form.cleaned_data
+    if data["answer"]:
+        ids = [data["answer"]]
+    else:
+        try:
+            filters = _filters(request)
+        except BadRequest as exc:
+            return bad_request(request, str(exc), back=back)
+        waiting = selectors.filtered_answers(selectors.posted_answers(), filters=filters, user=request.user)
+        ids = list(waiting.filter(review_status=Answer.ReviewStatus.IN_REVIEW).order_by("-priority", "created_at", "id")
+                   .values_list("pk", flat=True)[: review_service.ASSIGN_MAX])
+    try:
+        count = review_service.answers_assign(by=request.user, reviewer=data["reviewer"], answer_ids=ids)
+    except ReviewError as exc:
+        return bad_request(request, str(exc), back=back)
+    messages.success(request, f"Assigned {count} of {len(ids)} answer{'s' if len(ids) != 1 else ''} "
+                              f"to {data['reviewer'].get_username()}.")
+    return redirect(back)
+
+
+@lead_or_admin_required
+def reviewers(request: HttpRequest) -> HttpResponse:
+    """Each reviewer's progress, and their agreement with the final labels several reviewers reached."""
+    agreement = {a.reviewer: a for a in reviewer_agreement().values()}
+    return render(request, "reviewapp/reviewers.html", {"rows": selectors.reviewer_progress(),
+                                                        "agreement_by_reviewer": agreement})
 
 
 # --- policy (admins) ---------------------------------------------------------------------------

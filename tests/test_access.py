@@ -21,7 +21,7 @@ from tests.test_review import _user, flagged, judged_answer
 
 pytestmark = pytest.mark.django_db
 
-PUBLIC, REVIEWER, ADMIN = "public", "reviewer", "admin"
+PUBLIC, REVIEWER, LEAD, ADMIN = "public", "reviewer", "lead", "admin"
 
 # url name -> (who may, methods, htmx partial variants as extra headers)
 ACCESS = {
@@ -49,6 +49,9 @@ ACCESS = {
     "lease_release": (REVIEWER, ["post"]),
     "answer_comments": (REVIEWER, ["get"]),
     "comment_add": (REVIEWER, ["post"]),  # leads and admins are reviewers too
+    "adjudication": (LEAD, ["get"]),  # leads and admins
+    "reviewers": (LEAD, ["get"]),
+    "assign": (LEAD, ["post"]),
     "policy": (ADMIN, ["get", "post"]),
     "policy_preview": (ADMIN, ["post"]),
     "policy_rollback": (ADMIN, ["post"]),
@@ -117,7 +120,7 @@ def world():
             "version": Policy.current().version, "job_id": job.pk,
             "set_id": example_set.pk, "delivery_id": delivery.pk,
         },
-        "users": {"visitor": _user("vic"), REVIEWER: _user("rita", "reviewer"), ADMIN: admin},
+        "users": {"visitor": _user("vic"), REVIEWER: _user("rita", "reviewer"), LEAD: _user("lee", "lead"), ADMIN: admin},
     }
 
 
@@ -143,8 +146,9 @@ def _cases(required):
                     yield name, method, PARTIALS[name]
 
 
-PROTECTED = list(_cases(REVIEWER)) + list(_cases(ADMIN))
+PROTECTED = list(_cases(REVIEWER)) + list(_cases(LEAD)) + list(_cases(ADMIN))
 REVIEWER_ONLY = list(_cases(REVIEWER))
+LEAD_ONLY = list(_cases(LEAD))
 ADMIN_ONLY = list(_cases(ADMIN))
 
 
@@ -170,7 +174,7 @@ def test_signed_in_users_without_a_role_get_403(client, world, case):
     assert _call(client, world, *case).status_code == 403
 
 
-@pytest.mark.parametrize("case", ADMIN_ONLY, ids=_id)
+@pytest.mark.parametrize("case", LEAD_ONLY + ADMIN_ONLY, ids=_id)
 def test_reviewers_get_403_on_admin_pages(client, world, case):
     client.force_login(world["users"][REVIEWER])
     assert _call(client, world, *case).status_code == 403
@@ -189,6 +193,19 @@ def test_reviewers_get_in(client, world, case):
     client.force_login(world["users"][REVIEWER])
     response = _call(client, world, *case)
     assert _allowed(response, case[1]), (response.status_code, response.get("Location"))
+
+
+@pytest.mark.parametrize("case", REVIEWER_ONLY + LEAD_ONLY, ids=_id)
+def test_leads_get_in_where_reviewers_do_and_on_lead_pages(client, world, case):
+    client.force_login(world["users"][LEAD])
+    response = _call(client, world, *case)
+    assert _allowed(response, case[1]), (response.status_code, response.get("Location"))
+
+
+@pytest.mark.parametrize("case", ADMIN_ONLY, ids=_id)
+def test_leads_get_403_on_admin_pages(client, world, case):
+    client.force_login(world["users"][LEAD])
+    assert _call(client, world, *case).status_code == 403
 
 
 @pytest.mark.parametrize("case", PROTECTED, ids=_id)

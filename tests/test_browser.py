@@ -8,6 +8,8 @@ pytest-django's live server, which runs the real app in a thread on the test dat
 from __future__ import annotations
 
 import time
+from collections import Counter
+from contextlib import ExitStack
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -559,3 +561,56 @@ def test_axe_finds_no_serious_violation_on_the_queue_the_review_page_and_the_pol
         found[url] = [(v["id"], [n["target"] for n in v["nodes"]]) for v in results.response["violations"]
                       if v["impact"] in ("serious", "critical")]
     assert found == {url: [] for url in found}, found
+
+
+@pytest.mark.timeout(600)
+def test_two_reviewers_in_two_browsers_give_every_answer_exactly_two_distinct_reviewers(browser, live_server):
+    """Double review (issue 21): two reviewers press n and f at the same moments, 50 answers each
+    needing two reviews; the server hands each answer to both, never twice to one."""
+    from reviewapp.models import Policy, ReviewPass
+
+    Policy.objects.create(version=Policy.current().version + 1, reviewers_per_answer=2, note="double review")
+    answers = [_judged(TWO_FLAGS) for _ in range(50)]
+    assert {a.reviews_required for a in answers} == {2}
+    pages = []
+    for name in ("rita", "ron"):
+        user, _ = get_user_model().objects.get_or_create(username=name)
+        user.set_password(PASSWORD)
+        user.save()
+        user.groups.add(Group.objects.get_or_create(name="reviewer")[0])
+        context = browser.new_context(base_url=live_server.url, viewport={"width": 1400, "height": 900})
+        context.set_default_timeout(10000)
+        page = context.new_page()
+        page.js_errors = []
+        page.on("pageerror", lambda exc, page=page: page.js_errors.append(f"script error: {exc}"))
+        page.goto("/accounts/login/?next=/queue/")
+        page.fill("input[name=username]", name)
+        page.fill("input[name=password]", PASSWORD)
+        with page.expect_navigation():
+            page.press("input[name=password]", "Enter")
+        pages.append(page)
+    started, rounds = time.monotonic(), 0
+    active = list(pages)
+    while active:
+        rounds += 1
+        with ExitStack() as navigations:
+            for page in active:
+                navigations.enter_context(page.expect_navigation())
+            for page in active:
+                page.keyboard.press("n")  # both lease at once
+        active = [page for page in active if "/review/" in page.url]  # the others are told nothing is left
+        with ExitStack() as finishes:
+            responses = [finishes.enter_context(page.expect_response(
+                lambda r: r.request.method == "POST" and r.url.endswith("/finish"))) for page in active]
+            for page in active:
+                page.keyboard.press("f")
+        assert all(response.value.status == 200 for response in responses)
+        assert rounds <= 60, "more rounds than answers: someone was handed an answer twice or none"
+    seconds = time.monotonic() - started
+    finished = Counter(ReviewPass.objects.filter(status="finished").values_list("answer_id", flat=True))
+    assert finished == {a.pk: 2 for a in answers}
+    assert set(Answer.objects.values_list("review_status", flat=True)) == {"adjudicated"}
+    assert [page.js_errors for page in pages] == [[], []]
+    print(f"\n2 reviewers x 50 answers (2 reviews each): {rounds} rounds, {seconds:.1f} s")
+    for page in pages:
+        page.context.close()

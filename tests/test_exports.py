@@ -27,7 +27,7 @@ from tests.conftest import fare_payload
 JSONL_KEYS = {
     "answer_id", "external_id", "question", "answer", "passages", "claim_id", "claim_text", "answer_span",
     "judge_label", "category", "explanation", "quotes", "human_label", "decision", "decision_mode", "origin", "note",
-    "reviewer", "decided_at", "judge_profile", "judge_version", "judge_model", "judge_backend", "policy_version",
+    "reviewer", "decided_at", "consensus_method", "reviews", "judge_profile", "judge_version", "judge_model", "judge_backend", "policy_version",
 }
 
 

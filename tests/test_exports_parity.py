@@ -16,6 +16,7 @@ import json
 from collections import defaultdict
 from contextlib import closing
 from datetime import timedelta
+from itertools import groupby
 
 import orjson
 import pytest
@@ -23,7 +24,7 @@ from django.utils import timezone
 
 from reviewapp import exports
 from reviewapp.exports import ExportFilters, export_stream
-from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage
+from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Review
 from tests import labels_factory as make
 from tests.conftest import wait_for
 
@@ -64,11 +65,41 @@ def _reference(fmt: str) -> bytes:
     for p in Passage.objects.order_by("answer_id", "position"):
         passages[p.answer_id].append(
             {"id": p.pid, "text": p.text} | {field: getattr(p, field) for field in exports.PASSAGE_FIELDS})
-    rows = [exports.claim_row(c, answers[c["answer_id"]], quotes[c["id"]], passages[c["answer_id"]]) for c in claims]
+    reviews = defaultdict(list)
+    for claim_id, group in groupby(Review.objects.order_by("claim_id", "id").select_related("reviewer"),
+                                   key=lambda r: r.claim_id):
+        latest = {}  # per reviewer and stage, the latest decision not undone
+        for r in group:
+            if r.decision != "undo" and not Review.objects.filter(undoes=r).exists():
+                latest[(r.reviewer_id, r.stage)] = r
+        reviews[claim_id] = [{"reviewer": r.reviewer.username, "stage": r.stage, "label": r.final_label,
+                              "decision": r.decision, "decision_mode": r.decision_mode, "note": r.note}
+                             for r in sorted(latest.values(), key=lambda r: r.id)]
+    rows = [exports.claim_row(c, answers[c["answer_id"]], quotes[c["id"]], passages[c["answer_id"]], reviews[c["id"]])
+            for c in claims]
     if fmt == "jsonl":
         return b"".join(exports._json_line(row) for row in rows)
     return exports._csv_line(exports.CSV_FIELDS) + b"".join(
         exports._csv_line(exports.csv_cells(row | {"passages": [p["id"] for p in row["passages"]]})) for row in rows)
+
+
+def _reviewed(claim: Claim, answer: Answer, note: str, rita, odd_reviewer, k: int) -> None:
+    """Every reviewer's decisions behind the claim's final label, with the awkward note: two passes,
+    a decision replaced by a later one, an undone one, and a lead's adjudication."""
+    Review.objects.create(claim=claim, answer=answer, reviewer=rita, decision="confirm", final_label=claim.label,
+                          note=note, claim_version=1)
+    if k == 0:
+        return
+    Review.objects.create(claim=claim, answer=answer, reviewer=rita, decision="overturn", final_label="CONTRADICTED",
+                          note=note + " again", claim_version=2, decision_mode="bulk")
+    odd = Review.objects.create(claim=claim, answer=answer, reviewer=odd_reviewer, decision="overturn",
+                                final_label="UNSUPPORTED", note=note, claim_version=1)
+    if k == 2:
+        Review.objects.create(claim=claim, answer=answer, reviewer=odd_reviewer, decision="undo", final_label="",
+                              claim_version=2, undoes=odd)
+    if k == 3:
+        Review.objects.create(claim=claim, answer=answer, reviewer=rita, decision="overturn", stage="adjudication",
+                              final_label="CONTRADICTED", note=note, claim_version=3)
 
 
 def _awkward_answers() -> int:
@@ -112,6 +143,7 @@ def _awkward_answers() -> int:
                                         differences=[{"kind": "number", "span": [0, 1], "answer_span": [0, 2]},
                                                      {"kind": value[:20] or "swap", "span": None, "answer_span": [1, 5]}]
                                         if found and (n + k) % 2 else [])
+            _reviewed(claim, answer, value, rita, odd_reviewer, k)
             decided += 1
         make.claim(answer, "SUPPORTED")  # undecided: in neither export
     # Rows whose only formula-like cells start the claim's cells, or follow its quotes and labels.

@@ -14,7 +14,7 @@ from django.db import connection
 from django.utils import timezone
 
 import judges
-from reviewapp.models import Answer, AuditEvent, Claim, Evidence, JudgeRun, Policy, Review
+from reviewapp.models import Answer, AuditEvent, Claim, Evidence, JudgeRun, Policy, Review, ReviewPass
 from reviewapp.services import review as review_service
 from reviewapp.services.ingest import answer_ingest
 from reviewapp import selectors
@@ -230,7 +230,10 @@ def test_a_stale_lease_expires_by_itself(rita, ron):
     answer = judged_answer()
     review_service.lease_take(user=rita, answer=answer)
     assert not review_service.lease_take(user=ron, answer=answer)
-    Answer.objects.filter(pk=answer.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    # Each reviewer's lease is their pass; the answer's own fields mirror the latest one.
+    expired = timezone.now() - timedelta(seconds=1)
+    Answer.objects.filter(pk=answer.pk).update(lease_expires_at=expired)
+    ReviewPass.objects.filter(answer=answer).update(lease_expires_at=expired)
     assert review_service.lease_take(user=ron, answer=answer)
     assert not review_service.lease_renew(user=rita, answer_id=answer.pk)
 

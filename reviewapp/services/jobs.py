@@ -6,11 +6,11 @@ from __future__ import annotations
 import logging
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from judges import JudgeConfig, JudgeError
-from reviewapp.models import Answer, Claim, ExampleSet, Job, JudgeRun, Policy
+from reviewapp.models import Answer, Claim, ExampleSet, Job, JudgeRun, Policy, ReviewPass
 from reviewapp.services.audit import audit_record
 from reviewapp.services.examples import worked_examples_for
 from reviewapp.services.judging import (endpoint_settings, mark_run_failed, run_judge, run_record_success, start_run,
@@ -75,7 +75,8 @@ def _reroute(job: Job) -> None:
     while True:
         answers = list(
             Answer.objects.filter(review_status__in=REROUTABLE, pk__gt=last_id).order_by("pk")
-            .only("pk", "status", "grounding_score", "judged_by_id", "review_status", "routing_reason", "priority")[:BATCH]
+            .only("pk", "status", "grounding_score", "judged_by_id", "review_status", "routing_reason", "priority",
+                  "reviews_required")[:BATCH]
         )
         if not answers:
             break
@@ -88,20 +89,26 @@ def _reroute(job: Job) -> None:
         changed = []
         for answer in answers:
             route = (
-                judge_failed_route() if answer.judged_by_id is None
+                judge_failed_route(policy, answer.pk) if answer.judged_by_id is None
                 else decide_route(policy=policy, answer_id=answer.pk, grounding_score=answer.grounding_score or 0.0,
                                   claims=claims.get(answer.pk, []))
             )
-            if (route.review_status, route.reason, route.priority) != (answer.review_status, answer.routing_reason, answer.priority):
+            if (route.review_status, route.reason, route.priority, route.reviews) != (
+                    answer.review_status, answer.routing_reason, answer.priority, answer.reviews_required):
                 answer.review_status, answer.routing_reason, answer.priority = route.review_status, route.reason, route.priority
+                answer.reviews_required = route.reviews
                 changed.append(answer)
             answer.policy_id = policy.pk
         with transaction.atomic():
-            # Only answers still re-routable now: one adjudicated meanwhile keeps its decision.
+            # Only answers still re-routable now: one adjudicated meanwhile keeps its decision. One a
+            # reviewer has started keeps the number of reviews it started with (its passes count on it).
+            started = ReviewPass.objects.filter(answer=OuterRef("pk"))
             for answer in changed:
                 Answer.objects.filter(pk=answer.pk, review_status__in=REROUTABLE).update(
                     review_status=answer.review_status, routing_reason=answer.routing_reason,
                     priority=answer.priority, policy=policy)
+                Answer.objects.filter(pk=answer.pk, review_status__in=REROUTABLE).exclude(Exists(started)).update(
+                    reviews_required=answer.reviews_required, reviews_blind=policy.blind)
             Answer.objects.filter(pk__in=[a.pk for a in answers], review_status__in=REROUTABLE).update(policy=policy)
             Job.objects.filter(pk=job.pk).update(done=F("done") + len(answers), changed=F("changed") + len(changed))
     Job.objects.filter(pk=job.pk).update(status=Job.Status.DONE, finished_at=timezone.now())

@@ -507,10 +507,11 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
     judged = (
         """UPDATE reviewapp_answer SET status = 'judged', verdict = %s, grounding_score = %s, judged_by_id = %s,
                judged_at = %s, claim_token = NULL, claim_expires_at = NULL, review_status = %s,
-               routing_reason = %s, priority = %s, policy_id = %s, updated_at = %s
+               routing_reason = %s, priority = %s, policy_id = %s, reviews_required = %s, reviews_blind = %s,
+               updated_at = %s
            WHERE id = %s AND claim_token = %s AND status = 'judging' RETURNING id""",
         [result.verdict, result.grounding_score, shown_run.pk, now, route.review_status, reason[:300],
-         route.priority, policy.pk, now, answer.pk, token],
+         route.priority, policy.pk, route.reviews, policy.blind, now, answer.pk, token],
     )
     # One statement stores the result and judges the answer, atomic on its own; a transaction only
     # when there is more: the escalation's first run, or a webhook event row for the answer's client.
@@ -527,6 +528,7 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
     answer.judged_by_id, answer.judged_at, answer.claim_token, answer.claim_expires_at = shown_run.pk, now, None, None
     answer.review_status, answer.routing_reason, answer.priority = route.review_status, reason[:300], route.priority
     answer.policy_id, answer.updated_at = policy.pk, now
+    answer.reviews_required, answer.reviews_blind = route.reviews, policy.blind
 
 
 # The current-run switch and the run's result in one statement: `superseded` must clear the
@@ -656,7 +658,8 @@ def answer_fail(*, answer_id: int, owned_by: uuid.UUID | None = None) -> bool:
         rows = Answer.objects.filter(pk=answer_id, claim_token=owned_by, status=Answer.Status.JUDGING)
     else:
         rows = Answer.objects.filter(pk=answer_id, status__in=[Answer.Status.QUEUED, Answer.Status.JUDGING])
-    route = judge_failed_route()
+    policy = Policy.current()
+    route = judge_failed_route(policy, answer_id)
     with transaction.atomic():
         failed = rows.update(
             status=Answer.Status.FAILED,
@@ -665,7 +668,9 @@ def answer_fail(*, answer_id: int, owned_by: uuid.UUID | None = None) -> bool:
             review_status=route.review_status,
             routing_reason=route.reason,
             priority=route.priority,
-            policy=Policy.current(),
+            policy=policy,
+            reviews_required=route.reviews,
+            reviews_blind=policy.blind,
             updated_at=now,
         )
         if failed:  # the client hears about a final failure too (status "failed", with the error)

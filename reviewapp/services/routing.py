@@ -24,6 +24,9 @@ class RoutingPolicy(Protocol):
     critical_categories: list[str]
     critical_single_claim_blocks: bool
     audit_sample_rate: float
+    reviewers_per_answer: int
+    multi_review_scope: str
+    multi_review_share: float
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class Route:
     reasons: tuple[str, ...]  # human-readable: "score 0.62 < 0.95", "UNSUPPORTED price claim"
     kinds: tuple[str, ...]  # for counting: "score", "label:UNSUPPORTED", "critical:price", "audit", "failed"
     priority: int
+    reviews: int = 1  # how many different reviewers must review it (Answer.reviews_required)
 
     @property
     def reason(self) -> str:
@@ -42,6 +46,23 @@ def in_audit_sample(answer_id: int, rate: float) -> bool:
     """Deterministic per answer, so re-running the judge routes the same answer the same way."""
     digest = hashlib.sha256(f"audit:{answer_id}".encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2**64 < rate
+
+
+def _in_share(answer_id: int, share: float) -> bool:
+    # Its own salt: which answers get several reviewers must not follow which are audited.
+    digest = hashlib.sha256(f"multi-review:{answer_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 < share
+
+
+def reviews_required(*, policy: RoutingPolicy, answer_id: int, critical: bool, audit: bool) -> int:
+    """How many reviewers an answer routed to review needs: the policy's reviewers_per_answer when
+    the answer is in its scope (every answer, critical ones, the audit sample) and in its share
+    (deterministic per answer, like the audit sample), else one."""
+    scope = policy.multi_review_scope
+    in_scope = scope == "all" or (scope == "critical" and critical) or (scope == "audit" and audit)
+    if policy.reviewers_per_answer <= 1 or not in_scope or not _in_share(answer_id, policy.multi_review_share):
+        return 1
+    return policy.reviewers_per_answer
 
 
 def decide_route(
@@ -68,12 +89,16 @@ def decide_route(
     worst = max((LABEL_PRIORITY[label] for label, _ in claims), default=0)
     priority = worst + (CRITICAL_BONUS if critical else 0)
     if reasons:
-        return Route(IN_REVIEW, tuple(reasons), tuple(dict.fromkeys(kinds)), priority)
+        reviews = reviews_required(policy=policy, answer_id=answer_id, critical=bool(critical), audit=False)
+        return Route(IN_REVIEW, tuple(reasons), tuple(dict.fromkeys(kinds)), priority, reviews)
     if in_audit_sample(answer_id, policy.audit_sample_rate):
-        return Route(IN_REVIEW, ("audit sample",), ("audit",), 0)
+        reviews = reviews_required(policy=policy, answer_id=answer_id, critical=False, audit=True)
+        return Route(IN_REVIEW, ("audit sample",), ("audit",), 0, reviews)
     return Route(AUTO_PASSED, (), (), 0)
 
 
-def judge_failed_route() -> Route:
+def judge_failed_route(policy: RoutingPolicy | None = None, answer_id: int = 0) -> Route:
     # A failed judge never auto-passes: a human must look at an answer nobody has checked.
-    return Route(IN_REVIEW, ("judge failed",), ("failed",), JUDGE_FAILED_PRIORITY)
+    reviews = 1 if policy is None else reviews_required(policy=policy, answer_id=answer_id, critical=False,
+                                                        audit=False)
+    return Route(IN_REVIEW, ("judge failed",), ("failed",), JUDGE_FAILED_PRIORITY, reviews)

@@ -32,6 +32,7 @@ from reviewapp.models import (
     WEBHOOK_EVENTS,
     Answer,
     ApiClient,
+    Review,
     WebhookAttempt,
     WebhookDelivery,
     WebhookEndpoint,
@@ -176,6 +177,10 @@ def adjudication_payload(answer: Answer) -> dict:
     from reviewapp.services.review import shown_claims_for_review
 
     claims = shown_claims_for_review(answer).order_by("position")
+    reviews: dict[int, list] = {}
+    for stage in (Review.Stage.REVIEW, Review.Stage.ADJUDICATION):
+        for review in sorted(selectors.current_decisions(answer.pk, stage=stage), key=lambda r: r.id):
+            reviews.setdefault(review.claim_id, []).append(review)
     return {
         "verdict": answer.adjudicated_verdict or None,
         "decisions": [
@@ -190,6 +195,11 @@ def adjudication_payload(answer: Answer) -> dict:
                 "decision_mode": claim.decision_mode or None,
                 "note": claim.note,
                 "decided_at": claim.decided_at.isoformat() if claim.decided_at else None,
+                # single | unanimous | majority | lead
+                "consensus_method": claim.consensus_method or None,
+                # each reviewer's own decision behind it; their names stay in ClaimDesk (the exports have them)
+                "reviews": [{"stage": r.stage, "label": r.final_label, "decision_mode": r.decision_mode, "note": r.note}
+                            for r in reviews.get(claim.pk, [])],
             }
             for claim in claims
         ],

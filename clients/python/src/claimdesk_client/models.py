@@ -67,7 +67,7 @@ class Claim:
 
 @dataclass(frozen=True)
 class Review:
-    status: str  # unrouted | auto_passed | in_review | adjudicated
+    status: str  # unrouted | auto_passed | in_review | adjudicating | adjudicated
     reason: str | None
 
     @classmethod
