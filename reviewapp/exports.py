@@ -41,6 +41,7 @@ from django.db.models import BooleanField, Max, Min, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
+from reviewapp import selectors
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Review
 
 SCHEMA_VERSION = "1"
@@ -376,9 +377,7 @@ REVIEW_FIELDS = ("reviewer", "stage", "label", "decision", "decision_mode", "not
 def _reviews(claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
     """Every reviewer's decision on each claim, once per stage (their own pass; a lead's
     adjudication): the latest one not undone (an undo is not a decision), in the order made."""
-    rows = (Review.objects.filter(_ids_in(Review, "claim", claim_ids), undone_by__isnull=True)
-            .exclude(decision=Review.Decision.UNDO)
-            .order_by("claim_id", "reviewer_id", "stage", "-id").distinct("claim_id", "reviewer_id", "stage")
+    rows = (selectors.current_reviews(Review.objects.filter(_ids_in(Review, "claim", claim_ids)))
             .values_list("claim_id", "id", "reviewer__username", "stage", "final_label", "decision", "decision_mode",
                          "note"))
     reviews = defaultdict(list)

@@ -21,7 +21,7 @@ from typing import Any
 from django.conf import settings
 
 from judges.types import LABELS
-from reviewapp import agreement
+from reviewapp import agreement, selectors
 from reviewapp.agreement import Agreement, Figure
 from reviewapp.models import Claim, ConsensusMethod, DecisionMode, Review
 
@@ -48,9 +48,7 @@ class Decision:
 def current_decisions() -> list[Decision]:
     """Every reviewer's current decision on every judge claim, in one query (DISTINCT ON)."""
     rows = (
-        Review.objects.filter(stage=Review.Stage.REVIEW, claim__origin=Claim.Origin.JUDGE)
-        .order_by("claim_id", "reviewer_id", "-created_at", "-id")
-        .distinct("claim_id", "reviewer_id")
+        selectors.current_reviews(Review.objects.filter(stage=Review.Stage.REVIEW, claim__origin=Claim.Origin.JUDGE))
         .values_list("claim_id", "reviewer_id", "reviewer__username", "final_label", "decision_mode",
                      "claim__category", "claim__human_label", "claim__consensus_method")
     )

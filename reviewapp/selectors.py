@@ -523,15 +523,20 @@ def answer_comments(answer: Answer) -> list[AnswerComment]:
     return list(AnswerComment.objects.filter(answer=answer).select_related("author").order_by("created_at", "id"))
 
 
+def current_reviews(rows: QuerySet[Review]) -> QuerySet[Review]:
+    """Of `rows`, each reviewer's current decision on each claim in each stage: their latest one
+    that is not undone (an undo is not a decision), in (claim, reviewer, stage) order. The one
+    definition the review page, the exports and the agreement figures share."""
+    return (rows.filter(undone_by__isnull=True).exclude(decision=Review.Decision.UNDO)
+            .order_by("claim_id", "reviewer_id", "stage", "-id").distinct("claim_id", "reviewer_id", "stage"))
+
+
 def current_decisions(answer_id: int, *, stage: str = Review.Stage.REVIEW, reviewer=None) -> list[Review]:
-    """Each reviewer's current decision on each claim of the answer in `stage`: their latest one
-    that is not undone (an undo is not a decision), in (claim, reviewer) order."""
-    rows = (Review.objects.filter(answer_id=answer_id, stage=stage, undone_by__isnull=True)
-            .exclude(decision=Review.Decision.UNDO))
+    """Each reviewer's current decision on each claim of the answer in `stage`."""
+    rows = Review.objects.filter(answer_id=answer_id, stage=stage)
     if reviewer is not None:
         rows = rows.filter(reviewer=reviewer)
-    return list(rows.order_by("claim_id", "reviewer_id", "-id").distinct("claim_id", "reviewer_id")
-                .select_related("reviewer"))
+    return list(current_reviews(rows).select_related("reviewer"))
 
 
 def own_versions(answer: Answer, user) -> dict[int, int]:

@@ -25,10 +25,14 @@ def _fewer_resamples(settings):
 
 
 def decide(claim: Claim, reviewer, label: str, *, mode: str = "explicit", stage: str = "review") -> Review:
-    """A reviewer's decision as its Review row (blank label: undecided again)."""
+    """A reviewer's decision as its Review row; a blank label undoes the reviewer's latest decision
+    on the claim, as the review service writes an undo (it names the row it undoes)."""
+    undoes = None
+    if not label:
+        undoes = Review.objects.filter(claim=claim, reviewer=reviewer, stage=stage).order_by("-id").first()
     decision = "undo" if not label else "confirm" if label == claim.label else "overturn"
     return Review.objects.create(claim=claim, answer=claim.answer, reviewer=reviewer, decision=decision,
-                                 final_label=label, claim_version=1, decision_mode=mode, stage=stage)
+                                 final_label=label, claim_version=1, decision_mode=mode, stage=stage, undoes=undoes)
 
 
 def claim(judge: str, final: str = "", *, method: str = "", category: str = "price") -> Claim:
