@@ -17,7 +17,8 @@ from claimdesk_client import (
     APIError, AsyncClient, AuthError, Client, Conflict, ConnectionFailed, NotFound, PollPolicy, RateLimited,
     RetryPolicy, ServerError, SignatureError, ValidationError, parse_event, verify,
 )
-from tests.conftest import fare_payload, run_coroutine, wait_for
+from tests.conftest import run_coroutine, wait_for
+from tests.factories import fare_payload
 
 FAST_POLL = PollPolicy(first=0.05, longest=0.3)
 FAST_RETRY = RetryPolicy(attempts=3, backoff=0.01, max_backoff=0.05)

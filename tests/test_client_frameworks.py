@@ -18,7 +18,8 @@ import httpx
 import pytest
 
 from claimdesk_client import Client, PollPolicy
-from tests.conftest import fare_payload, run_coroutine
+from tests.conftest import run_coroutine
+from tests.factories import fare_payload
 
 QUESTION = "How much is a senior fare, and a 30-day pass?"
 ANSWER = fare_payload()["answer"]  # "... $1.00 per ride. A 30-day pass costs $75.00." (P2 says $92.00)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from reviewapp.services.judging import answer_judge
+from tests import factories as make
 from tests.conftest import CHROMIUM
-from tests.test_xss_browser import _admin, _assert_nothing_ran, _ingest, _sign_in, page  # noqa: F401 (fixture)
+from tests.test_xss_browser import _assert_nothing_ran, _sign_in, page  # noqa: F401 (fixture)
 from tests.xss_corpus import PAYLOADS
 
 pytestmark = [
@@ -22,8 +23,8 @@ def _comment(page, text: str) -> None:
 
 
 def test_comments_post_in_place_show_as_text_and_a_refusal_says_why(page, live_server):  # noqa: F811
-    _admin()
-    answer = _ingest()
+    make.user("ada", "admin")
+    answer = make.ingested()
     answer_judge(answer_id=answer.pk)
     _sign_in(page)
     page.goto(f"/review/{answer.pk}/")

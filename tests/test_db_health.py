@@ -87,13 +87,11 @@ def test_a_read_only_database_is_a_transient_error_the_judge_task_retries(monkey
     from celery.exceptions import Retry
     from django.db import InternalError
 
-    import judges
     from reviewapp import tasks
     from reviewapp.db.errors import is_transient
-    from reviewapp.services.ingest import answer_ingest
-    from tests.conftest import fare_payload
+    from tests import factories as make
 
-    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(fare_payload())).answer
+    answer = make.ingested()
     retried: list[BaseException] = []
 
     def retry(exc=None, **kwargs):

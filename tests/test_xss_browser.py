@@ -14,15 +14,12 @@ import json
 from urllib.parse import urlencode
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 
-import judges
-from reviewapp.models import Answer, Claim, Policy
+from reviewapp.models import Answer, Claim
 from reviewapp.services import review as review_service
-from reviewapp.services.ingest import answer_ingest
 from reviewapp.services.judging import answer_judge
-from tests.conftest import CHROMIUM, fare_payload
+from tests import factories as make
+from tests.conftest import CHROMIUM
 from tests.fake_openai import Reply
 from tests.xss_corpus import PAYLOADS
 
@@ -30,7 +27,7 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason=f"needs Debian's chromium at {CHROMIUM}"),
 ]
-PASSWORD = "pw-ada-xss-123"
+PASSWORD = "pw-ada-123"  # tests.factories.user's
 
 # Installed before any page script: every way a payload could signal that it ran.
 WATCH = """
@@ -79,22 +76,11 @@ def page(browser, live_server):
     context.close()
 
 
-def _admin():
-    user = get_user_model().objects.create_user("ada", password=PASSWORD)
-    user.groups.add(Group.objects.get_or_create(name="admin")[0])
-    return user
-
-
-def _ingest(**overrides) -> Answer:
-    payload = fare_payload(**({"external_id": None} | overrides))
-    return answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
-
-
 def _hostile_answer(fake_llm, settings) -> tuple[Answer, list[str]]:
     """One answer with a payload in every field, judged by the (fake) LLM, two claims decided with notes."""
     sentences = [f"Claim {i}: {p}." for i, p in enumerate(PAYLOADS)]
     passage = "Riders aged 65 and older pay $1.00 per ride. " + " ".join(PAYLOADS)
-    answer = _ingest(
+    answer = make.ingested(
         question=" | ".join(PAYLOADS),
         answer=" ".join(sentences),
         prior_turns=[{"role": "user", "content": p} for p in PAYLOADS[:5]],
@@ -113,8 +99,7 @@ def _hostile_answer(fake_llm, settings) -> tuple[Answer, list[str]]:
         "unsupported_claims": len(claims) - 1, "contradicted_claims": 0,
     })))
     settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = fake_llm.base_url, "test-key"
-    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai",
-                          judge_profile="claim_verification", note="judge with the (fake) LLM")
+    make.openai_policy()
     answer_judge(answer_id=answer.pk)
     answer.refresh_from_db()
     assert (answer.status, answer.review_status) == ("judged", "in_review"), answer.judged_by.error
@@ -138,10 +123,10 @@ def _sign_in(page) -> None:
 
 
 def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(page, live_server, fake_llm, settings):
-    ada = _admin()
+    ada = make.user("ada", "admin")
     for payload in PAYLOADS:  # one queue row per payload, as its question
         assert len(payload) < 110  # the queue shows 110 characters of a question
-        answer = _ingest(question=payload)
+        answer = make.ingested(question=payload)
         answer_judge(answer_id=answer.pk)
     hostile, sentences = _hostile_answer(fake_llm, settings)
     review_service.lease_take(user=ada, answer=hostile)
@@ -236,7 +221,7 @@ def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(page
 
 
 def test_the_csp_refuses_inline_scripts_and_eval_and_htmx_stays_on_its_origin(page, live_server):
-    _admin()
+    make.user("ada", "admin")
     _sign_in(page)
     response = page.goto("/queue/")
     policy = response.headers["content-security-policy"]
