@@ -213,7 +213,7 @@ def _redirect(request: HttpRequest, url: str) -> HttpResponse:
 
 def _review_context(request: HttpRequest, answer: Answer, *, selected: int | None = None) -> dict:
     claims = list(
-        review_service.shown_claims_for_review(answer).select_related("decided_by").prefetch_related("evidence", "reviews__reviewer")
+        selectors.shown_claims_for_review(answer).select_related("decided_by").prefetch_related("evidence", "reviews__reviewer")
     )
     selected = selected if any(c.pk == selected for c in claims) else next(
         (c.pk for c in claims if c.label != "SUPPORTED" and not c.decision), claims[0].pk if claims else None

@@ -286,7 +286,7 @@ def private_worker(tmp_path, monkeypatch, *, name: str, threads: int, latency: f
     `latency` s; answers ingested meanwhile go to that queue. `env`: the worker's extra settings."""
     from django.conf import settings
 
-    from reviewapp.services import ingest
+    from reviewapp import enqueue
     from reviewapp.tasks import judge_answer
     from tests.fake_openai import FakeOpenAI, Reply
     from tests.faultkit import Worker
@@ -299,7 +299,7 @@ def private_worker(tmp_path, monkeypatch, *, name: str, threads: int, latency: f
             "CELERY_QUEUE": queue, "OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "test-key",
             "JUDGE_MODEL": "fake-judge", "JUDGE_BACKEND": "offline", "JUDGE_RETRY_BUDGET_SECONDS": "20",
         } | env
-        monkeypatch.setattr(ingest, "enqueue_judging", lambda answer_id: judge_answer.apply_async((answer_id,), queue=queue))
+        monkeypatch.setattr(enqueue, "judge_answer_later", lambda answer_id: judge_answer.apply_async((answer_id,), queue=queue))
         worker = Worker(env=worker_env, log=tmp_path / "worker.log", pool="threads", concurrency=threads, name=name)
         try:
             worker.start()

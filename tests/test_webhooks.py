@@ -13,6 +13,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from reviewapp import enqueue
 from reviewapp.models import Answer, ApiClient, AuditEvent, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from reviewapp.services import review as review_service
 from reviewapp.services import webhooks as webhooks_service
@@ -488,7 +489,7 @@ def test_resend_enqueues_overdue_unclaimed_deliveries_only(monkeypatch):
     WebhookDelivery.objects.filter(pk=claimed.pk).update(next_attempt_at=timezone.now() - timedelta(minutes=5))
     make.webhook_delivery(endpoint, status="failed")
     sent = []
-    monkeypatch.setattr(webhooks_service, "enqueue_delivery", lambda pk, countdown=None: sent.append(pk))
+    monkeypatch.setattr(enqueue, "deliver_webhook_later", sent.append)
     assert webhooks_service.deliveries_resend_due(older_than_seconds=60) == 1
     assert sent == [overdue.pk] and fresh.pk not in sent
 
@@ -501,7 +502,7 @@ def test_beats_resend_task_enqueues_what_is_overdue_by_the_configured_delay(monk
     lost = make.webhook_delivery(endpoint)
     WebhookDelivery.objects.filter(pk=lost.pk).update(next_attempt_at=timezone.now() - timedelta(seconds=90))
     sent = []
-    monkeypatch.setattr(webhooks_service, "enqueue_delivery", lambda pk, countdown=None: sent.append(pk))
+    monkeypatch.setattr(enqueue, "deliver_webhook_later", sent.append)
     settings.WEBHOOK_RESEND_AFTER_SECONDS = 120
     resend_overdue_webhooks()
     assert sent == []

@@ -21,6 +21,7 @@ from django.utils import timezone
 from judges.scoring import verdict_for
 from judges.types import LABELS
 from reviewapp import selectors
+from reviewapp.selectors import shown_claims_for_review
 from reviewapp.models import Answer, AuditEvent, Claim, DecisionMode, Policy, Review
 from reviewapp.services.audit import audit_record
 from reviewapp.services.webhooks import event_record
@@ -310,13 +311,6 @@ def _undo(user, answer: Answer, last: Review) -> Claim:
 
 
 # --- adjudication ----------------------------------------------------------------------------
-
-
-def shown_claims_for_review(answer: Answer):
-    """The claims a reviewer sees: the shown run's, plus any a reviewer added."""
-    return Claim.objects.filter(answer=answer).filter(
-        Q(run_id=answer.judged_by_id) | Q(origin=Claim.Origin.REVIEWER)
-    ).exclude(origin=Claim.Origin.REVIEWER, decision="")
 
 
 def pending_claims(answer: Answer):
