@@ -19,7 +19,7 @@ from judges import JudgeConfig, JudgeError, JudgeRequest, judge  # noqa: E402
 from judges.profiles import list_profiles  # noqa: E402
 from tests.fake_openai import FakeOpenAI, Reply  # noqa: E402
 from tests.judges.conftest import FARE_POLICY, PASSES  # noqa: E402
-from tests.judges.test_profiles_normalize import ANSWER, CANNED  # noqa: E402
+from tests.judges.factories import ANSWER, CANNED  # noqa: E402
 
 REQUEST = JudgeRequest.model_validate({
     "question": "How much do seniors pay?",

@@ -15,6 +15,9 @@ class ReviewAppConfig(AppConfig):
         from reviewapp.signin import audit_lockout
 
         user_locked_out.connect(audit_lockout, dispatch_uid="claimdesk-audit-lockout")
+        # Register the Celery tasks in every process (the worker's autodiscovery finds them
+        # imported): reviewapp/enqueue.py sends them by name, so services never import them.
+        import reviewapp.tasks  # noqa: F401
 
 
 # Admins manage users (reviewers and admins: reviewapp/admin.py), groups and API tokens in the Django admin, and may read the rest.

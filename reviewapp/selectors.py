@@ -128,6 +128,13 @@ def shown_claims(answer: Answer) -> list[Claim]:
     )
 
 
+def shown_claims_for_review(answer: Answer) -> QuerySet[Claim]:
+    """The claims a reviewer sees: the shown run's, plus any a reviewer added."""
+    return Claim.objects.filter(answer=answer).filter(
+        Q(run_id=answer.judged_by_id) | Q(origin=Claim.Origin.REVIEWER)
+    ).exclude(origin=Claim.Origin.REVIEWER, decision="")
+
+
 def claim_as_result(claim: Claim) -> ClaimResult:
     """A stored claim in the normalized result's shape (DESIGN.md field names)."""
     return ClaimResult(

@@ -94,8 +94,6 @@ def _database(url: str) -> dict:
         raise ImproperlyConfigured(f"DATABASE_URL={url!r} is not a database URL: {exc}") from None
     if not config.get("ENGINE", "").endswith("postgresql"):
         raise ImproperlyConfigured(f"DATABASE_URL={url!r}: only postgres:// is supported")
-    # Django's backend with a health check that polls the socket instead of sending SELECT 1.
-    config["ENGINE"] = "reviewapp.db.postgresql"
     if DATABASE_POOL_SIZE:
         # One pool per process shared by its threads (psycopg_pool), instead of a connection per
         # thread: a judge worker's 64 threads spend most of their time waiting on the LLM, with
@@ -207,8 +205,6 @@ JUDGE_MAX_ATTEMPTS = env_int("JUDGE_MAX_ATTEMPTS", 5, minimum=1)
 # memory:// is one process's broker (a benchmark's baseline): no worker can share it.
 CELERY_BROKER_URL = env_url("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0",
                             schemes=("redis", "rediss", "memory"))
-if CELERY_BROKER_URL.startswith("redis://"):
-    CELERY_BROKER_TRANSPORT = "reviewapp.broker:Transport"  # reuses its Redis client (reviewapp/broker.py)
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "claimdesk")
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True  # a task lost with its worker is delivered again...

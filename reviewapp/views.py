@@ -217,7 +217,7 @@ def _redirect(request: HttpRequest, url: str) -> HttpResponse:
 def _review_context(request: HttpRequest, answer: Answer, *, selected: int | None = None) -> dict:
     user = request.user
     claims = list(
-        review_service.shown_claims_for_review(answer).select_related("decided_by").prefetch_related("evidence", "reviews__reviewer")
+        selectors.shown_claims_for_review(answer).select_related("decided_by").prefetch_related("evidence", "reviews__reviewer")
     )
     seen = _as_seen_by(user, answer, claims)
     selected = selected if any(c.pk == selected for c in claims) else next(

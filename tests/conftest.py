@@ -86,6 +86,57 @@ def _fast_password_hashing(settings):
 
 
 @pytest.fixture
+def rita(db):
+    from tests import factories
+
+    return factories.user("rita", "reviewer")
+
+
+@pytest.fixture
+def ron(db):
+    from tests import factories
+
+    return factories.user("ron", "reviewer")
+
+
+@pytest.fixture
+def reviewer(client, rita):
+    """rita, signed in on `client`."""
+    client.force_login(rita)
+    return rita
+
+
+@pytest.fixture
+def private_ok(settings):
+    """Webhook receivers in tests listen on 127.0.0.1."""
+    settings.WEBHOOK_ALLOW_PRIVATE_URLS = True
+
+@pytest.fixture
+def hook_api(client, api_token):
+    """A Django test client that registers, shows and deletes the token's webhook."""
+    headers = {"Authorization": f"Bearer {api_token}"}
+
+    class HookApi:
+        def put(self, **payload):
+            return client.put("/api/v1/webhook", data=json.dumps(payload), content_type="application/json",
+                              headers=headers)
+
+        def get(self):
+            return client.get("/api/v1/webhook", headers=headers)
+
+        def delete(self):
+            return client.delete("/api/v1/webhook", headers=headers)
+
+    return HookApi()
+
+
+@pytest.fixture
+def private_refused(settings):
+    """Webhook URLs must resolve to public addresses, as in production."""
+    settings.WEBHOOK_ALLOW_PRIVATE_URLS = False
+
+
+@pytest.fixture
 def api_token(db):
     from reviewapp.services.clients import api_client_create
 
@@ -107,30 +158,6 @@ def api(client, api_token):
             return client.get(f"/api/v1/answers/{answer_id}", headers=headers)
 
     return Api()
-
-
-def fare_payload(**overrides):
-    payload = {
-        "external_id": "conv-1",
-        "question": "How much is a senior fare?",
-        "passages": [
-            {
-                "id": "P1",
-                "text": "Riders aged 65 and older pay a reduced fare of $1.00 per ride. "
-                "Proof of age, such as a state ID, must be shown when boarding.",
-                "tag": "reduced-fare",
-                "agency": "Lakeshore Regional Transit",
-                "title": "Fare Policy",
-                "section": "4.2",
-                "source_url": "https://example.org/fares",
-                "fetched_at": "2026-08-16",
-            },
-            {"text": "A 30-day pass costs $92.00 and covers all buses and trains."},
-        ],
-        "answer": "Riders aged 65 and older pay a reduced fare of $1.00 per ride. A 30-day pass costs $75.00.",
-    }
-    payload.update(overrides)
-    return payload
 
 
 def _test_database_url() -> str:
@@ -259,11 +286,11 @@ def private_worker(tmp_path, monkeypatch, *, name: str, threads: int, latency: f
     `latency` s; answers ingested meanwhile go to that queue. `env`: the worker's extra settings."""
     from django.conf import settings
 
-    from reviewapp.services import ingest
+    from reviewapp import enqueue
     from reviewapp.tasks import judge_answer
     from tests.fake_openai import FakeOpenAI, Reply
     from tests.faultkit import Worker
-    from tests.judges.test_openai_backend import GOOD
+    from tests.judges.factories import GOOD
 
     queue = f"{name}-test-{os.getpid()}"
     with FakeOpenAI(default=Reply.ok(GOOD), latency=latency) as fake:
@@ -272,7 +299,7 @@ def private_worker(tmp_path, monkeypatch, *, name: str, threads: int, latency: f
             "CELERY_QUEUE": queue, "OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "test-key",
             "JUDGE_MODEL": "fake-judge", "JUDGE_BACKEND": "offline", "JUDGE_RETRY_BUDGET_SECONDS": "20",
         } | env
-        monkeypatch.setattr(ingest, "enqueue_judging", lambda answer_id: judge_answer.apply_async((answer_id,), queue=queue))
+        monkeypatch.setattr(enqueue, "judge_answer_later", lambda answer_id: judge_answer.apply_async((answer_id,), queue=queue))
         worker = Worker(env=worker_env, log=tmp_path / "worker.log", pool="threads", concurrency=threads, name=name)
         try:
             worker.start()

@@ -28,12 +28,11 @@ from pathlib import Path
 
 from reviewapp import embedded
 from reviewapp.embedded import free_port  # noqa: F401  (tests import it from here)
+from tests.judges.factories import GOOD, GOOD_ANSWER, GOOD_PASSAGE
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The fake LLM's reply (claim_verification profile) for FAULT_ANSWER, and the labels it gives.
-PASSAGE = "Riders aged 65 and older pay a reduced fare of $1.35 per ride with a valid Senior ID card."
-FAULT_ANSWER = "Riders aged 65 and older pay a reduced fare of $1.35 per ride. Monthly passes cost $20."
+# The labels the fake LLM's GOOD reply (claim_verification profile) gives GOOD_ANSWER.
 EXPECTED_LABELS = ["SUPPORTED", "UNSUPPORTED"]
 
 # Short limits, so a lost worker is noticed in seconds, not minutes. The relations production
@@ -315,7 +314,7 @@ def _ingest_main(n: int, prefix: str) -> None:
     for i in range(n):
         request = JudgeRequest.model_validate({
             "external_id": f"{prefix}-{i}", "question": "Senior fare?",
-            "passages": [{"text": PASSAGE}], "answer": FAULT_ANSWER,
+            "passages": [{"text": GOOD_PASSAGE}], "answer": GOOD_ANSWER,
         })
         ids.append(answer_ingest(client=None, request=request).answer.pk)
     print(json.dumps(ids))
@@ -418,7 +417,6 @@ def _merge(tallies: list[Tally]) -> Tally:
 
 def good_reply():
     from tests.fake_openai import Reply
-    from tests.judges.test_openai_backend import GOOD
 
     return Reply.ok(GOOD)
 
@@ -526,7 +524,6 @@ STORM_MIX = (  # (share, kind) of LLM replies in the storm
 
 def storm_reply(rng, timeout_s: float):
     from tests.fake_openai import Reply
-    from tests.judges.test_openai_backend import GOOD
 
     roll, acc = rng.random(), 0.0
     for share, kind in STORM_MIX:

@@ -16,8 +16,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from reviewapp.models import ExampleSet, Job, Policy, WebhookDelivery, WebhookEndpoint, WorkedExample
 from reviewapp.services.clients import api_client_create
-from tests.conftest import fare_payload
-from tests.test_review import _user, flagged, judged_answer
+from tests import factories as make
+from tests.factories import fare_payload
 
 pytestmark = pytest.mark.django_db
 
@@ -103,8 +103,8 @@ def test_every_url_pattern_has_an_access_rule():
 @pytest.fixture
 def world():
     """One of everything a URL can point at, and a user per role."""
-    answer = judged_answer()
-    admin = _user("ada", "admin")
+    answer = make.in_review()
+    admin = make.user("ada", "admin")
     job = Job.objects.create(kind=Job.Kind.REROUTE, created_by=admin, total=1)
     example_set = ExampleSet.objects.create(profile="claim_audit", base_version="v1", sequence=1, created_by=admin)
     WorkedExample.objects.create(example_set=example_set, position=0, claim_text="A pass costs $75.00.",
@@ -116,11 +116,12 @@ def world():
                                               event_id="evt_access", payload={}, status="failed")
     return {
         "args": {
-            "answer_id": answer.pk, "claim_id": flagged(answer).pk,
+            "answer_id": answer.pk, "claim_id": make.flagged(answer).pk,
             "version": Policy.current().version, "job_id": job.pk,
             "set_id": example_set.pk, "delivery_id": delivery.pk,
         },
-        "users": {"visitor": _user("vic"), REVIEWER: _user("rita", "reviewer"), LEAD: _user("lee", "lead"), ADMIN: admin},
+        "users": {"visitor": make.user("vic"), REVIEWER: make.user("rita", "reviewer"), LEAD: make.user("lee", "lead"),
+                  ADMIN: admin},
     }
 
 

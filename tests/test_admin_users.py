@@ -7,14 +7,9 @@ import pytest
 from django.contrib.auth.models import Group, Permission, User
 
 from reviewapp.models import AuditEvent
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
-
-
-def _staff_admin(name: str = "ada") -> User:
-    user = User.objects.create_user(name, password=f"pw-{name}-123", is_staff=True)
-    user.groups.add(Group.objects.get(name="admin"))  # with the permissions migrate granted it
-    return user
 
 
 def _change_form(user: User, **overrides) -> dict:
@@ -31,7 +26,7 @@ def _change_form(user: User, **overrides) -> dict:
 
 
 def test_an_admin_who_posts_the_superuser_flag_for_itself_stays_an_admin(client):
-    ada = _staff_admin()
+    ada = make.admin()
     client.force_login(ada)
     response = client.post(f"/admin/auth/user/{ada.pk}/change/", _change_form(ada))
     assert response.status_code == 302, response.content[:2000]
@@ -41,8 +36,8 @@ def test_an_admin_who_posts_the_superuser_flag_for_itself_stays_an_admin(client)
 
 
 def test_an_admins_user_form_offers_no_superuser_flag_or_permissions(client):
-    ada = _staff_admin()
-    rita = User.objects.create_user("rita", password="pw-rita-123")
+    ada = make.admin()
+    rita = make.user("rita")
     client.force_login(ada)
     page = client.get(f"/admin/auth/user/{rita.pk}/change/").content.decode()
     assert 'name="groups"' in page
@@ -51,7 +46,7 @@ def test_an_admins_user_form_offers_no_superuser_flag_or_permissions(client):
 
 def test_an_admin_cannot_set_a_superusers_password(client):
     root = User.objects.create_superuser("root", password="root-secret-123")
-    client.force_login(_staff_admin())
+    client.force_login(make.admin())
     response = client.post(f"/admin/auth/user/{root.pk}/password/",
                            {"password1": "taken-over-987", "password2": "taken-over-987", "usable_password": "true"})
     assert response.status_code in (403, 404)
@@ -61,7 +56,7 @@ def test_an_admin_cannot_set_a_superusers_password(client):
 
 def test_an_admin_can_neither_see_nor_delete_a_superuser(client):
     root = User.objects.create_superuser("root", password="root-secret-123")
-    client.force_login(_staff_admin())
+    client.force_login(make.admin())
     assert "root" not in client.get("/admin/auth/user/").content.decode()
     client.post(f"/admin/auth/user/{root.pk}/delete/", {"post": "yes"})
     assert User.objects.filter(pk=root.pk, is_superuser=True).exists()
@@ -69,15 +64,14 @@ def test_an_admin_can_neither_see_nor_delete_a_superuser(client):
 
 def test_a_superuser_still_gets_the_full_user_form(client):
     root = User.objects.create_superuser("root", password="root-secret-123")
-    rita = User.objects.create_user("rita", password="pw-rita-123")
+    rita = make.user("rita")
     client.force_login(root)
     assert 'name="is_superuser"' in client.get(f"/admin/auth/user/{rita.pk}/change/").content.decode()
 
 
 def test_an_admin_making_a_reviewer_an_admin_is_audited_and_makes_them_staff(client):
-    ada = _staff_admin()
-    rita = User.objects.create_user("rita", password="pw-rita-123")
-    rita.groups.add(Group.objects.get(name="reviewer"))
+    ada = make.admin()
+    rita = make.user("rita", "reviewer")
     client.force_login(ada)
     form = _change_form(rita, groups=[Group.objects.get(name="admin").pk])
     assert client.post(f"/admin/auth/user/{rita.pk}/change/", form).status_code == 302

@@ -4,37 +4,16 @@ from datetime import timedelta
 from urllib.parse import quote
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.utils import timezone
 
-import judges
 from reviewapp import selectors
 from reviewapp.models import Answer
 from reviewapp.services.clients import api_client_create
-from reviewapp.services.ingest import answer_ingest
-from reviewapp.services.judging import answer_judge
-from tests.conftest import fare_payload
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
 FLAGGED = "Riders aged 65 and older pay a reduced fare of $1.50 per ride."
 GROUNDED = "Riders aged 65 and older pay a reduced fare of $1.00 per ride."
-
-
-@pytest.fixture
-def reviewer(client):
-    user = get_user_model().objects.create_user("rita", password="pw-rita-123")
-    user.groups.add(Group.objects.get_or_create(name="reviewer")[0])
-    client.force_login(user)
-    return user
-
-
-def judged(answer: str, *, question: str = "How much is a senior fare?", api_client=None) -> Answer:
-    payload = fare_payload(external_id=None, answer=answer, question=question)
-    created = answer_ingest(client=api_client, request=judges.JudgeRequest.model_validate(payload)).answer
-    answer_judge(answer_id=created.pk)
-    created.refresh_from_db()
-    return created
 
 
 def shown_ids(response) -> list[int]:
@@ -43,10 +22,10 @@ def shown_ids(response) -> list[int]:
 
 def test_each_filter_narrows_the_list_and_the_human_verdict_has_its_column(client, reviewer):
     bot = api_client_create(name="fares-bot")[0]
-    flagged = judged(FLAGGED, api_client=bot)
-    grounded = judged(GROUNDED, question="Is there a bicycle rule?")
+    flagged = make.judged(FLAGGED, client=bot)
+    grounded = make.judged(GROUNDED, question="Is there a bicycle rule?")
     Answer.objects.filter(pk=grounded.pk).update(review_status="adjudicated", adjudicated_verdict="UNGROUNDED")
-    old = judged(GROUNDED)
+    old = make.judged(GROUNDED)
     # auto_passed whatever the 5% audit sample drew: the routing cases below count on it.
     Answer.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=3), review_status="auto_passed")
     assert flagged.review_status == "in_review" and flagged.verdict != "GROUNDED"
@@ -73,7 +52,7 @@ def test_each_filter_narrows_the_list_and_the_human_verdict_has_its_column(clien
 
 def test_pages_go_both_ways_newest_first_with_the_total(client, reviewer, monkeypatch):
     monkeypatch.setattr(selectors, "ANSWERS_PAGE_SIZE", 2)
-    made = [judged(GROUNDED).pk for _ in range(5)][::-1]  # newest first
+    made = [make.judged(GROUNDED).pk for _ in range(5)][::-1]  # newest first
     first = client.get("/answers/")
     # (The client's query strings are as the page's links write them: quoted, "+" as %2B.)
     assert shown_ids(first) == made[:2] and first.context["page"].total == 5 and not first.context["page"].previous
@@ -90,7 +69,7 @@ def test_pages_go_both_ways_newest_first_with_the_total(client, reviewer, monkey
 
 
 def test_past_the_exact_count_limit_the_total_is_the_planners_estimate(client, reviewer, monkeypatch):
-    judged(GROUNDED)
+    make.judged(GROUNDED)
     monkeypatch.setattr(selectors, "EXACT_COUNTS_BELOW", 0)
     response = client.get("/answers/?review_status=auto_passed")
     page = response.context["page"]
@@ -110,8 +89,8 @@ def test_bad_filters_are_a_readable_400(client, reviewer, query, message):
 
 
 def test_the_queue_counters_follow_the_active_filters(client, reviewer):
-    judged(FLAGGED)
-    judged(FLAGGED, question="Is there a bicycle rule?")
+    make.judged(FLAGGED)
+    make.judged(FLAGGED, question="Is there a bicycle rule?")
     everything = client.get("/queue/").context["counts"]
     searched = client.get("/queue/?q=bicycle").context["counts"]
     assert (everything["in_review"], searched["in_review"]) == (2, 1)
@@ -119,7 +98,7 @@ def test_the_queue_counters_follow_the_active_filters(client, reviewer):
 
 
 def test_golden_set_answers_are_not_listed(client, reviewer):
-    golden = judged(GROUNDED)
+    golden = make.judged(GROUNDED)
     Answer.objects.filter(pk=golden.pk).update(metadata={"golden": "fares"})
-    posted = judged(GROUNDED)
+    posted = make.judged(GROUNDED)
     assert shown_ids(client.get("/answers/")) == [posted.pk]

@@ -6,7 +6,7 @@ import uuid
 import pytest
 
 from reviewapp.models import Answer, ApiClient, JudgeRun, Passage
-from tests.conftest import fare_payload
+from tests.factories import fare_payload
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from django.db import connection
 from django.test import Client
 
 from reviewapp.models import Answer, WebhookEndpoint
-from tests.conftest import fare_payload
+from tests.factories import fare_payload
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ import pytest
 from judges.types import MAX_ANSWER_CHARS, MAX_PASSAGES
 from reviewapp.models import Answer
 from reviewapp.services.clients import api_client_create
-from tests.conftest import fare_payload
+from tests.factories import fare_payload
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from reviewapp.models import Answer
 from reviewapp.services.clients import api_client_create
-from tests.conftest import fare_payload
+from tests.factories import fare_payload
 
 
 def _list(client, token, **query):

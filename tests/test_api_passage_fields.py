@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.contrib.auth.models import Group, User
 
 import judges
 from reviewapp.exports import ExportFilters, export_stream
@@ -15,7 +14,8 @@ from reviewapp.models import Answer, Passage
 from reviewapp.services import review as review_service
 from reviewapp.services.ingest import request_hash
 from reviewapp.services.judging import answer_judge
-from tests.conftest import fare_payload
+from tests import factories as make
+from tests.factories import fare_payload
 
 pytestmark = pytest.mark.django_db
 
@@ -50,8 +50,7 @@ def test_a_retriever_shaped_passage_is_stored_shown_escaped_and_exported(api, cl
     claims = api.get(answer.public_id).json()["claims"]
     assert {ev["passage_id"] for c in claims for ev in c["evidence"]} == {"doc-17#3", HOSTILE_ID}
 
-    rita = User.objects.create_user("rita", password="pw-rita-123")
-    rita.groups.add(Group.objects.get_or_create(name="reviewer")[0])
+    rita = make.user("rita", "reviewer")
     client.force_login(rita)
     page = client.get(f"/review/{answer.pk}/").content.decode()
     assert "retriever score 0.82" in page and "retriever score 0.0" in page

@@ -23,11 +23,10 @@ from django.test import override_settings
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-import judges
-from reviewapp.models import ApiClient, Policy
-from reviewapp.services.ingest import answer_ingest
+from reviewapp.models import ApiClient
 from reviewapp.services.judging import answer_judge
-from tests.conftest import fare_payload
+from tests import factories as make
+from tests.factories import fare_payload
 
 EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "100"))
 # Responses seen, per operation and status; written to SCHEMATHESIS_REPORT (a path) when set.
@@ -89,13 +88,12 @@ def test_every_documented_answer_state_matches_the_document(api_token, wsgi_in_t
     client = ApiClient.objects.get()
 
     def ingest(external_id):
-        payload = judges.JudgeRequest.model_validate(fare_payload(external_id=external_id))
-        return answer_ingest(client=client, request=payload).answer
+        return make.ingested(client=client, external_id=external_id)
 
     queued, judged, failed = ingest("q"), ingest("j"), ingest("f")
     answer_judge(answer_id=judged.pk)
     # An LLM endpoint where nobody listens: the last try fails the answer, with its error.
-    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai", note="nobody answers")
+    make.next_policy(judge_backend="openai", note="nobody answers")
     with override_settings(OPENAI_BASE_URL="http://127.0.0.1:9/v1", JUDGE_MAX_ATTEMPTS=1, JUDGE_RETRY_BUDGET_SECONDS=1):
         answer_judge(answer_id=failed.pk, last_try=True)
     get = schema["/api/v1/answers/{answer_id}"]["GET"]

@@ -9,7 +9,7 @@ from django.db import DatabaseError, connection, transaction
 from reviewapp.models import Answer, AuditEvent, Policy, Review
 from reviewapp.services import review as review_service
 from reviewapp.services.audit import audit_record
-from tests.test_review import _user, flagged, judged_answer
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
 
@@ -17,13 +17,13 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def decided():
     """An answer whose flagged claim a reviewer confirmed: one Review row, AuditEvent rows."""
-    rita = _user("rita", "reviewer")
-    answer = judged_answer()
-    claim = flagged(answer)
+    rita = make.user("rita", "reviewer")
+    answer = make.in_review()
+    claim = make.flagged(answer)
     review_service.lease_take(user=rita, answer=answer)
     review_service.claim_decide(user=rita, claim=claim, decision="confirm", label=None, note="ok",
                                 expected_version=claim.version)
-    Policy.objects.create(version=Policy.current().version + 1, note="no answer uses it, so no PROTECT stops a delete")
+    make.next_policy(note="no answer uses it, so no PROTECT stops a delete")
     return answer
 
 
@@ -85,6 +85,6 @@ def test_new_rows_are_still_written(decided):
 def test_deleting_an_answer_with_reviews_is_refused_but_one_without_is_not(decided):
     _refused(lambda: Answer.objects.filter(pk=decided.pk).delete(), op="DELETE")
     assert Answer.objects.filter(pk=decided.pk).exists()
-    fresh = judged_answer()
+    fresh = make.in_review()
     Answer.objects.filter(pk=fresh.pk).delete()  # no history hangs off it: nothing to protect
     assert not Answer.objects.filter(pk=fresh.pk).exists()

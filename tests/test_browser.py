@@ -12,14 +12,11 @@ from collections import Counter
 from contextlib import ExitStack
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-import judges
 from reviewapp.models import Answer, AuditEvent, Claim, Review
-from reviewapp.services.ingest import answer_ingest
-from reviewapp.services.judging import answer_judge
-from tests.conftest import CHROMIUM, fare_payload, wait_for
+from tests import factories as make
+from tests.conftest import CHROMIUM, wait_for
 
 
 pytestmark = [
@@ -30,7 +27,7 @@ pytestmark = [
 # Both sentences change a number of a near-identical passage sentence, so the offline judge flags both
 # (CONTRADICTED) and the answer stays in review after the first decision.
 TWO_FLAGS = "Riders aged 65 and older pay a reduced fare of $1.50 per ride. A 30-day pass costs $75.00."
-PASSWORD = "pw-rita-browser-123"
+PASSWORD = "pw-rita-123"  # tests.factories.user's
 
 
 @pytest.fixture
@@ -51,31 +48,14 @@ def page(browser, live_server):
     context.close()
 
 
-def _judged(answer_text: str) -> Answer:
-    payload = fare_payload(external_id=None, answer=answer_text)
-    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
-    answer_judge(answer_id=answer.pk)
-    answer.refresh_from_db()
-    return answer
-
-
-def _reviewer():
-    user, _ = get_user_model().objects.get_or_create(username="rita")
-    user.set_password(PASSWORD)
-    user.save()
-    # Transactional tests flush the data migrations' rows: the group may not exist.
-    user.groups.add(Group.objects.get_or_create(name="reviewer")[0])
-    return user
-
-
 def test_a_reviewer_adjudicates_an_answer_by_keyboard_only(page, live_server):
-    rita = _reviewer()
-    answer = _judged(TWO_FLAGS)
+    rita = make.user("rita", "reviewer")
+    answer = make.judged(TWO_FLAGS)
     first, second = answer.claims.exclude(label="SUPPORTED").order_by("position")
     assert answer.review_status == "in_review"
     assert answer.claims.exclude(label="SUPPORTED").count() == 2
     assert (first.label, second.label) == ("CONTRADICTED", "CONTRADICTED")
-    later = _judged(fare_payload()["answer"])  # a second, newer item so the queue is a queue
+    later = make.judged()  # a second, newer item so the queue is a queue
     assert later.review_status == "in_review"
 
     # 1. Sign in by typing into the form (Enter submits); after this, only shortcut keys.
@@ -221,8 +201,8 @@ def test_a_key_pressed_before_a_swap_settles_still_goes_through_htmx(page, live_
     # htmx wires up swapped-in forms when the swap settles; a key pressed before that must not
     # submit the new panel's form the plain way (a whole-page reload). The settle delay is
     # stretched here so the key surely comes first (it is 20 ms: a fast typist or a busy machine).
-    _reviewer()
-    answer = _judged(TWO_FLAGS)
+    make.user("rita", "reviewer")
+    answer = make.judged(TWO_FLAGS)
     first = answer.claims.exclude(label="SUPPORTED").order_by("position").first()
     page.goto(f"/accounts/login/?next=/review/{answer.pk}/")
     page.fill("input[name=username]", "rita")
@@ -254,8 +234,8 @@ def _sign_in(page, next_url: str) -> None:
 
 
 def test_s_skips_to_the_next_answer_and_the_skipped_one_does_not_come_back(page, live_server):
-    rita = _reviewer()
-    first, second = _judged(TWO_FLAGS), _judged(TWO_FLAGS)
+    rita = make.user("rita", "reviewer")
+    first, second = make.judged(TWO_FLAGS), make.judged(TWO_FLAGS)
     _sign_in(page, "/queue/")
     with page.expect_navigation():
         page.keyboard.press("n")
@@ -275,9 +255,9 @@ def test_s_skips_to_the_next_answer_and_the_skipped_one_does_not_come_back(page,
 
 
 def test_the_words_that_differ_are_marked_inside_both_highlights_of_a_contradicted_claim(page, live_server):
-    _reviewer()
+    make.user("rita", "reviewer")
     # One word swapped for its opposite: the offline judge reads CONTRADICTED and where.
-    answer = _judged("Riders aged 65 and younger pay a reduced fare of $1.00 per ride.")
+    answer = make.judged("Riders aged 65 and younger pay a reduced fare of $1.00 per ride.")
     claim = answer.claims.get()
     assert claim.label == "CONTRADICTED"
     _sign_in(page, f"/review/{answer.pk}/")
@@ -307,9 +287,7 @@ def _twenty_claims() -> Answer:
     said = [s.replace(f"every {n + 4} ", f"every {n + 14} ") if n % 3 == 0 else s for n, s in enumerate(sentences, 1)]
     passages = [{"id": f"P{i + 1}", "text": " ".join(sentences[i * 5:(i + 1) * 5]) + " Timetables change in winter." * 40}
                 for i in range(4)]
-    payload = fare_payload(external_id=None, answer=" ".join(said), passages=passages)
-    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
-    answer_judge(answer_id=answer.pk)
+    answer = make.judged(" ".join(said), passages=passages)
     Answer.objects.filter(pk=answer.pk).update(review_status="in_review")
     return answer
 
@@ -329,7 +307,7 @@ IN_VIEW = """(selector) => {
 
 
 def test_the_selected_card_and_its_evidence_stay_in_view_for_every_claim_of_a_20_claim_answer(page, live_server):
-    _reviewer()
+    make.user("rita", "reviewer")
     answer = _twenty_claims()
     claims = list(answer.claims.order_by("position"))
     assert len(claims) == 20
@@ -354,9 +332,9 @@ def test_the_selected_card_and_its_evidence_stay_in_view_for_every_claim_of_a_20
 
 
 def test_no_page_scrolls_sideways_on_a_390_px_phone_and_the_review_columns_stack(page, live_server):
-    rita = _reviewer()
+    rita = make.user("rita", "reviewer")
     rita.groups.add(Group.objects.get_or_create(name="admin")[0])
-    answer = _judged(TWO_FLAGS)
+    answer = make.judged(TWO_FLAGS)
     page.set_viewport_size({"width": 390, "height": 844})
     _sign_in(page, "/queue/")
     for url in ["/queue/", "/answers/", f"/review/{answer.pk}/", "/policy/", "/calibration/", "/examples/",
@@ -387,8 +365,8 @@ CONTRAST = """(selector) => {
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_labels_read_as_text_with_aa_contrast_in_the_light_and_the_dark_theme(page, live_server, scheme):
-    _reviewer()
-    answer = _judged(TWO_FLAGS)
+    make.user("rita", "reviewer")
+    answer = make.judged(TWO_FLAGS)
     page.emulate_media(color_scheme=scheme)
     _sign_in(page, f"/review/{answer.pk}/")
     page.wait_for_url(f"**/review/{answer.pk}/")
@@ -414,12 +392,10 @@ def test_labels_read_as_text_with_aa_contrast_in_the_light_and_the_dark_theme(pa
 
 def test_a_six_claim_answer_takes_a_handful_of_keys_from_the_queue(page, live_server):
     """The figure the closing note quotes: keys and seconds from the queue to an adjudicated 6-claim answer."""
-    rita = _reviewer()
+    rita = make.user("rita", "reviewer")
     sentences = [f"Route {n} buses run every {n + 4} minutes." for n in range(1, 7)]
     said = [s.replace(f"every {n + 4} ", f"every {n + 14} ") if n % 2 == 0 else s for n, s in enumerate(sentences, 1)]
-    payload = fare_payload(external_id=None, answer=" ".join(said), passages=[{"id": "P1", "text": " ".join(sentences)}])
-    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
-    answer_judge(answer_id=answer.pk)
+    answer = make.judged(" ".join(said), passages=[{"id": "P1", "text": " ".join(sentences)}])
     assert answer.claims.count() == 6 and answer.claims.exclude(label="SUPPORTED").count() == 3
     _sign_in(page, "/queue/")
     keys: list[str] = []
@@ -448,9 +424,9 @@ def test_a_six_claim_answer_takes_a_handful_of_keys_from_the_queue(page, live_se
 
 
 def test_an_invalid_policy_value_shows_its_message_beside_the_field_instead_of_the_old_preview(page, live_server):
-    rita = _reviewer()
+    rita = make.user("rita", "reviewer")
     rita.groups.add(Group.objects.get_or_create(name="admin")[0])
-    _judged(TWO_FLAGS)
+    make.judged(TWO_FLAGS)
     _sign_in(page, "/policy/")
     page.wait_for_url("**/policy/")
     page.locator("#preview table").wait_for()  # the preview of the policy in force, loaded with the page
@@ -469,14 +445,11 @@ def test_an_invalid_policy_value_shows_its_message_beside_the_field_instead_of_t
 
 
 def test_prior_turns_open_when_the_question_leans_on_them_and_metadata_waits_collapsed(page, live_server):
-    _reviewer()
+    make.user("rita", "reviewer")
     turns = [{"role": "user", "content": "Do seniors pay less?"}, {"role": "assistant", "content": "Yes, from 65."}]
-    leaning = fare_payload(external_id=None, question="She's 63", prior_turns=turns,
-                           metadata={"channel": "sms", "session": {"id": "s-1", "turn": 3}})
-    standalone = fare_payload(external_id=None, question="How much does a senior pay for one bus ride?",
-                              prior_turns=turns)
-    answers = [answer_ingest(client=None, request=judges.JudgeRequest.model_validate(p)).answer
-               for p in (leaning, standalone)]
+    answers = [make.ingested(question="She's 63", prior_turns=turns,
+                             metadata={"channel": "sms", "session": {"id": "s-1", "turn": 3}}),
+               make.ingested(question="How much does a senior pay for one bus ride?", prior_turns=turns)]
     _sign_in(page, f"/review/{answers[0].pk}/")
     page.wait_for_url(f"**/review/{answers[0].pk}/")
     assert page.locator("details.turns").get_attribute("open") is not None
@@ -493,9 +466,9 @@ def test_prior_turns_open_when_the_question_leans_on_them_and_metadata_waits_col
 
 
 def test_the_answer_list_filters_in_place_and_the_queue_counters_follow_the_filters(page, live_server):
-    _reviewer()
-    flagged = _judged(TWO_FLAGS)
-    bicycle = _judged(fare_payload()["answer"])
+    make.user("rita", "reviewer")
+    flagged = make.judged(TWO_FLAGS)
+    bicycle = make.judged()
     Answer.objects.filter(pk=bicycle.pk).update(question="Is there a bicycle rule?", review_status="adjudicated",
                                                 adjudicated_verdict="GROUNDED")
     _sign_in(page, "/answers/")
@@ -522,9 +495,9 @@ def test_the_answer_list_filters_in_place_and_the_queue_counters_follow_the_filt
 def test_a_rejudge_the_offline_judge_would_not_run_as_chosen_is_refused_beside_the_field(page, live_server):
     from reviewapp.models import Job
 
-    rita = _reviewer()
+    rita = make.user("rita", "reviewer")
     rita.groups.add(Group.objects.get_or_create(name="admin")[0])
-    _judged(TWO_FLAGS)
+    make.judged(TWO_FLAGS)
     _sign_in(page, "/policy/")
     page.wait_for_url("**/policy/")
     assert page.locator("#rejudge select[name=backend]").input_value() == "offline"  # the demo's backend
@@ -548,9 +521,9 @@ def test_a_rejudge_the_offline_judge_would_not_run_as_chosen_is_refused_beside_t
 def test_axe_finds_no_serious_violation_on_the_queue_the_review_page_and_the_policy(page, live_server, scheme):
     from axe_playwright_python.sync_playwright import Axe
 
-    rita = _reviewer()
+    rita = make.user("rita", "reviewer")
     rita.groups.add(Group.objects.get_or_create(name="admin")[0])
-    answer = _judged(TWO_FLAGS)
+    answer = make.judged(TWO_FLAGS)
     page.emulate_media(color_scheme=scheme)
     _sign_in(page, "/queue/")
     axe = Axe()
@@ -570,14 +543,11 @@ def test_two_reviewers_in_two_browsers_give_every_answer_exactly_two_distinct_re
     from reviewapp.models import Policy, ReviewPass
 
     Policy.objects.create(version=Policy.current().version + 1, reviewers_per_answer=2, note="double review")
-    answers = [_judged(TWO_FLAGS) for _ in range(50)]
+    answers = [make.judged(TWO_FLAGS) for _ in range(50)]
     assert {a.reviews_required for a in answers} == {2}
     pages = []
     for name in ("rita", "ron"):
-        user, _ = get_user_model().objects.get_or_create(username=name)
-        user.set_password(PASSWORD)
-        user.save()
-        user.groups.add(Group.objects.get_or_create(name="reviewer")[0])
+        make.user(name, "reviewer")
         context = browser.new_context(base_url=live_server.url, viewport={"width": 1400, "height": 900})
         context.set_default_timeout(10000)
         page = context.new_page()
@@ -585,7 +555,7 @@ def test_two_reviewers_in_two_browsers_give_every_answer_exactly_two_distinct_re
         page.on("pageerror", lambda exc, page=page: page.js_errors.append(f"script error: {exc}"))
         page.goto("/accounts/login/?next=/queue/")
         page.fill("input[name=username]", name)
-        page.fill("input[name=password]", PASSWORD)
+        page.fill("input[name=password]", f"pw-{name}-123")
         with page.expect_navigation():
             page.press("input[name=password]", "Enter")
         pages.append(page)

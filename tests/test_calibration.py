@@ -17,7 +17,7 @@ from reviewapp.calibration import (
     line_chart,
     raw_agreement,
 )
-from tests import labels_factory as make
+from tests import factories as make
 
 S, P, C, U = "SUPPORTED", "PARTIALLY_SUPPORTED", "CONTRADICTED", "UNSUPPORTED"
 

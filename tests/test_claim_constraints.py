@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 
 from reviewapp.models import Claim
-from tests import labels_factory as make
+from tests import factories as make
 
 
 @pytest.mark.django_db

@@ -5,7 +5,6 @@ by an in-process httpx stub, and those tests say so."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import socket
 import time
@@ -17,7 +16,8 @@ from claimdesk_client import (
     APIError, AsyncClient, AuthError, Client, Conflict, ConnectionFailed, NotFound, PollPolicy, RateLimited,
     RetryPolicy, ServerError, SignatureError, ValidationError, parse_event, verify,
 )
-from tests.conftest import fare_payload, run_coroutine, wait_for
+from tests.conftest import run_coroutine, wait_for
+from tests.factories import fare_payload
 
 FAST_POLL = PollPolicy(first=0.05, longest=0.3)
 FAST_RETRY = RetryPolicy(attempts=3, backoff=0.01, max_backoff=0.05)

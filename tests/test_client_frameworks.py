@@ -8,7 +8,6 @@ or a run that fetched tokenizer encodings or nltk data would fail here."""
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import json
 import socket
@@ -18,7 +17,8 @@ import httpx
 import pytest
 
 from claimdesk_client import Client, PollPolicy
-from tests.conftest import fare_payload, run_coroutine
+from tests.conftest import run_coroutine
+from tests.factories import fare_payload
 
 QUESTION = "How much is a senior fare, and a 30-day pass?"
 ANSWER = fare_payload()["answer"]  # "... $1.00 per ride. A 30-day pass costs $75.00." (P2 says $92.00)

@@ -8,7 +8,7 @@ from django.db import DatabaseError, transaction
 
 from reviewapp.models import AnswerComment, AuditEvent
 from reviewapp.services.comments import COMMENTED
-from tests import labels_factory as make
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
 

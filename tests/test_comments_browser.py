@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from reviewapp.services.judging import answer_judge
+from tests import factories as make
 from tests.conftest import CHROMIUM
-from tests.test_xss_browser import _admin, _assert_nothing_ran, _ingest, _sign_in, page  # noqa: F401 (fixture)
-from tests.xss_corpus import PAYLOADS
+from tests.xss_corpus import PAYLOADS, assert_nothing_ran, sign_in, watched_page
 
 pytestmark = [
     pytest.mark.browser,
@@ -16,16 +16,21 @@ pytestmark = [
 ]
 
 
+@pytest.fixture
+def page(browser, live_server):
+    yield from watched_page(browser, live_server.url)
+
+
 def _comment(page, text: str) -> None:
     page.fill("#comments textarea", text)
     page.click("#comments button[type=submit]")
 
 
-def test_comments_post_in_place_show_as_text_and_a_refusal_says_why(page, live_server):  # noqa: F811
-    _admin()
-    answer = _ingest()
+def test_comments_post_in_place_show_as_text_and_a_refusal_says_why(page, live_server):
+    make.user("ada", "admin")
+    answer = make.ingested()
     answer_judge(answer_id=answer.pk)
-    _sign_in(page)
+    sign_in(page)
     page.goto(f"/review/{answer.pk}/")
     url = page.url
 
@@ -41,8 +46,8 @@ def test_comments_post_in_place_show_as_text_and_a_refusal_says_why(page, live_s
     bodies = page.locator("#comments .comment-body").evaluate_all("els => els.map(e => e.textContent)")
     assert bodies == shown
     assert page.url == url  # swapped in place: no navigation
-    _assert_nothing_ran(page, "comments")
+    assert_nothing_ran(page, "comments")
 
     page.reload()
     assert page.locator("#comments .comment-body").count() == len(shown)
-    _assert_nothing_ran(page, "comments after reload")
+    assert_nothing_ran(page, "comments after reload")

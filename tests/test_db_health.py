@@ -1,6 +1,6 @@
-"""The database health check between requests polls the socket instead of sending SELECT 1
-(reviewapp/db/postgresql): a live connection is kept without a round trip, one the server ended
-is dropped and the next query reconnects."""
+"""Connections the server ended are never used: Django's health check between requests drops one
+and the next query reconnects; the pool replaces one on checkout; a read-only database is a
+transient error the judge task retries."""
 
 from __future__ import annotations
 
@@ -19,18 +19,6 @@ def _idle_connection_due_a_check():
         pid = cursor.fetchone()[0]
     connection.health_check_done = False  # what the end of a request does
     return pid
-
-
-def test_a_live_connection_is_kept_without_a_query(monkeypatch):
-    assert connection.health_check_enabled
-    _idle_connection_due_a_check()
-    raw = connection.connection
-    monkeypatch.setattr(type(connections["default"]), "is_usable", lambda self: pytest.fail("sent SELECT 1"))
-
-    connection.close_if_health_check_failed()
-
-    assert connection.connection is raw
-    assert connection.health_check_done
 
 
 def test_a_connection_the_server_ended_is_dropped_and_the_next_query_reconnects():
@@ -87,13 +75,11 @@ def test_a_read_only_database_is_a_transient_error_the_judge_task_retries(monkey
     from celery.exceptions import Retry
     from django.db import InternalError
 
-    import judges
     from reviewapp import tasks
     from reviewapp.db.errors import is_transient
-    from reviewapp.services.ingest import answer_ingest
-    from tests.conftest import fare_payload
+    from tests import factories as make
 
-    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(fare_payload())).answer
+    answer = make.ingested()
     retried: list[BaseException] = []
 
     def retry(exc=None, **kwargs):

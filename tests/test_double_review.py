@@ -17,12 +17,12 @@ from reviewapp.services.jobs import job_run, job_start_reroute
 from reviewapp.services.policy import policy_create, policy_values
 from reviewapp.services.review import ReviewError, consensus
 from reviewapp.services.routing import decide_route
-from tests.test_review import _user, flagged, judged_answer
+from tests import factories as make
 
 
 def _policy(**changes) -> Policy:
     """A new policy version (as an admin saves it) with these changes."""
-    admin = _user("policy-admin", "admin")
+    admin = make.user("policy-admin", "admin")
     values = policy_values(Policy.current()) | changes
     return policy_create(user=admin, values=values, note="double review")
 
@@ -31,7 +31,7 @@ def _double(n: int = 2, **overrides) -> Answer:
     """An answer the judge flagged (c1 SUPPORTED, c2 CONTRADICTED), routed under a policy asking n reviews."""
     if Policy.current().reviewers_per_answer != n:
         _policy(reviewers_per_answer=n)
-    answer = judged_answer(**overrides)
+    answer = make.in_review(**overrides)
     assert (answer.review_status, answer.reviews_required, answer.reviews_blind) == ("in_review", n, True)
     return answer
 
@@ -42,17 +42,17 @@ def _jsonl() -> list[dict]:
 
 @pytest.fixture
 def alice(db):
-    return _user("alice", "reviewer")
+    return make.user("alice", "reviewer")
 
 
 @pytest.fixture
 def bob(db):
-    return _user("bob", "reviewer")
+    return make.user("bob", "reviewer")
 
 
 @pytest.fixture
 def lee(db):
-    return _user("lee", "lead")
+    return make.user("lee", "lead")
 
 
 # --- the flow the issue must show ----------------------------------------------------------------
@@ -61,7 +61,7 @@ def lee(db):
 @pytest.mark.django_db
 def test_two_blind_reviewers_disagree_and_a_lead_decides(client, alice, bob, lee):
     answer = _double()
-    claim, supported = flagged(answer), answer.claims.get(label="SUPPORTED")
+    claim, supported = make.flagged(answer), answer.claims.get(label="SUPPORTED")
     # A decides and finishes.
     client.force_login(alice)
     assert client.post("/queue/next")["Location"] == f"/review/{answer.pk}/"
@@ -149,28 +149,28 @@ def test_when_every_reviewer_agrees_the_answer_is_adjudicated_unanimously(alice,
     answer = _double()
     for user in (alice, bob):
         assert review_service.lease_next(user=user).pk == answer.pk
-        review_service.claim_decide(user=user, claim=flagged(answer), decision="overturn", label="UNSUPPORTED",
+        review_service.claim_decide(user=user, claim=make.flagged(answer), decision="overturn", label="UNSUPPORTED",
                                     note="", expected_version=0)
         review_service.answer_finish(user=user, answer=answer)
     answer.refresh_from_db()
     assert (answer.review_status, answer.adjudicated_verdict) == ("adjudicated", "MOSTLY_GROUNDED")
     assert set(Claim.objects.filter(answer=answer).values_list("consensus_method", flat=True)) == {"unanimous"}
-    assert flagged(answer).human_label == "UNSUPPORTED" and flagged(answer).decided_by == bob
+    assert make.flagged(answer).human_label == "UNSUPPORTED" and make.flagged(answer).decided_by == bob
     assert AuditEvent.objects.filter(action="answer.adjudicated").count() == 1
 
 
 @pytest.mark.django_db
 def test_with_three_reviewers_two_agreeing_is_a_majority(alice, bob):
-    carol = _user("carol", "reviewer")
+    carol = make.user("carol", "reviewer")
     answer = _double(3)
     for user, label in ((alice, "UNSUPPORTED"), (bob, "CONTRADICTED"), (carol, "UNSUPPORTED")):
         assert review_service.lease_next(user=user).pk == answer.pk
-        review_service.claim_decide(user=user, claim=flagged(answer), decision="overturn", label=label, note="",
+        review_service.claim_decide(user=user, claim=make.flagged(answer), decision="overturn", label=label, note="",
                                     expected_version=0)
         review_service.answer_finish(user=user, answer=answer)
     answer.refresh_from_db()
     assert answer.review_status == "adjudicated"
-    assert (flagged(answer).human_label, flagged(answer).consensus_method) == ("UNSUPPORTED", "majority")
+    assert (make.flagged(answer).human_label, make.flagged(answer).consensus_method) == ("UNSUPPORTED", "majority")
 
 
 def test_the_consensus_rule():
@@ -186,7 +186,7 @@ def test_the_consensus_rule():
 
 @pytest.mark.django_db
 def test_a_skip_counts_as_not_reviewed(alice, bob):
-    carol = _user("carol", "reviewer")
+    carol = make.user("carol", "reviewer")
     answer = _double()
     assert review_service.lease_next(user=alice).pk == answer.pk
     review_service.answer_skip(user=alice, answer=answer)
@@ -194,13 +194,13 @@ def test_a_skip_counts_as_not_reviewed(alice, bob):
     assert review_service.lease_next(user=alice) is None  # not back to the skipper for the lease length
     assert review_service.lease_next(user=bob).pk == answer.pk
     assert review_service.lease_next(user=carol).pk == answer.pk  # alice's place went back
-    assert review_service.lease_next(user=_user("dan", "reviewer")) is None  # both places taken
+    assert review_service.lease_next(user=make.user("dan", "reviewer")) is None  # both places taken
 
 
 @pytest.mark.django_db
 def test_two_reviewers_hold_one_answer_at_once_and_each_undoes_only_their_own(alice, bob):
     answer = _double()
-    claim = flagged(answer)
+    claim = make.flagged(answer)
     for user in (alice, bob):
         review_service.lease_next(user=user)
         assert review_service.holds_lease(user=user, answer=answer)
@@ -221,10 +221,10 @@ def test_two_reviewers_hold_one_answer_at_once_and_each_undoes_only_their_own(al
 @pytest.mark.django_db
 def test_with_blind_off_a_reviewer_sees_the_others_decisions_before_finishing(client, alice, bob):
     _policy(reviewers_per_answer=2, blind=False)
-    answer = judged_answer()
+    answer = make.in_review()
     assert answer.reviews_blind is False
     review_service.lease_next(user=alice)
-    review_service.claim_decide(user=alice, claim=flagged(answer), decision="overturn", label="UNSUPPORTED",
+    review_service.claim_decide(user=alice, claim=make.flagged(answer), decision="overturn", label="UNSUPPORTED",
                                 note="alice thinks so", expected_version=0)
     client.force_login(bob)
     client.post("/queue/next")
@@ -235,8 +235,8 @@ def test_with_blind_off_a_reviewer_sees_the_others_decisions_before_finishing(cl
 @pytest.mark.parametrize("reviewers", [2, 3])
 def test_reviewers_leasing_at_once_give_every_answer_exactly_n_distinct_reviewers(reviewers):
     _policy(reviewers_per_answer=2)
-    users = [_user(f"r{i}", "reviewer") for i in range(reviewers)]
-    answers = [judged_answer() for _ in range(50)]
+    users = [make.user(f"r{i}", "reviewer") for i in range(reviewers)]
+    answers = [make.in_review() for _ in range(50)]
     barrier, errors = threading.Barrier(reviewers), []
 
     def work(user):
@@ -266,7 +266,7 @@ def test_reviewers_leasing_at_once_give_every_answer_exactly_n_distinct_reviewer
 
 @pytest.mark.django_db
 def test_a_lead_assigns_answers_and_the_reviewer_gets_them_first(client, alice, bob, lee):
-    worse, assigned = judged_answer(), judged_answer()
+    worse, assigned = make.in_review(), make.in_review()
     Answer.objects.filter(pk=worse.pk).update(priority=999)
     client.force_login(lee)
     response = client.post("/assign", {"reviewer": "bob", "answer": assigned.pk, "back": f"/review/{assigned.pk}/"},
@@ -281,7 +281,7 @@ def test_a_lead_assigns_answers_and_the_reviewer_gets_them_first(client, alice, 
 
 @pytest.mark.django_db
 def test_a_lead_assigns_the_filtered_answers_and_sees_each_reviewers_progress(client, alice, bob, lee):
-    first, second = judged_answer(), judged_answer(question="What does a bicycle permit cost?")
+    first, second = make.in_review(), make.in_review(question="What does a bicycle permit cost?")
     client.force_login(lee)
     client.post("/assign?q=bicycle", {"reviewer": "alice", "back": "/answers/?q=bicycle"})
     assert list(ReviewPass.objects.values_list("answer_id", "reviewer__username")) == [(second.pk, "alice")]
@@ -323,19 +323,17 @@ def test_the_scope_decides_which_answers_get_several_reviewers():
 
 @pytest.mark.django_db
 def test_the_policy_form_checks_preview_and_history_show_the_double_review_fields(client):
-    from tests.test_policy import form_values
-
-    client.force_login(_user("ada", "admin"))
+    client.force_login(make.user("ada", "admin"))
     current = Policy.current()
-    page = client.post("/policy/", form_values(current, reviewers_per_answer=4)).content.decode()
+    page = client.post("/policy/", make.policy_form(current, reviewers_per_answer=4)).content.decode()
     assert 'id="error-reviewers_per_answer" role="alert">Ensure this value is less than or equal to 3.' in page
-    page = client.post("/policy/", form_values(current, reviewers_per_answer=2, multi_review_share=0)).content.decode()
+    page = client.post("/policy/", make.policy_form(current, reviewers_per_answer=2, multi_review_share=0)).content.decode()
     assert "With a share of 0 no answer gets several reviewers" in page and Policy.objects.count() == 1
-    judged_answer()
-    preview = client.post("/policy/preview", form_values(current, reviewers_per_answer=2, multi_review_scope="all",
+    make.in_review()
+    preview = client.post("/policy/preview", make.policy_form(current, reviewers_per_answer=2, multi_review_scope="all",
                                                          multi_review_share=1, note="")).content.decode()
     assert "Reviewed by several reviewers: <b>0</b> now, <b>1</b> under this policy." in preview
-    client.post("/policy/", form_values(current, reviewers_per_answer=2, multi_review_scope="critical",
+    client.post("/policy/", make.policy_form(current, reviewers_per_answer=2, multi_review_scope="critical",
                                         multi_review_share=0.5, blind="on"))
     new = Policy.current()
     assert (new.version, new.reviewers_per_answer, new.multi_review_scope, new.multi_review_share, new.blind) == (
@@ -347,11 +345,11 @@ def test_the_policy_form_checks_preview_and_history_show_the_double_review_field
 
 @pytest.mark.django_db
 def test_a_policy_change_leaves_answers_already_routed_and_reroute_spares_started_ones(alice):
-    started, waiting = judged_answer(), judged_answer()
+    started, waiting = make.in_review(), make.in_review()
     review_service.lease_take(user=alice, answer=started)
     _policy(reviewers_per_answer=2)
     assert Answer.objects.get(pk=waiting.pk).reviews_required == 1  # routed before the change
-    job_run(job_id=job_start_reroute(user=_user("ada", "admin")).pk)  # the worker's part, here
+    job_run(job_id=job_start_reroute(user=make.user("ada", "admin")).pk)  # the worker's part, here
     assert dict(Answer.objects.values_list("pk", "reviews_required")) == {started.pk: 1, waiting.pk: 2}
 
 
@@ -363,11 +361,10 @@ def test_the_client_hears_once_at_the_final_label_and_reads_adjudicating_meanwhi
     from reviewapp import selectors
     from reviewapp.models import WebhookDelivery
     from reviewapp.schemas import AnswerState
-    from tests.test_webhooks import _client_with_endpoint, _judged
 
     _policy(reviewers_per_answer=2)
-    answer = _judged(_client_with_endpoint()[0])
-    claim = flagged(answer)
+    answer = make.judged(client=make.webhook_endpoint()[0])
+    claim = make.flagged(answer)
     for user, label in ((alice, "UNSUPPORTED"), (bob, "CONTRADICTED")):
         review_service.lease_next(user=user)
         review_service.claim_decide(user=user, claim=claim, decision="overturn", label=label, note=user.username,
@@ -395,8 +392,8 @@ def test_the_client_hears_once_at_the_final_label_and_reads_adjudicating_meanwhi
 
 @pytest.mark.django_db
 def test_one_review_sets_single_and_undo_clears_it(alice):
-    answer = judged_answer()
-    claim = flagged(answer)
+    answer = make.in_review()
+    claim = make.flagged(answer)
     review_service.claim_decide(user=alice, claim=claim, decision="confirm", label=None, note="", expected_version=0)
     assert Claim.objects.get(pk=claim.pk).consensus_method == "single"
     review_service.decision_undo(user=alice, answer=answer)
@@ -406,7 +403,7 @@ def test_one_review_sets_single_and_undo_clears_it(alice):
 @pytest.mark.django_db
 def test_a_leads_undo_gives_a_claim_back_what_the_reviewers_settled(alice, bob, lee):
     answer = _double()
-    claim, supported = flagged(answer), answer.claims.get(label="SUPPORTED")
+    claim, supported = make.flagged(answer), answer.claims.get(label="SUPPORTED")
     for user, label in ((alice, "UNSUPPORTED"), (bob, "CONTRADICTED")):
         review_service.lease_next(user=user)
         review_service.claim_decide(user=user, claim=claim, decision="overturn", label=label, note="", expected_version=0)

@@ -5,22 +5,14 @@ import json
 
 import pytest
 
-import judges
 from reviewapp.models import AuditEvent, Claim, ExampleSet, JudgeRun, Policy, WorkedExample
 from reviewapp.services.examples import example_set_create, passage_excerpt
-from reviewapp.services.ingest import answer_ingest
 from reviewapp.services.judging import answer_judge
-from tests import labels_factory as make
-from tests.conftest import fare_payload
+from tests import factories as make
 from tests.fake_openai import Reply
-from tests.test_policy import form_values
+from tests.judges.factories import GOOD, GOOD_ANSWER, GOOD_PASSAGE
 
 pytestmark = pytest.mark.django_db
-
-# What tests.judges.test_openai_backend.GOOD judges (claim_verification's reply format).
-ANSWER_FOR_GOOD = "Riders aged 65 and older pay a reduced fare of $1.35 per ride. Monthly passes cost $20."
-PASSAGE_FOR_GOOD = "Riders aged 65 and older pay a reduced fare of $1.35 per ride with a valid Senior ID card."
-
 
 @pytest.fixture
 def ada(client):
@@ -165,11 +157,11 @@ def test_the_policy_refuses_a_set_its_judge_would_not_carry(client, ada, overtur
         ({"judge_backend": "offline", "judge_profile": "fare_policy"}, "The offline judge reads no prompt"),
     ]
     for changes, message in cases:
-        response = client.post("/policy/", form_values(current, example_set=example_set.pk, **changes))
+        response = client.post("/policy/", make.policy_form(current, example_set=example_set.pk, **changes))
         assert response.status_code == 400 and message in response.content.decode()
     assert Policy.objects.count() == 1
 
-    response = client.post("/policy/", form_values(current, example_set=example_set.pk, judge_backend="openai",
+    response = client.post("/policy/", make.policy_form(current, example_set=example_set.pk, judge_backend="openai",
                                                    judge_profile="fare_policy", note="calibrate on overturns"))
     assert response.status_code == 302
     assert Policy.current().example_set == example_set
@@ -190,27 +182,15 @@ def openai_settings(settings, fake_llm):
     return fake_llm
 
 
-def _policy(example_set=None, profile="claim_verification"):
-    return Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai", judge_profile=profile,
-                                 example_set=example_set, note="judge with the (fake) LLM")
-
-
-def _ingest(**overrides):
-    payload = fare_payload(external_id=None, answer=ANSWER_FOR_GOOD, passages=[{"text": PASSAGE_FOR_GOOD}], **overrides)
-    return answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
-
-
 def test_a_run_under_a_policy_with_a_set_carries_it_and_names_it(ada, overturned, openai_settings):
-    from tests.judges.test_openai_backend import GOOD
-
     fake = openai_settings
     example_set = example_set_create(user=ada, profile="claim_verification",
                                      claim_ids=[overturned["hostile"].pk, overturned["with_quote"].pk])
     fake.enqueue(Reply.ok(GOOD), Reply.ok(GOOD))
-    _policy()
-    plain = answer_judge(answer_id=_ingest().pk)
-    _policy(example_set)
-    carried = answer_judge(answer_id=_ingest().pk)
+    make.openai_policy()
+    plain = answer_judge(answer_id=make.ingested(GOOD_ANSWER, passages=[{"text": GOOD_PASSAGE}]).pk)
+    make.openai_policy(example_set=example_set)
+    carried = answer_judge(answer_id=make.ingested(GOOD_ANSWER, passages=[{"text": GOOD_PASSAGE}]).pk)
 
     assert (plain.status, carried.status) == ("succeeded", "succeeded")
     assert (plain.example_set, plain.prompt_version, plain.config_key) == (
@@ -229,10 +209,10 @@ def test_a_run_under_a_policy_with_a_set_carries_it_and_names_it(ada, overturned
 def test_a_client_asking_for_another_profile_gets_its_plain_prompt(ada, overturned, openai_settings):
     fake = openai_settings
     example_set = example_set_create(user=ada, profile="claim_verification", claim_ids=[overturned["plain"].pk])
-    _policy(example_set)
+    make.openai_policy(example_set=example_set)
     reply = {"grounded": False, "unsupported_claims": ["Monthly passes cost $20."], "reasoning": "no price"}
     fake.enqueue(Reply.ok(json.dumps(reply)))
-    run = answer_judge(answer_id=_ingest(profile="fare_policy").pk)
+    run = answer_judge(answer_id=make.ingested(GOOD_ANSWER, passages=[{"text": GOOD_PASSAGE}], profile="fare_policy").pk)
     assert (run.status, run.profile, run.prompt_version, run.example_set) == ("succeeded", "fare_policy", "v3", None)
     assert "worked example" not in fake.requests[0]["messages"][1]["content"]
 
@@ -266,11 +246,9 @@ def test_evaluate_measures_a_named_set_or_the_plain_prompt(ada, overturned, open
 def test_a_rejudge_job_can_carry_a_set_beside_the_answers_own_run(client, ada, overturned, openai_settings):
     from reviewapp.models import Job
     from reviewapp.services import jobs as jobs_service
-    from tests.judges.test_openai_backend import GOOD
-
     fake = openai_settings
     example_set = example_set_create(user=ada, profile="claim_verification", claim_ids=[overturned["plain"].pk])
-    answer = _ingest()
+    answer = make.ingested(GOOD_ANSWER, passages=[{"text": GOOD_PASSAGE}])
     answer_judge(answer_id=answer.pk)  # the answer's own run, by the offline judge
     form = {"limit": 1, "profile": "claim_verification", "backend": "offline", "model": "", "example_set": example_set.pk}
     refused = client.post("/policy/rejudge", form)

@@ -14,15 +14,11 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-import judges
 from reviewapp import exports
 from reviewapp.exports import ExportFilters, export_stream, neutralize, write_export
 from reviewapp.models import Answer, AuditEvent, Claim, Review
 from reviewapp.services import review as review_service
-from reviewapp.services.ingest import answer_ingest
-from reviewapp.services.judging import answer_judge
-from tests import labels_factory as make
-from tests.conftest import fare_payload
+from tests import factories as make
 
 JSONL_KEYS = {
     "answer_id", "external_id", "question", "answer", "passages", "claim_id", "claim_text", "answer_span",
@@ -45,10 +41,7 @@ def _csv(filters: ExportFilters = EVERYTHING) -> list[dict]:
 
 def judged_and_overturned(reviewer) -> tuple[Answer, Claim]:
     """Through the real pipeline: ingest, offline judge, a reviewer overturns the flagged claim."""
-    payload = fare_payload(external_id="conv-42")
-    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
-    answer_judge(answer_id=answer.pk)
-    answer.refresh_from_db()
+    answer = make.judged(external_id="conv-42")
     Answer.objects.filter(pk=answer.pk).update(review_status="in_review")
     flagged = answer.claims.exclude(label="SUPPORTED").first()
     new_label = "PARTIALLY_SUPPORTED" if flagged.label != "PARTIALLY_SUPPORTED" else "CONTRADICTED"
@@ -131,9 +124,7 @@ def test_a_csv_row_flattens_passages_spans_and_quotes():
 def test_the_export_tells_a_claim_the_reviewer_decided_from_one_finishing_accepted_unseen():
     reviewer = make.user("rita", "reviewer")
     text = "Riders aged 65 and older pay a reduced fare of $1.00 per ride. Proof of age must be shown when boarding."
-    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(
-        fare_payload(external_id=None, answer=text))).answer
-    answer_judge(answer_id=answer.pk)
+    answer = make.judged(text)
     Answer.objects.filter(pk=answer.pk).update(review_status="in_review")  # an audit sample: nothing flagged
     answer.refresh_from_db()
     first, *rest = answer.claims.order_by("position")

@@ -13,17 +13,15 @@ import subprocess
 import time
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
-import judges
 from bench import peak_rss
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage
 from reviewapp.services import review as review_service
-from reviewapp.services.ingest import answer_ingest
 from reviewapp.services.judging import AnswerBusy, answer_judge
-from tests.conftest import ROOT, _test_database_url, fare_payload, wait_for
+from tests import factories as make
+from tests.conftest import ROOT, _test_database_url, wait_for
 
 # Five claims an answer (the offline judge's claims of TEMPLATE), all decided.
 TEMPLATE = ("Riders aged 65 and older pay a reduced fare of $1.00 per ride. Proof of age, such as a state ID, "
@@ -125,9 +123,8 @@ def _export(tmp_path, *args: str) -> tuple[dict, int]:
 
 @pytest.mark.django_db(transaction=True)
 def test_memory_stays_flat_from_20000_to_200000_exported_rows(tmp_path):
-    reviewer = get_user_model().objects.create_user("rita")
-    payload = fare_payload(external_id="template", answer=TEMPLATE)
-    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
+    reviewer = make.user("rita")
+    answer = make.ingested(TEMPLATE, external_id="template")
     try:
         answer_judge(answer_id=answer.pk)
     except AnswerBusy:

@@ -25,7 +25,7 @@ from django.utils import timezone
 from reviewapp import exports
 from reviewapp.exports import ExportFilters, export_stream
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Review
-from tests import labels_factory as make
+from tests import factories as make
 from tests.conftest import wait_for
 
 pytestmark = pytest.mark.django_db

@@ -12,10 +12,8 @@ import judges
 from reviewapp.models import Answer, JudgeRun
 from reviewapp.services import review as review_service
 from reviewapp.services.evaluation import gate_failures, parse_gate
-from reviewapp.services.ingest import answer_ingest
-from reviewapp.services.judging import answer_judge
-from tests import labels_factory as make
-from tests.conftest import fare_payload
+from tests import factories as make
+from tests.factories import fare_payload
 
 pytestmark = pytest.mark.django_db
 
@@ -86,12 +84,10 @@ def test_golden_answers_are_not_judged_routed_or_queued_on_import(tmp_path, djan
 
 
 def test_golden_answers_stay_off_the_answers_page(tmp_path, client, api):
-    from django.contrib.auth.models import Group, User
 
     _import(golden_file(tmp_path), "--name", "syn")
     assert api.post(fare_payload(external_id="live-1")).status_code == 202
-    reviewer = User.objects.create_user("rita", password="pw")
-    reviewer.groups.add(Group.objects.get(name="reviewer"))
+    reviewer = make.user("rita", "reviewer")
     client.force_login(reviewer)
     page = client.get("/answers/").content.decode()
     assert "live-1" in page
@@ -182,9 +178,7 @@ def test_evaluate_on_an_unknown_golden_set_exits_2():
 
 
 def adjudicated(reviewer, *, overturn_to: str | None = None, answer_text: str = GROUNDED + " " + WRONG) -> Answer:
-    payload = fare_payload(external_id=None, answer=answer_text)
-    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
-    answer_judge(answer_id=answer.pk)
+    answer = make.judged(answer_text)
     Answer.objects.filter(pk=answer.pk).update(review_status="in_review")
     answer.refresh_from_db()
     flagged = answer.claims.exclude(label="SUPPORTED").first()

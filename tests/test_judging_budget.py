@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from judges import JudgeRequest
-from reviewapp.models import Answer, JudgeRun, Policy
-from reviewapp.services import ingest
+from reviewapp.models import Answer, JudgeRun
 from reviewapp.services.clients import api_client_create
-from tests.conftest import fare_payload, private_worker, wait_for
-from tests.judges.test_cpu_budget import HEAVY_ANSWER, heavy_passages
-from tests.judges.test_openai_backend import PASSAGE
-from tests.test_judging_worker import ANSWER_FOR_GOOD
+from tests import factories as make
+from tests.conftest import private_worker, wait_for
+from tests.judges.factories import GOOD_ANSWER, GOOD_PASSAGE, HEAVY_ANSWER, heavy_passages
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
 
@@ -30,19 +27,14 @@ def budget_worker(tmp_path, monkeypatch):
         yield fake
 
 
-def _post(client, **payload) -> int:
-    request = JudgeRequest.model_validate(fare_payload(external_id=None, **payload))
-    return ingest.answer_ingest(client=client, request=request).answer.pk
-
-
 def _settled(ids):
     return Answer.objects.filter(pk__in=ids, status__in=["judged", "failed"]).count() == len(ids)
 
 
 def test_an_answer_that_burns_cpu_fails_its_run_instead_of_holding_a_worker(budget_worker):
     attacker, _ = api_client_create(name="attacker")
-    heavy = _post(attacker, answer=HEAVY_ANSWER, passages=heavy_passages())
-    cheap = _post(None)
+    heavy = make.ingested(client=attacker, answer=HEAVY_ANSWER, passages=heavy_passages()).pk
+    cheap = make.ingested(client=None).pk
     wait_for(lambda: _settled([heavy, cheap]), timeout=60)
 
     answer = Answer.objects.get(pk=heavy)
@@ -55,12 +47,11 @@ def test_an_answer_that_burns_cpu_fails_its_run_instead_of_holding_a_worker(budg
 
 
 def test_one_client_flooding_answers_cannot_take_every_worker_thread(budget_worker):
-    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai",
-                          judge_profile="claim_verification", note="judge with the (fake) LLM")
+    make.openai_policy()
     flooder, _ = api_client_create(name="flooder")
     other, _ = api_client_create(name="other")
-    flood = [_post(flooder, answer=ANSWER_FOR_GOOD, passages=[{"text": PASSAGE}]) for _ in range(4)]
-    late = _post(other, answer=ANSWER_FOR_GOOD, passages=[{"text": PASSAGE}])
+    flood = [make.ingested(GOOD_ANSWER, client=flooder, passages=[{"text": GOOD_PASSAGE}]).pk for _ in range(4)]
+    late = make.ingested(GOOD_ANSWER, client=other, passages=[{"text": GOOD_PASSAGE}]).pk
     wait_for(lambda: _settled([*flood, late]), timeout=90)
 
     # Waiting its turn is not a failure: every answer of the flood is judged, once.

@@ -10,18 +10,14 @@ from django.utils import timezone
 import judges
 from judges import JudgeError
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun
-from reviewapp.services.ingest import answer_ingest
 from reviewapp.services.judging import AnswerBusy, TransientJudgeFailure, answer_judge
-from tests.conftest import fare_payload
-
-
-def _ingest(**overrides) -> Answer:
-    return answer_ingest(client=None, request=judges.JudgeRequest.model_validate(fare_payload(**overrides))).answer
+from tests import factories as make
+from tests.judges.factories import GOOD, GOOD_ANSWER, GOOD_PASSAGE
 
 
 @pytest.mark.django_db
 def test_it_judges_an_answer_once_and_a_second_delivery_does_nothing():
-    answer = _ingest()
+    answer = make.ingested()
     run = answer_judge(answer_id=answer.pk)
     assert run.status == "succeeded"
     assert answer_judge(answer_id=answer.pk) is None
@@ -34,7 +30,7 @@ def test_it_judges_an_answer_once_and_a_second_delivery_does_nothing():
 
 @pytest.mark.django_db(transaction=True)
 def test_two_deliveries_at_once_produce_one_claim_set():
-    answer = _ingest()
+    answer = make.ingested()
     barrier = threading.Barrier(4)
     outcomes = []
 
@@ -59,7 +55,7 @@ def test_two_deliveries_at_once_produce_one_claim_set():
 
 @pytest.mark.django_db
 def test_a_delivery_finding_the_answer_claimed_elsewhere_is_told_when_to_retry():
-    answer = _ingest()
+    answer = make.ingested()
     Answer.objects.filter(pk=answer.pk).update(status="judging", claim_expires_at=timezone.now() + timedelta(seconds=90))
     with pytest.raises(AnswerBusy) as busy:
         answer_judge(answer_id=answer.pk)
@@ -68,7 +64,7 @@ def test_a_delivery_finding_the_answer_claimed_elsewhere_is_told_when_to_retry()
 
 @pytest.mark.django_db
 def test_an_expired_claim_is_taken_over_and_the_abandoned_run_is_closed():
-    answer = _ingest()
+    answer = make.ingested()
     stale = JudgeRun.objects.create(answer=answer, profile="offline", prompt_version="v1", backend="offline",
                                     model="rules", config_key="x")
     Answer.objects.filter(pk=answer.pk).update(status="judging", claim_expires_at=timezone.now() - timedelta(seconds=1))
@@ -84,7 +80,7 @@ def test_a_crashing_judge_leaves_a_failed_run_holding_the_error(monkeypatch):
         raise RuntimeError("parser exploded on claim 3")
 
     monkeypatch.setattr(judges, "judge", crash)
-    answer = _ingest()
+    answer = make.ingested()
     run = answer_judge(answer_id=answer.pk)
     run.refresh_from_db()
     answer.refresh_from_db()
@@ -101,7 +97,7 @@ def test_a_transient_failure_gives_the_answer_back_for_a_retry(monkeypatch):
         raise JudgeError("429 Too Many Requests", transient=True, attempts=3)
 
     monkeypatch.setattr(judges, "judge", rate_limited)
-    answer = _ingest()
+    answer = make.ingested()
     with pytest.raises(TransientJudgeFailure):
         answer_judge(answer_id=answer.pk, last_try=False)
     answer.refresh_from_db()
@@ -116,7 +112,7 @@ def test_a_transient_failure_gives_the_answer_back_for_a_retry(monkeypatch):
 @pytest.mark.django_db
 def test_a_transient_failure_on_the_last_try_fails_the_answer(monkeypatch):
     monkeypatch.setattr(judges, "judge", lambda r, c: (_ for _ in ()).throw(JudgeError("timeout", transient=True)))
-    answer = _ingest()
+    answer = make.ingested()
     answer_judge(answer_id=answer.pk, last_try=True)
     answer.refresh_from_db()
     assert answer.status == "failed"
@@ -132,7 +128,7 @@ def test_a_result_with_a_span_outside_the_answer_is_refused_not_stored(monkeypat
         return output
 
     monkeypatch.setattr(judges, "judge", bad_spans)
-    answer = _ingest()
+    answer = make.ingested()
     run = answer_judge(answer_id=answer.pk)
     run.refresh_from_db()
     assert run.status == "failed" and "outside the answer" in run.error
@@ -141,7 +137,7 @@ def test_a_result_with_a_span_outside_the_answer_is_refused_not_stored(monkeypat
 
 @pytest.mark.django_db
 def test_a_rerun_of_the_same_configuration_supersedes_the_previous_run():
-    answer = _ingest()
+    answer = make.ingested()
     first = answer_judge(answer_id=answer.pk)
     Answer.objects.filter(pk=answer.pk).update(status="queued")
     second = answer_judge(answer_id=answer.pk)
@@ -156,7 +152,7 @@ def test_a_result_whose_claim_was_taken_over_meanwhile_writes_nothing(monkeypatc
     claimed by this delivery: the previous current run stays current, the late run is failed."""
     import uuid
 
-    answer = _ingest()
+    answer = make.ingested()
     first = answer_judge(answer_id=answer.pk)
     Answer.objects.filter(pk=answer.pk).update(status="queued")
     real_judge = judges.judge
@@ -180,7 +176,7 @@ def test_a_result_whose_claim_was_taken_over_meanwhile_writes_nothing(monkeypatc
 
 @pytest.mark.django_db
 def test_reruns_of_one_configuration_leave_exactly_one_current_run():
-    answer = _ingest()
+    answer = make.ingested()
     runs = []
     for _ in range(4):
         runs.append(answer_judge(answer_id=answer.pk))
@@ -192,7 +188,7 @@ def test_reruns_of_one_configuration_leave_exactly_one_current_run():
 
 @pytest.mark.django_db
 def test_the_database_refuses_two_current_runs_of_one_configuration():
-    answer = _ingest()
+    answer = make.ingested()
     fields = dict(answer=answer, profile="p", prompt_version="v1", backend="offline", model="m", config_key="k",
                   status="succeeded", is_current=True)
     JudgeRun.objects.create(**fields)
@@ -202,7 +198,7 @@ def test_the_database_refuses_two_current_runs_of_one_configuration():
 
 @pytest.mark.django_db
 def test_the_database_refuses_a_claim_span_past_the_end_of_its_answer():
-    answer = _ingest()
+    answer = make.ingested()
     run = JudgeRun.objects.create(answer=answer, profile="p", prompt_version="v1", backend="offline", model="m", config_key="k")
     end = len(answer.answer)
     Claim.objects.create(run=run, answer=answer, position=0, cid="c1", text="t", answer_start=0, answer_end=end, label="SUPPORTED")
@@ -216,7 +212,7 @@ def test_the_database_refuses_a_claim_span_past_the_end_of_its_answer():
 
 @pytest.mark.django_db
 def test_the_database_refuses_an_evidence_span_past_the_end_of_its_passage():
-    answer = _ingest()
+    answer = make.ingested()
     passage = answer.passages.get(pid="P2")
     run = JudgeRun.objects.create(answer=answer, profile="p", prompt_version="v1", backend="offline", model="m", config_key="k")
     claim = Claim.objects.create(run=run, answer=answer, position=0, cid="c1", text="t", label="SUPPORTED")
@@ -248,7 +244,6 @@ def _judge_with_claims(settings, fake_llm, count: int) -> tuple[Answer, int]:
 
     from django.test.utils import CaptureQueriesContext
 
-    from reviewapp.models import Policy
     from tests.fake_openai import Reply
 
     sentences = [f"Fare option {i} costs ${i}.25 per ride." for i in range(count)]
@@ -262,10 +257,9 @@ def _judge_with_claims(settings, fake_llm, count: int) -> tuple[Answer, int]:
         "verdict": "GROUNDED", "rewrite_note": "",
     })))
     settings.OPENAI_BASE_URL = fake_llm.base_url
-    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai", judge_profile="claim_audit",
-                          note="judge with the (fake) LLM")
+    make.openai_policy("claim_audit")
     text = " ".join(sentences)
-    answer = _ingest(external_id=None, answer=text, passages=[{"text": text}, {"text": text.lower() + " " + text}])
+    answer = make.ingested(answer=text, passages=[{"text": text}, {"text": text.lower() + " " + text}])
     with CaptureQueriesContext(connection) as queries:
         run = answer_judge(answer_id=answer.pk)
     assert run.status == "succeeded", run.error
@@ -285,15 +279,12 @@ def test_storing_a_result_costs_the_same_queries_for_5_claims_as_for_50(settings
 
 
 def _judge_with_the_fake_llm(settings, fake_llm, content: str) -> tuple[Answer, JudgeRun]:
-    from reviewapp.models import Policy
     from tests.fake_openai import Reply
-    from tests.judges.test_openai_backend import ANSWER, PASSAGE
 
     fake_llm.enqueue(Reply.ok(content))
     settings.OPENAI_BASE_URL = fake_llm.base_url
-    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai",
-                          judge_profile="claim_verification", note="judge with the (fake) LLM")
-    answer = _ingest(answer=ANSWER, passages=[{"text": PASSAGE}])
+    make.openai_policy()
+    answer = make.ingested(GOOD_ANSWER, passages=[{"text": GOOD_PASSAGE}])
     run = answer_judge(answer_id=answer.pk)
     run.refresh_from_db()
     answer.refresh_from_db()
@@ -303,8 +294,6 @@ def _judge_with_the_fake_llm(settings, fake_llm, content: str) -> tuple[Answer, 
 @pytest.mark.django_db
 @pytest.mark.parametrize("unstorable", ["\x00", "\\u0000", "\ud800", "\\ud800"])
 def test_an_llm_reply_with_a_nul_is_cleaned_and_stored(settings, fake_llm, unstorable):
-    from tests.judges.test_openai_backend import GOOD
-
     answer, run = _judge_with_the_fake_llm(settings, fake_llm, GOOD.replace("Stated in P1.", f"Stated{unstorable} in P1."))
     assert (run.status, answer.status, answer.judged_by_id) == ("succeeded", "judged", run.pk)
     assert run.raw_output == GOOD
@@ -330,7 +319,7 @@ def test_a_result_the_database_refuses_fails_the_run_with_its_reason_at_once(mon
 
     _with_a_nul_in_the_first_explanation(monkeypatch)
     owner = api_client_create(name="acme")[0] if client else None
-    answer = answer_ingest(client=owner, request=judges.JudgeRequest.model_validate(fare_payload())).answer
+    answer = make.ingested(client=owner)
     run = answer_judge(answer_id=answer.pk)
     run.refresh_from_db()
     answer.refresh_from_db()
@@ -353,7 +342,7 @@ def test_a_transient_database_error_while_storing_keeps_the_retry_path(monkeypat
         raise OperationalError("server closed the connection unexpectedly")
 
     monkeypatch.setattr(judging, "run_record_success", connection_lost)
-    answer = _ingest()
+    answer = make.ingested()
     with pytest.raises(OperationalError):
         answer_judge(answer_id=answer.pk)
     answer.refresh_from_db()

@@ -4,11 +4,11 @@ import pytest
 
 from reviewapp.models import Answer, Claim, JudgeRun, Policy
 from reviewapp.tasks import judge_answer
-from tests.conftest import fare_payload, wait_for
+from tests import factories as make
+from tests.conftest import wait_for
+from tests.factories import fare_payload
 from tests.fake_openai import Reply
-
-# The answer that tests.judges.test_openai_backend.GOOD judges: its claims are verbatim in it.
-ANSWER_FOR_GOOD = "Riders aged 65 and older pay a reduced fare of $1.35 per ride. Monthly passes cost $20."
+from tests.judges.factories import GOOD, GOOD_ANSWER, GOOD_PASSAGE
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
 
@@ -74,17 +74,10 @@ def test_a_task_delivered_three_times_produces_one_claim_set(api, celery_worker)
     assert Claim.objects.filter(answer__public_id=answer_id).count() == 2
 
 
-def _use_openai(profile="claim_verification"):
-    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai", judge_profile=profile,
-                          note="judge with the (fake) LLM")
-
-
 def test_the_openai_backend_judges_through_the_worker_and_records_the_run(api, celery_worker, fake_llm):
-    from tests.judges.test_openai_backend import GOOD, PASSAGE
-
-    _use_openai()
+    make.openai_policy()
     fake_llm.enqueue(Reply.status(429, retry_after=0.1), Reply.ok(GOOD, prompt_tokens=400, completion_tokens=80))
-    answer_id = api.post(fare_payload(answer=ANSWER_FOR_GOOD, passages=[{"text": PASSAGE}])).json()["id"]
+    answer_id = api.post(fare_payload(answer=GOOD_ANSWER, passages=[{"text": GOOD_PASSAGE}])).json()["id"]
     body = wait_for(lambda: _judged(api, answer_id))
 
     assert body["status"] == "judged"
@@ -97,7 +90,7 @@ def test_the_openai_backend_judges_through_the_worker_and_records_the_run(api, c
 
 
 def test_a_judge_that_fails_leaves_a_failed_run_with_its_error(api, celery_worker, fake_llm):
-    _use_openai()
+    make.openai_policy()
     fake_llm.enqueue(Reply.refusal("I cannot evaluate this content."))
     answer_id = api.post(fare_payload()).json()["id"]
     body = wait_for(lambda: _judged(api, answer_id))
@@ -112,11 +105,9 @@ def test_a_judge_that_fails_leaves_a_failed_run_with_its_error(api, celery_worke
 
 
 def test_an_llm_reply_with_a_nul_is_judged_by_the_worker_and_never_left_judging(api, celery_worker, fake_llm):
-    from tests.judges.test_openai_backend import GOOD, PASSAGE
-
-    _use_openai()
+    make.openai_policy()
     fake_llm.enqueue(Reply.ok(GOOD.replace("Stated in P1.", "Stated\\u0000 in P1.\x00")))
-    answer_id = api.post(fare_payload(answer=ANSWER_FOR_GOOD, passages=[{"text": PASSAGE}])).json()["id"]
+    answer_id = api.post(fare_payload(answer=GOOD_ANSWER, passages=[{"text": GOOD_PASSAGE}])).json()["id"]
     body = wait_for(lambda: _judged(api, answer_id))
 
     assert body["status"] == "judged"
@@ -127,16 +118,14 @@ def test_an_llm_reply_with_a_nul_is_judged_by_the_worker_and_never_left_judging(
 
 
 def test_a_reroute_job_runs_on_the_worker_and_reports_progress(api, celery_worker):
-    from django.contrib.auth import get_user_model
-
     from reviewapp.models import Job
     from reviewapp.services.jobs import job_start_reroute
 
     answer_id = api.post(fare_payload()).json()["id"]
     wait_for(lambda: _judged(api, answer_id))
-    Policy.objects.create(version=Policy.current().version + 1, score_threshold=0, blocking_labels=[],
-                          critical_categories=[], audit_sample_rate=0, note="pass everything")
-    admin = get_user_model().objects.create_user("ada")
+    make.next_policy(score_threshold=0, blocking_labels=[], critical_categories=[], audit_sample_rate=0,
+                     note="pass everything")
+    admin = make.user("ada")
     job = job_start_reroute(user=admin)
     job = wait_for(lambda: Job.objects.filter(pk=job.pk, status="done").first())
     assert (job.done, job.changed) == (1, 1)
@@ -145,16 +134,13 @@ def test_a_reroute_job_runs_on_the_worker_and_reports_progress(api, celery_worke
 
 def test_the_worker_judges_with_the_policys_example_set_and_the_api_reports_it(api, celery_worker, fake_llm):
     from reviewapp.services.examples import example_set_create
-    from tests import labels_factory as make
-    from tests.judges.test_openai_backend import GOOD, PASSAGE
 
     overturned = make.claim(make.answer(), "CONTRADICTED", "UNSUPPORTED", span=(19, 47),
                             reviewer=make.user("rho", "reviewer"), note="No passage prices the monthly pass.")
     example_set = example_set_create(user=make.admin("root"), profile="claim_verification", claim_ids=[overturned.pk])
-    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai",
-                          judge_profile="claim_verification", example_set=example_set, note="calibrated on overturns")
+    make.openai_policy(example_set=example_set, note="calibrated on overturns")
     fake_llm.enqueue(Reply.ok(GOOD))
-    answer_id = api.post(fare_payload(answer=ANSWER_FOR_GOOD, passages=[{"text": PASSAGE}])).json()["id"]
+    answer_id = api.post(fare_payload(answer=GOOD_ANSWER, passages=[{"text": GOOD_PASSAGE}])).json()["id"]
     body = wait_for(lambda: _judged(api, answer_id))
 
     assert body["status"] == "judged", body["error"]

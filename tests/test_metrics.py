@@ -11,16 +11,14 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from prometheus_client.parser import text_string_to_metric_families
 
-import judges
 from reviewapp.models import Answer, JudgeRun, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from reviewapp.services import review as review_service
 from reviewapp.services.clients import api_client_create
-from reviewapp.services.ingest import answer_ingest
-from reviewapp.services.judging import answer_judge
-from tests.conftest import _test_database_url, fare_payload
+from tests import factories as make
+from tests.conftest import _test_database_url
 from tests.faultkit import free_port, wait_until
 
 TOKEN = "metrics-token-for-tests"
@@ -44,15 +42,12 @@ def _world():
     client = api_client_create(name="acme")[0]
     answers = []
     for external_id in ("a-1", "a-2"):
-        answer = answer_ingest(client=client, request=judges.JudgeRequest.model_validate(
-            fare_payload(external_id=external_id))).answer
-        answer_judge(answer_id=answer.pk)
+        answer = make.judged(client=client, external_id=external_id)
         answers.append(Answer.objects.get(pk=answer.pk))
     JudgeRun.objects.create(answer=answers[1], profile="claim_audit", prompt_version="v1", backend="openai",
                             model="gpt-4o-mini", config_key="k", status="failed", prompt_tokens=120,
                             completion_tokens=30, error="judge timed out (soft time limit)")
-    reviewer = User.objects.create_user("rita", password="pw-rita-123")
-    reviewer.groups.add(Group.objects.get_or_create(name="reviewer")[0])
+    reviewer = make.user("rita", "reviewer")
     flagged = answers[0].claims.exclude(label="SUPPORTED").first()
     Answer.objects.filter(pk=answers[0].pk).update(review_status="in_review")
     assert review_service.lease_take(user=reviewer, answer=Answer.objects.get(pk=answers[0].pk))

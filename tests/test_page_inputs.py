@@ -5,19 +5,16 @@ nothing is stored."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group, User
 
 from reviewapp.models import Claim, Policy
-from tests.test_review import _user, flagged, judged_answer
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def ada(db):
-    user = User.objects.create_user("ada", password="pw-ada-123", is_staff=True)
-    user.groups.add(Group.objects.get_or_create(name="admin")[0])
-    return user
+    return make.admin()
 
 
 @pytest.mark.parametrize("query, field", [
@@ -25,7 +22,7 @@ def ada(db):
     ("since=9999-12-31", "since"),
 ])
 def test_a_queue_filter_the_database_cannot_take_is_a_400_saying_which(client, ada, query, field):
-    judged_answer()
+    make.in_review()
     client.force_login(ada)
     response = client.get(f"/queue/?{query}")
     assert response.status_code == 400
@@ -38,7 +35,7 @@ def test_starting_to_review_with_such_a_filter_is_a_400_too(client, ada):
 
 
 def test_ordinary_queue_filters_still_work(client, ada):
-    judged_answer()
+    make.in_review()
     client.force_login(ada)
     assert client.get("/queue/?q=fare&until=2099-01-01&profile=claim_audit").status_code == 200
 
@@ -53,9 +50,9 @@ def test_a_nul_profile_filter_on_admin_pages_is_a_400_saying_so(client, ada, url
 
 @pytest.mark.parametrize("htmx", [False, True])
 def test_a_nul_in_a_decision_note_is_a_400_and_decides_nothing(client, htmx):
-    answer = judged_answer()
-    claim = flagged(answer)
-    client.force_login(_user("rita", "reviewer"))
+    answer = make.in_review()
+    claim = make.flagged(answer)
+    client.force_login(make.user("rita", "reviewer"))
     client.get(f"/review/{answer.pk}/")
     response = client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide",
                            {"decision": "confirm", "version": 0, "note": "right\x00"},
@@ -67,9 +64,9 @@ def test_a_nul_in_a_decision_note_is_a_400_and_decides_nothing(client, htmx):
 
 
 def test_a_nul_in_an_added_claims_note_is_a_400_and_adds_nothing(client):
-    answer = judged_answer()
+    answer = make.in_review()
     claims = answer.claims.count()
-    client.force_login(_user("rita", "reviewer"))
+    client.force_login(make.user("rita", "reviewer"))
     client.get(f"/review/{answer.pk}/")
     response = client.post(f"/review/{answer.pk}/add-claim",
                            {"start": 0, "end": 10, "label": "UNSUPPORTED", "note": "missed\x00"})

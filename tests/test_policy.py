@@ -4,50 +4,25 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.test import Client
 
 import judges
 from judges.offline import OFFLINE_VERSION
 from reviewapp.models import Answer, AuditEvent, Job, JudgeRun, Policy
 from reviewapp.services import jobs as jobs_service
-from reviewapp.services.ingest import answer_ingest
-from reviewapp.services.judging import answer_judge
 from reviewapp.services.routing import decide_route, in_audit_sample
-from tests.conftest import fare_payload
+from tests import factories as make
 
 User = get_user_model()
 GROUNDED = "Riders aged 65 and older pay a reduced fare of $1.00 per ride."
 
 
-def judged(answer_text: str = GROUNDED) -> Answer:
-    payload = fare_payload(external_id=None, answer=answer_text)
-    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
-    answer_judge(answer_id=answer.pk)
-    answer.refresh_from_db()
-    return answer
-
-
 @pytest.fixture
 def admin_client(client, db):
-    user = User.objects.create_user("ada", password="pw-ada-123", is_staff=True)
-    user.groups.add(Group.objects.get_or_create(name="admin")[0])
+    user = make.admin()
     client.force_login(user)
     client.user = user
     return client
-
-
-def form_values(policy: Policy, **changes) -> dict:
-    values = {
-        "score_threshold": policy.score_threshold, "blocking_labels": policy.blocking_labels,
-        "critical_categories": policy.critical_categories, "audit_sample_rate": policy.audit_sample_rate,
-        "lease_seconds": policy.lease_seconds, "judge_profile": "", "judge_backend": "", "judge_model": "",
-        "escalation_profile": "", "escalation_backend": "", "escalation_model": "",
-        "escalation_margin": policy.escalation_margin, "note": "test change",
-    }
-    if policy.critical_single_claim_blocks:
-        values["critical_single_claim_blocks"] = "on"
-    return values | changes
 
 
 # --- routing ----------------------------------------------------------------------------------
@@ -103,8 +78,7 @@ def test_the_audit_sample_is_deterministic_per_answer_and_near_its_rate():
 @pytest.mark.django_db
 def test_the_policy_page_is_for_admins_only(client):
     assert client.get("/policy/").status_code == 302
-    reviewer = User.objects.create_user("rita", password="pw-rita-123")
-    reviewer.groups.add(Group.objects.get_or_create(name="reviewer")[0])
+    reviewer = make.user("rita", "reviewer")
     client.force_login(reviewer)
     for url in ("/policy/", "/jobs/1/"):
         assert client.get(url).status_code == 403
@@ -115,9 +89,9 @@ def test_the_policy_page_is_for_admins_only(client):
 @pytest.mark.django_db
 def test_saving_needs_a_note_and_makes_a_new_version_with_an_audit_event(admin_client):
     current = Policy.current()
-    response = admin_client.post("/policy/", form_values(current, note="", score_threshold=0.8))
+    response = admin_client.post("/policy/", make.policy_form(current, note="", score_threshold=0.8))
     assert response.status_code == 400 and Policy.objects.count() == 1
-    admin_client.post("/policy/", form_values(current, note="fewer false alarms", score_threshold=0.8))
+    admin_client.post("/policy/", make.policy_form(current, note="fewer false alarms", score_threshold=0.8))
     new = Policy.current()
     assert (new.version, new.score_threshold, new.created_by, new.note) == (2, 0.8, admin_client.user, "fewer false alarms")
     event = AuditEvent.objects.get(action="policy.created")
@@ -128,9 +102,9 @@ def test_saving_needs_a_note_and_makes_a_new_version_with_an_audit_event(admin_c
 
 @pytest.mark.django_db
 def test_the_preview_counts_answers_each_policy_sends_to_review_with_examples(admin_client):
-    grounded, flagged = judged(GROUNDED), judged(GROUNDED + " A 30-day pass costs $75.00.")
+    grounded, flagged = make.judged(GROUNDED), make.judged(GROUNDED + " A 30-day pass costs $75.00.")
     current = Policy.current()
-    response = admin_client.post("/policy/preview", form_values(current, blocking_labels=[], critical_categories=[],
+    response = admin_client.post("/policy/preview", make.policy_form(current, blocking_labels=[], critical_categories=[],
                                                                 score_threshold=0.1, audit_sample_rate=0))
     page = response.content.decode()
     assert "<b>2</b> answers judged" in page.replace("Of ", "")
@@ -144,7 +118,7 @@ def test_the_preview_counts_answers_each_policy_sends_to_review_with_examples(ad
 @pytest.mark.django_db
 def test_rollback_is_a_new_version_with_the_old_values(admin_client):
     current = Policy.current()
-    admin_client.post("/policy/", form_values(current, score_threshold=0.5))
+    admin_client.post("/policy/", make.policy_form(current, score_threshold=0.5))
     admin_client.post("/policy/1/rollback", {"note": "too lax"})
     latest = Policy.current()
     assert (latest.version, latest.score_threshold) == (3, 0.95)
@@ -156,10 +130,10 @@ def test_rollback_is_a_new_version_with_the_old_values(admin_client):
 
 @pytest.mark.django_db
 def test_reroute_applies_the_current_policy_to_waiting_answers_but_not_adjudicated_ones(admin_client):
-    flagged = judged(GROUNDED + " A 30-day pass costs $75.00.")
-    decided = judged(GROUNDED + " A 30-day pass costs $75.00.")
+    flagged = make.judged(GROUNDED + " A 30-day pass costs $75.00.")
+    decided = make.judged(GROUNDED + " A 30-day pass costs $75.00.")
     Answer.objects.filter(pk=decided.pk).update(review_status="adjudicated")
-    admin_client.post("/policy/", form_values(Policy.current(), blocking_labels=[], critical_categories=[],
+    admin_client.post("/policy/", make.policy_form(Policy.current(), blocking_labels=[], critical_categories=[],
                                               score_threshold=0.0, audit_sample_rate=0, note="only failures"))
     admin_client.post("/policy/reroute")
     job = Job.objects.get()
@@ -175,7 +149,7 @@ def test_reroute_applies_the_current_policy_to_waiting_answers_but_not_adjudicat
 
 @pytest.mark.django_db
 def test_rejudge_keeps_the_old_run_and_adds_a_side_run_once(admin_client):
-    answer = judged()
+    answer = make.judged(GROUNDED)
     admin_client.post("/policy/rejudge", {"limit": 10, "profile": "", "backend": "offline", "model": ""})
     job = Job.objects.get()
     assert job.total == 1
@@ -193,7 +167,7 @@ def test_rejudge_keeps_the_old_run_and_adds_a_side_run_once(admin_client):
 
 @pytest.mark.django_db
 def test_a_rejudge_whose_result_the_database_refuses_fails_its_run_and_counts_done(admin_client, monkeypatch):
-    answer = judged()
+    answer = make.judged(GROUNDED)
     real_judge = judges.judge
 
     def unclean(request, config):  # a result still holding a NUL, which PostgreSQL refuses
@@ -214,9 +188,9 @@ def test_a_rejudge_whose_result_the_database_refuses_fails_its_run_and_counts_do
 
 @pytest.mark.django_db
 def test_the_previews_counts_equal_what_the_reroute_then_does(admin_client):
-    answers = [judged(GROUNDED), judged(GROUNDED + " A 30-day pass costs $75.00."),
-               judged(GROUNDED + " Monthly passes cost $30.")]
-    values = form_values(Policy.current(), score_threshold=0.6, blocking_labels=["CONTRADICTED"],
+    answers = [make.judged(GROUNDED), make.judged(GROUNDED + " A 30-day pass costs $75.00."),
+               make.judged(GROUNDED + " Monthly passes cost $30.")]
+    values = make.policy_form(Policy.current(), score_threshold=0.6, blocking_labels=["CONTRADICTED"],
                          critical_categories=[], audit_sample_rate=0, note="stricter on contradictions only")
     from reviewapp import selectors
 
@@ -233,14 +207,13 @@ def test_the_previews_counts_equal_what_the_reroute_then_does(admin_client):
 def test_escalation_rejudges_a_flagged_answer_and_shows_the_second_run():
     Policy.objects.create(version=2, escalation_profile="claim_audit", escalation_backend="offline",
                           escalation_model="stronger", note="escalate")
-    answer = judged(GROUNDED + " A 30-day pass costs $75.00.")
+    answer = make.judged(GROUNDED + " A 30-day pass costs $75.00.")
     runs = list(JudgeRun.objects.filter(answer=answer).order_by("id"))
     assert len(runs) == 2 and all(r.status == "succeeded" for r in runs)
     assert answer.judged_by == runs[1]
     assert answer.routing_reason.startswith("escalated to offline@")
     assert runs[0].claims.exists() and runs[1].claims.exists()
-    reviewer = User.objects.create_user("rita")
-    reviewer.groups.add(Group.objects.get_or_create(name="reviewer")[0])
+    reviewer = make.user("rita", "reviewer")
     client = Client()
     client.force_login(reviewer)
     page = client.get(f"/review/{answer.pk}/").content.decode()
@@ -260,7 +233,7 @@ def test_an_escalated_result_the_database_refuses_fails_both_runs_and_the_answer
         return output
 
     monkeypatch.setattr(judges, "judge", unclean)
-    answer = judged(GROUNDED + " A 30-day pass costs $75.00.")
+    answer = make.judged(GROUNDED + " A 30-day pass costs $75.00.")
     runs = list(JudgeRun.objects.filter(answer=answer).order_by("id"))
     assert [r.status for r in runs] == ["failed", "failed"]
     assert all(r.error.startswith("storing the result failed: DataError") for r in runs)
@@ -272,14 +245,14 @@ def test_an_escalated_result_the_database_refuses_fails_both_runs_and_the_answer
 def test_no_escalation_for_a_clean_answer_far_from_the_threshold():
     Policy.objects.create(version=2, escalation_backend="offline", escalation_margin=0.01, audit_sample_rate=0,
                           note="escalate")
-    answer = judged(GROUNDED)
+    answer = make.judged(GROUNDED)
     assert JudgeRun.objects.filter(answer=answer).count() == 1
 
 
 @pytest.mark.django_db
 def test_a_failed_escalation_leaves_the_first_result_and_records_the_failure():
     Policy.objects.create(version=2, escalation_profile="no_such_profile", escalation_backend="openai", note="bad")
-    answer = judged(GROUNDED + " A 30-day pass costs $75.00.")
+    answer = make.judged(GROUNDED + " A 30-day pass costs $75.00.")
     first, second = JudgeRun.objects.filter(answer=answer).order_by("id")
     assert answer.judged_by == first and answer.status == "judged"
     assert second.status == "failed" and "escalation failed" in second.error
@@ -300,7 +273,7 @@ REJUDGE = {"limit": 10, "profile": "", "backend": "offline", "model": ""}
 def test_a_rejudge_the_judge_would_not_run_as_chosen_is_refused_beside_its_field(admin_client, settings, changes,
                                                                                   field, message):
     settings.OPENAI_BASE_URL = None
-    judged()
+    make.judged(GROUNDED)
     response = admin_client.post("/policy/rejudge", REJUDGE | changes)
     assert response.status_code == 400 and not Job.objects.exists()
     form = response.context["rejudge_form"]
@@ -320,7 +293,7 @@ def test_the_policy_refuses_an_openai_judge_without_an_endpoint_and_a_profile_fo
         ({"escalation_backend": "openai"}, "escalation_backend", "OPENAI_BASE_URL is not set"),
     ]
     for changes, field, message in cases:
-        response = admin_client.post("/policy/", form_values(current, **changes))
+        response = admin_client.post("/policy/", make.policy_form(current, **changes))
         assert response.status_code == 400, changes
         assert message in " ".join(response.context["form"].errors[field])
     assert Policy.objects.count() == 1
@@ -331,7 +304,7 @@ def test_a_rejudge_whose_runs_all_fail_reports_the_job_failed_with_the_reason(ad
     from tests.fake_openai import Reply
 
     settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = fake_llm.base_url, "test-key"
-    answers = [judged(), judged()]
+    answers = [make.judged(GROUNDED), make.judged(GROUNDED)]
     fake_llm.default = Reply.status(400, message="model not found")
     response = admin_client.post("/policy/rejudge", REJUDGE | {"backend": "openai", "profile": "claim_verification"})
     assert response.status_code == 302
@@ -350,8 +323,8 @@ def test_a_rejudge_whose_runs_all_fail_reports_the_job_failed_with_the_reason(ad
 def test_the_offline_rejudge_names_no_model_and_leaves_golden_answers_out_unless_asked(admin_client):
     from reviewapp.services.golden import golden_answers
 
-    posted = judged()
-    golden = judged()
+    posted = make.judged(GROUNDED)
+    golden = make.judged(GROUNDED)
     Answer.objects.filter(pk=golden.pk).update(metadata={"golden": "fares"})
     assert list(golden_answers("fares").values_list("pk", flat=True)) == [golden.pk]
     admin_client.post("/policy/rejudge", REJUDGE)
@@ -370,11 +343,11 @@ def test_the_offline_rejudge_names_no_model_and_leaves_golden_answers_out_unless
 @pytest.mark.django_db
 def test_an_invalid_preview_value_puts_its_message_beside_the_field_and_clears_the_old_preview(admin_client):
     current = Policy.current()
-    page = admin_client.post("/policy/preview", form_values(current, score_threshold=1.7)).content.decode()
+    page = admin_client.post("/policy/preview", make.policy_form(current, score_threshold=1.7)).content.decode()
     beside = page.split('id="error-score_threshold"')[1].split("</span>")[0]
     assert 'hx-swap-oob="true"' in beside and "less than or equal to 1" in beside
     assert "No preview: score_threshold:" in page and "answers judged" not in page
-    fixed = admin_client.post("/policy/preview", form_values(current, score_threshold=0.9)).content.decode()
+    fixed = admin_client.post("/policy/preview", make.policy_form(current, score_threshold=0.9)).content.decode()
     assert 'id="error-score_threshold" role="alert" hx-swap-oob="true"></span>' in fixed  # the message goes away
     assert "answers judged" in fixed
 
@@ -382,8 +355,8 @@ def test_an_invalid_preview_value_puts_its_message_beside_the_field_and_clears_t
 @pytest.mark.django_db
 def test_the_history_shows_values_not_python_lists_or_empty_entries(admin_client):
     current = Policy.current()
-    admin_client.post("/policy/", form_values(current, blocking_labels=["CONTRADICTED"], note="only contradictions"))
-    admin_client.post("/policy/", form_values(current, blocking_labels=[], note="nothing blocks"))
+    admin_client.post("/policy/", make.policy_form(current, blocking_labels=["CONTRADICTED"], note="only contradictions"))
+    admin_client.post("/policy/", make.policy_form(current, blocking_labels=[], note="nothing blocks"))
     history = admin_client.get("/policy/").content.decode().split('class="history-table"')[1]
     assert "blocking_labels</b>: CONTRADICTED → none" in history
     assert "[" not in history and "→ </li>" not in history

@@ -5,8 +5,6 @@ longer finds."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.db import connection
 
 from reviewapp import selectors
@@ -15,13 +13,6 @@ from reviewapp.models import Answer
 pytestmark = pytest.mark.django_db
 
 FARE = "Riders aged 65 and older pay a reduced fare of $1.00 per ride with a valid card, as Sec. 4.2 says."
-
-
-@pytest.fixture
-def rita(db):
-    user = get_user_model().objects.create_user("rita", password="pw-rita-123")
-    user.groups.add(Group.objects.get_or_create(name="reviewer")[0])
-    return user
 
 
 def waiting(question: str = "How much does a ride cost?", answer: str = FARE, **fields) -> Answer:

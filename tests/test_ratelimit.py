@@ -15,7 +15,7 @@ import redis
 from judges import JudgeConfig, JudgeError, JudgeRequest, judge
 from judges.ratelimit import InFlightLimit, RateLimiter, RateLimitTimeout, RateLimitUnavailable
 from tests.fake_openai import FakeOpenAI, Reply
-from tests.judges.test_openai_backend import ANSWER, GOOD, PASSAGE
+from tests.judges.factories import GOOD, GOOD_ANSWER, GOOD_PASSAGE
 
 
 @pytest.fixture
@@ -209,7 +209,7 @@ def test_the_openai_backend_keeps_to_the_fleet_limit(redis_url):
         try:
             # Other workers used 116 of the 120 requests/min, 2 per second, over the last 58 s.
             earlier = _fill_window(redis_url, key, 116, 58.0)
-            request = JudgeRequest.model_validate({"passages": [{"text": PASSAGE}], "answer": ANSWER})
+            request = JudgeRequest.model_validate({"passages": [{"text": GOOD_PASSAGE}], "answer": GOOD_ANSWER})
             threads = [threading.Thread(target=judge, args=(request, config)) for _ in range(10)]
             for thread in threads:
                 thread.start()
@@ -230,7 +230,7 @@ def test_the_openai_backend_keeps_to_the_fleet_limit(redis_url):
 def test_the_openai_backend_gives_up_transiently_when_the_limit_outlasts_its_budget(redis_url):
     with FakeOpenAI(default=Reply.ok(GOOD)) as fake:
         config = _config(fake, redis_url, rate_limit_rpm=1, retry_budget_s=2.0)
-        request = JudgeRequest.model_validate({"passages": [{"text": PASSAGE}], "answer": ANSWER})
+        request = JudgeRequest.model_validate({"passages": [{"text": GOOD_PASSAGE}], "answer": GOOD_ANSWER})
         try:
             judge(request, config)  # takes the one slot of this minute
             started = time.monotonic()
@@ -246,12 +246,12 @@ def test_the_openai_backend_gives_up_transiently_when_the_limit_outlasts_its_bud
 def test_without_a_limit_no_redis_is_needed(redis_url):
     with FakeOpenAI(default=Reply.ok(GOOD)) as fake:
         config = _config(fake, None, rate_limit_rpm=0, rate_limit_redis_url="redis://127.0.0.1:1/0")
-        request = JudgeRequest.model_validate({"passages": [{"text": PASSAGE}], "answer": ANSWER})
+        request = JudgeRequest.model_validate({"passages": [{"text": GOOD_PASSAGE}], "answer": GOOD_ANSWER})
         assert judge(request, config).result.claims
 
 
 def _judge_in_threads(config: JudgeConfig, count: int) -> list:
-    request = JudgeRequest.model_validate({"passages": [{"text": PASSAGE}], "answer": ANSWER})
+    request = JudgeRequest.model_validate({"passages": [{"text": GOOD_PASSAGE}], "answer": GOOD_ANSWER})
     results = []
     threads = [threading.Thread(target=lambda: results.append(judge(request, config))) for _ in range(count)]
     for thread in threads:

@@ -9,53 +9,19 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.db import connection
 from django.utils import timezone
 
 import judges
 from reviewapp.models import Answer, AuditEvent, Claim, Evidence, JudgeRun, Policy, Review, ReviewPass
 from reviewapp.services import review as review_service
-from reviewapp.services.ingest import answer_ingest
 from reviewapp import selectors
 from reviewapp.services.judging import answer_judge, check_spans
 from reviewapp.services.review import DecisionConflict, LeaseHeld
-from tests.conftest import fare_payload
+from tests import factories as make
+from tests.factories import fare_payload
 
 User = get_user_model()
-
-
-def _user(name: str, role: str | None = None):
-    user = User.objects.create_user(name, password=f"pw-{name}-123")
-    if role:
-        user.groups.add(Group.objects.get_or_create(name=role)[0])
-    return user
-
-
-@pytest.fixture
-def rita(db):
-    return _user("rita", "reviewer")
-
-
-@pytest.fixture
-def ron(db):
-    return _user("ron", "reviewer")
-
-
-def judged_answer(**overrides) -> Answer:
-    """An answer the offline judge flagged: c1 SUPPORTED, c2 CONTRADICTED (P2 says $92.00, not $75.00)."""
-    payload = fare_payload(**({"external_id": None} | overrides))
-    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
-    answer_judge(answer_id=answer.pk)
-    # A grounded answer would usually auto-pass; here it is in the audit sample, so in review.
-    Answer.objects.filter(pk=answer.pk, review_status="auto_passed").update(review_status="in_review",
-                                                                            routing_reason="audit sample")
-    answer.refresh_from_db()
-    return answer
-
-
-def flagged(answer: Answer) -> Claim:
-    return answer.claims.exclude(label="SUPPORTED").get()
 
 
 # --- roles ------------------------------------------------------------------------------------
@@ -69,8 +35,8 @@ EVERY_URL = [("get", url) for url in PAGES] + [("post", url) for url in ACTIONS]
 
 
 def _call(client, method: str, url: str):
-    answer = judged_answer()
-    return getattr(client, method)(url.format(id=answer.pk, claim=flagged(answer).pk))
+    answer = make.in_review()
+    return getattr(client, method)(url.format(id=answer.pk, claim=make.flagged(answer).pk))
 
 
 @pytest.mark.django_db
@@ -83,7 +49,7 @@ def test_strangers_get_the_login_page_everywhere(client, method, url):
 @pytest.mark.django_db
 @pytest.mark.parametrize("method,url", EVERY_URL)
 def test_a_signed_in_user_without_a_role_gets_403_everywhere(client, method, url):
-    client.force_login(_user("visitor"))
+    client.force_login(make.user("visitor"))
     assert _call(client, method, url).status_code == 403
 
 
@@ -97,8 +63,8 @@ def test_actions_refuse_get(client, rita, url):
 @pytest.mark.django_db
 @pytest.mark.parametrize("url", PAGES)
 def test_reviewers_and_admins_see_every_page(client, url, rita):
-    answer = judged_answer()
-    for user in (rita, _user("ada", "admin"), User.objects.create_superuser("root", password="pw-root-123")):
+    answer = make.in_review()
+    for user in (rita, make.user("ada", "admin"), User.objects.create_superuser("root", password="pw-root-123")):
         client.force_login(user)
         assert client.get(url.format(id=answer.pk)).status_code == 200
 
@@ -128,8 +94,8 @@ def test_create_reviewer_prints_a_working_password(client):
 
 @pytest.mark.django_db
 def test_the_queue_lists_answers_worst_first_then_oldest(client, rita):
-    low = judged_answer(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride, maybe.")
-    high = judged_answer()
+    low = make.in_review(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride, maybe.")
+    high = make.in_review()
     Answer.objects.filter(pk=low.pk).update(priority=100)
     Answer.objects.filter(pk=high.pk).update(priority=300)
     client.force_login(rita)
@@ -139,8 +105,8 @@ def test_the_queue_lists_answers_worst_first_then_oldest(client, rita):
 
 @pytest.mark.django_db
 def test_the_queue_filters_by_label_search_client_and_mine(client, rita):
-    answer = judged_answer(question="Is there a bicycle fare?")
-    other = judged_answer()
+    answer = make.in_review(question="Is there a bicycle fare?")
+    other = make.in_review()
     client.force_login(rita)
     assert f"/review/{answer.pk}/" in client.get("/queue/?q=bicycle").content.decode()
     assert f"/review/{other.pk}/" not in client.get("/queue/?q=bicycle").content.decode()
@@ -158,7 +124,7 @@ def test_the_queue_filters_by_creation_day_with_both_bounds_inclusive(client, ri
     today = now.replace(hour=0, minute=0, second=1, microsecond=0)
     days = {}
     for days_ago in (0, 1, 3):
-        answer = judged_answer()
+        answer = make.in_review()
         Answer.objects.filter(pk=answer.pk).update(created_at=today - timedelta(days=days_ago))
         days[days_ago] = answer.pk
     Answer.objects.filter(pk=days[1]).update(created_at=today - timedelta(seconds=2))  # yesterday 23:59:59
@@ -177,7 +143,7 @@ def test_the_queue_filters_by_creation_day_with_both_bounds_inclusive(client, ri
 
 @pytest.mark.django_db
 def test_queue_pages_by_keyset_without_gaps_or_repeats(client, rita):
-    first = judged_answer()
+    first = make.in_review()
     run = first.judged_by
     clones = [Answer(question=f"q{i}", answer=first.answer, status="judged", review_status="in_review",
                      priority=i % 3 * 100, judged_by=run) for i in range(120)]
@@ -194,7 +160,7 @@ def test_queue_pages_by_keyset_without_gaps_or_repeats(client, rita):
 
 @pytest.mark.django_db
 def test_start_reviewing_leases_the_next_free_item(client, rita, ron):
-    first, second = judged_answer(), judged_answer()
+    first, second = make.in_review(), make.in_review()
     client.force_login(rita)
     response = client.post("/queue/next")
     assert response.status_code == 302 and response["Location"] == f"/review/{first.pk}/"
@@ -206,8 +172,8 @@ def test_start_reviewing_leases_the_next_free_item(client, rita, ron):
 
 @pytest.mark.django_db(transaction=True)
 def test_two_reviewers_racing_for_the_next_item_never_get_the_same_one():
-    reviewers = [_user(f"r{i}", "reviewer") for i in range(6)]
-    answers = [judged_answer() for _ in range(6)]
+    reviewers = [make.user(f"r{i}", "reviewer") for i in range(6)]
+    answers = [make.in_review() for _ in range(6)]
     barrier, got = threading.Barrier(len(reviewers)), []
 
     def take(user):
@@ -227,7 +193,7 @@ def test_two_reviewers_racing_for_the_next_item_never_get_the_same_one():
 
 @pytest.mark.django_db
 def test_a_stale_lease_expires_by_itself(rita, ron):
-    answer = judged_answer()
+    answer = make.in_review()
     review_service.lease_take(user=rita, answer=answer)
     assert not review_service.lease_take(user=ron, answer=answer)
     # Each reviewer's lease is their pass; the answer's own fields mirror the latest one.
@@ -241,7 +207,7 @@ def test_a_stale_lease_expires_by_itself(rita, ron):
 @pytest.mark.django_db
 def test_opening_a_review_link_does_not_lock_the_answer(client, rita, ron):
     # One reviewer opening 35 links (or a browser prefetching them) used to lease all 35.
-    answers = [judged_answer() for _ in range(35)]
+    answers = [make.in_review() for _ in range(35)]
     client.force_login(rita)
     for answer in answers:
         page = client.get(f"/review/{answer.pk}/").content.decode()
@@ -256,7 +222,7 @@ def test_opening_a_review_link_does_not_lock_the_answer(client, rita, ron):
 
 @pytest.mark.django_db
 def test_take_this_answer_leases_it_unless_someone_else_holds_it(client, rita, ron):
-    answer = judged_answer()
+    answer = make.in_review()
     client.force_login(rita)
     assert client.post(f"/review/{answer.pk}/take")["Location"] == f"/review/{answer.pk}/"
     page = client.get(f"/review/{answer.pk}/").content.decode()
@@ -269,7 +235,7 @@ def test_take_this_answer_leases_it_unless_someone_else_holds_it(client, rita, r
 
 @pytest.mark.django_db
 def test_skip_hands_the_next_answer_and_keeps_the_skipped_one_from_me_for_the_lease_length(client, rita, ron):
-    first, second = judged_answer(), judged_answer()
+    first, second = make.in_review(), make.in_review()
     client.force_login(rita)
     assert client.post("/queue/next")["Location"] == f"/review/{first.pk}/"
     assert client.post(f"/review/{first.pk}/skip")["Location"] == f"/review/{second.pk}/"
@@ -287,10 +253,10 @@ def test_skip_hands_the_next_answer_and_keeps_the_skipped_one_from_me_for_the_le
 
 @pytest.mark.django_db
 def test_n_on_an_undecided_answer_i_hold_opens_another_and_gives_mine_back_with_my_decisions_kept(client, rita, ron):
-    first, second = judged_answer(), judged_answer()
+    first, second = make.in_review(), make.in_review()
     client.force_login(rita)
     assert client.post("/queue/next")["Location"] == f"/review/{first.pk}/"
-    claim = flagged(first)
+    claim = make.flagged(first)
     client.post(f"/review/{first.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0})
     assert Answer.objects.get(pk=first.pk).review_status == "in_review"  # decided, not finished
     page = client.get(f"/review/{first.pk}/").content.decode()
@@ -316,10 +282,10 @@ def test_n_on_an_undecided_answer_i_hold_opens_another_and_gives_mine_back_with_
 
 @pytest.mark.django_db
 def test_admins_see_skips_counted_per_reviewer_on_the_queue(client, rita, ron):
-    answer = judged_answer()
+    answer = make.in_review()
     for user in (rita, rita, ron):
         review_service.answer_skip(user=user, answer=answer)
-    client.force_login(_user("ada", "admin"))
+    client.force_login(make.user("ada", "admin"))
     page = client.get("/queue/").content.decode()
     assert "skips today: <b>2</b> rita, <b>1</b> ron" in page
     client.force_login(rita)
@@ -328,7 +294,7 @@ def test_admins_see_skips_counted_per_reviewer_on_the_queue(client, rita, ron):
 
 @pytest.mark.django_db
 def test_the_lease_is_renewed_while_the_page_is_open_and_released_on_leave(client, rita):
-    answer = judged_answer()
+    answer = make.in_review()
     client.force_login(rita)
     client.post(f"/review/{answer.pk}/take")
     assert client.post(f"/review/{answer.pk}/lease").status_code == 204
@@ -343,20 +309,20 @@ def test_the_lease_is_renewed_while_the_page_is_open_and_released_on_leave(clien
 
 @pytest.mark.django_db
 def test_a_reviewer_cannot_decide_on_an_answer_someone_else_holds(client, rita, ron):
-    answer = judged_answer()
+    answer = make.in_review()
     review_service.lease_take(user=rita, answer=answer)
     client.force_login(ron)
     page = client.get(f"/review/{answer.pk}/").content.decode()
     assert "rita is reviewing this answer" in page
-    claim = flagged(answer)
+    claim = make.flagged(answer)
     with pytest.raises(LeaseHeld):
         review_service.claim_decide(user=ron, claim=claim, decision="confirm", label=None, note="", expected_version=0)
 
 
 @pytest.mark.django_db
 def test_confirming_the_last_flagged_claim_leaves_finishing_to_the_reviewer(client, rita):
-    answer = judged_answer()
-    claim = flagged(answer)
+    answer = make.in_review()
+    claim = make.flagged(answer)
     supported = answer.claims.get(label="SUPPORTED")
     client.force_login(rita)
     client.post(f"/review/{answer.pk}/take")
@@ -384,7 +350,7 @@ def test_confirming_the_last_flagged_claim_leaves_finishing_to_the_reviewer(clie
 def test_confirm_the_rest_and_finish_is_one_request_one_outcome_one_message(client, rita):
     # A flagged claim before a SUPPORTED one: bulk-confirming the flagged claim used to adjudicate
     # the answer mid-loop, and the next claim's confirm then answered 409 "not waiting for review".
-    answer = judged_answer(answer="A 30-day pass costs $75.00. Riders aged 65 and older pay a reduced fare of $1.00 per ride.")
+    answer = make.in_review(answer="A 30-day pass costs $75.00. Riders aged 65 and older pay a reduced fare of $1.00 per ride.")
     assert list(answer.claims.order_by("position").values_list("label", flat=True)) == ["CONTRADICTED", "SUPPORTED"]
     client.force_login(rita)
     client.post(f"/review/{answer.pk}/take")
@@ -400,8 +366,8 @@ def test_confirm_the_rest_and_finish_is_one_request_one_outcome_one_message(clie
 
 @pytest.mark.django_db
 def test_overturning_stores_the_human_label_and_the_adjudicated_verdict_follows_it(client, rita):
-    answer = judged_answer()
-    claim = flagged(answer)
+    answer = make.in_review()
+    claim = make.flagged(answer)
     client.force_login(rita)
     client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "UNSUPPORTED", "version": 0},
                 headers={"HX-Request": "true"})
@@ -414,8 +380,8 @@ def test_overturning_stores_the_human_label_and_the_adjudicated_verdict_follows_
 
 @pytest.mark.django_db
 def test_a_stale_decision_is_refused_with_a_conflict_and_the_current_state(client, rita):
-    answer = judged_answer()
-    claim = flagged(answer)
+    answer = make.in_review()
+    claim = make.flagged(answer)
     client.force_login(rita)
     client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "CONTRADICTED", "version": 0}, headers={"HX-Request": "true"})
     review_service.decision_undo(user=rita, answer=answer)  # version is now 2: reopened, undecided
@@ -428,9 +394,9 @@ def test_a_stale_decision_is_refused_with_a_conflict_and_the_current_state(clien
 
 @pytest.mark.django_db(transaction=True)
 def test_two_decisions_on_one_claim_at_once_one_wins_one_conflicts_one_audit_event():
-    rita = _user("rita", "reviewer")
-    answer = judged_answer()
-    claim = flagged(answer)
+    rita = make.user("rita", "reviewer")
+    answer = make.in_review()
+    claim = make.flagged(answer)
     review_service.lease_take(user=rita, answer=answer)
     barrier, outcomes = threading.Barrier(2), []
 
@@ -458,8 +424,8 @@ def test_two_decisions_on_one_claim_at_once_one_wins_one_conflicts_one_audit_eve
 
 @pytest.mark.django_db
 def test_undo_reverts_my_last_decision_and_reopens_an_adjudicated_answer(client, rita):
-    answer = judged_answer()
-    claim = flagged(answer)
+    answer = make.in_review()
+    claim = make.flagged(answer)
     supported = answer.claims.get(label="SUPPORTED")
     client.force_login(rita)
     client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "CONTRADICTED", "version": 0})
@@ -480,11 +446,11 @@ def test_undo_reverts_my_last_decision_and_reopens_an_adjudicated_answer(client,
 
 @pytest.mark.django_db
 def test_one_undo_after_finishing_reverts_the_whole_finish_and_keeps_my_explicit_decisions(client, rita):
-    answer = judged_answer(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride. "
+    answer = make.in_review(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride. "
                                   "Proof of age, such as a state ID, must be shown when boarding. A 30-day pass costs $75.00.")
     labels = dict(answer.claims.values_list("cid", "label"))
     assert sorted(labels.values()) == ["CONTRADICTED", "SUPPORTED", "SUPPORTED"], labels
-    claim = flagged(answer)
+    claim = make.flagged(answer)
     client.force_login(rita)
     client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0})
     client.post(f"/review/{answer.pk}/finish")
@@ -499,7 +465,7 @@ def test_one_undo_after_finishing_reverts_the_whole_finish_and_keeps_my_explicit
 
 @pytest.mark.django_db
 def test_undo_with_nothing_to_undo_says_so(client, rita):
-    answer = judged_answer()
+    answer = make.in_review()
     client.force_login(rita)
     response = client.post(f"/review/{answer.pk}/undo", headers={"HX-Request": "true"})
     assert response.status_code == 409
@@ -508,7 +474,7 @@ def test_undo_with_nothing_to_undo_says_so(client, rita):
 
 @pytest.mark.django_db
 def test_a_reviewer_adds_a_claim_the_judge_missed_by_offsets_or_by_text(client, rita):
-    answer = judged_answer()
+    answer = make.in_review()
     client.force_login(rita)
     start = answer.answer.index("reduced fare")
     client.post(f"/review/{answer.pk}/add-claim", {"start": start, "end": start + 12, "label": "PARTIALLY_SUPPORTED"})
@@ -525,7 +491,7 @@ def test_a_reviewer_adds_a_claim_the_judge_missed_by_offsets_or_by_text(client, 
 
 @pytest.mark.django_db
 def test_finish_confirms_the_rest_and_adjudicates_an_audit_sample(client, rita):
-    answer = judged_answer(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride.")
+    answer = make.in_review(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride.")
     client.force_login(rita)
     client.post(f"/review/{answer.pk}/finish")
     answer.refresh_from_db()
@@ -535,11 +501,11 @@ def test_finish_confirms_the_rest_and_adjudicates_an_audit_sample(client, rita):
 
 @pytest.mark.django_db
 def test_progress_counts_my_explicit_decisions_and_everyones_today(client, rita, ron):
-    first, second = judged_answer(), judged_answer()
+    first, second = make.in_review(), make.in_review()
     review_service.lease_take(user=rita, answer=first)
-    review_service.claim_decide(user=rita, claim=flagged(first), decision="confirm", label=None, note="", expected_version=0)
+    review_service.claim_decide(user=rita, claim=make.flagged(first), decision="confirm", label=None, note="", expected_version=0)
     review_service.lease_take(user=ron, answer=second)
-    review_service.claim_decide(user=ron, claim=flagged(second), decision="confirm", label=None, note="", expected_version=0)
+    review_service.claim_decide(user=ron, claim=make.flagged(second), decision="confirm", label=None, note="", expected_version=0)
     review_service.answer_finish(user=ron, answer=second)  # a bulk confirm: not a decision ron made
     progress = review_service.review_progress(user=rita)
     assert (progress.remaining, progress.mine_today, progress.everyone_today) == (1, 1, 2)
@@ -556,7 +522,7 @@ def _segments_text(page: str, container_id: str) -> str:
 @pytest.mark.django_db
 def test_highlights_land_on_exact_offsets_with_overlapping_adjacent_claims_and_html(client, rita):
     text = 'Fares are <b>$2</b> & "free" for <script>alert(1)</script> kids.'
-    answer = judged_answer(answer=text)
+    answer = make.in_review(answer=text)
     run = answer.judged_by
     Claim.objects.filter(run=run).delete()
     spans = [(0, 19, "CONTRADICTED"), (10, 29, "UNSUPPORTED"), (29, 60, "PARTIALLY_SUPPORTED")]
@@ -578,7 +544,7 @@ def test_highlights_land_on_exact_offsets_with_overlapping_adjacent_claims_and_h
 
 @pytest.mark.django_db
 def test_the_page_shows_evidence_match_quality_and_marks_an_unverified_quote(client, rita):
-    answer = judged_answer()
+    answer = make.in_review()
     claim = answer.claims.get(label="SUPPORTED")
     Evidence.objects.create(claim=claim, passage_pid="P1", position=5, quote="a quote nobody wrote", match="not_found")
     client.force_login(rita)
@@ -592,13 +558,13 @@ def test_the_page_shows_evidence_match_quality_and_marks_an_unverified_quote(cli
 
 @pytest.mark.django_db
 def test_the_closest_text_of_an_unsupported_claim_is_labelled_apart_from_real_evidence(client, rita):
-    answer = judged_answer()  # c1 SUPPORTED (P1 states it), c2 CONTRADICTED (P2's closest sentence)
+    answer = make.in_review()  # c1 SUPPORTED (P1 states it), c2 CONTRADICTED (P2's closest sentence)
     client.force_login(rita)
     page = client.get(f"/review/{answer.pk}/").content.decode()
     passage = lambda pid: page.split(f'id="passage-{pid}"')[1].split("</article>")[0]  # noqa: E731
     assert "evidence-closest" not in passage("P1") and 'title="evidence"' in passage("P1")
     assert 'evidence-closest' in passage("P2") and 'title="closest text, does not support the claim"' in passage("P2")
-    card = page.split(f'id="claim-{flagged(answer).pk}"')[1].split("</li>")[0]
+    card = page.split(f'id="claim-{make.flagged(answer).pk}"')[1].split("</li>")[0]
     assert '<span class="closest-tag">closest text, does not support the claim</span>' in card
 
 
@@ -609,8 +575,8 @@ def _marked(html_part: str) -> list[str]:
 
 @pytest.mark.django_db
 def test_the_words_the_judge_found_differing_go_from_judge_to_store_to_both_highlights(client, rita):
-    answer = judged_answer()  # c2: "A 30-day pass costs $75.00." where P2 says $92.00
-    claim = flagged(answer)
+    answer = make.in_review()  # c2: "A 30-day pass costs $75.00." where P2 says $92.00
+    claim = make.flagged(answer)
     (ev,) = claim.evidence.all()
     passage = answer.passages.get(pid="P2")
     # Stored as offsets into the passage and the answer, inside the evidence and the claim spans.
@@ -646,7 +612,7 @@ def test_the_words_the_judge_found_differing_go_from_judge_to_store_to_both_high
 
 @pytest.mark.django_db
 def test_a_difference_outside_its_evidence_is_refused_before_anything_is_stored():
-    answer = Answer.objects.get(pk=judged_answer().pk)
+    answer = Answer.objects.get(pk=make.in_review().pk)
     output = judges.judge(judges.JudgeRequest.model_validate(fare_payload()), judges.JudgeConfig())
     claim = next(c for c in output.result.claims if c.label == "CONTRADICTED")
     start, end = claim.evidence[0].span
@@ -657,7 +623,7 @@ def test_a_difference_outside_its_evidence_is_refused_before_anything_is_stored(
 
 @pytest.mark.django_db
 def test_keyboard_shortcuts_are_shown_on_the_page(client, rita):
-    answer = judged_answer()
+    answer = make.in_review()
     client.force_login(rita)
     page = client.get(f"/review/{answer.pk}/").content.decode()
     for key in ("j", "k", "c", "o", "e", "u", "n", "?"):
@@ -714,7 +680,7 @@ def test_the_navigation_shows_admin_pages_by_role_not_by_is_staff(client, rita):
     client.force_login(rita)
     page = client.get("/queue/").content.decode()
     assert not any(link in page for link in admin_links)
-    client.force_login(_user("ada", "admin"))  # an admin who is not Django staff
+    client.force_login(make.user("ada", "admin"))  # an admin who is not Django staff
     page = client.get("/queue/").content.decode()
     assert all(link in page for link in admin_links)
     assert 'href="/admin/"' not in page

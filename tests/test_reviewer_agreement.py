@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from reviewapp import calibration
 from reviewapp.models import Claim, Review
 from reviewapp.reviewer_agreement import current_decisions, reviewer_agreement, reviewers_agreement
-from tests import labels_factory as make
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
 

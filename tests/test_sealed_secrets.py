@@ -10,7 +10,7 @@ from django.db import connection
 from reviewapp import sealed
 from reviewapp.models import WebhookEndpoint
 from reviewapp.services import webhooks as webhooks_service
-from tests.test_webhooks import _client_with_endpoint, _delivery, private_ok  # noqa: F401 - fixture
+from tests import factories as make
 from tests.webhook_receiver import Receiver
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,7 @@ def _stored(endpoint) -> tuple[str, str]:
 
 
 def test_the_database_holds_the_secret_sealed_and_the_app_reads_it_plain():
-    _, endpoint = _client_with_endpoint()
+    _, endpoint = make.webhook_endpoint()
     plain = endpoint.secret
     stored, previous = _stored(endpoint)
     assert stored.startswith(sealed.PREFIX) and plain not in stored and plain[6:] not in stored
@@ -33,7 +33,7 @@ def test_the_database_holds_the_secret_sealed_and_the_app_reads_it_plain():
 
 
 def test_a_rotation_seals_both_secrets_and_each_seal_differs():
-    client, endpoint = _client_with_endpoint()
+    client, endpoint = make.webhook_endpoint()
     old = endpoint.secret
     registered = webhooks_service.endpoint_register(client=client, url=endpoint.url, events=endpoint.events,
                                                     rotate_secret=True)
@@ -46,7 +46,7 @@ def test_a_rotation_seals_both_secrets_and_each_seal_differs():
 
 
 def test_after_a_secret_key_rotation_the_fallback_opens_it_and_reseal_moves_it_to_the_new_key(settings):
-    _, endpoint = _client_with_endpoint()
+    _, endpoint = make.webhook_endpoint()
     plain = endpoint.secret
     before, _ = _stored(endpoint)
     old_key = settings.SECRET_KEY
@@ -60,12 +60,12 @@ def test_after_a_secret_key_rotation_the_fallback_opens_it_and_reseal_moves_it_t
     assert WebhookEndpoint.objects.get(pk=endpoint.pk).secret == plain
 
 
-def test_a_secret_no_key_opens_fails_the_attempt_with_a_reason_and_is_not_sealed_twice(settings, private_ok):  # noqa: F811
+def test_a_secret_no_key_opens_fails_the_attempt_with_a_reason_and_is_not_sealed_twice(settings, private_ok):
     with Receiver() as receiver:
-        _, endpoint = _client_with_endpoint(url=receiver.url)
+        _, endpoint = make.webhook_endpoint(url=receiver.url)
         before, _ = _stored(endpoint)
         settings.SECRET_KEY = "an-unrelated-secret-key-" + "y" * 40  # changed without a fallback
-        delivery = _delivery(endpoint)
+        delivery = make.webhook_delivery(endpoint)
         outcome = webhooks_service.delivery_send(delivery_id=delivery.pk)
         assert receiver.received == []  # nothing sent unsigned or signed with the wrong key
     assert outcome.status == "pending"

@@ -11,7 +11,7 @@ from django.core.cache import cache
 
 from reviewapp import cache as shared_cache, calibration, selectors
 from reviewapp.cache import SharedCache
-from tests import labels_factory as make
+from tests import factories as make
 from tests.conftest import redis_url
 
 REDIS = redis_url(10)

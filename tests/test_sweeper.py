@@ -6,17 +6,14 @@ from datetime import timedelta
 
 import pytest
 import redis
-from django.contrib.auth.models import Group, User
 from django.db import connection, transaction
 from django.utils import timezone
 
-import judges
 from reviewapp.models import Answer, AuditEvent, Claim, JudgeRun, SchedulerHeartbeat, WorkerHeartbeat
-from reviewapp.services.ingest import answer_ingest
 from reviewapp.services.judging import AnswerBusy, answer_judge
 from reviewapp.services.liveness import beat_sent, canary_consumed, worker_started, worker_status
 from reviewapp.services.sweeper import BACKLOG_SLACK, answers_sweep, judge_queue_backlog
-from tests.conftest import fare_payload
+from tests import factories as make
 
 pytestmark = pytest.mark.django_db
 
@@ -35,17 +32,13 @@ def no_workers(db):
     WorkerHeartbeat.objects.all().delete()
 
 
-def _ingest(**overrides) -> Answer:
-    return answer_ingest(client=None, request=judges.JudgeRequest.model_validate(fare_payload(**overrides))).answer
-
-
 def _age(answer: Answer, seconds: float, **fields) -> None:
     Answer.objects.filter(pk=answer.pk).update(updated_at=timezone.now() - timedelta(seconds=seconds), **fields)
 
 
 def test_a_queued_answer_whose_message_was_lost_is_enqueued_again_and_counted(settings,
                                                                              django_capture_on_commit_callbacks):
-    answer = _ingest()
+    answer = make.ingested()
     _age(answer, settings.JUDGE_SWEEP_AFTER_SECONDS + 5)
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         sweep = answers_sweep()
@@ -60,10 +53,10 @@ def test_a_queued_answer_whose_message_was_lost_is_enqueued_again_and_counted(se
 
 
 def test_a_recent_answer_a_live_claim_and_a_pending_retry_are_left_alone(settings):
-    recent = _ingest(external_id="recent")
-    live = _ingest(external_id="live")
+    recent = make.ingested(external_id="recent")
+    live = make.ingested(external_id="live")
     _age(live, 3600, status="judging", claim_token=uuid.uuid4(), claim_expires_at=timezone.now() + timedelta(seconds=60))
-    retry_due_later = _ingest(external_id="retry")
+    retry_due_later = make.ingested(external_id="retry")
     _age(retry_due_later, 3600, claim_expires_at=timezone.now() + timedelta(seconds=60))
 
     assert answers_sweep().requeued == []
@@ -71,7 +64,7 @@ def test_a_recent_answer_a_live_claim_and_a_pending_retry_are_left_alone(setting
 
 
 def test_a_lost_workers_answer_is_given_back_as_queued_so_the_dead_holder_cannot_write(settings):
-    answer = _ingest()
+    answer = make.ingested()
     token = uuid.uuid4()
     _age(answer, 10, status="judging", claim_token=token, claim_expires_at=timezone.now() - timedelta(seconds=1))
 
@@ -81,9 +74,9 @@ def test_a_lost_workers_answer_is_given_back_as_queued_so_the_dead_holder_cannot
 
 
 def test_quiet_queued_answers_are_not_swept_while_the_queue_has_a_backlog(settings, _own_queue):
-    queued = _ingest(external_id="behind-the-backlog")
+    queued = make.ingested(external_id="behind-the-backlog")
     _age(queued, settings.JUDGE_SWEEP_AFTER_SECONDS + 5)
-    lost_worker = _ingest(external_id="lost-worker")
+    lost_worker = make.ingested(external_id="lost-worker")
     _age(lost_worker, 10, status="judging", claim_token=uuid.uuid4(), claim_expires_at=timezone.now() - timedelta(seconds=1))
     redis.Redis.from_url(settings.CELERY_BROKER_URL).lpush(_own_queue, *["a message waiting its turn"] * (BACKLOG_SLACK + 1))
 
@@ -92,7 +85,7 @@ def test_quiet_queued_answers_are_not_swept_while_the_queue_has_a_backlog(settin
 
 @pytest.mark.django_db(transaction=True)
 def test_two_sweepers_never_enqueue_one_answer_twice(settings):
-    answer = _ingest()  # its ingest enqueued it (a committed transaction): make it a lost worker's
+    answer = make.ingested()  # its ingest enqueued it (a committed transaction): make it a lost worker's
     _age(answer, 10, status="judging", claim_token=uuid.uuid4(), claim_expires_at=timezone.now() - timedelta(seconds=1))
     locked, release = threading.Event(), threading.Event()
 
@@ -115,7 +108,7 @@ def test_two_sweepers_never_enqueue_one_answer_twice(settings):
 
 
 def test_after_max_sweeps_the_answer_fails_with_the_reason_and_goes_to_review(settings, api):
-    answer = _ingest()
+    answer = make.ingested()
     _age(answer, settings.JUDGE_SWEEP_AFTER_SECONDS + 5, sweep_count=settings.JUDGE_MAX_SWEEPS)
 
     assert answers_sweep().given_up == [answer.pk]
@@ -127,7 +120,7 @@ def test_after_max_sweeps_the_answer_fails_with_the_reason_and_goes_to_review(se
 
 
 def test_a_redelivered_message_takes_over_its_own_dead_claim_at_once():
-    answer = _ingest()
+    answer = make.ingested()
     delivery = str(uuid.uuid4())
     # Its first delivery claimed the answer, recorded a run and was killed with its worker.
     Answer.objects.filter(pk=answer.pk).update(status="judging", claim_token=delivery,
@@ -148,7 +141,7 @@ def test_a_redelivered_message_takes_over_its_own_dead_claim_at_once():
 
 
 def test_an_answer_that_keeps_losing_its_worker_fails_to_review_after_the_bound(settings):
-    answer = _ingest()
+    answer = make.ingested()
     delivery = str(uuid.uuid4())
     Answer.objects.filter(pk=answer.pk).update(status="judging", claim_token=delivery, lost_count=settings.JUDGE_MAX_LOST,
                                                claim_expires_at=timezone.now() + timedelta(seconds=300))
@@ -246,8 +239,7 @@ def test_health_is_503_when_no_worker_has_ever_reported(client, no_workers):
 
 
 def test_the_policy_page_shows_each_worker_and_flags_a_stale_one(client, settings, no_workers):
-    user = User.objects.create_user("ada", password="pw-ada-123", is_staff=True)
-    user.groups.add(Group.objects.get_or_create(name="admin")[0])
+    user = make.admin()
     client.force_login(user)
     canary_consumed(hostname="<b>w2</b>@host", sent_at=timezone.now())
     WorkerHeartbeat.objects.update(last_consumed_at=timezone.now() - timedelta(minutes=5))

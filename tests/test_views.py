@@ -3,32 +3,14 @@
 from io import StringIO
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-import judges
 from reviewapp.highlight import segments
-from reviewapp.services.ingest import answer_ingest
 from reviewapp.services.judging import answer_judge
-from tests.conftest import fare_payload
+from tests import factories as make
+from tests.factories import fare_payload
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def reviewer(client):
-    from django.contrib.auth.models import Group
-
-    user = get_user_model().objects.create_user("rita", password="pw-rita-123")
-    user.groups.add(Group.objects.get(name="reviewer"))
-    client.force_login(user)
-    return user
-
-
-def _judged_answer(**overrides):
-    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(fare_payload(**overrides))).answer
-    answer_judge(answer_id=answer.pk)
-    return answer
 
 
 @pytest.mark.parametrize("url", ["/queue/", "/answers/", "/review/1/"])
@@ -43,7 +25,7 @@ def test_the_login_page_renders(client):
 
 
 def test_the_answer_list_shows_verdicts(client, reviewer):
-    _judged_answer()
+    make.judged()
     response = client.get("/answers/")
     assert response.status_code == 200
     assert b"How much is a senior fare?" in response.content
@@ -51,7 +33,7 @@ def test_the_answer_list_shows_verdicts(client, reviewer):
 
 
 def test_the_answer_list_polls_while_answers_wait_and_stops_after(client, reviewer):
-    answer = answer_ingest(client=None, request=judges.JudgeRequest.model_validate(fare_payload())).answer
+    answer = make.ingested()
     assert b'hx-trigger="every 2s"' in client.get("/answers/").content
     answer_judge(answer_id=answer.pk)
     response = client.get("/answers/", headers={"HX-Request": "true"})
@@ -61,7 +43,7 @@ def test_the_answer_list_polls_while_answers_wait_and_stops_after(client, review
 
 def test_untrusted_text_is_escaped_everywhere_on_the_answer_page(client, reviewer):
     script = "<script>alert(1)</script>"
-    answer = _judged_answer(
+    answer = make.judged(
         question=f"Fare? {script}",
         answer=f"Seniors pay $1.00 per ride. <img src=x onerror=alert(2)> {script}",
         passages=[{"text": f"Riders aged 65 and older pay $1.00 per ride. {script}", "title": script}],

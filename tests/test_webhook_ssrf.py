@@ -17,13 +17,10 @@ import pytest
 from reviewapp.models import ApiClient, WebhookAttempt, WebhookEndpoint
 from reviewapp.services import webhook_network
 from reviewapp.services import webhooks as webhooks_service
-from tests import test_webhooks
-from tests.test_webhooks import _client_with_endpoint, _delivery
+from tests import factories as make
 from tests.webhook_receiver import Receiver
 
 _real_getaddrinfo = socket.getaddrinfo
-# The registration API and the private-address switch, shared with the other webhook tests.
-hook_api, private_ok, private_refused = test_webhooks.hook_api, test_webhooks.private_ok, test_webhooks.private_refused
 
 
 class AttackerDns:
@@ -62,8 +59,8 @@ def test_a_webhook_host_that_rebinds_to_loopback_is_never_connected(settings, at
     settings.WEBHOOK_TIMEOUT_SECONDS = 1
     with Receiver() as internal:
         dns = attacker_dns("hooks.rebind.test", "93.184.216.34", "127.0.0.1")
-        _, endpoint = _client_with_endpoint(url=f"http://hooks.rebind.test:{internal.port}/hooks/claimdesk")
-        webhooks_service.delivery_send(delivery_id=_delivery(endpoint).pk)
+        _, endpoint = make.webhook_endpoint(url=f"http://hooks.rebind.test:{internal.port}/hooks/claimdesk")
+        webhooks_service.delivery_send(delivery_id=make.webhook_delivery(endpoint).pk)
     assert internal.received == []
     assert dns.calls == 1  # resolved once: the connection went to the address that was checked
     [attempt] = WebhookAttempt.objects.all()
@@ -76,9 +73,9 @@ def test_a_pinned_connection_keeps_the_name_in_the_host_header(attacker_dns, pri
     # must reach the first, the one its lookup gave, with the registered name as its Host.
     with Receiver() as first, Receiver(host="127.0.0.2", port=first.port) as second:
         dns = attacker_dns("hooks.pinned.test", "127.0.0.1", "127.0.0.2")
-        _, endpoint = _client_with_endpoint(url=f"http://hooks.pinned.test:{first.port}/hooks/claimdesk")
+        _, endpoint = make.webhook_endpoint(url=f"http://hooks.pinned.test:{first.port}/hooks/claimdesk")
         first.secret = endpoint.secret
-        outcome = webhooks_service.delivery_send(delivery_id=_delivery(endpoint).pk)
+        outcome = webhooks_service.delivery_send(delivery_id=make.webhook_delivery(endpoint).pk)
     assert outcome.status == "delivered" and dns.calls == 1
     [got] = first.received
     assert got.headers["Host"] == f"hooks.pinned.test:{first.port}" and got.verified
@@ -119,8 +116,8 @@ def test_a_pinned_https_connection_checks_the_certificate_and_sni_of_the_name(at
 ])
 def test_an_ipv6_form_of_a_private_ipv4_address_is_refused_at_send_time(attacker_dns, private_refused, answer):
     dns = attacker_dns("hooks.v6.test", answer)
-    _, endpoint = _client_with_endpoint(url="http://hooks.v6.test/h")
-    webhooks_service.delivery_send(delivery_id=_delivery(endpoint).pk)
+    _, endpoint = make.webhook_endpoint(url="http://hooks.v6.test/h")
+    webhooks_service.delivery_send(delivery_id=make.webhook_delivery(endpoint).pk)
     [attempt] = WebhookAttempt.objects.all()
     assert attempt.error == ("not sent: refused: hooks.v6.test resolves to a loopback, private or otherwise "
                              "non-public address")
@@ -145,11 +142,11 @@ def test_a_receivers_reply_is_never_handed_back_to_the_client(client, api_token,
     headers = {"Authorization": f"Bearer {api_token}"}
     mine = ApiClient.objects.get(name="fares-bot")
     with Receiver(replies=(500,), reply_body=b"root:x:0:0:INTERNAL-SECRET") as internal:
-        _, endpoint = _client_with_endpoint(client=mine, url=internal.url)
-        webhooks_service.delivery_send(delivery_id=_delivery(endpoint).pk)
+        _, endpoint = make.webhook_endpoint(client=mine, url=internal.url)
+        webhooks_service.delivery_send(delivery_id=make.webhook_delivery(endpoint).pk)
     with Receiver(replies=(302,), location="http://10.0.0.5/admin?token=INTERNAL-TOKEN") as redirecting:
         WebhookEndpoint.objects.filter(pk=endpoint.pk).update(url=redirecting.url)
-        webhooks_service.delivery_send(delivery_id=_delivery(endpoint).pk)
+        webhooks_service.delivery_send(delivery_id=make.webhook_delivery(endpoint).pk)
 
     listed = client.get("/api/v1/webhook/deliveries", headers=headers)
     assert listed.status_code == 200
@@ -171,8 +168,8 @@ def test_a_malformed_reply_is_not_quoted_back(private_ok):
 
     with socketserver.TCPServer(("127.0.0.1", 0), Banner) as server:
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        _, endpoint = _client_with_endpoint(url=f"http://127.0.0.1:{server.server_address[1]}/h")
-        webhooks_service.delivery_send(delivery_id=_delivery(endpoint).pk)
+        _, endpoint = make.webhook_endpoint(url=f"http://127.0.0.1:{server.server_address[1]}/h")
+        webhooks_service.delivery_send(delivery_id=make.webhook_delivery(endpoint).pk)
         server.shutdown()
     [attempt] = WebhookAttempt.objects.all()
     assert attempt.error == "RemoteProtocolError: the reply was not valid HTTP"
@@ -205,8 +202,8 @@ def test_receiver_bodies_stored_before_the_fix_are_rewritten_to_fixed_reasons():
 
     name = "0019_webhook_attempt_errors_without_bodies"
     [before] = MigrationLoader(connection).graph.node_map[("reviewapp", name)].parents
-    _, endpoint = _client_with_endpoint()
-    delivery = _delivery(endpoint)
+    _, endpoint = make.webhook_endpoint()
+    delivery = make.webhook_delivery(endpoint)
     old = {  # what attempts recorded when a receiver's reply or httpx's message was kept
         1: (500, "HTTP 500: Traceback (most recent call last): internal secret=hunter2"),
         2: (302, "HTTP 302: Location: http://10.0.0.5/admin"),

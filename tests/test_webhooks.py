@@ -11,17 +11,14 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.utils import timezone
 
-import judges
+from reviewapp import enqueue
 from reviewapp.models import Answer, ApiClient, AuditEvent, WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from reviewapp.services import review as review_service
 from reviewapp.services import webhooks as webhooks_service
-from reviewapp.services.ingest import answer_ingest
-from reviewapp.services.judging import answer_judge
 from reviewapp.webhooks import SignatureError, sign, signature_header, verify
-from tests.conftest import fare_payload
+from tests import factories as make
 from tests.webhook_receiver import Receiver
 
 BODY = b'{"id":"evt_1","type":"answer.judged"}'
@@ -72,34 +69,6 @@ def test_during_a_rotation_either_secret_verifies():
 
 
 # --- registration through the API -----------------------------------------------------------
-
-
-@pytest.fixture
-def hook_api(client, api_token):
-    headers = {"Authorization": f"Bearer {api_token}"}
-
-    class HookApi:
-        def put(self, **payload):
-            return client.put("/api/v1/webhook", data=json.dumps(payload), content_type="application/json",
-                              headers=headers)
-
-        def get(self):
-            return client.get("/api/v1/webhook", headers=headers)
-
-        def delete(self):
-            return client.delete("/api/v1/webhook", headers=headers)
-
-    return HookApi()
-
-
-@pytest.fixture
-def private_ok(settings):
-    settings.WEBHOOK_ALLOW_PRIVATE_URLS = True
-
-
-@pytest.fixture
-def private_refused(settings):
-    settings.WEBHOOK_ALLOW_PRIVATE_URLS = False
 
 
 def test_registering_returns_the_secret_once_and_get_never_shows_it(hook_api, private_refused):
@@ -192,31 +161,10 @@ def test_the_webhook_api_needs_a_token(client):
 # --- events ----------------------------------------------------------------------------------
 
 
-def _client_with_endpoint(url="https://hooks.example.com/h", events=("answer.judged", "answer.adjudicated"),
-                          client=None):
-    client = client or ApiClient.objects.create(name="other-bot", token_hash="x" * 64, token_prefix="cdk_x")
-    endpoint = WebhookEndpoint.objects.create(client=client, url=url, events=list(events),
-                                              secret=WebhookEndpoint.new_secret())
-    return client, endpoint
-
-
-def _judged(client, **overrides):
-    answer = answer_ingest(client=client, request=judges.JudgeRequest.model_validate(fare_payload(**overrides))).answer
-    answer_judge(answer_id=answer.pk)
-    answer.refresh_from_db()
-    return answer
-
-
-def _reviewer(name="rita"):
-    user = get_user_model().objects.create_user(name)
-    user.groups.add(Group.objects.get(name="reviewer"))
-    return user
-
-
 @pytest.mark.django_db
 def test_judging_records_one_delivery_with_the_apis_answer_shape():
-    client, endpoint = _client_with_endpoint()
-    answer = _judged(client)
+    client, endpoint = make.webhook_endpoint()
+    answer = make.judged(client=client)
 
     delivery = WebhookDelivery.objects.get()
     assert (delivery.endpoint, delivery.answer, delivery.event, delivery.status) == (endpoint, answer, "answer.judged", "pending")
@@ -235,8 +183,8 @@ def test_judging_records_one_delivery_with_the_apis_answer_shape():
 
 @pytest.mark.django_db
 def test_a_webhook_payload_names_the_answer_by_its_opaque_id_never_its_row_number():
-    client, _ = _client_with_endpoint()
-    answer = _judged(client)
+    client, _ = make.webhook_endpoint()
+    answer = make.judged(client=client)
 
     payload = WebhookDelivery.objects.get().payload
     assert payload["data"]["answer"]["id"] == str(answer.public_id)
@@ -248,15 +196,13 @@ def test_a_webhook_payload_names_the_answer_by_its_opaque_id_never_its_row_numbe
 
 @pytest.mark.django_db
 def test_a_judge_that_fails_for_good_records_a_judged_event_with_status_failed_and_the_error(settings, fake_llm):
-    from reviewapp.models import Policy
     from tests.fake_openai import Reply
 
     settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = fake_llm.base_url, "test-key"
-    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai",
-                          judge_profile="claim_verification", note="judge with the (fake) LLM")
+    make.openai_policy()
     fake_llm.enqueue(Reply.refusal("I cannot evaluate this content."))
-    client, _ = _client_with_endpoint()
-    answer = _judged(client)
+    client, _ = make.webhook_endpoint()
+    answer = make.judged(client=client)
     assert answer.status == "failed"
     data = WebhookDelivery.objects.get(event="answer.judged").payload["data"]["answer"]
     assert data["status"] == "failed" and "cannot evaluate" in data["error"]
@@ -265,9 +211,9 @@ def test_a_judge_that_fails_for_good_records_a_judged_event_with_status_failed_a
 
 @pytest.mark.django_db
 def test_adjudication_records_a_delivery_with_the_human_decisions():
-    client, _ = _client_with_endpoint()
-    answer = _judged(client)
-    rita = _reviewer()
+    client, _ = make.webhook_endpoint()
+    answer = make.judged(client=client)
+    rita = make.user("rita", "reviewer")
     contradicted = answer.claims.get(label="CONTRADICTED")
     review_service.claim_decide(user=rita, claim=contradicted, decision="overturn", label="UNSUPPORTED",
                                 note="P2 gives another price", expected_version=contradicted.version)
@@ -288,35 +234,24 @@ def test_adjudication_records_a_delivery_with_the_human_decisions():
 
 @pytest.mark.django_db
 def test_no_delivery_for_unsubscribed_events_paused_endpoints_or_answers_without_a_client():
-    client, endpoint = _client_with_endpoint(events=("answer.adjudicated",))
-    _judged(client)
+    client, endpoint = make.webhook_endpoint(events=("answer.adjudicated",))
+    make.judged(client=client)
     assert not WebhookDelivery.objects.exists()
     WebhookEndpoint.objects.filter(pk=endpoint.pk).update(events=["answer.judged"], active=False)
-    _judged(client, external_id="conv-2")
-    _judged(None, external_id="conv-3")
+    make.judged(client=client, external_id="conv-2")
+    make.judged(external_id="conv-3")
     assert not WebhookDelivery.objects.exists()
 
 
 # --- sending (in process, to a real local HTTP server) ----------------------------------------
 
 
-def _delivery(endpoint, **fields):
-    # Made directly, not ingested: ingesting would queue it for judging (and, with a worker running,
-    # a judged event of its own to the same receiver).
-    answer = Answer.objects.create(client=endpoint.client, answer="Riders aged 65 and older pay $1.00 per ride.")
-    return WebhookDelivery.objects.create(endpoint=endpoint, answer=answer, event="answer.judged",
-                                          event_id=f"evt_{answer.pk}", next_attempt_at=timezone.now(),
-                                          payload={"id": f"evt_{answer.pk}", "type": "answer.judged",
-                                                   "data": {"answer": {"id": answer.pk, "note": "naïve"}}},
-                                          **fields)
-
-
 @pytest.mark.django_db
 def test_a_2xx_marks_the_delivery_delivered_with_a_verifiable_signature(private_ok):
     with Receiver() as receiver:
-        _, endpoint = _client_with_endpoint(url=receiver.url)
+        _, endpoint = make.webhook_endpoint(url=receiver.url)
         receiver.secret = endpoint.secret
-        delivery = _delivery(endpoint)
+        delivery = make.webhook_delivery(endpoint)
         outcome = webhooks_service.delivery_send(delivery_id=delivery.pk)
 
     assert outcome.status == "delivered"
@@ -338,8 +273,8 @@ def test_a_failure_schedules_a_retry_with_backoff_and_the_last_attempt_marks_it_
     settings.WEBHOOK_MAX_ATTEMPTS = 3
     settings.WEBHOOK_BACKOFF_SECONDS = 10
     with Receiver(replies=(500,)) as receiver:
-        _, endpoint = _client_with_endpoint(url=receiver.url)
-        delivery = _delivery(endpoint)
+        _, endpoint = make.webhook_endpoint(url=receiver.url)
+        delivery = make.webhook_delivery(endpoint)
         first = webhooks_service.delivery_send(delivery_id=delivery.pk)
         assert first.status == "pending" and 5 <= first.retry_in <= 10
         # Not due yet: a early task message sends nothing.
@@ -371,8 +306,8 @@ def test_backoff_doubles_with_jitter_up_to_a_cap(settings, attempt, low, high):
 @pytest.mark.django_db
 def test_redirects_are_not_followed(private_ok):
     with Receiver(replies=(302,), location="http://127.0.0.1:1/elsewhere") as receiver:
-        _, endpoint = _client_with_endpoint(url=receiver.url)
-        delivery = _delivery(endpoint)
+        _, endpoint = make.webhook_endpoint(url=receiver.url)
+        delivery = make.webhook_delivery(endpoint)
         assert webhooks_service.delivery_send(delivery_id=delivery.pk).status == "pending"
     [attempt] = WebhookAttempt.objects.filter(delivery=delivery)
     assert attempt.http_status == 302
@@ -384,8 +319,8 @@ def test_redirects_are_not_followed(private_ok):
 def test_an_unreachable_endpoint_records_the_connection_error(private_ok):
     with Receiver() as receiver:
         url = receiver.url
-    _, endpoint = _client_with_endpoint(url=url)  # the server is gone: connection refused
-    delivery = _delivery(endpoint)
+    _, endpoint = make.webhook_endpoint(url=url)  # the server is gone: connection refused
+    delivery = make.webhook_delivery(endpoint)
     assert webhooks_service.delivery_send(delivery_id=delivery.pk).status == "pending"
     [attempt] = WebhookAttempt.objects.filter(delivery=delivery)
     assert attempt.http_status is None and "ConnectError" in attempt.error
@@ -395,8 +330,8 @@ def test_an_unreachable_endpoint_records_the_connection_error(private_ok):
 def test_a_slow_endpoint_times_out(settings, private_ok):
     settings.WEBHOOK_TIMEOUT_SECONDS = 0.3
     with Receiver(delay=1.0) as receiver:
-        _, endpoint = _client_with_endpoint(url=receiver.url)
-        delivery = _delivery(endpoint)
+        _, endpoint = make.webhook_endpoint(url=receiver.url)
+        delivery = make.webhook_delivery(endpoint)
         assert webhooks_service.delivery_send(delivery_id=delivery.pk).status == "pending"
     [attempt] = WebhookAttempt.objects.filter(delivery=delivery)
     assert attempt.error == "timed out after 0.3s" and attempt.http_status is None
@@ -405,8 +340,8 @@ def test_a_slow_endpoint_times_out(settings, private_ok):
 @pytest.mark.django_db
 def test_a_private_address_is_refused_at_send_time_too(private_refused):
     with Receiver() as receiver:
-        _, endpoint = _client_with_endpoint(url=receiver.url)  # stored before the rules applied to it
-        delivery = _delivery(endpoint)
+        _, endpoint = make.webhook_endpoint(url=receiver.url)  # stored before the rules applied to it
+        delivery = make.webhook_delivery(endpoint)
         webhooks_service.delivery_send(delivery_id=delivery.pk)
     assert receiver.received == []
     [attempt] = WebhookAttempt.objects.filter(delivery=delivery)
@@ -416,8 +351,8 @@ def test_a_private_address_is_refused_at_send_time_too(private_refused):
 @pytest.mark.django_db
 def test_a_removed_endpoint_fails_its_pending_deliveries_without_sending(private_ok):
     with Receiver() as receiver:
-        _, endpoint = _client_with_endpoint(url=receiver.url)
-        delivery = _delivery(endpoint)
+        _, endpoint = make.webhook_endpoint(url=receiver.url)
+        delivery = make.webhook_delivery(endpoint)
         webhooks_service.endpoint_remove(client=endpoint.client)
         assert webhooks_service.delivery_send(delivery_id=delivery.pk).status == "failed"
     assert receiver.received == []
@@ -432,8 +367,8 @@ def test_a_delivery_is_never_sent_twice_at_once(private_ok):
     from django.db import connection
 
     with Receiver(delay=0.5) as receiver:
-        _, endpoint = _client_with_endpoint(url=receiver.url)
-        delivery = _delivery(endpoint)
+        _, endpoint = make.webhook_endpoint(url=receiver.url)
+        delivery = make.webhook_delivery(endpoint)
         barrier, outcomes = threading.Barrier(6), []
 
         def send():
@@ -455,12 +390,12 @@ def test_a_delivery_is_never_sent_twice_at_once(private_ok):
 
 def test_a_client_sees_its_own_deliveries_with_every_attempt(client, api_token):
     headers = {"Authorization": f"Bearer {api_token}"}
-    _, mine = _client_with_endpoint(client=ApiClient.objects.get(name="fares-bot"))
-    _, theirs = _client_with_endpoint()
-    failed = _delivery(mine, status="failed", attempts=1, error="")
+    _, mine = make.webhook_endpoint(client=ApiClient.objects.get(name="fares-bot"))
+    _, theirs = make.webhook_endpoint()
+    failed = make.webhook_delivery(mine, status="failed", attempts=1, error="")
     WebhookAttempt.objects.create(delivery=failed, number=1, http_status=500, latency_ms=7, error="HTTP 500: no")
-    delivered = _delivery(mine, status="delivered", attempts=1, delivered_at=timezone.now())
-    _delivery(theirs)
+    delivered = make.webhook_delivery(mine, status="delivered", attempts=1, delivered_at=timezone.now())
+    make.webhook_delivery(theirs)
 
     rows = client.get("/api/v1/webhook/deliveries", headers=headers).json()
     assert [r["event_id"] for r in rows] == [delivered.event_id, failed.event_id]
@@ -480,29 +415,21 @@ def test_a_client_sees_its_own_deliveries_with_every_attempt(client, api_token):
 # --- the admin page --------------------------------------------------------------------------
 
 
-def _login(client, name, role=None):
-    user = get_user_model().objects.create_user(name)
-    if role:
-        user.groups.add(Group.objects.get(name=role))
-    client.force_login(user)
-    return user
-
-
 @pytest.mark.django_db
 def test_the_webhooks_page_is_for_admins_only(client):
     response = client.get("/webhooks/")
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
     assert client.post("/webhooks/deliveries/1/retry").status_code == 302
-    _login(client, "rita", "reviewer")
+    client.force_login(make.user("rita", "reviewer"))
     assert client.get("/webhooks/").status_code == 403
     assert client.post("/webhooks/deliveries/1/retry").status_code == 403
 
 
 @pytest.mark.django_db
 def test_the_webhooks_page_shows_every_attempt_and_escapes_urls_and_errors(client):
-    _login(client, "ada", "admin")
-    _, endpoint = _client_with_endpoint(url='https://hooks.example.com/h?x="><script>alert(1)</script>')
-    delivery = _delivery(endpoint, status="failed", attempts=2)
+    client.force_login(make.user("ada", "admin"))
+    _, endpoint = make.webhook_endpoint(url='https://hooks.example.com/h?x="><script>alert(1)</script>')
+    delivery = make.webhook_delivery(endpoint, status="failed", attempts=2)
     WebhookAttempt.objects.create(delivery=delivery, number=1, http_status=500, latency_ms=12,
                                   finished_at=timezone.now(), error="HTTP 500: <img src=x onerror=alert(2)>")
     WebhookAttempt.objects.create(delivery=delivery, number=2, latency_ms=5000, finished_at=timezone.now(),
@@ -520,10 +447,11 @@ def test_the_webhooks_page_shows_every_attempt_and_escapes_urls_and_errors(clien
 
 @pytest.mark.django_db
 def test_retry_now_puts_a_failed_delivery_back_and_is_audited(client):
-    ada = _login(client, "ada", "admin")
-    _, endpoint = _client_with_endpoint()
-    failed = _delivery(endpoint, status="failed", attempts=8)
-    delivered = _delivery(endpoint, status="delivered", attempts=1)
+    ada = make.user("ada", "admin")
+    client.force_login(ada)
+    _, endpoint = make.webhook_endpoint()
+    failed = make.webhook_delivery(endpoint, status="failed", attempts=8)
+    delivered = make.webhook_delivery(endpoint, status="delivered", attempts=1)
 
     response = client.post(f"/webhooks/deliveries/{failed.pk}/retry", headers={"HX-Request": "true"})
     assert response.status_code == 200
@@ -543,8 +471,8 @@ def test_retry_now_puts_a_failed_delivery_back_and_is_audited(client):
 def test_a_manual_retry_is_one_more_attempt(settings, private_ok):
     settings.WEBHOOK_MAX_ATTEMPTS = 2
     with Receiver(replies=(500,)) as receiver:
-        _, endpoint = _client_with_endpoint(url=receiver.url)
-        delivery = _delivery(endpoint, status="failed", attempts=2)
+        _, endpoint = make.webhook_endpoint(url=receiver.url)
+        delivery = make.webhook_delivery(endpoint, status="failed", attempts=2)
         webhooks_service.delivery_retry_now(delivery_id=delivery.pk, user=get_user_model().objects.create_user("ada"))
         assert webhooks_service.delivery_send(delivery_id=delivery.pk).status == "failed"
     delivery.refresh_from_db()
@@ -553,15 +481,15 @@ def test_a_manual_retry_is_one_more_attempt(settings, private_ok):
 
 @pytest.mark.django_db
 def test_resend_enqueues_overdue_unclaimed_deliveries_only(monkeypatch):
-    _, endpoint = _client_with_endpoint()
-    overdue = _delivery(endpoint)
+    _, endpoint = make.webhook_endpoint()
+    overdue = make.webhook_delivery(endpoint)
     WebhookDelivery.objects.filter(pk=overdue.pk).update(next_attempt_at=timezone.now() - timedelta(minutes=5))
-    fresh = _delivery(endpoint)
-    claimed = _delivery(endpoint, claimed_until=timezone.now() + timedelta(seconds=30))
+    fresh = make.webhook_delivery(endpoint)
+    claimed = make.webhook_delivery(endpoint, claimed_until=timezone.now() + timedelta(seconds=30))
     WebhookDelivery.objects.filter(pk=claimed.pk).update(next_attempt_at=timezone.now() - timedelta(minutes=5))
-    _delivery(endpoint, status="failed")
+    make.webhook_delivery(endpoint, status="failed")
     sent = []
-    monkeypatch.setattr(webhooks_service, "enqueue_delivery", lambda pk, countdown=None: sent.append(pk))
+    monkeypatch.setattr(enqueue, "deliver_webhook_later", sent.append)
     assert webhooks_service.deliveries_resend_due(older_than_seconds=60) == 1
     assert sent == [overdue.pk] and fresh.pk not in sent
 
@@ -570,11 +498,11 @@ def test_resend_enqueues_overdue_unclaimed_deliveries_only(monkeypatch):
 def test_beats_resend_task_enqueues_what_is_overdue_by_the_configured_delay(monkeypatch, settings):
     from reviewapp.tasks import resend_overdue_webhooks
 
-    _, endpoint = _client_with_endpoint()
-    lost = _delivery(endpoint)
+    _, endpoint = make.webhook_endpoint()
+    lost = make.webhook_delivery(endpoint)
     WebhookDelivery.objects.filter(pk=lost.pk).update(next_attempt_at=timezone.now() - timedelta(seconds=90))
     sent = []
-    monkeypatch.setattr(webhooks_service, "enqueue_delivery", lambda pk, countdown=None: sent.append(pk))
+    monkeypatch.setattr(enqueue, "deliver_webhook_later", sent.append)
     settings.WEBHOOK_RESEND_AFTER_SECONDS = 120
     resend_overdue_webhooks()
     assert sent == []

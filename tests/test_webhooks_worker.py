@@ -6,12 +6,13 @@ import json
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 
 from reviewapp.models import Answer, WebhookDelivery
 from reviewapp.services import review as review_service
 from reviewapp.services import webhooks as webhooks_service
-from tests.conftest import fare_payload, wait_for
+from tests import factories as make
+from tests.conftest import wait_for
+from tests.factories import fare_payload
 from tests.webhook_receiver import Receiver
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
@@ -41,8 +42,7 @@ def test_judged_and_adjudicated_events_reach_the_receiver_signed(api, register, 
         judged = wait_for(_settled("answer.judged"))
 
         # A reviewer decides the flagged claim and finishes: the answer is adjudicated, a second event goes out.
-        rita = get_user_model().objects.create_user("rita")
-        rita.groups.add(Group.objects.get(name="reviewer"))
+        rita = make.user("rita", "reviewer")
         answer = Answer.objects.get(public_id=answer_id)
         flagged = answer.claims.get(label="CONTRADICTED")
         review_service.claim_decide(user=rita, claim=flagged, decision="confirm", label=None, note="",

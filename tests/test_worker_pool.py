@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from judges import JudgeRequest
-from reviewapp.models import Answer, Policy
-from reviewapp.services import ingest
-from tests.conftest import fare_payload, private_worker, wait_for
-from tests.judges.test_openai_backend import PASSAGE
-from tests.test_judging_worker import ANSWER_FOR_GOOD
+from reviewapp.models import Answer
+from tests import factories as make
+from tests.conftest import private_worker, wait_for
+from tests.judges.factories import GOOD_ANSWER, GOOD_PASSAGE
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
 
@@ -28,11 +26,8 @@ def pooled_worker(tmp_path, monkeypatch):
 
 
 def test_eight_threads_wait_on_the_llm_at_once_with_two_connections(pooled_worker):
-    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai",
-                          judge_profile="claim_verification", note="judge with the (fake) LLM")
-    request = JudgeRequest.model_validate(fare_payload(external_id=None, answer=ANSWER_FOR_GOOD,
-                                                       passages=[{"text": PASSAGE}]))
-    ids = [ingest.answer_ingest(client=None, request=request).answer.pk for _ in range(THREADS)]
+    make.openai_policy()
+    ids = [make.ingested(GOOD_ANSWER, passages=[{"text": GOOD_PASSAGE}]).pk for _ in range(THREADS)]
     wait_for(lambda: Answer.objects.filter(pk__in=ids, status="judged").count() == THREADS, timeout=60)
 
     # Had each thread kept its connection through the LLM call, only 2 could be waiting on it at

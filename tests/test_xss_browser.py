@@ -14,87 +14,31 @@ import json
 from urllib.parse import urlencode
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 
-import judges
-from reviewapp.models import Answer, Claim, Policy
+from reviewapp.models import Answer, Claim
 from reviewapp.services import review as review_service
-from reviewapp.services.ingest import answer_ingest
 from reviewapp.services.judging import answer_judge
-from tests.conftest import CHROMIUM, fare_payload
+from tests import factories as make
+from tests.conftest import CHROMIUM
 from tests.fake_openai import Reply
-from tests.xss_corpus import PAYLOADS
+from tests.xss_corpus import PAYLOADS, assert_nothing_ran, sign_in, watched_page
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason=f"needs Debian's chromium at {CHROMIUM}"),
 ]
-PASSWORD = "pw-ada-xss-123"
-
-# Installed before any page script: every way a payload could signal that it ran.
-WATCH = """
-window.__xss = [];
-window.__csp = [];
-for (const name of ["alert", "confirm", "prompt"]) window[name] = (m) => window.__xss.push(name + ":" + m);
-document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`));
-"""
-
-# Markup that our templates never emit, so finding any of it means hostile text became markup.
-DANGEROUS_DOM = """() => {
-  const found = [];
-  for (const el of document.querySelectorAll("*")) {
-    for (const attr of el.getAttributeNames()) {
-      if (attr.startsWith("on")) found.push(`${el.tagName} ${attr}`);
-      const value = el.getAttribute(attr) || "";
-      if (/^\\s*javascript:/i.test(value)) found.push(`${el.tagName} ${attr}=${value}`);
-    }
-  }
-  for (const el of document.querySelectorAll("script:not([src]), iframe, math, object, embed, img, body style, link[rel=import]")) {
-    found.push(el.outerHTML.slice(0, 80));
-  }
-  // Inside the containers of untrusted text, no element but our own highlight spans and markup.
-  const text = ".untrusted, [hx-disable], td.question, .error, .messages";
-  for (const el of document.querySelectorAll(`:is(${text}) *`)) {
-    if (!["SPAN", "B", "LI", "P", "HEADER", "DIV", "A", "OL"].includes(el.tagName)
-        || el.getAttributeNames().some((a) => a.startsWith("hx-") || a === "style" || a === "src")) {
-      found.push(el.outerHTML.slice(0, 80));
-    }
-  }
-  return found;
-}"""
 
 
 @pytest.fixture
 def page(browser, live_server):
-    context = browser.new_context(base_url=live_server.url, viewport={"width": 1400, "height": 900})
-    context.set_default_timeout(5000)
-    context.add_init_script(WATCH)
-    page = context.new_page()
-    page.dialogs = []
-    page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
-    page.console_errors = []
-    page.on("console", lambda msg: page.console_errors.append(msg.text) if msg.type == "error" else None)
-    yield page
-    context.close()
-
-
-def _admin():
-    user = get_user_model().objects.create_user("ada", password=PASSWORD)
-    user.groups.add(Group.objects.get_or_create(name="admin")[0])
-    return user
-
-
-def _ingest(**overrides) -> Answer:
-    payload = fare_payload(**({"external_id": None} | overrides))
-    return answer_ingest(client=None, request=judges.JudgeRequest.model_validate(payload)).answer
+    yield from watched_page(browser, live_server.url)
 
 
 def _hostile_answer(fake_llm, settings) -> tuple[Answer, list[str]]:
     """One answer with a payload in every field, judged by the (fake) LLM, two claims decided with notes."""
     sentences = [f"Claim {i}: {p}." for i, p in enumerate(PAYLOADS)]
     passage = "Riders aged 65 and older pay $1.00 per ride. " + " ".join(PAYLOADS)
-    answer = _ingest(
+    answer = make.ingested(
         question=" | ".join(PAYLOADS),
         answer=" ".join(sentences),
         prior_turns=[{"role": "user", "content": p} for p in PAYLOADS[:5]],
@@ -113,35 +57,18 @@ def _hostile_answer(fake_llm, settings) -> tuple[Answer, list[str]]:
         "unsupported_claims": len(claims) - 1, "contradicted_claims": 0,
     })))
     settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = fake_llm.base_url, "test-key"
-    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai",
-                          judge_profile="claim_verification", note="judge with the (fake) LLM")
+    make.openai_policy()
     answer_judge(answer_id=answer.pk)
     answer.refresh_from_db()
     assert (answer.status, answer.review_status) == ("judged", "in_review"), answer.judged_by.error
     return answer, sentences
 
 
-def _assert_nothing_ran(page, where: str) -> None:
-    assert page.evaluate("window.__xss") == [], where
-    assert page.dialogs == [], where
-    assert page.evaluate("window.__csp") == [], f"{where}: markup reached the page and only CSP stopped it"
-    assert page.evaluate(DANGEROUS_DOM) == [], where
-    assert not [e for e in page.console_errors if "Content Security Policy" in e], where
-
-
-def _sign_in(page) -> None:
-    page.goto("/accounts/login/")
-    page.fill("input[name=username]", "ada")
-    page.fill("input[name=password]", PASSWORD)
-    with page.expect_navigation():
-        page.press("input[name=password]", "Enter")
-
-
 def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(page, live_server, fake_llm, settings):
-    ada = _admin()
+    ada = make.user("ada", "admin")
     for payload in PAYLOADS:  # one queue row per payload, as its question
         assert len(payload) < 110  # the queue shows 110 characters of a question
-        answer = _ingest(question=payload)
+        answer = make.ingested(question=payload)
         answer_judge(answer_id=answer.pk)
     hostile, sentences = _hostile_answer(fake_llm, settings)
     review_service.lease_take(user=ada, answer=hostile)
@@ -150,26 +77,26 @@ def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(page
         claim.answer = hostile
         review_service.claim_decide(user=ada, claim=claim, decision="overturn", label="CONTRADICTED", note=note,
                                     expected_version=claim.version)
-    _sign_in(page)
+    sign_in(page)
 
     # The queue: every question exactly, and the search box echoing a payload.
     page.goto("/queue/?" + urlencode({"q": PAYLOADS[8]}))
-    _assert_nothing_ran(page, "queue (search)")
+    assert_nothing_ran(page, "queue (search)")
     assert page.locator("input[name=q]").input_value() == PAYLOADS[8]
     page.goto("/queue/")
-    _assert_nothing_ran(page, "queue")
+    assert_nothing_ran(page, "queue")
     questions = page.locator("td.question a").evaluate_all("els => els.map(e => e.textContent)")
     assert set(PAYLOADS) <= set(questions)
 
     page.goto("/answers/")
-    _assert_nothing_ran(page, "answers")
+    assert_nothing_ran(page, "answers")
     cells = page.locator("td.question").evaluate_all("els => els.map(e => e.textContent)")
     assert set(PAYLOADS) <= set(cells)
 
     # The review page.
     page.goto(f"/review/{hostile.pk}/")
     page.locator("details").evaluate_all("els => els.forEach(e => e.open = true)")  # turns, history
-    _assert_nothing_ran(page, "review")
+    assert_nothing_ran(page, "review")
     text = lambda selector: page.locator(selector).evaluate_all("els => els.map(e => e.textContent)")  # noqa: E731
     assert text("section.left > p.untrusted")[0] == hostile.question
     assert text("#answer-text")[0] == hostile.answer
@@ -204,13 +131,13 @@ def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(page
     # Selecting a claim by keyboard (the page's script at work) runs nothing either.
     for _ in range(3):
         page.keyboard.press("j")
-    _assert_nothing_ran(page, "review after j")
+    assert_nothing_ran(page, "review after j")
 
     # The exports page echoing hostile filters, with and without an error.
     queries = [{"profile": PAYLOADS[8], "since": PAYLOADS[0]}, {"profile": PAYLOADS[4]}, {"profile": "claim_verification"}]
     for query in queries:
         page.goto("/exports/?" + urlencode(query))
-        _assert_nothing_ran(page, f"exports {query}")
+        assert_nothing_ran(page, f"exports {query}")
         assert page.locator("input[name=profile]").input_value() == query["profile"]
     page.goto("/exports/?" + urlencode({"profile": PAYLOADS[8], "since": PAYLOADS[0]}))
     assert repr(PAYLOADS[0]) in page.locator("p.error").text_content()
@@ -228,16 +155,16 @@ def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(page
     manifest = page.request.get("/exports/manifest?" + urlencode({"format": "jsonl", "profile": PAYLOADS[0]}))
     assert manifest.headers["content-type"].split(";")[0] in ("text/plain", "application/json")
     page.goto("/exports/manifest?" + urlencode({"format": "jsonl", "profile": PAYLOADS[2]}))
-    _assert_nothing_ran(page, "manifest error")
+    assert_nothing_ran(page, "manifest error")
 
     page.goto("/calibration/")
-    _assert_nothing_ran(page, "calibration")
+    assert_nothing_ran(page, "calibration")
     assert Claim.objects.filter(answer=hostile, decision="overturn").count() == 2
 
 
 def test_the_csp_refuses_inline_scripts_and_eval_and_htmx_stays_on_its_origin(page, live_server):
-    _admin()
-    _sign_in(page)
+    make.user("ada", "admin")
+    sign_in(page)
     response = page.goto("/queue/")
     policy = response.headers["content-security-policy"]
     script_src = next(part for part in policy.split("; ") if part.startswith("script-src"))

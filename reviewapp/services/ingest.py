@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from judges import JudgeRequest
 from judges.profiles import UnknownProfile, get_profile
+from reviewapp import enqueue
 from reviewapp.models import Answer, ApiClient
 
 log = logging.getLogger(__name__)
@@ -149,7 +150,7 @@ def _store(*, client: ApiClient | None, request: JudgeRequest, digest: str | Non
         # robust: if the broker is down the answer is still stored (status queued) and the
         # error is logged; the client's request does not fail after its data was committed.
         # (Outside a transaction, on_commit runs it at once.)
-        transaction.on_commit(lambda: enqueue_judging(answer_id), robust=True)
+        transaction.on_commit(lambda: enqueue.judge_answer_later(answer_id), robust=True)
     answer = Answer(
         id=answer_id, public_id=public_id, client=client, external_id=request.external_id, question=request.question,
         answer=request.answer, prior_turns=prior_turns, metadata=request.metadata,
@@ -157,12 +158,6 @@ def _store(*, client: ApiClient | None, request: JudgeRequest, digest: str | Non
     )
     answer._state.adding, answer._state.db = False, connection.alias  # as if loaded: the row exists
     return answer
-
-
-def enqueue_judging(answer_id: int) -> None:
-    from reviewapp.tasks import judge_answer
-
-    judge_answer.delay(answer_id)
 
 
 def runs_ingest(*, client: ApiClient, payloads: list[dict]) -> tuple[list[Answer], list[str]]:

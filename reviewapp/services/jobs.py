@@ -10,6 +10,7 @@ from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from judges import JudgeConfig, JudgeError
+from reviewapp import enqueue
 from reviewapp.models import Answer, Claim, ExampleSet, Job, JudgeRun, Policy, ReviewPass
 from reviewapp.services.audit import audit_record
 from reviewapp.services.examples import worked_examples_for
@@ -24,9 +25,7 @@ REROUTABLE = (Answer.ReviewStatus.IN_REVIEW, Answer.ReviewStatus.AUTO_PASSED)
 
 
 def _enqueue(job: Job) -> None:
-    from reviewapp.tasks import run_job
-
-    transaction.on_commit(lambda: run_job.delay(job.pk), robust=True)
+    transaction.on_commit(lambda: enqueue.run_job_later(job.pk), robust=True)
 
 
 def job_start_reroute(*, user) -> Job:
@@ -115,10 +114,8 @@ def _reroute(job: Job) -> None:
 
 
 def _fan_out_rejudge(job: Job) -> None:
-    from reviewapp.tasks import rejudge_answer
-
     for answer_id in job.params["answer_ids"]:
-        rejudge_answer.delay(job.pk, answer_id)
+        enqueue.rejudge_answer_later(job.pk, answer_id)
     if not job.params["answer_ids"]:  # nothing to judge: no run will count it done
         Job.objects.filter(pk=job.pk).update(status=Job.Status.DONE, finished_at=timezone.now())
 

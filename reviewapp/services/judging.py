@@ -37,7 +37,7 @@ from judges import JudgeConfig, JudgeError, JudgeIdentity, JudgeOutput, JudgeReq
 from judges import types
 from judges.ratelimit import RateLimitTimeout, RateLimitUnavailable, in_flight_limit_for
 from reviewapp.db.errors import is_transient
-from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy
+from reviewapp.models import Answer, Evidence, JudgeRun, Policy
 from reviewapp.services.examples import example_set_in_force, example_set_of, worked_examples_for
 from reviewapp.services.routing import decide_route, judge_failed_route
 from reviewapp.services.waiting import judged_announce

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
 
+from reviewapp import enqueue
 from reviewapp.models import SchedulerHeartbeat, WorkerHeartbeat
 from reviewapp.services.sweeper import stuck_answers
 
@@ -96,8 +97,6 @@ def _worker(hb: WorkerHeartbeat, now: datetime, stale_after: timedelta, beat_at:
 
 def canary_dispatch() -> list[str]:
     """Send a canary to every known worker's own queue and one to the judge queue."""
-    from reviewapp.tasks import canary
-
     now = timezone.now()
     # A worker killed long ago (its container is gone) would be flagged forever; forget it after a day.
     day_ago = now - timedelta(days=1)
@@ -107,7 +106,7 @@ def canary_dispatch() -> list[str]:
     hostnames = list(WorkerHeartbeat.objects.values_list("hostname", flat=True))
     expires = settings.CANARY_INTERVAL_SECONDS * 2  # a canary nobody took in time is dropped, not piled up
     for hostname in hostnames:
-        canary.apply_async((now.isoformat(),), queue=worker_direct(hostname), expires=expires)
-    canary.apply_async((now.isoformat(),), expires=expires)
+        enqueue.canary_later(now.isoformat(), queue=worker_direct(hostname), expires=expires)
+    enqueue.canary_later(now.isoformat(), expires=expires)
     canary_sent(hostnames=hostnames, at=now)
     return hostnames

@@ -37,6 +37,7 @@ from reviewapp import selectors
 from reviewapp.access import ROLES, is_lead, is_lead_or_admin, is_reviewer
 from reviewapp.models import (Answer, AuditEvent, Claim, ConsensusMethod, DecisionMode, Policy, Review,
                               ReviewPass)
+from reviewapp.selectors import shown_claims_for_review
 from reviewapp.services.audit import audit_record
 from reviewapp.services.webhooks import event_record
 
@@ -574,13 +575,6 @@ def _pass_undo(user, answer: Answer, last: Review) -> Claim:
 
 
 # --- consensus and adjudication --------------------------------------------------------------
-
-
-def shown_claims_for_review(answer: Answer):
-    """The claims a reviewer sees: the shown run's, plus any a reviewer added."""
-    return Claim.objects.filter(answer=answer).filter(
-        Q(run_id=answer.judged_by_id) | Q(origin=Claim.Origin.REVIEWER)
-    ).exclude(origin=Claim.Origin.REVIEWER, decision="")
 
 
 def pending_claims(answer: Answer):

@@ -19,13 +19,14 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from celery import current_app  # reviewapp.celery's app (its worker signals call services)
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from reviewapp import enqueue
 from reviewapp.models import Answer, AuditEvent, Policy
-from reviewapp.services.ingest import enqueue_judging
 from reviewapp.services.judging import abandon_running_runs, answer_fail, judge_config_for, mark_run_failed, start_run
 
 log = logging.getLogger(__name__)
@@ -53,10 +54,8 @@ def stuck_answers(now=None):
 
 def judge_queue_backlog() -> int | None:
     """Messages waiting in the judge queue, or None when the broker cannot be asked."""
-    from reviewapp.celery import app
-
     try:
-        with app.connection_for_write() as conn:
+        with current_app.connection_for_write() as conn:
             conn.ensure_connection(max_retries=1)
             return conn.default_channel.queue_declare(queue=settings.CELERY_TASK_DEFAULT_QUEUE).message_count
     except Exception as exc:  # kombu raises a different type per transport
@@ -98,7 +97,7 @@ def answers_sweep(*, batch: int = 500) -> Sweep:
         # After commit: the worker must see the rows as queued. A broker still down leaves them
         # queued, and the next sweep tries again.
         for answer_id in sweep.requeued:
-            transaction.on_commit(lambda answer_id=answer_id: enqueue_judging(answer_id), robust=True)
+            transaction.on_commit(lambda answer_id=answer_id: enqueue.judge_answer_later(answer_id), robust=True)
     if stuck:
         log.warning("judge sweep: re-enqueued %d answers %s, gave up on %d %s",
                     len(sweep.requeued), sweep.requeued[:20], len(sweep.given_up), sweep.given_up[:20])

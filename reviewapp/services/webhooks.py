@@ -27,7 +27,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from reviewapp import selectors
+from reviewapp import enqueue, selectors
 from reviewapp.models import (
     WEBHOOK_EVENTS,
     Answer,
@@ -174,9 +174,7 @@ def answer_payload(answer: Answer) -> dict:
 
 def adjudication_payload(answer: Answer) -> dict:
     """What the reviewers decided: the verdict after review and one decision per claim."""
-    from reviewapp.services.review import shown_claims_for_review
-
-    claims = shown_claims_for_review(answer).order_by("position")
+    claims = selectors.shown_claims_for_review(answer).order_by("position")
     reviews: dict[int, list] = {}
     for stage in (Review.Stage.REVIEW, Review.Stage.ADJUDICATION):
         for review in sorted(selectors.current_decisions(answer.pk, stage=stage), key=lambda r: r.id):
@@ -225,14 +223,8 @@ def event_record(*, answer: Answer, event: str) -> list[WebhookDelivery]:
     )
     # robust: a broker outage must not undo the change that caused the event; the row stays
     # pending and `manage.py webhooks_resend` (or an admin's "retry now") sends it later.
-    transaction.on_commit(lambda: enqueue_delivery(delivery.pk), robust=True)
+    transaction.on_commit(lambda: enqueue.deliver_webhook_later(delivery.pk), robust=True)
     return [delivery]
-
-
-def enqueue_delivery(delivery_id: int, countdown: float | None = None) -> None:
-    from reviewapp.tasks import deliver_webhook
-
-    deliver_webhook.apply_async((delivery_id,), countdown=countdown)
 
 
 # --- sending ---------------------------------------------------------------------------------
@@ -394,7 +386,7 @@ def delivery_retry_now(*, delivery_id: int, user) -> bool:
             return False
         delivery = WebhookDelivery.objects.get(pk=delivery_id)
         audit_record(actor=user, actor_label=user.get_username(), action="webhook.retried", obj=delivery)
-        transaction.on_commit(lambda: enqueue_delivery(delivery_id), robust=True)
+        transaction.on_commit(lambda: enqueue.deliver_webhook_later(delivery_id), robust=True)
     return True
 
 
@@ -410,5 +402,5 @@ def deliveries_resend_due(*, older_than_seconds: float = 60) -> int:
         .values_list("pk", flat=True)
     )
     for delivery_id in ids:
-        enqueue_delivery(delivery_id)
+        enqueue.deliver_webhook_later(delivery_id)
     return len(ids)

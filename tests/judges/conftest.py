@@ -55,3 +55,11 @@ def fare_request():
         return JudgeRequest.model_validate(payload)
 
     return build
+
+
+@pytest.fixture
+def good_request() -> JudgeRequest:
+    """The request the fake LLM's GOOD reply judges (tests/judges/factories.py)."""
+    from tests.judges.factories import GOOD_ANSWER, GOOD_PASSAGE
+
+    return JudgeRequest.model_validate({"passages": [{"text": GOOD_PASSAGE}], "answer": GOOD_ANSWER})

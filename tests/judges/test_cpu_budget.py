@@ -3,24 +3,13 @@ stops a judging that spends more, and lets waiting and cheap work through."""
 
 import threading
 import time
-import uuid
 
 import pytest
 
 import judges
 from judges import JudgeConfig, JudgeError, JudgeRequest
 from judges.budget import BudgetSpent, within_cpu_budget
-
-# One answer of thousands of distinct numbers against 18 long passages of others: over a second of
-# CPU for the offline judge even with its work bounded (judges/checks/bounds.py), far above 0.3 s.
-# Passages are indexed once per text and the index kept, so each request gets texts of its own.
-HEAVY_ANSWER = " ".join(f"Route {i} costs ${i}.{i % 100:02d}." for i in range(2000))[:50_000]
-
-
-def heavy_passages() -> list[dict]:
-    fresh = uuid.uuid4().hex[:8]
-    return [{"text": " ".join(f"Line {i} runs every {i % 97 + 1} minutes from stop {i * 7 + p} ({fresh})."
-                              for i in range(3000))[:100_000]} for p in range(18)]
+from tests.judges.factories import HEAVY_ANSWER, heavy_passages
 
 
 def heavy_request() -> JudgeRequest:

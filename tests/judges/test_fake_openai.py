@@ -6,7 +6,6 @@ No Django, no database: everything here is plain HTTP on 127.0.0.1.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys

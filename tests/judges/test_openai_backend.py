@@ -8,22 +8,10 @@ import time
 
 import pytest
 
-from judges import JudgeConfig, JudgeError, JudgeRequest, judge
+from judges import JudgeConfig, JudgeError, judge
 from tests.fake_openai import FakeOpenAI, Reply
+from tests.judges.factories import GOOD, openai_config
 
-PASSAGE = "Riders aged 65 and older pay a reduced fare of $1.35 per ride with a valid Senior ID card."
-ANSWER = "Riders aged 65 and older pay a reduced fare of $1.35 per ride. Monthly passes cost $20."
-
-GOOD = json.dumps({
-    "claims": [
-        {"claim_id": "c1", "claim_text": "Riders aged 65 and older pay a reduced fare of $1.35 per ride.",
-         "verification_status": "SUPPORTED", "source_passage_id": "P1",
-         "source_text": "Riders aged 65 and older pay a reduced fare of $1.35 per ride", "explanation": "Stated in P1."},
-        {"claim_id": "c2", "claim_text": "Monthly passes cost $20.", "verification_status": "UNSUPPORTED",
-         "source_passage_id": None, "source_text": None, "explanation": "No passage gives a monthly pass price."},
-    ],
-    "grounding_score": 0.5, "total_claims": 2, "supported_claims": 1, "unsupported_claims": 1, "contradicted_claims": 0,
-})
 MISSING_FIELD = json.dumps({"claims": [{"claim_id": "c1", "claim_text": "x"}], "grounding_score": 1})
 
 
@@ -33,20 +21,9 @@ def fake():
         yield server
 
 
-@pytest.fixture
-def request_():
-    return JudgeRequest.model_validate({"passages": [{"text": PASSAGE}], "answer": ANSWER})
-
-
-def config(fake, **overrides) -> JudgeConfig:
-    values = dict(backend="openai", profile="claim_verification", model="fake-judge", base_url=fake.base_url,
-                  api_key="test", timeout_s=2.0, retry_budget_s=10.0, max_attempts=4, backoff_cap_s=0.05)
-    return JudgeConfig(**(values | overrides))
-
-
-def test_a_good_reply_is_normalized_with_usage_and_one_attempt(fake, request_):
+def test_a_good_reply_is_normalized_with_usage_and_one_attempt(fake, good_request):
     fake.enqueue(Reply.ok(GOOD, prompt_tokens=321, completion_tokens=45))
-    output = judge(request_, config(fake))
+    output = judge(good_request, openai_config(fake))
     result = output.result
     assert [c.label for c in result.claims] == ["SUPPORTED", "UNSUPPORTED"]
     assert result.grounding_score == 0.5
@@ -56,9 +33,9 @@ def test_a_good_reply_is_normalized_with_usage_and_one_attempt(fake, request_):
     assert output.raw_output == GOOD
 
 
-def test_it_asks_at_temperature_zero_for_the_profiles_json_schema(fake, request_):
+def test_it_asks_at_temperature_zero_for_the_profiles_json_schema(fake, good_request):
     fake.enqueue(Reply.ok(GOOD))
-    judge(request_, config(fake))
+    judge(good_request, openai_config(fake))
     sent = fake.requests[0]
     assert sent["temperature"] == 0
     assert sent["response_format"]["type"] == "json_schema"
@@ -68,15 +45,15 @@ def test_it_asks_at_temperature_zero_for_the_profiles_json_schema(fake, request_
     assert fake.request_headers[0]["authorization"] == "Bearer test"
 
 
-def test_a_fenced_reply_after_prose_is_accepted(fake, request_):
+def test_a_fenced_reply_after_prose_is_accepted(fake, good_request):
     fake.enqueue(Reply.fenced(GOOD))
-    assert judge(request_, config(fake)).result.judge.attempts == 1
+    assert judge(good_request, openai_config(fake)).result.judge.attempts == 1
 
 
 @pytest.mark.parametrize("bad", [Reply.ok("{not json"), Reply.ok(MISSING_FIELD), Reply.truncated(GOOD), Reply.ok("")])
-def test_bad_output_gets_one_repair_request_showing_the_error(fake, request_, bad):
+def test_bad_output_gets_one_repair_request_showing_the_error(fake, good_request, bad):
     fake.enqueue(bad, Reply.ok(GOOD))
-    result = judge(request_, config(fake)).result
+    result = judge(good_request, openai_config(fake)).result
     assert result.judge.attempts == 2
     repair = fake.requests[1]
     assert repair["temperature"] == pytest.approx(0.2)
@@ -84,16 +61,16 @@ def test_bad_output_gets_one_repair_request_showing_the_error(fake, request_, ba
     assert "could not be used" in repair["messages"][-1]["content"]
 
 
-def test_a_truncated_reply_is_named_as_such_in_the_repair_request(fake, request_):
+def test_a_truncated_reply_is_named_as_such_in_the_repair_request(fake, good_request):
     fake.enqueue(Reply.truncated(GOOD), Reply.ok(GOOD))
-    judge(request_, config(fake))
+    judge(good_request, openai_config(fake))
     assert "cut off" in fake.requests[1]["messages"][-1]["content"]
 
 
-def test_bad_output_twice_is_a_permanent_failure_holding_the_reply(fake, request_):
+def test_bad_output_twice_is_a_permanent_failure_holding_the_reply(fake, good_request):
     fake.enqueue(Reply.ok("{not json"), Reply.ok(MISSING_FIELD))
     with pytest.raises(JudgeError) as failure:
-        judge(request_, config(fake))
+        judge(good_request, openai_config(fake))
     assert not failure.value.transient
     assert failure.value.attempts == 2
     assert failure.value.raw_output == MISSING_FIELD
@@ -101,104 +78,104 @@ def test_bad_output_twice_is_a_permanent_failure_holding_the_reply(fake, request
     assert len(fake.requests) == 2
 
 
-def test_a_429_is_retried_after_its_retry_after(fake, request_):
+def test_a_429_is_retried_after_its_retry_after(fake, good_request):
     fake.enqueue(Reply.status(429, retry_after=0.3), Reply.ok(GOOD))
     started = time.monotonic()
-    result = judge(request_, config(fake)).result
+    result = judge(good_request, openai_config(fake)).result
     assert time.monotonic() - started >= 0.3
     assert result.judge.attempts == 2
 
 
-def test_5xx_errors_are_retried_with_backoff(fake, request_):
+def test_5xx_errors_are_retried_with_backoff(fake, good_request):
     fake.enqueue(Reply.status(500), Reply.status(503), Reply.ok(GOOD))
-    assert judge(request_, config(fake)).result.judge.attempts == 3
+    assert judge(good_request, openai_config(fake)).result.judge.attempts == 3
 
 
-def test_persistent_5xx_ends_in_a_transient_failure_after_max_attempts(fake, request_):
+def test_persistent_5xx_ends_in_a_transient_failure_after_max_attempts(fake, good_request):
     fake.enqueue(*[Reply.status(500)] * 10)
     with pytest.raises(JudgeError) as failure:
-        judge(request_, config(fake, max_attempts=3))
+        judge(good_request, openai_config(fake, max_attempts=3))
     assert failure.value.transient
     assert failure.value.attempts == 3
     assert len(fake.requests) == 3
 
 
-def test_a_429_storm_longer_than_the_retry_budget_gives_up_in_time(fake, request_):
+def test_a_429_storm_longer_than_the_retry_budget_gives_up_in_time(fake, good_request):
     fake.enqueue(*[Reply.status(429, retry_after=0.4)] * 20)
     started = time.monotonic()
     with pytest.raises(JudgeError) as failure:
-        judge(request_, config(fake, retry_budget_s=1.0, max_attempts=50))
+        judge(good_request, openai_config(fake, retry_budget_s=1.0, max_attempts=50))
     assert failure.value.transient
     assert time.monotonic() - started < 1.5
     assert "retry budget" in str(failure.value)
 
 
-def test_a_reply_slower_than_the_timeout_is_retried(fake, request_):
+def test_a_reply_slower_than_the_timeout_is_retried(fake, good_request):
     fake.enqueue(Reply.slow(3.0, then=Reply.ok(GOOD)), Reply.ok(GOOD))
     started = time.monotonic()
-    result = judge(request_, config(fake, timeout_s=0.5)).result
+    result = judge(good_request, openai_config(fake, timeout_s=0.5)).result
     assert result.judge.attempts == 2
     assert time.monotonic() - started < 2.5
 
 
-def test_a_dropped_connection_is_retried(fake, request_):
+def test_a_dropped_connection_is_retried(fake, good_request):
     fake.enqueue(Reply.drop_connection(), Reply.ok(GOOD))
-    assert judge(request_, config(fake)).result.judge.attempts == 2
+    assert judge(good_request, openai_config(fake)).result.judge.attempts == 2
 
 
-def test_a_refusal_fails_at_once_and_says_so(fake, request_):
+def test_a_refusal_fails_at_once_and_says_so(fake, good_request):
     fake.enqueue(Reply.refusal("I can't assist with that."))
     with pytest.raises(JudgeError) as failure:
-        judge(request_, config(fake))
+        judge(good_request, openai_config(fake))
     assert not failure.value.transient
     assert "refused" in str(failure.value) and "can't assist" in str(failure.value)
     assert len(fake.requests) == 1
 
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404])
-def test_client_errors_fail_at_once_without_retries(fake, request_, status):
+def test_client_errors_fail_at_once_without_retries(fake, good_request, status):
     fake.enqueue(Reply.status(status))
     with pytest.raises(JudgeError) as failure:
-        judge(request_, config(fake))
+        judge(good_request, openai_config(fake))
     assert not failure.value.transient
     assert str(status) in str(failure.value)
     assert len(fake.requests) == 1
 
 
-def test_an_endpoint_without_json_schema_gets_json_object_and_it_is_remembered(request_):
+def test_an_endpoint_without_json_schema_gets_json_object_and_it_is_remembered(good_request):
     with FakeOpenAI(supported_formats={"json_object"}, default=Reply.ok(GOOD)) as fake:
-        judge(request_, config(fake))
-        judge(request_, config(fake))
+        judge(good_request, openai_config(fake))
+        judge(good_request, openai_config(fake))
         assert fake.response_formats_seen == ["json_schema", "json_object", "json_object"]
 
 
-def test_an_endpoint_with_no_structured_output_gets_plain_text(request_):
+def test_an_endpoint_with_no_structured_output_gets_plain_text(good_request):
     with FakeOpenAI(supported_formats=set(), default=Reply.ok(GOOD)) as fake:
-        result = judge(request_, config(fake)).result
+        result = judge(good_request, openai_config(fake)).result
         assert fake.response_formats_seen == ["json_schema", "json_object", None]
         assert result.judge.attempts == 3
         assert "response_format" not in fake.requests[-1]
 
 
-def test_an_unreachable_endpoint_is_a_transient_failure(request_):
+def test_an_unreachable_endpoint_is_a_transient_failure(good_request):
     with FakeOpenAI() as fake:
         base_url = fake.base_url
     with pytest.raises(JudgeError) as failure:
-        judge(request_, JudgeConfig(backend="openai", profile="claim_verification", model="m", base_url=base_url,
+        judge(good_request, JudgeConfig(backend="openai", profile="claim_verification", model="m", base_url=base_url,
                                     timeout_s=0.5, retry_budget_s=2.0, max_attempts=3, backoff_cap_s=0.05))
     assert failure.value.transient
     assert "connection" in str(failure.value)
 
 
-def test_no_endpoint_configured_is_a_clear_permanent_failure(request_):
+def test_no_endpoint_configured_is_a_clear_permanent_failure(good_request):
     with pytest.raises(JudgeError, match="OPENAI_BASE_URL") as failure:
-        judge(request_, JudgeConfig(backend="openai", profile="claim_verification"))
+        judge(good_request, JudgeConfig(backend="openai", profile="claim_verification"))
     assert not failure.value.transient
 
 
-def test_an_unknown_profile_is_a_clear_permanent_failure(fake, request_):
+def test_an_unknown_profile_is_a_clear_permanent_failure(fake, good_request):
     with pytest.raises(JudgeError, match="no_such_profile") as failure:
-        judge(request_, config(fake, profile="no_such_profile"))
+        judge(good_request, openai_config(fake, profile="no_such_profile"))
     assert not failure.value.transient
     assert fake.requests == []
 
@@ -214,26 +191,26 @@ UNSTORABLE_REPLIES = {
 
 
 @pytest.mark.parametrize("content", UNSTORABLE_REPLIES.values(), ids=UNSTORABLE_REPLIES.keys())
-def test_an_llm_reply_with_a_nul_or_a_lone_surrogate_is_cleaned_before_parsing(fake, request_, content):
+def test_an_llm_reply_with_a_nul_or_a_lone_surrogate_is_cleaned_before_parsing(fake, good_request, content):
     fake.enqueue(Reply.ok(content))
-    output = judge(request_, config(fake))
+    output = judge(good_request, openai_config(fake))
     assert output.result.judge.attempts == 1  # parsed as it came, not sent back for repair
     assert output.result.claims[0].explanation == "Stated in P1."
     assert output.raw_output == GOOD
 
 
-def test_a_surrogate_pair_in_a_reply_is_kept(fake, request_):
+def test_a_surrogate_pair_in_a_reply_is_kept(fake, good_request):
     fake.enqueue(Reply.ok(GOOD.replace("Stated in P1.", "Stated in P1 \\ud83d\\ude00.")))
-    assert judge(request_, config(fake)).result.claims[0].explanation == "Stated in P1 \U0001F600."
+    assert judge(good_request, openai_config(fake)).result.claims[0].explanation == "Stated in P1 \U0001F600."
 
 
-def test_an_escaped_backslash_before_u0000_is_text_and_kept(fake, request_):
+def test_an_escaped_backslash_before_u0000_is_text_and_kept(fake, good_request):
     fake.enqueue(Reply.ok(GOOD.replace("Stated in P1.", "Stated in P1 \\\\u0000.")))
-    assert judge(request_, config(fake)).result.claims[0].explanation == "Stated in P1 \\u0000."
+    assert judge(good_request, openai_config(fake)).result.claims[0].explanation == "Stated in P1 \\u0000."
 
 
-def test_a_refusal_with_a_nul_is_cleaned(fake, request_):
+def test_a_refusal_with_a_nul_is_cleaned(fake, good_request):
     fake.enqueue(Reply.refusal("I cannot\x00 do that."))
     with pytest.raises(JudgeError) as failure:
-        judge(request_, config(fake))
+        judge(good_request, openai_config(fake))
     assert failure.value.raw_output == "I cannot do that."

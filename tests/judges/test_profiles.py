@@ -13,11 +13,10 @@ import pytest
 from judges.profiles import OutputError, UnknownProfile, get_profile, list_profiles
 from judges.profiles import render as render_module
 from judges.types import JudgeRequest
+from tests.judges.factories import FARE_ANSWER, split_blocks
 
 ALL = [(name, version) for name, versions in list_profiles() for version in versions]
 ALL_IDS = [f"{name}@{version}" for name, version in ALL]
-
-ANSWER = "Riders aged 65 and older pay a reduced fare of $1.35 per ride. A 30-day pass costs $75.00."
 
 # One valid reply per profile for the shared request below.
 VALID_REPLIES = {
@@ -61,7 +60,7 @@ VALID_REPLIES = {
 
 @pytest.fixture
 def request_(fare_request):
-    return fare_request(ANSWER)
+    return fare_request(FARE_ANSWER)
 
 
 def reply(name: str) -> str:
@@ -237,14 +236,6 @@ def hostile_request(fare_request, marker: str = "") -> JudgeRequest:
             {"id": "P2", "text": f"PASSAGETWO {marker} {INJECTION}."},
         ],
     )
-
-
-def split_blocks(user: str, delimiter: str):
-    """(label, body) of each data block, and the user message with the blocks taken out."""
-    pattern = re.compile(
-        rf"<<<{re.escape(delimiter)} (?P<label>[^\n]*)>>>\n(?P<body>.*?)\n<<<END {re.escape(delimiter)}>>>", re.S)
-    blocks = [(m.group("label"), m.group("body")) for m in pattern.finditer(user)]
-    return blocks, pattern.sub("", user)
 
 
 def shows_headers(name, version):

@@ -11,6 +11,7 @@ import pytest
 from judges.profiles import OutputError, get_profile, list_profiles
 from judges.text import split_sentences
 from judges.types import JudgeRequest, JudgeResult, Passage
+from tests.judges.factories import ANSWER, CANNED
 
 ALL = [(name, version) for name, versions in list_profiles() for version in versions]
 ALL_IDS = [f"{name}@{version}" for name, version in ALL]
@@ -21,11 +22,6 @@ ALL_IDS = [f"{name}@{version}" for name, version in ALL]
 #   P2 "A 30-day pass costs $86.00 and is valid for unlimited rides on buses and trains. Reduced
 #       Fare passes for seniors cost $43. Passes are sold at station vending machines and at the
 #       customer service center."
-ANSWER = (
-    "Riders aged 65 and older pay a reduced fare of $1.35 per ride. "
-    'A 30-day pass costs $75.00, and Metro calls it "the best deal in town".\n'
-    "- Passes are sold at station vending machines."
-)
 
 
 def normalize(spec: str, reply, request: JudgeRequest):
@@ -77,58 +73,6 @@ def request_(fare_request):
 
 # --- a canned reply per profile, run through the contract -------------------------------------
 
-CANNED = {
-    "claim_audit": {
-        "claims": [
-            {"id": "c1", "text": "Riders aged 65 and older pay a reduced fare of $1.35 per ride.", "label": "SUPPORTED",
-             "category": "price", "quotes": [{"passage_id": "P1", "quote": "pay a reduced fare of $1.35 per ride"}],
-             "explanation": "P1 states it."},
-            {"id": "c2", "text": "A 30-day pass costs $75.00", "label": "CONTRADICTED", "category": "price",
-             "quotes": [{"passage_id": "P2", "quote": "A 30-day pass costs $86.00"}], "explanation": "P2 says $86.00."},
-            {"id": "c3", "text": "Metro describes the pass as the best deal in town", "label": "UNSUPPORTED",
-             "category": "quote", "quotes": [], "explanation": "No passage says this."},
-            {"id": "c4", "text": "Passes are sold at station vending machines.", "label": "PARTIALLY_SUPPORTED",
-             "category": "process", "quotes": [{"passage_id": "P1", "quote": "Passes are sold at station vending machines"}],
-             "explanation": "Also sold at the customer service center; the answer narrows where to buy."},
-        ],
-        "fabrications": [{"kind": "quote", "text": '"the best deal in town"', "reason": "No passage contains it."}],
-        "omissions": [{"text": "Seniors need a valid Senior ID card.", "passage_id": "P1",
-                       "quote": "with a valid Senior ID card"}],
-        "counts": {"total": 4, "supported": 2, "partially_supported": 1, "contradicted": 1, "unsupported": 0},
-        "verdict": "MOSTLY_GROUNDED",
-        "rewrite_note": "Say $86.00 and drop the quotation.",
-    },
-    "fare_policy": {"grounded": False,
-                    "unsupported_claims": ['A 30-day pass costs $75.00, and Metro calls it "the best deal in town".'],
-                    "reasoning": "P2 gives $86.00 and no passage has the quotation."},
-    "claim_verification": {
-        "claims": [
-            {"claim_id": "c1", "claim_text": "Riders aged 65 and older pay a reduced fare of $1.35 per ride.",
-             "verification_status": "SUPPORTED", "source_passage_id": "P1",
-             "source_text": "Riders aged 65 and older pay a reduced fare of $1.35 per ride", "explanation": "P1."},
-            {"claim_id": "c2", "claim_text": "A 30-day pass costs $75.00", "verification_status": "CONTRADICTED",
-             "source_passage_id": "P2", "source_text": "A 30-day pass costs $86.00", "explanation": "P2 says $86.00."},
-            {"claim_id": "c3", "claim_text": "Metro calls it the best deal in town", "verification_status": "UNSUPPORTED",
-             "source_passage_id": None, "source_text": None, "explanation": "Not in the passages."},
-            {"claim_id": "c4", "claim_text": "Passes are sold at station vending machines.",
-             "verification_status": "SUPPORTED", "source_passage_id": "P2",
-             "source_text": "Passes are sold at station vending machines", "explanation": "P2."},
-        ],
-        "grounding_score": 0.5, "total_claims": 4, "supported_claims": 2, "unsupported_claims": 1,
-        "contradicted_claims": 1,
-    },
-    "sentence_map": {
-        "sentences": [
-            {"index": 0, "text": "Riders aged 65 and older pay a reduced fare of $1.35 per ride.", "verdict": "GROUNDED",
-             "reason": None},
-            {"index": 1, "text": "A 30-day pass costs $75.00.", "verdict": "CONTRADICTED",
-             "reason": 'P2: "A 30-day pass costs $86.00"'},
-            {"index": 2, "text": "Passes are sold at station vending machines.", "verdict": "PARTIALLY_GROUNDED",
-             "reason": "Also at the customer service center."},
-        ],
-        "summary": {"total_sentences": 3, "grounded_count": 1, "unsupported_count": 1, "contradicted_count": 1},
-    },
-}
 
 
 @pytest.mark.parametrize("name,version", ALL, ids=ALL_IDS)

@@ -1,0 +1,127 @@
+"""Imports point one way: no import cycle among the modules of reviewapp/ and judges/, counting
+imports inside functions (a lazy import still ties the two modules together); judges/ never imports
+Django or reviewapp; no service imports the tasks module (tasks call services; services send tasks
+through reviewapp/enqueue.py, by name). Read from the source (the AST), nothing is imported."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("reviewapp", "judges")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(path): path for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))
+            if "migrations" not in path.parts}
+
+
+MODULES = _modules()
+
+
+def _statements(tree: ast.AST):
+    """Every node of the tree except what sits under `if TYPE_CHECKING:`: an import there is only
+    read by type checkers (the annotations are strings at run time), never run."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            yield from (n for child in node.orelse for n in [child, *_statements(child)])
+            continue
+        yield node
+        yield from _statements(node)
+
+
+def _imported(module: str, path: Path) -> set[str]:
+    """Every module `module` names in an import statement anywhere in its file (in functions too),
+    resolved to the project's modules where it is one (`from a import b` is module a.b if there is one)."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in _statements(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in MODULES)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    """Module -> the project's modules it imports. A module importing its own package's __init__
+    (what `from . import x` also does) is not an edge: Python runs the __init__ first anyway."""
+    graph = {}
+    for module, path in MODULES.items():
+        targets = set()
+        for name in _imported(module, path):
+            while name and name not in MODULES:  # `import reviewapp.services.ingest.x` -> the module it is in
+                name = name.rpartition(".")[0]
+            if name and name != module and not module.startswith(f"{name}."):
+                targets.add(name)
+        graph[module] = targets
+    return graph
+
+
+def _a_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle (a list of modules, the first repeated at the end), or None."""
+    state: dict[str, int] = {}  # 1 on the path, 2 done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph[node]):
+            if state.get(target) == 1:
+                return [*path[path.index(target):], target]
+            if target not in state and (cycle := visit(target)):
+                return cycle
+        state[node] = 2
+        path.pop()
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_an_import_only_for_type_checkers_is_not_an_edge():
+    assert "judges.examples" not in _graph()["judges.types"]  # under `if TYPE_CHECKING:`
+
+
+def test_the_check_sees_the_modules_and_their_lazy_imports():
+    graph = _graph()
+    assert {"reviewapp.tasks", "reviewapp.services.ingest", "judges.engine"} <= set(graph)
+    assert "reviewapp.services.ingest" in graph["reviewapp.tasks"] or "reviewapp.services.judging" in graph["reviewapp.tasks"]
+    # An import inside a function counts: reviewapp/celery.py reads the liveness service only in its signal handlers.
+    assert "reviewapp.services.liveness" in graph["reviewapp.celery"]
+
+
+def test_the_check_finds_a_cycle_through_a_lazy_import():
+    assert _a_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert _a_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_module_of_reviewapp_or_judges_takes_part_in_an_import_cycle():
+    cycle = _a_cycle(_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("judges")))
+def test_the_judge_library_never_imports_django_or_reviewapp(module):
+    roots = {name.split(".")[0] for name in _imported(module, MODULES[module])}
+    assert not roots & {"django", "reviewapp"}, f"{module} imports {sorted(roots & {'django', 'reviewapp'})}"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("reviewapp.services")))
+def test_no_service_imports_the_tasks_module(module):
+    assert "reviewapp.tasks" not in _imported(module, MODULES[module])
