@@ -192,13 +192,17 @@ def too_large(request: HttpRequest, exc: RequestDataTooBig):
 
 def _unknown_query(request: HttpRequest, known: set[str]) -> Status | None:
     """Like the payloads, a query admits only what it documents: a misspelt filter is an error,
-    not a silently unfiltered list."""
+    not a silently unfiltered list; and each parameter is one value (`?wait=1&wait=30` is not
+    read as either)."""
     unknown = sorted(set(request.GET) - known)
-    if not unknown:
+    repeated = sorted(name for name in set(request.GET) & known if len(request.GET.getlist(name)) > 1)
+    if not unknown and not repeated:
         return None
     return Status(400, {"detail": "invalid payload", "errors": [
         {"field": f"query.{name}", "message": "unknown query parameter", "type": "extra_forbidden"}
-        for name in unknown]})
+        for name in unknown] + [
+        {"field": f"query.{name}", "message": "given more than once; send one value", "type": "repeated"}
+        for name in repeated]})
 
 
 def _answer_url(request: HttpRequest, answer) -> str:

@@ -95,6 +95,16 @@ def test_a_wait_beyond_30_seconds_or_not_a_number_is_a_400(client, api_token, wa
     assert not Answer.objects.exists()
 
 
+@pytest.mark.django_db
+def test_a_parameter_given_twice_is_a_400_naming_it_not_either_value(client, api_token):
+    response = _post(client, api_token, fare_payload(), wait="0&wait=30")
+    assert response.status_code == 400 and response.json()["errors"] == [
+        {"field": "query.wait", "message": "given more than once; send one value", "type": "repeated"}]
+    assert not Answer.objects.exists()
+    listed = client.get("/api/v1/answers?limit=1&limit=100", headers={"Authorization": f"Bearer {api_token}"})
+    assert listed.status_code == 400 and listed.json()["errors"][0]["field"] == "query.limit"
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.worker
 def test_with_wait_the_judged_answer_comes_back_in_the_reply(client, api_token, celery_worker):
