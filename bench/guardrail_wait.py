@@ -74,17 +74,19 @@ class Announcements:
     def __init__(self, broker: str):
         import redis
 
+        from reviewapp.services.waiting import channel
+
         self.seen: dict[int, list[float]] = {}
         self._pubsub = redis.Redis.from_url(broker).pubsub(ignore_subscribe_messages=True)
-        self._pubsub.psubscribe(**{"claimdesk:judged:*": self._note})
+        self._pubsub.psubscribe(**{channel("*"): self._note})
         self._thread = self._pubsub.run_in_thread(sleep_time=0.5, daemon=True)
 
     def _note(self, message: dict) -> None:
         self.seen.setdefault(int(message["channel"].rsplit(b":", 1)[1]), []).append(time.time())
 
     def first_after(self, pk: int, moment: float) -> float | None:
-        # Channels are per server, not per Redis database: another deployment's answer of the same
-        # id can announce too, so only what came after this run's result was stored counts.
+        # The bench's own deployment only (its database names it), but an announcement from an
+        # earlier run of the bench on the same database is not this one's.
         return next((t for t in self.seen.get(pk, ()) if t >= moment), None)
 
     def close(self) -> None:

@@ -136,7 +136,7 @@ def passage_rows(answer_id: int) -> list[tuple]:
 # What the judge needs of the answer comes back from the claim itself (no second look-up), with
 # the newest policy's identity, so the cached policy is re-read only when an admin saved a new one.
 _CLAIMED = f"""
-    RETURNING client_id, question, answer, prior_turns, requested_profile, lost_count,
+    RETURNING client_id, public_id, external_id, created_at, question, answer, prior_turns, requested_profile, lost_count,
         (SELECT id::text || '/' || xmin::text FROM reviewapp_policy ORDER BY version DESC LIMIT 1),
         (SELECT json_agg(json_build_array({', '.join(f'p.{c}' for c in PASSAGE_COLUMNS)}) ORDER BY p.position)::text
          FROM reviewapp_passage p WHERE p.answer_id = reviewapp_answer.id)
@@ -154,7 +154,7 @@ _CLAIM_TAKE_OVER = """
 
 class Claimed(NamedTuple):
     taken_over: bool
-    answer: Answer  # the fields the judge reads, and the claim
+    answer: Answer  # the fields the judge reads, those of its API state that judging leaves, the claim
     policy_key: str | None  # the newest policy's id/xmin (None: there is none)
     passages: list[list]  # as passage_rows() gives them
 
@@ -173,9 +173,11 @@ def answer_claim(answer_id: int, token, now: datetime, expires: datetime) -> Cla
             taken_over = True
     if row is None:
         return None
-    client_id, question, text, prior_turns, requested_profile, lost_count, policy_key, passages = row
+    (client_id, public_id, external_id, created_at, question, text, prior_turns, requested_profile, lost_count,
+     policy_key, passages) = row
     answer = Answer(
-        id=answer_id, client_id=client_id, question=question, answer=text,
+        id=answer_id, client_id=client_id, public_id=public_id, external_id=external_id, created_at=created_at,
+        question=question, answer=text,
         # Django reads jsonb as text and leaves decoding to the field; a raw cursor does the same.
         prior_turns=json.loads(prior_turns) if isinstance(prior_turns, (str, bytes)) else prior_turns,
         requested_profile=requested_profile, lost_count=lost_count, status=Answer.Status.JUDGING,

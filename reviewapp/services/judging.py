@@ -34,7 +34,7 @@ import judges
 from judges import JudgeConfig, JudgeError, JudgeIdentity, JudgeOutput, JudgeRequest
 from judges.ratelimit import RateLimitTimeout, RateLimitUnavailable, in_flight_limit_for
 from reviewapp.db.errors import is_transient
-from reviewapp import store
+from reviewapp import selectors, store
 from reviewapp.models import Answer, Evidence, JudgeRun, Policy
 from reviewapp.services.examples import example_set_in_force, example_set_of, worked_examples_for
 from reviewapp.services.routing import decide_route, judge_failed_route
@@ -415,6 +415,7 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
     # The answer's update rides on the statement storing the shown run, and says whether the
     # answer was still ours: if not, none of it is written.
     judged = store.Judged(token, route.review_status, reason[:300], route.priority, policy.pk, now)
+    rows = result_rows(result)
     # One statement stores the result and judges the answer, atomic on its own; a transaction only
     # when there is more: the escalation's first run, or a webhook event row for the answer's client.
     # Inside a caller's transaction, a savepoint, so that a refused write leaves that transaction usable.
@@ -422,24 +423,51 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
             else nullcontext():
         if escalation:
             run_record_success(answer, run, output)
-        if not run_record_success(answer, shown_run, shown, then=judged):
+        if not run_record_success(answer, shown_run, shown, then=judged, rows=rows):
             raise ClaimLost()  # nothing of this run was written; an escalation's first run is rolled back
-        event_record(answer=answer, event="answer.judged")
-        judged_announce(answer.pk)
-    answer.status, answer.verdict, answer.grounding_score = Answer.Status.JUDGED, result.verdict, result.grounding_score
-    answer.judged_by_id, answer.judged_at, answer.claim_token, answer.claim_expires_at = shown_run.pk, now, None, None
-    answer.review_status, answer.routing_reason, answer.priority = route.review_status, reason[:300], route.priority
-    answer.policy_id, answer.updated_at = policy.pk, now
+        answer.status, answer.verdict, answer.grounding_score = Answer.Status.JUDGED, result.verdict, result.grounding_score
+        answer.judged_by, answer.judged_at, answer.claim_token, answer.claim_expires_at = shown_run, now, None, None
+        answer.review_status, answer.routing_reason, answer.priority = route.review_status, reason[:300], route.priority
+        answer.policy_id, answer.updated_at = policy.pk, now
+        # The API's view of the answer as committed, from what was just written: the waiting
+        # request and the webhook send it without reading it back.
+        state = selectors.answer_state_json(answer, claims=selectors.claims_as_results(*rows))
+        event_record(answer=answer, event="answer.judged", state=state)
+        judged_announce(answer.pk, state)
 
 
-def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, then: store.Judged | None = None):
+def result_rows(result) -> tuple[list[dict], list[dict]]:
+    """A result's claims and evidence as the store writes them (store.CLAIM_WRITTEN and
+    EVIDENCE_WRITTEN by attname, the evidence with its claim's position)."""
+    # Only an id the judge invented can be longer than a real one; it matches no passage anyway.
+    pid_length = Evidence._meta.get_field("passage_pid").max_length
+    claim_rows = [
+        {"position": position, "cid": c.id, "text": c.text,
+         "answer_start": c.answer_span[0] if c.answer_span else None,
+         "answer_end": c.answer_span[1] if c.answer_span else None,
+         "label": c.label, "category": c.category, "explanation": c.explanation, "confidence": c.confidence}
+        for position, c in enumerate(result.claims)
+    ]
+    evidence_rows = [
+        {"claim_position": position, "passage_pid": ev.passage_id[:pid_length], "position": index, "quote": ev.quote,
+         "start": ev.span[0] if ev.span else None, "end": ev.span[1] if ev.span else None,
+         "match": ev.match if ev.span else "not_found"}
+        for position, claim in enumerate(result.claims)
+        for index, ev in enumerate(claim.evidence)
+    ]
+    return claim_rows, evidence_rows
+
+
+def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, then: store.Judged | None = None,
+                       rows: tuple[list[dict], list[dict]] | None = None):
     """Store a successful run and its claims. The run becomes the current one of its
     configuration; other configurations' runs stay current beside it.
 
     One statement, whatever the number of claims, so atomic on its own: the switch of the current
     run, the run's result, its claims and their evidence. With `then`, the answer is judged by the
     run first if still ours, and the rest written only then: returns the answer's id (None when it
-    was not ours, and nothing was written), or True without `then`."""
+    was not ours, and nothing was written), or True without `then`. `rows`: result_rows(), when
+    the caller has them."""
     result = output.result
     judge = result.judge
     run.status = JudgeRun.Status.SUCCEEDED
@@ -453,23 +481,7 @@ def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, th
     run.verdict = result.verdict
     run.grounding_score = result.grounding_score
     run.findings = result.model_dump(mode="json", include={"fabrications", "omissions", "rewrite_note"})
-    claims = result.claims
-    # Only an id the judge invented can be longer than a real one; it matches no passage anyway.
-    pid_length = Evidence._meta.get_field("passage_pid").max_length
-    claim_rows = [
-        {"position": position, "cid": c.id, "text": c.text,
-         "answer_start": c.answer_span[0] if c.answer_span else None,
-         "answer_end": c.answer_span[1] if c.answer_span else None,
-         "label": c.label, "category": c.category, "explanation": c.explanation, "confidence": c.confidence}
-        for position, c in enumerate(claims)
-    ]
-    evidence_rows = [
-        {"claim_position": position, "passage_pid": ev.passage_id[:pid_length], "position": index, "quote": ev.quote,
-         "start": ev.span[0] if ev.span else None, "end": ev.span[1] if ev.span else None,
-         "match": ev.match if ev.span else "not_found"}
-        for position, claim in enumerate(claims)
-        for index, ev in enumerate(claim.evidence)
-    ]
+    claim_rows, evidence_rows = rows or result_rows(result)
     return store.result_write(run, claim_rows, evidence_rows, judged=then)
 
 
