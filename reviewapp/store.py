@@ -136,10 +136,10 @@ def passage_rows(answer_id: int) -> list[tuple]:
 # What the judge needs of the answer comes back from the claim itself (no second look-up), with
 # the newest policy's identity, so the cached policy is re-read only when an admin saved a new one.
 _CLAIMED = f"""
-    RETURNING client_id, public_id, external_id, created_at, question, answer, prior_turns, requested_profile, lost_count,
-        (SELECT id::text || '/' || xmin::text FROM reviewapp_policy ORDER BY version DESC LIMIT 1),
+    RETURNING id, client_id, public_id, external_id, created_at, question, answer, prior_turns, requested_profile,
+        lost_count, (SELECT id::text || '/' || xmin::text FROM reviewapp_policy ORDER BY version DESC LIMIT 1) AS policy_key,
         (SELECT json_agg(json_build_array({', '.join(f'p.{c}' for c in PASSAGE_COLUMNS)}) ORDER BY p.position)::text
-         FROM reviewapp_passage p WHERE p.answer_id = reviewapp_answer.id)
+         FROM reviewapp_passage p WHERE p.answer_id = reviewapp_answer.id) AS passages
 """
 _CLAIM_FRESH = """
     UPDATE reviewapp_answer SET status = 'judging', claim_token = %s, claim_expires_at = %s, updated_at = %s
@@ -157,14 +157,26 @@ class Claimed(NamedTuple):
     answer: Answer  # the fields the judge reads, those of its API state that judging leaves, the claim
     policy_key: str | None  # the newest policy's id/xmin (None: there is none)
     passages: list[list]  # as passage_rows() gives them
+    run: JudgeRun | None  # the run started with the claim (answer_claim's `run`), if it was
 
 
-def answer_claim(answer_id: int, token, now: datetime, expires: datetime) -> Claimed | None:
+def answer_claim(answer_id: int, token, now: datetime, expires: datetime, *,
+                 run: tuple[str, JudgeRun] | None = None) -> Claimed | None:
     """Claim the answer for `token` until `expires` if it is queued, else take it over if it is
     being judged by a dead holder (its claim expired, or it carries this very token); else None.
-    Two conditional UPDATEs rather than one, so the common case (queued) is the first."""
+    Two conditional UPDATEs rather than one, so the common case (queued) is the first.
+
+    `run`: (policy key, a run not yet inserted) to start in the same statement as a queued
+    answer's claim, when the answer names no profile of its own and that policy is still the
+    newest (its answer and started_at are the claim's); Claimed.run says whether it was."""
     with connection.cursor() as cursor:
-        cursor.execute(_CLAIM_FRESH, [token, expires, now, answer_id])
+        if run is None:
+            cursor.execute(_CLAIM_FRESH, [token, expires, now, answer_id])
+        else:
+            key, started = run
+            started.started_at = now
+            cursor.execute(_CLAIM_STARTING, [token, expires, now, answer_id,
+                                             *[_param(field, started) for field in _RUN_GIVEN], key])
         row = cursor.fetchone()
         taken_over = False
         if row is None:
@@ -173,8 +185,8 @@ def answer_claim(answer_id: int, token, now: datetime, expires: datetime) -> Cla
             taken_over = True
     if row is None:
         return None
-    (client_id, public_id, external_id, created_at, question, text, prior_turns, requested_profile, lost_count,
-     policy_key, passages) = row
+    (_, client_id, public_id, external_id, created_at, question, text, prior_turns, requested_profile, lost_count,
+     policy_key, passages, *run_id) = row
     answer = Answer(
         id=answer_id, client_id=client_id, public_id=public_id, external_id=external_id, created_at=created_at,
         question=question, answer=text,
@@ -184,7 +196,12 @@ def answer_claim(answer_id: int, token, now: datetime, expires: datetime) -> Cla
         claim_token=token, claim_expires_at=expires, updated_at=now,
     )
     answer._state.adding = False  # an existing row, as if loaded
-    return Claimed(taken_over, answer, policy_key, orjson.loads(passages) if passages else [])
+    started_run = None
+    if run_id and run_id[0] is not None:
+        started_run = run[1]
+        started_run.pk, started_run.answer = run_id[0], answer
+        started_run._state.adding, started_run._state.db = False, connection.alias
+    return Claimed(taken_over, answer, policy_key, orjson.loads(passages) if passages else [], started_run)
 
 
 # --- a run: its start, and its result with claims and evidence --------------------------------------
@@ -196,6 +213,19 @@ _RUN_STARTED = f"""
     INSERT INTO {JudgeRun._meta.db_table} ({_columns(_RUN_FIELDS)})
     VALUES ({", ".join(_placeholder(field) for field in _RUN_FIELDS)})
     RETURNING id
+"""
+
+
+_RUN_GIVEN = [field for field in _RUN_FIELDS if field.attname != "answer_id"]  # the claimed row gives answer_id
+_CLAIM_STARTING = f"""
+    WITH claimed AS ({_CLAIM_FRESH}), run AS (
+        INSERT INTO {JudgeRun._meta.db_table} ({_columns(_RUN_FIELDS)})
+        SELECT {", ".join("claimed.id" if field.attname == "answer_id" else _placeholder(field) for field in _RUN_FIELDS)}
+        FROM claimed
+        WHERE claimed.requested_profile = '' AND claimed.policy_key = %s
+        RETURNING id
+    )
+    SELECT claimed.*, (SELECT id FROM run) FROM claimed
 """
 
 

@@ -149,25 +149,30 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
         _explain_unclaimed(answer_id)
         return None
 
-    taken_over, answer, policy_key, passages = claim
+    taken_over, answer, policy_key, passages, started = claim
     policy = policy_in_force(policy_key)
     if taken_over:
         # Runs left 'running' by the delivery whose claim was taken over (its worker died) are over.
         abandon_running_runs(answer)
     config = judge_config_for(answer, policy)
     if answer.lost_count > settings.JUDGE_MAX_LOST:
-        run, _ = start_run(answer, config)
+        run, _ = (started, None) if started else start_run(answer, config)
         _fail(answer, run, token, f"gave up: the worker judging it was lost {answer.lost_count} times",
               transient=False, last_try=True, attempts=0)
         return run
     with _client_turn(answer, token):
-        return _judge_claimed(answer, policy, config, passages, token, last_try=last_try, retry_in=retry_in)
+        if started is not None:  # only a configuration the judges identified becomes the usual run
+            run, config_error = started, None
+        else:
+            run, config_error = start_run(answer, config)
+            _remember_usual_run(answer, policy_key, run, config_error)
+        return _judge_claimed(answer, policy, config, passages, token, run, config_error, last_try=last_try,
+                              retry_in=retry_in)
 
 
-def _judge_claimed(answer: Answer, policy: Policy, config: JudgeConfig, passages: list[tuple], token: uuid.UUID, *,
-                   last_try: bool, retry_in: float) -> JudgeRun:
+def _judge_claimed(answer: Answer, policy: Policy, config: JudgeConfig, passages: list[tuple], token: uuid.UUID,
+                   run: JudgeRun, config_error: JudgeError | None, *, last_try: bool, retry_in: float) -> JudgeRun:
     answer_id = answer.pk
-    run, config_error = start_run(answer, config)
     try:
         output = run_judge(answer, config, config_error, passages)
     except (JudgeError, SoftTimeLimitExceeded) as exc:
@@ -348,9 +353,37 @@ def _claim(answer_id: int, token: uuid.UUID) -> store.Claimed | None:
     """Claim a queued answer, else take over one being judged by a dead holder: its claim expired,
     or it carries our own token, i.e. an earlier delivery of this same message died (the broker
     re-sends a message only once its earlier delivery is gone). A take-over counts as a lost
-    delivery, and only a take-over can find runs a lost delivery left behind. Else None."""
+    delivery, and only a take-over can find runs a lost delivery left behind. Else None.
+    A queued answer's run starts with its claim when it is the usual run (_usual_run)."""
     now = timezone.now()
-    return store.answer_claim(answer_id, token, now, now + timedelta(seconds=settings.JUDGE_CLAIM_SECONDS))
+    return store.answer_claim(answer_id, token, now, now + timedelta(seconds=settings.JUDGE_CLAIM_SECONDS),
+                              run=_usual_run())
+
+
+# The run this process last started for an answer naming no profile of its own, and what chose its
+# judge: the newest policy's key and the settings. The same choice gives the same run (policies
+# are append-only, profiles are code), so the next claim can insert it in its own statement, one
+# round trip less, while that policy is still the newest (store.answer_claim checks in the SQL).
+_USUAL_FIELDS = ("profile", "prompt_version", "backend", "model", "config_key", "example_set_id")
+_usual: tuple[tuple, dict] | None = None
+
+
+def _judge_settings() -> tuple:
+    return settings.JUDGE_PROFILE, settings.JUDGE_BACKEND, settings.JUDGE_MODEL
+
+
+def _usual_run() -> tuple[str, JudgeRun] | None:
+    usual = _usual
+    # With per-client turns a claimed answer can be given back before its run would start.
+    if usual is None or settings.JUDGE_CLIENT_CONCURRENCY or usual[0][1:] != _judge_settings():
+        return None
+    return usual[0][0], JudgeRun(**usual[1])
+
+
+def _remember_usual_run(answer: Answer, policy_key: str | None, run: JudgeRun, config_error: JudgeError | None) -> None:
+    global _usual
+    if config_error is None and policy_key is not None and not answer.requested_profile and run.job_id is None:
+        _usual = ((policy_key, *_judge_settings()), {name: getattr(run, name) for name in _USUAL_FIELDS})
 
 
 # Policies are append-only: a row never changes, and a new policy is a new row, whose key (id and
