@@ -204,3 +204,22 @@ def test_the_channel_names_the_deployment(settings):
     first = waiting.channel(7)
     settings.DEPLOYMENT_NAME = "eu-2"
     assert first != waiting.channel(7) and first.endswith(":7") and "eu-1" in first
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_no_request_waiting_the_announcement_is_bare(client, api_token):
+    # A pattern subscriber is no waiting request: the worker builds no state for it.
+    from reviewapp.services import waiting
+    from reviewapp.services.judging import answer_judge
+
+    answer = Answer.objects.get(public_id=_post(client, api_token, fare_payload()).json()["id"])
+    watcher = waiting._redis().pubsub(ignore_subscribe_messages=True)
+    watcher.psubscribe(waiting.channel("*"))
+    try:
+        answer_judge(answer_id=answer.pk)
+        deadline, message = time.monotonic() + 5, None
+        while message is None and time.monotonic() < deadline:
+            message = watcher.get_message(timeout=1)
+    finally:
+        watcher.close()
+    assert message is not None and message["data"] == b"1"

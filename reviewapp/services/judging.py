@@ -17,6 +17,7 @@ that kills its worker must not loop forever).
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 import threading
@@ -33,8 +34,8 @@ from django.utils import timezone
 import judges
 from judges import JudgeConfig, JudgeError, JudgeIdentity, JudgeOutput, JudgeRequest
 from judges.ratelimit import RateLimitTimeout, RateLimitUnavailable, in_flight_limit_for
-from reviewapp.db.errors import is_transient
 from reviewapp import selectors, store
+from reviewapp.db.errors import is_transient
 from reviewapp.models import Answer, Evidence, JudgeRun, Policy
 from reviewapp.services.examples import example_set_in_force, example_set_of, worked_examples_for
 from reviewapp.services.routing import decide_route, judge_failed_route
@@ -462,9 +463,9 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
         answer.judged_by, answer.judged_at, answer.claim_token, answer.claim_expires_at = shown_run, now, None, None
         answer.review_status, answer.routing_reason, answer.priority = route.review_status, reason[:300], route.priority
         answer.policy_id, answer.updated_at = policy.pk, now
-        # The API's view of the answer as committed, from what was just written: the waiting
-        # request and the webhook send it without reading it back.
-        state = selectors.answer_state_json(answer, claims=selectors.claims_as_results(*rows))
+        # The API's view of the answer as committed, from what was just written, for a waiting
+        # request and a webhook to send without reading it back; built only if one wants it.
+        state = functools.cache(lambda: selectors.answer_state_json(answer, claims=selectors.claims_as_results(*rows)))
         event_record(answer=answer, event="answer.judged", state=state)
         judged_announce(answer.pk, state)
 

@@ -1,8 +1,8 @@
 """A client that asked to wait (POST /api/v1/answers?wait=S) hears the moment its answer is judged.
 
-The worker publishes on a Redis channel of the answer's own once the result is committed, and the
-message carries the answer's API state as committed (what GET /api/v1/answers/<id> would read
-then), so the waiting request replies without reading it back. A failed judging (or any message
+The worker publishes on a Redis channel of the answer's own once the result is committed; when a
+request is subscribed to it, the message carries the answer's API state as committed (what GET
+/api/v1/answers/<id> would read then), so the waiting request replies without reading it back. A failed judging (or any message
 without a state) is announced bare, and the waiter then reads the row. The waiter subscribes before
 it first reads the answer's status, so a result that lands between the read and the subscription
 is not missed, and reads the status again every second, should a message be lost.
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 import redis
@@ -43,14 +43,17 @@ def channel(answer_id: int | str) -> str:
     return f"claimdesk:{settings.DEPLOYMENT_NAME}:judged:{answer_id}"
 
 
-def judged_announce(answer_id: int, state: dict[str, Any] | None = None) -> None:
-    """Call where an answer's judging ends (judged or failed), with its API state as it will be
-    committed when the caller has it (selectors.answer_state_json): published once that commits."""
-    message = orjson.dumps(state) if state is not None else _BARE
+def judged_announce(answer_id: int, state: Callable[[], dict[str, Any]] | None = None) -> None:
+    """Call where an answer's judging ends (judged or failed): published once that commits. `state`
+    gives the answer's API state as committed (selectors.answer_state_json) when the caller can
+    build it: it is built, and sent, only when a request is waiting on the answer."""
 
     def publish() -> None:
         try:
-            _redis().publish(channel(answer_id), message)
+            client = _redis()
+            name = channel(answer_id)
+            message = orjson.dumps(state()) if state is not None and client.pubsub_numsub(name)[0][1] else _BARE
+            client.publish(name, message)
         except redis.RedisError as exc:  # a waiter then sees the result on its next re-read
             log.warning("could not announce answer %s judged: %s", answer_id, exc)
 

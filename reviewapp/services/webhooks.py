@@ -18,6 +18,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
+from typing import Callable
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -194,16 +195,16 @@ def adjudication_payload(answer: Answer) -> dict:
     }
 
 
-def event_record(*, answer: Answer, event: str, state: dict | None = None) -> list[WebhookDelivery]:
+def event_record(*, answer: Answer, event: str, state: Callable[[], dict] | None = None) -> list[WebhookDelivery]:
     """Create the deliveries of `event` for the answer's client (call inside the transaction that
-    made the change); their tasks are enqueued once it commits. `state`: answer_payload(answer),
-    when the caller has it."""
+    made the change); their tasks are enqueued once it commits. `state` gives answer_payload(answer)
+    without reading it back, when the caller can."""
     if answer.client_id is None:
         return []
     endpoint = WebhookEndpoint.objects.filter(client_id=answer.client_id, removed_at__isnull=True, active=True).first()
     if endpoint is None or event not in endpoint.events:
         return []
-    data = {"answer": state if state is not None else answer_payload(answer)}
+    data = {"answer": state() if state is not None else answer_payload(answer)}
     if event == ADJUDICATED:
         data["adjudication"] = adjudication_payload(answer)
     event_id = f"evt_{uuid.uuid4().hex}"
