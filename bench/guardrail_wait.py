@@ -13,17 +13,22 @@ after a fixed latency; the database is one of the bench's own (DATABASE_URL's se
 For each backend (offline, then openai against the fake LLM), answers are posted over HTTP one at a
 time and from --clients concurrent clients, each mode on fresh answers:
 * wait:   `POST ?wait=10`; added latency = the request's wall time - the stored JudgeRun.latency_ms
-          of the run the answer shows (the backend's own time: the LLM call, or the offline judge);
+          of the run the answer shows. That is what "the judge's own time" covers here: the
+          backend's call (the LLM request with its retries, or the offline judge), nothing else.
+          The checks `judges.judge` runs on every result (judges.checks), the claim, the run's rows,
+          the hops between processes and the reply all count as added: the strict reading;
 * poll:   `POST` without wait, then `GET` every 100 ms until judged; added latency the same way, to
           the reply of the GET that first shows it judged;
 * ingest: `POST` without wait, its wall time only (the 202).
 Where the added time of a waited answer goes is read from the rows, the worker's log and a Redis
 subscriber of the bench's own to the judged announcements: ingest (send -> the answer row's
 created_at), to worker (-> the worker's "received" log line: the web's insert and commit, the
-enqueue, the broker's delivery), task start (-> the run's started_at: the claim and the run's row),
-outside backend (started_at -> finished_at, minus latency_ms: checks, span checks), store + publish
-(finished_at -> the announcement seen), reply (-> the response read: the web's wake, re-read,
-serialisation). The log splits the pickup only where one task was received in that window.
+enqueue, the broker's delivery), task start (-> the run's started_at: Celery's hand-off to a pool
+thread, and the claim's timestamp, taken as the claim starts its run), outside backend (started_at
+-> finished_at, minus latency_ms: the claim's statement, the request built, checks, span checks,
+routing), store + publish (finished_at -> the announcement seen: the result's statement, the API
+state built from it, commit, publish), reply (-> the response read: the web's wake on the message,
+which carries the state, and serialisation). The log splits the pickup only where one task was received in that window.
 Every answer of a mode is judged before the next mode starts.
 """
 
@@ -74,17 +79,19 @@ class Announcements:
     def __init__(self, broker: str):
         import redis
 
+        from reviewapp.services.waiting import channel
+
         self.seen: dict[int, list[float]] = {}
         self._pubsub = redis.Redis.from_url(broker).pubsub(ignore_subscribe_messages=True)
-        self._pubsub.psubscribe(**{"claimdesk:judged:*": self._note})
+        self._pubsub.psubscribe(**{channel("*"): self._note})
         self._thread = self._pubsub.run_in_thread(sleep_time=0.5, daemon=True)
 
     def _note(self, message: dict) -> None:
         self.seen.setdefault(int(message["channel"].rsplit(b":", 1)[1]), []).append(time.time())
 
     def first_after(self, pk: int, moment: float) -> float | None:
-        # Channels are per server, not per Redis database: another deployment's answer of the same
-        # id can announce too, so only what came after this run's result was stored counts.
+        # The bench's own deployment only (its database names it), but an announcement from an
+        # earlier run of the bench on the same database is not this one's.
         return next((t for t in self.seen.get(pk, ()) if t >= moment), None)
 
     def close(self) -> None:

@@ -16,7 +16,6 @@ import os
 import random
 import sys
 import time
-import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -34,7 +33,8 @@ from judges.types import CATEGORIES  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 
 from bench.results import record  # noqa: E402
-from reviewapp.models import Answer, Policy  # noqa: E402
+from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Policy  # noqa: E402
+from reviewapp.store import insert_fields  # noqa: E402
 
 LABELS = ["SUPPORTED"] * 6 + ["PARTIALLY_SUPPORTED", "UNSUPPORTED", "UNSUPPORTED", "CONTRADICTED"]
 SENTENCE = "Riders aged {age} and older pay a reduced fare of ${price}.00 per ride with a valid card. "
@@ -97,19 +97,19 @@ def generate(answers: int, claims_range: tuple[int, int], seed: int = 7) -> dict
     built = time.monotonic()
     # One transaction: a load that fails half-way leaves nothing behind for the next run to trust.
     with transaction.atomic(), connection.cursor() as cursor:
-        _copy(cursor, "reviewapp_answer", ["id", "question", "answer", "prior_turns", "metadata", "requested_profile", "status",
+        _copy(cursor, Answer, ["id", "question", "answer", "prior_turns", "metadata", "requested_profile", "status",
               "verdict", "grounding_score", "judged_by_id", "review_status", "routing_reason", "priority", "policy_id",
-              "adjudicated_verdict", "created_at", "updated_at", "judged_at", "lost_count", "sweep_count", "public_id"],
-              [r[:9] + (None,) + r[10:] + (0, 0, uuid.uuid4()) for r in answer_rows])
-        _copy(cursor, "reviewapp_passage", ["id", "answer_id", "pid", "position", "text", "tag", "agency", "title", "section",
-              "source_url", "fetched_at", "metadata"], [row + ("{}",) for row in passage_rows])
-        _copy(cursor, "reviewapp_judgerun", ["id", "answer_id", "profile", "prompt_version", "backend", "model", "config_key",
-              "is_current", "status", "started_at", "finished_at", "latency_ms", "prompt_tokens", "completion_tokens", "attempts",
-              "raw_output", "error", "error_is_transient", "verdict", "grounding_score", "findings"], run_rows)
-        _copy(cursor, "reviewapp_claim", ["id", "run_id", "answer_id", "position", "cid", "text", "answer_start", "answer_end",
+              "adjudicated_verdict", "created_at", "updated_at", "judged_at"],
+              [r[:9] + (None,) + r[10:] for r in answer_rows])
+        _copy(cursor, Passage, ["id", "answer_id", "pid", "position", "text", "tag", "agency", "title", "section",
+              "source_url", "fetched_at"], passage_rows)
+        _copy(cursor, JudgeRun, ["id", "answer_id", "profile", "prompt_version", "backend", "model", "config_key",
+              "is_current", "status", "started_at", "finished_at", "latency_ms", "prompt_tokens", "completion_tokens",
+              "attempts", "raw_output", "error", "error_is_transient", "verdict", "grounding_score", "findings"], run_rows)
+        _copy(cursor, Claim, ["id", "run_id", "answer_id", "position", "cid", "text", "answer_start", "answer_end",
               "label", "category", "explanation", "confidence", "origin", "human_label", "decision", "decided_by_id",
               "decided_at", "version", "note"], fixed)
-        _copy(cursor, "reviewapp_evidence", ["claim_id", "passage_id", "passage_pid", "position", "quote", "start", "end",
+        _copy(cursor, Evidence, ["claim_id", "passage_id", "passage_pid", "position", "quote", "start", "end",
               "match"], evidence_rows)
         cursor.execute(
             "UPDATE reviewapp_answer a SET judged_by_id = r.id FROM reviewapp_judgerun r "
@@ -122,9 +122,14 @@ def generate(answers: int, claims_range: tuple[int, int], seed: int = 7) -> dict
     return {"answers": answers, "claims": len(fixed), "build_s": built - started, "copy_s": time.monotonic() - built}
 
 
-def _copy(cursor, table: str, columns: list[str], rows: list[tuple]) -> None:
-    quoted = ", ".join(f'"{column}"' for column in columns)  # "end" is a keyword
-    with cursor.cursor.copy(f"COPY {table} ({quoted}) FROM STDIN") as copy:
+def _copy(cursor, model, names: list[str], rows: list[tuple]) -> None:
+    """COPY rows of `model` whose values are the fields `names` (attnames), in that order. The
+    columns come from the model, and every field not named must be one the table fills (a
+    db_default), as for the hot path's raw INSERTs: a field added without one stops the load here,
+    with its name, instead of failing deep in COPY or loading NULLs."""
+    fields = {field.attname: field for field in insert_fields(model, names)}
+    quoted = ", ".join(connection.ops.quote_name(fields[name].column) for name in names)  # "end" is a keyword
+    with cursor.cursor.copy(f"COPY {model._meta.db_table} ({quoted}) FROM STDIN") as copy:
         for row in rows:
             copy.write_row(row)
 

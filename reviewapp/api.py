@@ -24,7 +24,6 @@ from reviewapp import otlp, ratelimit, selectors
 from reviewapp.db.errors import is_transient
 from reviewapp.middleware import request_too_large
 from reviewapp.schemas import AnswerState
-from reviewapp.models import Answer
 from reviewapp.services import waiting
 from reviewapp.services import webhooks as webhooks_service
 from reviewapp.services.clients import api_client_authenticate
@@ -240,9 +239,11 @@ def answer_create(request: HttpRequest, response: HttpResponse, payload: JudgeRe
         return Status(409, {"detail": f"{exc}: post a new answer under a new external_id", "errors": [],
                             "stored_request_hash": exc.stored_hash, "request_hash": exc.request_hash})
     response["Location"] = _answer_url(request, answer)
-    if wait:
-        answer = waiting.judged_within(answer, wait)
-    if not created or answer.status in (Answer.Status.JUDGED, Answer.Status.FAILED):
+    if wait and (state := waiting.judged_within(answer, wait)) is not None:
+        return Status(200, state | {"url": response["Location"]})
+    if wait:  # not judged in time: as it is now
+        answer = selectors.answer_for_client(client=request.auth, public_id=str(answer.public_id))
+    if not created:
         return Status(200, _state(request, answer))
     return Status(202, {"id": answer.public_id, "status": answer.status, "url": response["Location"]})
 

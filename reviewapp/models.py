@@ -11,6 +11,7 @@ import secrets
 import uuid
 
 from django.conf import settings
+from django.contrib.postgres.functions import RandomUUID
 from django.db import models
 from django.db.models import F, Q, Value
 
@@ -88,33 +89,36 @@ class Answer(models.Model):
     client = models.ForeignKey(ApiClient, null=True, blank=True, on_delete=models.PROTECT, related_name="answers")
     # The id clients see (API, its URLs, webhooks): random, so that it tells no client how many
     # answers others post, as the sequential primary key would. Staff pages keep the primary key.
-    public_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    # Random in the database too, for the ingest's raw INSERT (reviewapp.store), which names no column
+    # it leaves to its default.
+    public_id = models.UUIDField(default=uuid.uuid4, db_default=RandomUUID(), unique=True, editable=False)
     external_id = models.CharField(max_length=200, null=True, blank=True)
     question = models.TextField(blank=True)
     answer = models.TextField()
-    prior_turns = models.JSONField(default=list, blank=True)
-    metadata = models.JSONField(default=dict, blank=True)
+    prior_turns = models.JSONField(default=list, db_default=[], blank=True)
+    metadata = models.JSONField(default=dict, db_default={}, blank=True)
     requested_profile = models.CharField(max_length=100, blank=True)
     # SHA-256 of what was posted to be judged (services.ingest.request_hash), so a repeated
     # external_id can tell a client's retry from a new answer; NULL: not known (stored before it).
     request_hash = models.CharField(max_length=64, null=True, blank=True)
 
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_default=Status.QUEUED)
     # Which delivery of judge_answer owns this answer while it is judging, and until when.
     claim_token = models.UUIDField(null=True, blank=True)
     claim_expires_at = models.DateTimeField(null=True, blank=True)
     # Deliveries lost with their worker (the claim was taken over from a dead holder) and
     # re-enqueues by the sweeper: both are bounded, then the answer fails to a human.
-    lost_count = models.PositiveIntegerField(default=0)
-    sweep_count = models.PositiveIntegerField(default=0)
-    verdict = models.CharField(max_length=20, choices=VERDICT_CHOICES, blank=True)
+    lost_count = models.PositiveIntegerField(default=0, db_default=0)
+    sweep_count = models.PositiveIntegerField(default=0, db_default=0)
+    verdict = models.CharField(max_length=20, choices=VERDICT_CHOICES, blank=True, db_default="")
     grounding_score = models.FloatField(null=True, blank=True)
     # The run whose claims this answer shows (the latest successful one).
     judged_by = models.ForeignKey("JudgeRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
-    review_status = models.CharField(max_length=12, choices=ReviewStatus.choices, default=ReviewStatus.UNROUTED)
-    routing_reason = models.CharField(max_length=300, blank=True)
-    priority = models.IntegerField(default=0, help_text="Higher is reviewed first")
+    review_status = models.CharField(max_length=12, choices=ReviewStatus.choices, default=ReviewStatus.UNROUTED,
+                                     db_default=ReviewStatus.UNROUTED)
+    routing_reason = models.CharField(max_length=300, blank=True, db_default="")
+    priority = models.IntegerField(default=0, db_default=0, help_text="Higher is reviewed first")
     policy = models.ForeignKey("Policy", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     # What the policy asked of this answer's review when it was routed, kept so that a later policy
     # change does not alter answers already routed: how many reviewers, and whether each decides
@@ -127,7 +131,7 @@ class Answer(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     lease_expires_at = models.DateTimeField(null=True, blank=True)
-    adjudicated_verdict = models.CharField(max_length=20, choices=VERDICT_CHOICES, blank=True)
+    adjudicated_verdict = models.CharField(max_length=20, choices=VERDICT_CHOICES, blank=True, db_default="")
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -181,7 +185,7 @@ class Passage(models.Model):
     fetched_at = models.CharField(max_length=40, blank=True, help_text="ISO 8601 date or datetime, as sent")
     # The retriever's own view of the passage: shown to reviewers and exported, never judged.
     score = models.FloatField(null=True, blank=True)
-    metadata = models.JSONField(default=dict, blank=True)
+    metadata = models.JSONField(default=dict, db_default={}, blank=True)
 
     class Meta:
         ordering = ["position"]
@@ -242,27 +246,28 @@ class JudgeRun(models.Model):
     model = models.CharField(max_length=200)
     # profile@version/backend/model: runs of one configuration on one answer supersede each other.
     config_key = models.CharField(max_length=400)
-    is_current = models.BooleanField(default=False)
+    is_current = models.BooleanField(default=False, db_default=False)
     # Set for a run a re-judge job made: kept beside the answer's own run, for comparison.
     job = models.ForeignKey(Job, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
     # The worked examples its prompt carried (prompt_version then reads e.g. "v3+ex2").
     example_set = models.ForeignKey("ExampleSet", null=True, blank=True, on_delete=models.PROTECT, related_name="runs")
 
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    # Database defaults too: the worker starts a run with a raw INSERT (reviewapp.store).
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING, db_default=Status.RUNNING)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
-    prompt_tokens = models.PositiveIntegerField(default=0)
-    completion_tokens = models.PositiveIntegerField(default=0)
-    attempts = models.PositiveIntegerField(default=0)
-    raw_output = models.TextField(blank=True)
-    error = models.TextField(blank=True)
-    error_is_transient = models.BooleanField(default=False)
+    prompt_tokens = models.PositiveIntegerField(default=0, db_default=0)
+    completion_tokens = models.PositiveIntegerField(default=0, db_default=0)
+    attempts = models.PositiveIntegerField(default=0, db_default=0)
+    raw_output = models.TextField(blank=True, db_default="")
+    error = models.TextField(blank=True, db_default="")
+    error_is_transient = models.BooleanField(default=False, db_default=False)
 
-    verdict = models.CharField(max_length=20, choices=VERDICT_CHOICES, blank=True)
+    verdict = models.CharField(max_length=20, choices=VERDICT_CHOICES, blank=True, db_default="")
     grounding_score = models.FloatField(null=True, blank=True)
     # The parts of the normalized result that are not claims: fabrications, omissions, rewrite_note.
-    findings = models.JSONField(default=dict, blank=True)
+    findings = models.JSONField(default=dict, db_default={}, blank=True)
 
     class Meta:
         ordering = ["-started_at", "-id"]
@@ -351,21 +356,21 @@ class Claim(models.Model):
     category = models.CharField(max_length=20, choices=CATEGORY_CHOICES, default="other")
     explanation = models.TextField(blank=True)
     confidence = models.FloatField(null=True, blank=True)
-    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.JUDGE)
+    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.JUDGE, db_default=Origin.JUDGE)
 
-    human_label = models.CharField(max_length=20, choices=LABEL_CHOICES, blank=True)
-    decision = models.CharField(max_length=10, choices=Decision.choices, blank=True)
+    human_label = models.CharField(max_length=20, choices=LABEL_CHOICES, blank=True, db_default="")
+    decision = models.CharField(max_length=10, choices=Decision.choices, blank=True, db_default="")
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
     decided_at = models.DateTimeField(null=True, blank=True)
     # blank: undecided. A database default too: the judge writes claims with its own INSERT.
     decision_mode = models.CharField(max_length=8, choices=DecisionMode.choices, blank=True, default="", db_default="")
-    note = models.TextField(blank=True)
+    note = models.TextField(blank=True, db_default="")
     # blank while the claim has no final human label
     consensus_method = models.CharField(max_length=10, choices=ConsensusMethod.choices, blank=True, default="",
                                         db_default="")
-    version = models.PositiveIntegerField(default=0)
+    version = models.PositiveIntegerField(default=0, db_default=0)
 
     class Meta:
         ordering = ["position"]

@@ -25,6 +25,11 @@ from judges.types import Claim as ClaimResult
 from judges.types import Evidence as EvidenceResult
 from reviewapp.models import (Answer, AnswerComment, ApiClient, AuditEvent, Claim, Evidence, Job, JudgeRun, Review,
                               ReviewPass)
+from reviewapp.schemas import AnswerState
+
+
+def answer_status(answer_id: int) -> str | None:
+    return Answer.objects.filter(pk=answer_id).values_list("status", flat=True).first()
 
 
 def answer_for_client(*, client: ApiClient, public_id: str) -> Answer | None:
@@ -162,9 +167,27 @@ def latest_failed_run(answer: Answer) -> JudgeRun | None:
     return answer.runs.filter(status=JudgeRun.Status.FAILED).order_by("-started_at", "-id").first()
 
 
-def answer_state(answer: Answer) -> dict[str, Any]:
-    """What the API says about an answer: status, verdict, claims, safe answer, error."""
-    claims = [claim_as_result(c) for c in shown_claims(answer)]
+def claims_as_results(claim_rows: list[dict], evidence_rows: list[dict]) -> list[ClaimResult]:
+    """claim_as_result() of claims not read back: the rows the worker is storing (Claim and
+    Evidence fields by attname; evidence with the claim's position as claim_position)."""
+    evidence: dict[int, list[EvidenceResult]] = {}
+    for ev in evidence_rows:
+        evidence.setdefault(ev["claim_position"], []).append(EvidenceResult(
+            passage_id=ev["passage_pid"], quote=ev["quote"], match=ev["match"],
+            span=(ev["start"], ev["end"]) if ev["start"] is not None else None, differences=ev["differences"]))
+    return [
+        ClaimResult(id=c["cid"], text=c["text"], label=c["label"], category=c["category"],
+                    answer_span=(c["answer_start"], c["answer_end"]) if c["answer_start"] is not None else None,
+                    evidence=evidence.get(c["position"], []), explanation=c["explanation"], confidence=c["confidence"])
+        for c in sorted(claim_rows, key=lambda row: row["position"])
+    ]
+
+
+def answer_state(answer: Answer, claims: list[ClaimResult] | None = None) -> dict[str, Any]:
+    """What the API says about an answer: status, verdict, claims, safe answer, error. `claims`:
+    those of the run it shows, when the caller has them (claims_as_results)."""
+    if claims is None:
+        claims = [claim_as_result(c) for c in shown_claims(answer)]
     run = answer.judged_by
     findings = run.findings if run else {}
     failed = latest_failed_run(answer) if answer.status == Answer.Status.FAILED else None
@@ -185,6 +208,11 @@ def answer_state(answer: Answer) -> dict[str, Any]:
         "created_at": answer.created_at,
         "judged_at": answer.judged_at,
     }
+
+
+def answer_state_json(answer: Answer, claims: list[ClaimResult] | None = None) -> dict[str, Any]:
+    """answer_state() as the API and the webhooks send it (JSON types)."""
+    return AnswerState.model_validate(answer_state(answer, claims)).model_dump(mode="json")
 
 
 def _judge_info(run: JudgeRun) -> dict[str, Any]:

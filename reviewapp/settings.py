@@ -114,6 +114,11 @@ DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", 0, minimum=0)
 # `manage.py demo` and the tests start their own servers when these are unset (reviewapp/embedded.py).
 DATABASE_URL = env_str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/claimdesk")
 DATABASES = {"default": _database(DATABASE_URL)}
+# Names this deployment on shared servers: Redis pub/sub channels are server-wide (not per
+# database number), so two deployments on one Redis must not hear each other's answers judged.
+# Two deployments sharing a database are one deployment; by default, then, it is the database.
+DEPLOYMENT_NAME = env_str("DEPLOYMENT_NAME") or "{HOST}:{PORT}/{NAME}".format_map(
+    {key: DATABASES["default"].get(key) or "" for key in ("HOST", "PORT", "NAME")})
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -124,3 +124,112 @@ def test_with_wait_and_no_worker_the_reply_is_202_after_the_wait(client, api_tok
     response = _post(client, api_token, fare_payload(), wait=0.5)
     assert response.status_code == 202 and response.json()["status"] == "queued"
     assert 0.45 < time.monotonic() - started < 3
+
+
+def _judged_in_process_hearing_the_announcement(client, token, payload):
+    """Post without waiting, judge the answer here (no worker) and return the reply's id and the
+    message the worker's announcement carried."""
+    from reviewapp.services import waiting
+    from reviewapp.services.judging import answer_judge
+
+    posted = _post(client, token, payload).json()
+    answer = Answer.objects.get(public_id=posted["id"])
+    subscription = waiting._redis().pubsub(ignore_subscribe_messages=True)
+    subscription.subscribe(waiting.channel(answer.pk))
+    try:
+        answer_judge(answer_id=answer.pk)
+        deadline, message = time.monotonic() + 5, None
+        while message is None and time.monotonic() < deadline:  # None for the subscription's own reply too
+            message = subscription.get_message(timeout=1)
+    finally:
+        subscription.close()
+    assert message is not None
+    return posted["id"], json.loads(message["data"])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_announced_state_is_what_the_api_reads_back(client, api_token):
+    # This answer has a CONTRADICTED claim with evidence, a safe answer and findings.
+    from reviewapp import selectors
+
+    answer_id, announced = _judged_in_process_hearing_the_announcement(client, api_token,
+                                                                        fare_payload(external_id="announce-1"))
+    assert announced["status"] == "judged" and announced["claims"]
+    answer = Answer.objects.select_related("judged_by").get(public_id=answer_id)
+    assert announced == selectors.answer_state_json(answer)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_waited_reply_comes_from_the_announcement_and_equals_the_get(client, api_token, monkeypatch):
+    import threading
+
+    from django.db import connection
+
+    from reviewapp.services import waiting
+    from reviewapp.services.judging import answer_judge
+
+    def no_read_back(answer_id):
+        raise AssertionError("the waiting request read the answer back")
+
+    monkeypatch.setattr(waiting, "_read_state", no_read_back)
+
+    def judge_once_posted():  # the worker's part, in this process
+        try:
+            for _ in range(200):
+                answer = Answer.objects.filter(external_id="waited-1").first()
+                if answer is not None:
+                    time.sleep(0.2)  # the request is subscribed by now
+                    answer_judge(answer_id=answer.pk)
+                    return
+                time.sleep(0.02)
+        finally:
+            connection.close()
+
+    worker = threading.Thread(target=judge_once_posted)
+    worker.start()
+    try:
+        waited = _post(client, api_token, fare_payload(external_id="waited-1"), wait=10)
+    finally:
+        worker.join()
+    assert waited.status_code == 200, waited.json()
+    got = client.get(f"/api/v1/answers/{waited.json()['id']}", headers={"Authorization": f"Bearer {api_token}"})
+    assert waited.json() == got.json() and got.json()["status"] == "judged"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_webhook_payload_from_the_worker_is_the_one_read_back(client, api_token):
+    from reviewapp.models import ApiClient, WebhookDelivery
+    from reviewapp.services.webhooks import answer_payload, endpoint_register
+
+    endpoint_register(client=ApiClient.objects.get(), url="https://hooks.example.org/in", events=["answer.judged"])
+    answer_id, _ = _judged_in_process_hearing_the_announcement(client, api_token, fare_payload())
+    delivery = WebhookDelivery.objects.get(answer__public_id=answer_id)
+    assert delivery.payload["data"]["answer"] == answer_payload(delivery.answer)
+
+
+def test_the_channel_names_the_deployment(settings):
+    from reviewapp.services import waiting
+
+    settings.DEPLOYMENT_NAME = "eu-1"
+    first = waiting.channel(7)
+    settings.DEPLOYMENT_NAME = "eu-2"
+    assert first != waiting.channel(7) and first.endswith(":7") and "eu-1" in first
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_no_request_waiting_the_announcement_is_bare(client, api_token):
+    # A pattern subscriber is no waiting request: the worker builds no state for it.
+    from reviewapp.services import waiting
+    from reviewapp.services.judging import answer_judge
+
+    answer = Answer.objects.get(public_id=_post(client, api_token, fare_payload()).json()["id"])
+    watcher = waiting._redis().pubsub(ignore_subscribe_messages=True)
+    watcher.psubscribe(waiting.channel("*"))
+    try:
+        answer_judge(answer_id=answer.pk)
+        deadline, message = time.monotonic() + 5, None
+        while message is None and time.monotonic() < deadline:
+            message = watcher.get_message(timeout=1)
+    finally:
+        watcher.close()
+    assert message is not None and message["data"] == b"1"

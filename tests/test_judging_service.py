@@ -349,3 +349,40 @@ def test_a_transient_database_error_while_storing_keeps_the_retry_path(monkeypat
     run = JudgeRun.objects.get()
     assert answer.status == "judging"  # the task retries, with the same id, and takes it over
     assert run.status == "running" and run.error == ""
+
+
+def _run_fields(run):
+    return (run.profile, run.prompt_version, run.backend, run.model, run.config_key, run.example_set_id, run.status)
+
+
+@pytest.mark.django_db
+def test_the_usual_run_starts_with_the_claim_and_is_the_run_start_run_makes():
+    from django.test.utils import CaptureQueriesContext
+
+    first = answer_judge(answer_id=make.ingested().pk)  # started on its own: this process learns the usual run
+    second_answer = make.ingested()
+    with CaptureQueriesContext(connection) as queries:
+        second = answer_judge(answer_id=second_answer.pk)
+    assert not any("INSERT INTO reviewapp_judgerun" in q["sql"] and "WITH claimed" not in q["sql"]
+                   for q in queries.captured_queries)
+    second.refresh_from_db()
+    assert _run_fields(second) == _run_fields(first) and second.status == "succeeded"
+    second_answer.refresh_from_db()
+    assert second.started_at == second_answer.judged_by.started_at and second_answer.judged_by_id == second.pk
+
+
+@pytest.mark.django_db
+def test_a_new_policy_or_a_requested_profile_does_not_get_the_usual_run(settings, fake_llm):
+    from reviewapp.models import Policy
+
+    settings.OPENAI_BASE_URL = fake_llm.base_url  # its replies do not matter: the run's judge does
+    settings.JUDGE_MAX_ATTEMPTS = 1
+    assert answer_judge(answer_id=make.ingested().pk).backend == "offline"  # the usual run: the first policy's
+    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai", judge_profile="claim_audit",
+                          note="another judge")
+    after_change = answer_judge(answer_id=make.ingested().pk)
+    assert (after_change.backend, after_change.profile) == ("openai", "claim_audit")
+    own_profile = answer_judge(answer_id=make.ingested(profile="fare_policy").pk)
+    assert (own_profile.backend, own_profile.profile) == ("openai", "fare_policy")
+    again = answer_judge(answer_id=make.ingested().pk)  # started with its claim now
+    assert _run_fields(again)[:6] == _run_fields(after_change)[:6]

@@ -1,9 +1,7 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
-import uuid
 from contextlib import nullcontext
 from typing import NamedTuple
 
@@ -14,7 +12,7 @@ from django.utils import timezone
 
 from judges import JudgeRequest
 from judges.profiles import UnknownProfile, get_profile
-from reviewapp import enqueue
+from reviewapp import enqueue, store
 from reviewapp.models import Answer, ApiClient
 
 log = logging.getLogger(__name__)
@@ -94,33 +92,6 @@ def answer_ingest(*, client: ApiClient | None, request: JudgeRequest) -> Ingeste
     return Ingested(answer, created=True)
 
 
-# The answer and its passages in one statement (one round trip, atomic on its own): the passages
-# take the answer's id from the row just inserted. Every column is named, as Django names them all
-# (its defaults live in the models, not in the tables). The passages travel as one JSON document:
-# psycopg spends about 1 ms of CPU quoting ten 1,500-character strings into a text[] array, and
-# ~0.05 ms sending the same text as a single JSON parameter.
-_STORE = """
-    WITH answer AS (
-        INSERT INTO reviewapp_answer (public_id, client_id, external_id, question, answer, prior_turns, metadata,
-            requested_profile, request_hash, status, claim_token, claim_expires_at, lost_count, sweep_count, verdict,
-            grounding_score, judged_by_id, review_status, routing_reason, priority, policy_id, lease_holder_id,
-            lease_expires_at, adjudicated_verdict, created_at, updated_at, judged_at)
-        VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s::jsonb, %s, %s, 'queued', NULL, NULL, 0, 0, '', NULL, NULL,
-            'unrouted', '', 0, NULL, NULL, NULL, '', %s, %s, NULL)
-        RETURNING id
-    ), passages AS (
-        INSERT INTO reviewapp_passage (answer_id, pid, position, text, tag, agency, title, section, source_url,
-            fetched_at, score, metadata)
-        SELECT answer.id, p.pid, p.position, p.text, p.tag, p.agency, p.title, p.section, p.source_url,
-            p.fetched_at, p.score, p.metadata
-        FROM answer, json_to_recordset(%s::json) AS p(pid text, position integer, text text, tag text,
-            agency text, title text, section text, source_url text, fetched_at text, score double precision,
-            metadata jsonb)
-    )
-    SELECT id FROM answer
-"""
-
-
 def _passage_fields(request: JudgeRequest) -> list[dict]:
     """The request's passages as Passage fields, in order (absent header fields stored blank)."""
     return [
@@ -133,30 +104,20 @@ def _passage_fields(request: JudgeRequest) -> list[dict]:
 
 def _store(*, client: ApiClient | None, request: JudgeRequest, digest: str | None) -> Answer:
     now = timezone.now()
-    prior_turns = [turn.model_dump() for turn in request.prior_turns]
-    passages = _passage_fields(request)
-    public_id = uuid.uuid4()
-    params = [
-        public_id, client.pk if client is not None else None, request.external_id, request.question, request.answer,
-        json.dumps(prior_turns), json.dumps(request.metadata), request.profile or "", digest, now, now,
-        orjson.dumps(passages).decode(),
-    ]
+    answer = Answer(
+        client=client, external_id=request.external_id, question=request.question, answer=request.answer,
+        prior_turns=[turn.model_dump() for turn in request.prior_turns], metadata=request.metadata,
+        requested_profile=request.profile or "", request_hash=digest, created_at=now, updated_at=now,
+    )
     # Inside a caller's transaction, a savepoint, so that a repeat's IntegrityError leaves that
     # transaction usable; on its own the statement is atomic and needs no BEGIN / COMMIT.
     with transaction.atomic() if connection.in_atomic_block else nullcontext():
-        with connection.cursor() as cursor:
-            cursor.execute(_STORE, params)
-            (answer_id,) = cursor.fetchone()
+        store.answer_insert(answer, _passage_fields(request))  # the answer and its passages, one round trip
+        answer_id = answer.pk
         # robust: if the broker is down the answer is still stored (status queued) and the
         # error is logged; the client's request does not fail after its data was committed.
         # (Outside a transaction, on_commit runs it at once.)
         transaction.on_commit(lambda: enqueue.judge_answer_later(answer_id), robust=True)
-    answer = Answer(
-        id=answer_id, public_id=public_id, client=client, external_id=request.external_id, question=request.question,
-        answer=request.answer, prior_turns=prior_turns, metadata=request.metadata,
-        requested_profile=request.profile or "", request_hash=digest, created_at=now, updated_at=now,
-    )
-    answer._state.adding, answer._state.db = False, connection.alias  # as if loaded: the row exists
     return answer
 
 

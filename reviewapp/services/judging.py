@@ -17,7 +17,7 @@ that kills its worker must not loop forever).
 
 from __future__ import annotations
 
-import json
+import functools
 import logging
 import random
 import threading
@@ -26,7 +26,6 @@ import uuid
 from contextlib import contextmanager, nullcontext
 from datetime import timedelta
 
-import orjson
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import connection, transaction
@@ -36,6 +35,7 @@ import judges
 from judges import JudgeConfig, JudgeError, JudgeIdentity, JudgeOutput, JudgeRequest
 from judges import types
 from judges.ratelimit import RateLimitTimeout, RateLimitUnavailable, in_flight_limit_for
+from reviewapp import selectors, store
 from reviewapp.db.errors import is_transient
 from reviewapp.models import Answer, Evidence, JudgeRun, Policy
 from reviewapp.services.examples import example_set_in_force, example_set_of, worked_examples_for
@@ -100,27 +100,13 @@ def judge_config_for(answer: Answer, policy: Policy) -> JudgeConfig:
     )
 
 
-PASSAGE_COLUMNS = ("id", "pid", "text", "tag", "agency", "title", "section", "source_url", "fetched_at")
-
-
-def passage_rows(answer_id: int) -> list[tuple]:
-    """The answer's passages in order, as plain rows (PASSAGE_COLUMNS): the judge reads them once
-    and the hot path builds no model instances for them (it has them from _claim() already)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {', '.join(PASSAGE_COLUMNS)} FROM reviewapp_passage WHERE answer_id = %s ORDER BY position",
-            [answer_id],
-        )
-        return cursor.fetchall()
-
-
 def passages_of(answer: Answer) -> list[tuple]:
     """passage_rows() of the answer, from its prefetched passages when the caller loaded them
     (re-judge jobs and evaluations do), else from the database."""
     prefetched = getattr(answer, "_prefetched_objects_cache", {}).get("passages")
     if prefetched is not None:
-        return [tuple(getattr(passage, column) for column in PASSAGE_COLUMNS) for passage in prefetched]
-    return passage_rows(answer.pk)
+        return [tuple(getattr(passage, column) for column in store.PASSAGE_COLUMNS) for passage in prefetched]
+    return store.passage_rows(answer.pk)
 
 
 def judge_request_for(answer: Answer, passages: list[tuple] | None = None) -> JudgeRequest:
@@ -165,25 +151,30 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
         _explain_unclaimed(answer_id)
         return None
 
-    claimed, answer, policy_key, passages = claim
+    taken_over, answer, policy_key, passages, started = claim
     policy = policy_in_force(policy_key)
-    if claimed == TAKEN_OVER:
+    if taken_over:
         # Runs left 'running' by the delivery whose claim was taken over (its worker died) are over.
         abandon_running_runs(answer)
     config = judge_config_for(answer, policy)
     if answer.lost_count > settings.JUDGE_MAX_LOST:
-        run, _ = start_run(answer, config)
+        run, _ = (started, None) if started else start_run(answer, config)
         _fail(answer, run, token, f"gave up: the worker judging it was lost {answer.lost_count} times",
               transient=False, last_try=True, attempts=0)
         return run
     with _client_turn(answer, token):
-        return _judge_claimed(answer, policy, config, passages, token, last_try=last_try, retry_in=retry_in)
+        if started is not None:  # only a configuration the judges identified becomes the usual run
+            run, config_error = started, None
+        else:
+            run, config_error = start_run(answer, config)
+            _remember_usual_run(answer, policy_key, run, config_error)
+        return _judge_claimed(answer, policy, config, passages, token, run, config_error, last_try=last_try,
+                              retry_in=retry_in)
 
 
-def _judge_claimed(answer: Answer, policy: Policy, config: JudgeConfig, passages: list[tuple], token: uuid.UUID, *,
-                   last_try: bool, retry_in: float) -> JudgeRun:
+def _judge_claimed(answer: Answer, policy: Policy, config: JudgeConfig, passages: list[tuple], token: uuid.UUID,
+                   run: JudgeRun, config_error: JudgeError | None, *, last_try: bool, retry_in: float) -> JudgeRun:
     answer_id = answer.pk
-    run, config_error = start_run(answer, config)
     try:
         output = run_judge(answer, config, config_error, passages)
     except (JudgeError, SoftTimeLimitExceeded) as exc:
@@ -284,22 +275,8 @@ def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRu
         config_key=JudgeRun.make_config_key(identity.profile, identity.prompt_version, identity.backend, identity.model),
         started_at=now,
     )
-    # A plain INSERT rather than save(): the model's defaults (a running run) spelt out once here.
-    with connection.cursor() as cursor:
-        cursor.execute(_RUN_STARTED, [answer.pk, run.job_id, run.example_set_id, run.profile, run.prompt_version,
-                                      run.backend, run.model, run.config_key, now])
-        (run.pk,) = cursor.fetchone()
-    run._state.adding, run._state.db = False, connection.alias
+    store.run_insert(run)  # a plain INSERT rather than save(): one round trip, the rest the table's defaults
     return run, run_error
-
-
-_RUN_STARTED = """
-    INSERT INTO reviewapp_judgerun (answer_id, job_id, example_set_id, profile, prompt_version, backend, model,
-        config_key, started_at, is_current, status, finished_at, latency_ms, prompt_tokens, completion_tokens, attempts,
-        raw_output, error, error_is_transient, verdict, grounding_score, findings)
-    VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, false, 'running', NULL, NULL, 0, 0, 0, '', '', false, '', NULL, '{}')
-    RETURNING id
-"""
 
 
 def run_judge(answer: Answer, config: JudgeConfig, config_error: JudgeError | None,
@@ -374,59 +351,41 @@ def abandon_running_runs(answer: Answer) -> None:
     )
 
 
-FRESH, TAKEN_OVER = "fresh", "taken over"
-
-
-# What the judge needs of the answer comes back from the claim itself (no second look-up), with
-# the newest policy's identity, so the cached policy is re-read only when an admin saved a new one.
-_CLAIMED = f"""
-    RETURNING client_id, question, answer, prior_turns, requested_profile, lost_count,
-        (SELECT id::text || '/' || xmin::text FROM reviewapp_policy ORDER BY version DESC LIMIT 1),
-        (SELECT json_agg(json_build_array({', '.join(f'p.{c}' for c in PASSAGE_COLUMNS)}) ORDER BY p.position)::text
-         FROM reviewapp_passage p WHERE p.answer_id = reviewapp_answer.id)
-"""
-_CLAIM_FRESH = """
-    UPDATE reviewapp_answer SET status = 'judging', claim_token = %s, claim_expires_at = %s, updated_at = %s
-    WHERE id = %s AND status = 'queued'
-""" + _CLAIMED
-_CLAIM_TAKE_OVER = """
-    UPDATE reviewapp_answer SET status = 'judging', claim_token = %s, claim_expires_at = %s, updated_at = %s,
-        lost_count = lost_count + 1
-    WHERE id = %s AND status = 'judging' AND (claim_expires_at < %s OR claim_expires_at IS NULL OR claim_token = %s)
-""" + _CLAIMED
-
-
-def _claim(answer_id: int, token: uuid.UUID) -> tuple[str, Answer, str | None, list] | None:
-    """Claim a queued answer (FRESH), else one being judged by a dead holder (TAKEN_OVER): its claim
-    expired, or it carries our own token, i.e. an earlier delivery of this same message died (the
-    broker re-sends a message only once its earlier delivery is gone). Else None.
-
-    Two conditional UPDATEs rather than one, so the common case needs no look for runs a lost
-    delivery left behind: only a take-over can find one. A take-over counts as a lost delivery.
-    Returns how it was claimed, the answer (the fields the judge reads), the newest policy's key
-    for policy_in_force() and the answer's passages (as passage_rows() gives them)."""
+def _claim(answer_id: int, token: uuid.UUID) -> store.Claimed | None:
+    """Claim a queued answer, else take over one being judged by a dead holder: its claim expired,
+    or it carries our own token, i.e. an earlier delivery of this same message died (the broker
+    re-sends a message only once its earlier delivery is gone). A take-over counts as a lost
+    delivery, and only a take-over can find runs a lost delivery left behind. Else None.
+    A queued answer's run starts with its claim when it is the usual run (_usual_run)."""
     now = timezone.now()
-    expires = now + timedelta(seconds=settings.JUDGE_CLAIM_SECONDS)
-    with connection.cursor() as cursor:
-        cursor.execute(_CLAIM_FRESH, [token, expires, now, answer_id])
-        row = cursor.fetchone()
-        claimed = FRESH
-        if row is None:
-            cursor.execute(_CLAIM_TAKE_OVER, [token, expires, now, answer_id, now, token])
-            row = cursor.fetchone()
-            claimed = TAKEN_OVER
-    if row is None:
+    return store.answer_claim(answer_id, token, now, now + timedelta(seconds=settings.JUDGE_CLAIM_SECONDS),
+                              run=_usual_run())
+
+
+# The run this process last started for an answer naming no profile of its own, and what chose its
+# judge: the newest policy's key and the settings. The same choice gives the same run (policies
+# are append-only, profiles are code), so the next claim can insert it in its own statement, one
+# round trip less, while that policy is still the newest (store.answer_claim checks in the SQL).
+_USUAL_FIELDS = ("profile", "prompt_version", "backend", "model", "config_key", "example_set_id")
+_usual: tuple[tuple, dict] | None = None
+
+
+def _judge_settings() -> tuple:
+    return settings.JUDGE_PROFILE, settings.JUDGE_BACKEND, settings.JUDGE_MODEL
+
+
+def _usual_run() -> tuple[str, JudgeRun] | None:
+    usual = _usual
+    # With per-client turns a claimed answer can be given back before its run would start.
+    if usual is None or settings.JUDGE_CLIENT_CONCURRENCY or usual[0][1:] != _judge_settings():
         return None
-    client_id, question, text, prior_turns, requested_profile, lost_count, policy_key, passages = row
-    answer = Answer(
-        id=answer_id, client_id=client_id, question=question, answer=text,
-        # Django reads jsonb as text and leaves decoding to the field; a raw cursor does the same.
-        prior_turns=json.loads(prior_turns) if isinstance(prior_turns, (str, bytes)) else prior_turns,
-        requested_profile=requested_profile, lost_count=lost_count, status=Answer.Status.JUDGING,
-        claim_token=token, claim_expires_at=expires, updated_at=now,
-    )
-    answer._state.adding = False  # an existing row, as if loaded
-    return claimed, answer, policy_key, orjson.loads(passages) if passages else []
+    return usual[0][0], JudgeRun(**usual[1])
+
+
+def _remember_usual_run(answer: Answer, policy_key: str | None, run: JudgeRun, config_error: JudgeError | None) -> None:
+    global _usual
+    if config_error is None and policy_key is not None and not answer.requested_profile and run.job_id is None:
+        _usual = ((policy_key, *_judge_settings()), {name: getattr(run, name) for name in _USUAL_FIELDS})
 
 
 # Policies are append-only: a row never changes, and a new policy is a new row, whose key (id and
@@ -504,15 +463,9 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
     reason = f"escalated to {shown_run.profile}@{shown_run.prompt_version} ({shown_run.model}): {route.reason}" if escalation else route.reason
     # The answer's update rides on the statement storing the shown run, and says whether the
     # answer was still ours: if not, none of it is written.
-    judged = (
-        """UPDATE reviewapp_answer SET status = 'judged', verdict = %s, grounding_score = %s, judged_by_id = %s,
-               judged_at = %s, claim_token = NULL, claim_expires_at = NULL, review_status = %s,
-               routing_reason = %s, priority = %s, policy_id = %s, reviews_required = %s, reviews_blind = %s,
-               updated_at = %s
-           WHERE id = %s AND claim_token = %s AND status = 'judging' RETURNING id""",
-        [result.verdict, result.grounding_score, shown_run.pk, now, route.review_status, reason[:300],
-         route.priority, policy.pk, route.reviews, policy.blind, now, answer.pk, token],
-    )
+    judged = store.Judged(token, route.review_status, reason[:300], route.priority, policy.pk, route.reviews,
+                          policy.blind, now)
+    rows = result_rows(result)
     # One statement stores the result and judges the answer, atomic on its own; a transaction only
     # when there is more: the escalation's first run, or a webhook event row for the answer's client.
     # Inside a caller's transaction, a savepoint, so that a refused write leaves that transaction usable.
@@ -520,63 +473,54 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
             else nullcontext():
         if escalation:
             run_record_success(answer, run, output)
-        if not run_record_success(answer, shown_run, shown, then=judged):
+        if not run_record_success(answer, shown_run, shown, then=judged, rows=rows):
             raise ClaimLost()  # nothing of this run was written; an escalation's first run is rolled back
-        event_record(answer=answer, event="answer.judged")
-        judged_announce(answer.pk)
-    answer.status, answer.verdict, answer.grounding_score = Answer.Status.JUDGED, result.verdict, result.grounding_score
-    answer.judged_by_id, answer.judged_at, answer.claim_token, answer.claim_expires_at = shown_run.pk, now, None, None
-    answer.review_status, answer.routing_reason, answer.priority = route.review_status, reason[:300], route.priority
-    answer.policy_id, answer.updated_at = policy.pk, now
-    answer.reviews_required, answer.reviews_blind = route.reviews, policy.blind
+        answer.status, answer.verdict, answer.grounding_score = Answer.Status.JUDGED, result.verdict, result.grounding_score
+        answer.judged_by, answer.judged_at, answer.claim_token, answer.claim_expires_at = shown_run, now, None, None
+        answer.review_status, answer.routing_reason, answer.priority = route.review_status, reason[:300], route.priority
+        answer.policy_id, answer.updated_at = policy.pk, now
+        answer.reviews_required, answer.reviews_blind = route.reviews, policy.blind
+        # The API's view of the answer as committed, from what was just written, for a waiting
+        # request and a webhook to send without reading it back; built only if one wants it.
+        state = functools.cache(lambda: selectors.answer_state_json(answer, claims=selectors.claims_as_results(*rows)))
+        event_record(answer=answer, event="answer.judged", state=state)
+        judged_announce(answer.pk, state)
 
 
-# The current-run switch and the run's result in one statement: `superseded` must clear the
-# previous current run before `run` sets this one (the unique index on current runs is checked row
-# by row), so `run` waits on a count of `superseded`'s rows, which runs it to completion first.
-_SUPERSEDED = """
-    UPDATE reviewapp_judgerun SET is_current = false
-    WHERE answer_id = %s AND config_key = %s AND is_current AND id <> %s AND {gate}
-    RETURNING id
-"""
-_RUN_SUCCEEDED = """
-    UPDATE reviewapp_judgerun SET status = 'succeeded', is_current = true, finished_at = %s, latency_ms = %s,
-        attempts = %s, prompt_tokens = %s, completion_tokens = %s, raw_output = %s, verdict = %s,
-        grounding_score = %s, findings = %s::jsonb
-    WHERE id = %s AND (SELECT count(*) FROM superseded) >= 0 AND {gate}
-"""
-# Claims and their evidence in one statement: the evidence finds its claim by position among the
-# rows just inserted, and its passage by pid among the answer's passages. Rows travel as JSON
-# documents, not arrays: psycopg quotes long strings into a text[] slowly (see ingest._STORE).
-_CLAIMS_AND_EVIDENCE = """
-    INSERT INTO reviewapp_claim (run_id, answer_id, position, cid, text, answer_start, answer_end, label, category,
-        explanation, confidence, origin, human_label, decision, decided_by_id, decided_at, note, version)
-    SELECT %s, %s, c.position, c.cid, c.text, c.answer_start, c.answer_end, c.label, c.category, c.explanation,
-        c.confidence, 'judge', '', '', NULL, NULL, '', 0
-    FROM json_to_recordset(%s::json) AS c(position integer, cid text, text text, answer_start integer,
-        answer_end integer, label text, category text, explanation text, confidence double precision)
-    WHERE {gate}
-    RETURNING id, position
-"""
-_EVIDENCE = """
-    INSERT INTO reviewapp_evidence (claim_id, passage_id, passage_pid, position, quote, start, "end", match,
-        differences)
-    SELECT claims.id, passage.id, e.passage_pid, e.position, e.quote, e.start, e."end", e.match, e.differences
-    FROM json_to_recordset(%s::json) AS e(claim_position integer, passage_pid text, position integer, quote text,
-        start integer, "end" integer, match text, differences jsonb)
-    JOIN claims ON claims.position = e.claim_position
-    LEFT JOIN reviewapp_passage passage ON passage.answer_id = %s AND passage.pid = e.passage_pid
-"""
+def result_rows(result) -> tuple[list[dict], list[dict]]:
+    """A result's claims and evidence as the store writes them (store.CLAIM_WRITTEN and
+    EVIDENCE_WRITTEN by attname, the evidence with its claim's position)."""
+    # Only an id the judge invented can be longer than a real one; it matches no passage anyway.
+    pid_length = Evidence._meta.get_field("passage_pid").max_length
+    claim_rows = [
+        {"position": position, "cid": c.id, "text": c.text,
+         "answer_start": c.answer_span[0] if c.answer_span else None,
+         "answer_end": c.answer_span[1] if c.answer_span else None,
+         "label": c.label, "category": c.category, "explanation": c.explanation, "confidence": c.confidence}
+        for position, c in enumerate(result.claims)
+    ]
+    evidence_rows = [
+        {"claim_position": position, "passage_pid": ev.passage_id[:pid_length], "position": index, "quote": ev.quote,
+         "start": ev.span[0] if ev.span else None, "end": ev.span[1] if ev.span else None,
+         "match": ev.match if ev.span else "not_found",
+         # Differing words are marked inside the evidence's highlight: none without a span.
+         "differences": [d.model_dump(mode="json") for d in ev.differences] if ev.span else []}
+        for position, claim in enumerate(result.claims)
+        for index, ev in enumerate(claim.evidence)
+    ]
+    return claim_rows, evidence_rows
 
 
-def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, then: tuple[str, list] | None = None):
+def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, then: store.Judged | None = None,
+                       rows: tuple[list[dict], list[dict]] | None = None):
     """Store a successful run and its claims. The run becomes the current one of its
     configuration; other configurations' runs stay current beside it.
 
     One statement, whatever the number of claims, so atomic on its own: the switch of the current
-    run, the run's result, its claims and their evidence. With `then` (an UPDATE ... RETURNING id),
-    that runs first and the rest only if it updated a row. Returns that id (None when it updated
-    nothing, and nothing was written), or True without `then`."""
+    run, the run's result, its claims and their evidence. With `then`, the answer is judged by the
+    run first if still ours, and the rest written only then: returns the answer's id (None when it
+    was not ours, and nothing was written), or True without `then`. `rows`: result_rows(), when
+    the caller has them."""
     result = output.result
     judge = result.judge
     run.status = JudgeRun.Status.SUCCEEDED
@@ -590,44 +534,8 @@ def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, th
     run.verdict = result.verdict
     run.grounding_score = result.grounding_score
     run.findings = result.model_dump(mode="json", include={"fabrications", "omissions", "rewrite_note"})
-    claims = result.claims
-    # Only an id the judge invented can be longer than a real one; it matches no passage anyway.
-    pid_length = Evidence._meta.get_field("passage_pid").max_length
-    claim_rows = [
-        {"position": position, "cid": c.id, "text": c.text,
-         "answer_start": c.answer_span[0] if c.answer_span else None,
-         "answer_end": c.answer_span[1] if c.answer_span else None,
-         "label": c.label, "category": c.category, "explanation": c.explanation, "confidence": c.confidence}
-        for position, c in enumerate(claims)
-    ]
-    evidence_rows = [
-        {"claim_position": position, "passage_pid": ev.passage_id[:pid_length], "position": index, "quote": ev.quote,
-         "start": ev.span[0] if ev.span else None, "end": ev.span[1] if ev.span else None,
-         "match": ev.match if ev.span else "not_found",
-         # Differing words are marked inside the evidence's highlight: none without a span.
-         "differences": [d.model_dump(mode="json") for d in ev.differences] if ev.span else []}
-        for position, claim in enumerate(claims)
-        for index, ev in enumerate(claim.evidence)
-    ]
-    if then is None:
-        judged, then_params, gate, returned = "", [], "true", "true"
-    else:
-        judged, then_params = f"judged AS ({then[0]}),", then[1]
-        gate, returned = "EXISTS (SELECT 1 FROM judged)", "(SELECT id FROM judged)"
-    params = [
-        *then_params,
-        answer.pk, run.config_key, run.pk,
-        run.finished_at, run.latency_ms, run.attempts, run.prompt_tokens, run.completion_tokens, run.raw_output,
-        run.verdict, run.grounding_score, json.dumps(run.findings), run.pk,
-        run.pk, answer.pk, orjson.dumps(claim_rows).decode(),
-        orjson.dumps(evidence_rows).decode(), answer.pk,
-    ]
-    sql = (f"WITH {judged} superseded AS ({_SUPERSEDED.format(gate=gate)}), run AS ({_RUN_SUCCEEDED.format(gate=gate)}),"
-           f" claims AS ({_CLAIMS_AND_EVIDENCE.format(gate=gate)}), evidence AS ({_EVIDENCE}) SELECT {returned}")
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        (row,) = cursor.fetchone()
-    return row
+    claim_rows, evidence_rows = rows or result_rows(result)
+    return store.result_write(run, claim_rows, evidence_rows, judged=then)
 
 
 def mark_run_failed(run: JudgeRun, error: str, *, transient: bool = False, attempts: int = 1, raw_output: str = ""):

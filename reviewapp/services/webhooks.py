@@ -18,6 +18,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
+from typing import Callable
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -37,7 +38,6 @@ from reviewapp.models import (
     WebhookDelivery,
     WebhookEndpoint,
 )
-from reviewapp.schemas import AnswerState
 from reviewapp.sealed import is_sealed
 from reviewapp.services import webhook_network as network
 from reviewapp.services.audit import audit_record
@@ -168,8 +168,7 @@ def live_endpoint(client: ApiClient) -> WebhookEndpoint | None:
 
 def answer_payload(answer: Answer) -> dict:
     """The API's view of the answer (the same shape as GET /api/v1/answers/<id>, without url)."""
-    answer = Answer.objects.select_related("judged_by").get(pk=answer.pk)
-    return AnswerState.model_validate(selectors.answer_state(answer)).model_dump(mode="json")
+    return selectors.answer_state_json(Answer.objects.select_related("judged_by").get(pk=answer.pk))
 
 
 def adjudication_payload(answer: Answer) -> dict:
@@ -204,15 +203,16 @@ def adjudication_payload(answer: Answer) -> dict:
     }
 
 
-def event_record(*, answer: Answer, event: str) -> list[WebhookDelivery]:
+def event_record(*, answer: Answer, event: str, state: Callable[[], dict] | None = None) -> list[WebhookDelivery]:
     """Create the deliveries of `event` for the answer's client (call inside the transaction that
-    made the change); their tasks are enqueued once it commits."""
+    made the change); their tasks are enqueued once it commits. `state` gives answer_payload(answer)
+    without reading it back, when the caller can."""
     if answer.client_id is None:
         return []
     endpoint = WebhookEndpoint.objects.filter(client_id=answer.client_id, removed_at__isnull=True, active=True).first()
     if endpoint is None or event not in endpoint.events:
         return []
-    data = {"answer": answer_payload(answer)}
+    data = {"answer": state() if state is not None else answer_payload(answer)}
     if event == ADJUDICATED:
         data["adjudication"] = adjudication_payload(answer)
     event_id = f"evt_{uuid.uuid4().hex}"
