@@ -93,9 +93,9 @@ def main() -> int:
         from judges import JudgeRequest
         from judges.backends import openai_chat
         from reviewapp.models import Answer
-        from reviewapp.services import judging
-        from reviewapp.services.ingest import answer_ingest
-        from reviewapp.tasks import judge_answer
+        from reviewapp.judging import service as judging
+        from reviewapp.api.ingest import answer_ingest
+        from reviewapp.judging.tasks import judge_answer
 
         call_command("migrate", verbosity=0)
         rng = random.Random(2)

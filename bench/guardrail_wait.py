@@ -79,7 +79,7 @@ class Announcements:
     def __init__(self, broker: str):
         import redis
 
-        from reviewapp.services.waiting import channel
+        from reviewapp.judging.waiting import channel
 
         self.seen: dict[int, list[float]] = {}
         self._pubsub = redis.Redis.from_url(broker).pubsub(ignore_subscribe_messages=True)
@@ -320,7 +320,7 @@ def main() -> int:
         from django.core.management import call_command
 
         from reviewapp.models import Policy
-        from reviewapp.services.clients import api_client_create
+        from reviewapp.api.clients import api_client_create
 
         call_command("migrate", verbosity=0)
         _, token = api_client_create(name="guardrail bench")

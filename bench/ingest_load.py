@@ -49,7 +49,7 @@ from django.core.management import call_command  # noqa: E402
 from bench.results import record  # noqa: E402
 from bench.web import PROXY_HEADERS, start_gunicorn, stop_gunicorn  # noqa: E402
 from reviewapp.models import Answer  # noqa: E402
-from reviewapp.services.clients import api_client_create  # noqa: E402
+from reviewapp.api.clients import api_client_create  # noqa: E402
 
 COMMAND = "python bench/ingest_load.py"
 PASSAGE = ("Riders aged 65 and older pay a reduced fare of $1.00 per ride with a valid Senior ID card. "
@@ -197,7 +197,7 @@ def summarize(name: str, runs: list[dict], *, connections: int, target: bool) ->
 
 def enqueue_cost(count: int) -> float:
     """Median microseconds of one judge_answer.delay() on the configured (Redis) broker."""
-    from reviewapp.tasks import judge_answer
+    from reviewapp.judging.tasks import judge_answer
 
     judge_answer.delay(0)  # connect first
     samples = []

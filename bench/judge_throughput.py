@@ -138,7 +138,7 @@ def main() -> int:
 
         from judges import JudgeRequest
         from reviewapp.models import Answer, Policy
-        from reviewapp.services.ingest import answer_ingest
+        from reviewapp.api.ingest import answer_ingest
 
         call_command("migrate", verbosity=0)
         Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai",

@@ -83,7 +83,7 @@ def run_threads(target, ids: list[int], threads: int) -> float:
 
 def throughput(endpoint, receiver, n: int, threads: int, label: str) -> None:
     from reviewapp.models import WebhookAttempt
-    from reviewapp.services.webhooks import delivery_send
+    from reviewapp.webhooks.service import delivery_send
 
     ids = make_deliveries(endpoint, n)
     timings: list[float] = []
@@ -109,7 +109,7 @@ def throughput(endpoint, receiver, n: int, threads: int, label: str) -> None:
 def race(endpoint, receiver, n: int, racers: int) -> None:
     """Every delivery handed to `racers` threads at the same moment: each must be POSTed once."""
     from reviewapp.models import WebhookAttempt
-    from reviewapp.services.webhooks import delivery_send
+    from reviewapp.webhooks.service import delivery_send
 
     ids = make_deliveries(endpoint, n)
     receiver.received.clear()
@@ -143,7 +143,7 @@ def race(endpoint, receiver, n: int, racers: int) -> None:
 
 def schedule(trials: int = 20000) -> None:
     """How long a dead endpoint is retried for, with the default settings (jitter included)."""
-    from reviewapp.services.webhooks import backoff_seconds
+    from reviewapp.webhooks.service import backoff_seconds
 
     attempts = settings.WEBHOOK_MAX_ATTEMPTS
     spans = sorted(sum(backoff_seconds(a) for a in range(1, attempts)) / 3600 for _ in range(trials))

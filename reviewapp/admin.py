@@ -7,9 +7,9 @@ from reviewapp.models import (
     Answer, ApiClient, AuditEvent, ExampleSet, JudgeRun, Policy, ReviewPass, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
     WorkedExample, WorkerHeartbeat,
 )
-from reviewapp.services.audit import audit_record
-from reviewapp.services.clients import api_client_revoke
-from reviewapp.services.users import role_names, user_roles_changed
+from reviewapp.audit import audit_record
+from reviewapp.api.clients import api_client_revoke
+from reviewapp.accounts.users import role_names, user_roles_changed
 
 
 @admin.register(ApiClient)

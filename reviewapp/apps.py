@@ -12,12 +12,13 @@ class ReviewAppConfig(AppConfig):
         post_migrate.connect(_grant_role_permissions, sender=self)
         from axes.signals import user_locked_out
 
-        from reviewapp.signin import audit_lockout
+        from reviewapp.accounts.signin import audit_lockout
 
         user_locked_out.connect(audit_lockout, dispatch_uid="claimdesk-audit-lockout")
         # Register the Celery tasks in every process (the worker's autodiscovery finds them
         # imported): reviewapp/enqueue.py sends them by name, so services never import them.
-        import reviewapp.tasks  # noqa: F401
+        import reviewapp.judging.tasks  # noqa: F401
+        import reviewapp.webhooks.tasks  # noqa: F401
 
 
 # Admins manage users (reviewers and admins: reviewapp/admin.py), groups and API tokens in the Django admin, and may read the rest.

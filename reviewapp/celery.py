@@ -6,7 +6,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
 
 app = Celery("reviewapp")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks(["reviewapp"])
+app.autodiscover_tasks(["reviewapp.judging", "reviewapp.webhooks"])
 
 
 @signals.worker_init.connect
@@ -45,14 +45,14 @@ def _schedule(sender, **kwargs):
 
 @signals.worker_ready.connect
 def _worker_ready(sender, **kwargs):
-    from reviewapp.services.liveness import worker_started
+    from reviewapp.judging.liveness import worker_started
 
     worker_started(hostname=sender.hostname)
 
 
 @signals.worker_shutdown.connect
 def _worker_shutdown(sender, **kwargs):
-    from reviewapp.services.liveness import forget_worker
+    from reviewapp.judging.liveness import forget_worker
 
     try:
         forget_worker(hostname=sender.hostname)
@@ -64,7 +64,7 @@ def _worker_shutdown(sender, **kwargs):
 def _beat_started(sender=None, **kwargs):
     """Beat's first dispatch comes one canary interval after it starts: stamp the heartbeat at start
     so a freshly started fleet is not reported with beat stale until then."""
-    from reviewapp.services.liveness import beat_sent
+    from reviewapp.judging.liveness import beat_sent
 
     try:
         beat_sent()
@@ -78,7 +78,7 @@ def _beat_sent(sender=None, **kwargs):
     demo's worker running it with -B), not by the worker that later runs it."""
     if sender != "reviewapp.tasks.canary_dispatch":
         return
-    from reviewapp.services.liveness import beat_sent
+    from reviewapp.judging.liveness import beat_sent
 
     try:
         beat_sent()

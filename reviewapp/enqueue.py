@@ -1,7 +1,7 @@
 """The tasks the write side sends to the broker, one function each.
 
 Services call these, after commit (`transaction.on_commit(lambda: enqueue.judge_answer_later(pk))`)
-so that the worker finds the rows committed. They never import reviewapp.tasks: the tasks import
+so that the worker finds the rows committed. They never import a tasks module (judging/tasks.py, webhooks/tasks.py): the tasks import
 the services, and a service importing them back would make the two one tangle
 (tests/test_imports.py). Each task is taken by name from the Celery app's registry, which
 reviewapp/apps.py fills when Django starts, and sent with its own `apply_async`: the message

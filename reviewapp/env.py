@@ -7,6 +7,7 @@ running with a silently wrong configuration (the healthchecks `envbool`/`envint`
 from __future__ import annotations
 
 import os
+import warnings
 from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -15,8 +16,17 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
 
+# Variables renamed, new name -> old name: the old one still works for one release, with a warning.
+RENAMED = {"JUDGE_HOLD_MARGIN_SECONDS": "JUDGE_CLAIM_MARGIN_SECONDS"}
+
+
 def _raw(name: str) -> str | None:
     value = os.environ.get(name)
+    old = RENAMED.get(name)
+    if value is None and old is not None and old in os.environ:
+        warnings.warn(f"{old} is now called {name}; the old name stops working in the next release",
+                      FutureWarning, stacklevel=3)
+        value = os.environ[old]
     return None if value is None else value.strip()
 
 

@@ -11,8 +11,8 @@ from judges.offline import OFFLINE_PROFILE, OFFLINE_VERSION
 from judges.profiles import list_profiles
 from judges.types import CATEGORIES, LABELS
 from reviewapp.models import VERDICT_CHOICES, Answer, AnswerComment, ExampleSet, MultiReviewScope
-from reviewapp.services.examples import example_set_problem
-from reviewapp.services.review import assignable_reviewers
+from reviewapp.labels.examples import example_set_problem
+from reviewapp.review.service import assignable_reviewers
 
 
 def _profile_choices() -> list[tuple[str, str]]:

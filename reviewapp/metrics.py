@@ -20,7 +20,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 
 from judges.ratelimit import waits_recorded
 from reviewapp.models import Answer, JudgeRun, Review, WebhookAttempt, WebhookDelivery
-from reviewapp.services.liveness import worker_status
+from reviewapp.judging.liveness import worker_status
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 LATENCY_BUCKETS_S = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)

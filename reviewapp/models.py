@@ -104,8 +104,8 @@ class Answer(models.Model):
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_default=Status.QUEUED)
     # Which delivery of judge_answer owns this answer while it is judging, and until when.
-    claim_token = models.UUIDField(null=True, blank=True)
-    claim_expires_at = models.DateTimeField(null=True, blank=True)
+    judging_token = models.UUIDField(null=True, blank=True)
+    judging_until = models.DateTimeField(null=True, blank=True)
     # Deliveries lost with their worker (the claim was taken over from a dead holder) and
     # re-enqueues by the sweeper: both are bounded, then the answer fails to a human.
     lost_count = models.PositiveIntegerField(default=0, db_default=0)
@@ -739,7 +739,7 @@ class WebhookDelivery(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     # Set while one worker is sending it: nobody else may send it until this passes.
-    claimed_until = models.DateTimeField(null=True, blank=True)
+    sending_until = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
     # Why it failed without an attempt (e.g. the endpoint was removed); attempts hold their own errors.

@@ -25,7 +25,7 @@ from judges.types import Claim as ClaimResult
 from judges.types import Evidence as EvidenceResult
 from reviewapp.models import (Answer, AnswerComment, ApiClient, AuditEvent, Claim, Evidence, Job, JudgeRun, Review,
                               ReviewPass)
-from reviewapp.schemas import AnswerState
+from reviewapp.api.schemas import AnswerState
 
 
 def answer_status(answer_id: int) -> str | None:
@@ -625,7 +625,7 @@ def routing_preview(*, current, candidate, days: int) -> dict[str, Any]:
 
     Only flagged claims can change a route, so only they are read, already grouped by the database.
     """
-    from reviewapp.services.routing import decide_route
+    from reviewapp.policy.routing import decide_route
 
     since = timezone.now() - timedelta(days=days)
     window = Answer.objects.filter(status=Answer.Status.JUDGED, judged_at__gte=since, judged_by__isnull=False)

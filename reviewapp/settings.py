@@ -139,7 +139,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minim
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_ENABLE_ACCESS_FAILURE_LOG = True
-AXES_LOCKOUT_CALLABLE = "reviewapp.signin.login_locked_out"
+AXES_LOCKOUT_CALLABLE = "reviewapp.accounts.signin.login_locked_out"
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/queue/"
 
@@ -171,7 +171,7 @@ if SSO_ENABLED:
         _missing.append("OIDC_OP_JWKS_ENDPOINT")
     if _missing:
         raise ImproperlyConfigured(f"OIDC_RP_CLIENT_ID is set (single sign-on), but not {', '.join(_missing)}")
-    AUTHENTICATION_BACKENDS = [*AUTHENTICATION_BACKENDS, "reviewapp.sso.RoleMappingBackend"]
+    AUTHENTICATION_BACKENDS = [*AUTHENTICATION_BACKENDS, "reviewapp.accounts.sso.RoleMappingBackend"]
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -236,9 +236,9 @@ if CELERY_VISIBILITY_TIMEOUT <= CELERY_TASK_TIME_LIMIT:
         f"{CELERY_TASK_TIME_LIMIT}: the broker would hand a running judge task to a second worker"
     )
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
-# How long a claimed answer stays claimed before another delivery may take it over: past the
-# hard time limit, so a live delivery never loses its claim to a duplicate.
-JUDGE_CLAIM_SECONDS = CELERY_TASK_TIME_LIMIT + env_int("JUDGE_CLAIM_MARGIN_SECONDS", 30, minimum=1)
+# How long a held answer stays held before another delivery may take it over: past the
+# hard time limit, so a live delivery never loses its hold to a duplicate.
+JUDGE_HOLD_SECONDS = CELERY_TASK_TIME_LIMIT + env_int("JUDGE_HOLD_MARGIN_SECONDS", 30, minimum=1)
 JUDGE_MAX_RETRIES = env_int("JUDGE_MAX_RETRIES", 5, minimum=0)
 # First wait before a transient failure is retried; it doubles per retry (capped at 300 s).
 JUDGE_RETRY_BACKOFF_SECONDS = env_float("JUDGE_RETRY_BACKOFF_SECONDS", 5.0, minimum=0.1)
@@ -246,8 +246,8 @@ JUDGE_RETRY_BACKOFF_SECONDS = env_float("JUDGE_RETRY_BACKOFF_SECONDS", 5.0, mini
 CELERY_WORKER_DIRECT = True
 
 # --- Sweeper and liveness (periodic tasks; run `celery beat`, or a worker with -B) ----------------
-# An answer 'queued' this long with no live claim lost its message (broker down at commit, a
-# restart without persistence): the sweeper enqueues it again. So does a claim that expired.
+# An answer 'queued' this long with no live hold lost its message (broker down at commit, a
+# restart without persistence): the sweeper enqueues it again. So does a hold that expired.
 JUDGE_SWEEP_AFTER_SECONDS = env_int("JUDGE_SWEEP_AFTER_SECONDS", 600, minimum=1)
 JUDGE_SWEEP_INTERVAL_SECONDS = env_float("JUDGE_SWEEP_INTERVAL_SECONDS", 60.0, minimum=0.5)
 # Bounds, after which the answer fails with the reason and goes to a human.
@@ -288,7 +288,7 @@ if JUDGE_CLIENT_CONCURRENCY and not JUDGE_RATE_LIMIT_REDIS_URL:
 # --- Pages ---------------------------------------------------------------------------------
 # /calibration/ aggregates every decided claim; its figures are reused for this many seconds.
 CALIBRATION_CACHE_SECONDS = env_int("CALIBRATION_CACHE_SECONDS", 60, minimum=0)
-# Bootstrap resamples behind each agreement interval on it (reviewapp/agreement.py); 0: no intervals.
+# Bootstrap resamples behind each agreement interval on it (reviewapp/labels/agreement.py); 0: no intervals.
 AGREEMENT_RESAMPLES = env_int("AGREEMENT_RESAMPLES", 1000, minimum=0)
 # Where those figures and the queue counters are kept: each process's memory unless CACHE_URL names
 # a Redis, which every web process then shares (reviewapp/cache.py; it is emptied by nothing in the

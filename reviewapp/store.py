@@ -1,6 +1,6 @@
 """The hot path's SQL: the statements run for every answer, written by hand for their round trips.
 
-The ingest's answer and passages, the worker's claim (or take-over) of an answer, the start of a
+The ingest's answer and passages, the worker's hold (or take-over) of an answer, the start of a
 run and the write of its result. Each INSERT names its columns from the model (`_meta`), and what
 it leaves out must be filled by the table itself: a `db_default`, or NULL where the model's own
 default is NULL. So a field added to one of these models without a `db_default` stops the process
@@ -117,7 +117,7 @@ def answer_insert(answer: Answer, passages: list[dict]) -> None:
     answer._state.adding, answer._state.db = False, connection.alias  # as if loaded: the row exists
 
 
-# --- the worker's claim on an answer ----------------------------------------------------------------
+# --- the worker's hold on an answer -----------------------------------------------------------------
 
 PASSAGE_COLUMNS = ("id", "pid", "text", "tag", "agency", "title", "section", "source_url", "fetched_at")
 
@@ -133,45 +133,45 @@ def passage_rows(answer_id: int) -> list[tuple]:
         return cursor.fetchall()
 
 
-# What the judge needs of the answer comes back from the claim itself (no second look-up), with
+# What the judge needs of the answer comes back from the hold itself (no second look-up), with
 # the newest policy's identity, so the cached policy is re-read only when an admin saved a new one.
-_CLAIMED = f"""
+_HELD = f"""
     RETURNING id, client_id, public_id, external_id, created_at, question, answer, prior_turns, requested_profile,
         lost_count, (SELECT id::text || '/' || xmin::text FROM reviewapp_policy ORDER BY version DESC LIMIT 1) AS policy_key,
         (SELECT json_agg(json_build_array({', '.join(f'p.{c}' for c in PASSAGE_COLUMNS)}) ORDER BY p.position)::text
          FROM reviewapp_passage p WHERE p.answer_id = reviewapp_answer.id) AS passages
 """
-_CLAIM_FRESH = """
-    UPDATE reviewapp_answer SET status = 'judging', claim_token = %s, claim_expires_at = %s, updated_at = %s
+_HOLD_FRESH = """
+    UPDATE reviewapp_answer SET status = 'judging', judging_token = %s, judging_until = %s, updated_at = %s
     WHERE id = %s AND status = 'queued'
-""" + _CLAIMED
-_CLAIM_TAKE_OVER = """
-    UPDATE reviewapp_answer SET status = 'judging', claim_token = %s, claim_expires_at = %s, updated_at = %s,
+""" + _HELD
+_HOLD_TAKE_OVER = """
+    UPDATE reviewapp_answer SET status = 'judging', judging_token = %s, judging_until = %s, updated_at = %s,
         lost_count = lost_count + 1
-    WHERE id = %s AND status = 'judging' AND (claim_expires_at < %s OR claim_expires_at IS NULL OR claim_token = %s)
-""" + _CLAIMED
+    WHERE id = %s AND status = 'judging' AND (judging_until < %s OR judging_until IS NULL OR judging_token = %s)
+""" + _HELD
 
 
-class Claimed(NamedTuple):
+class Held(NamedTuple):
     taken_over: bool
-    answer: Answer  # the fields the judge reads, those of its API state that judging leaves, the claim
+    answer: Answer  # the fields the judge reads, those of its API state that judging leaves, the hold
     policy_key: str | None  # the newest policy's id/xmin (None: there is none)
     passages: list[list]  # as passage_rows() gives them
-    run: JudgeRun | None  # the run started with the claim (answer_claim's `run`), if it was
+    run: JudgeRun | None  # the run started with the hold (answer_hold's `run`), if it was
 
 
-def answer_claim(answer_id: int, token, now: datetime, expires: datetime, *,
-                 run: tuple[str, JudgeRun] | None = None) -> Claimed | None:
-    """Claim the answer for `token` until `expires` if it is queued, else take it over if it is
-    being judged by a dead holder (its claim expired, or it carries this very token); else None.
+def answer_hold(answer_id: int, token, now: datetime, expires: datetime, *,
+                 run: tuple[str, JudgeRun] | None = None) -> Held | None:
+    """Hold the answer for `token` until `expires` if it is queued, else take it over if it is
+    being judged by a dead holder (its hold expired, or it carries this very token); else None.
     Two conditional UPDATEs rather than one, so the common case (queued) is the first.
 
     `run`: (policy key, a run not yet inserted) to start in the same statement as a queued
     answer's claim, when the answer names no profile of its own and that policy is still the
-    newest (its answer and started_at are the claim's); Claimed.run says whether it was."""
+    newest (its answer and started_at are the hold's); Held.run says whether it was."""
     with connection.cursor() as cursor:
         if run is None:
-            cursor.execute(_CLAIM_FRESH, [token, expires, now, answer_id])
+            cursor.execute(_HOLD_FRESH, [token, expires, now, answer_id])
         else:
             key, started = run
             started.started_at = now
@@ -180,7 +180,7 @@ def answer_claim(answer_id: int, token, now: datetime, expires: datetime, *,
         row = cursor.fetchone()
         taken_over = False
         if row is None:
-            cursor.execute(_CLAIM_TAKE_OVER, [token, expires, now, answer_id, now, token])
+            cursor.execute(_HOLD_TAKE_OVER, [token, expires, now, answer_id, now, token])
             row = cursor.fetchone()
             taken_over = True
     if row is None:
@@ -193,7 +193,7 @@ def answer_claim(answer_id: int, token, now: datetime, expires: datetime, *,
         # Django reads jsonb as text and leaves decoding to the field; a raw cursor does the same.
         prior_turns=json.loads(prior_turns) if isinstance(prior_turns, (str, bytes)) else prior_turns,
         requested_profile=requested_profile, lost_count=lost_count, status=Answer.Status.JUDGING,
-        claim_token=token, claim_expires_at=expires, updated_at=now,
+        judging_token=token, judging_until=expires, updated_at=now,
     )
     answer._state.adding = False  # an existing row, as if loaded
     started_run = None
@@ -201,7 +201,7 @@ def answer_claim(answer_id: int, token, now: datetime, expires: datetime, *,
         started_run = run[1]
         started_run.pk, started_run.answer = run_id[0], answer
         started_run._state.adding, started_run._state.db = False, connection.alias
-    return Claimed(taken_over, answer, policy_key, orjson.loads(passages) if passages else [], started_run)
+    return Held(taken_over, answer, policy_key, orjson.loads(passages) if passages else [], started_run)
 
 
 # --- a run: its start, and its result with claims and evidence --------------------------------------
@@ -216,16 +216,16 @@ _RUN_STARTED = f"""
 """
 
 
-_RUN_GIVEN = [field for field in _RUN_FIELDS if field.attname != "answer_id"]  # the claimed row gives answer_id
+_RUN_GIVEN = [field for field in _RUN_FIELDS if field.attname != "answer_id"]  # the held row gives answer_id
 _CLAIM_STARTING = f"""
-    WITH claimed AS ({_CLAIM_FRESH}), run AS (
+    WITH held AS ({_HOLD_FRESH}), run AS (
         INSERT INTO {JudgeRun._meta.db_table} ({_columns(_RUN_FIELDS)})
-        SELECT {", ".join("claimed.id" if field.attname == "answer_id" else _placeholder(field) for field in _RUN_FIELDS)}
-        FROM claimed
-        WHERE claimed.requested_profile = '' AND claimed.policy_key = %s
+        SELECT {", ".join("held.id" if field.attname == "answer_id" else _placeholder(field) for field in _RUN_FIELDS)}
+        FROM held
+        WHERE held.requested_profile = '' AND held.policy_key = %s
         RETURNING id
     )
-    SELECT claimed.*, (SELECT id FROM run) FROM claimed
+    SELECT held.*, (SELECT id FROM run) FROM held
 """
 
 
@@ -265,7 +265,7 @@ _RUN_SUCCEEDED = """
         grounding_score = %s, findings = %s::jsonb
     WHERE id = %s AND (SELECT count(*) FROM superseded) >= 0 AND {gate}
 """
-# Claims and their evidence: the evidence finds its claim by position among the rows just
+# Claims and their evidence: the evidence finds its hold by position among the rows just
 # inserted, and its passage by pid among the answer's passages. Rows travel as JSON documents, not
 # arrays (see _INGEST).
 _CLAIMS = f"""
@@ -284,18 +284,18 @@ _EVIDENCE = f"""
 """
 
 
-# The answer judged by the run it shows, if it is still claimed by the token.
+# The answer judged by the run it shows, if it is still held by the token.
 _ANSWER_JUDGED = """
     UPDATE reviewapp_answer SET status = 'judged', verdict = %s, grounding_score = %s, judged_by_id = %s,
-        judged_at = %s, claim_token = NULL, claim_expires_at = NULL, review_status = %s,
+        judged_at = %s, judging_token = NULL, judging_until = NULL, review_status = %s,
         routing_reason = %s, priority = %s, policy_id = %s, reviews_required = %s, reviews_blind = %s, updated_at = %s
-    WHERE id = %s AND claim_token = %s AND status = 'judging' RETURNING id
+    WHERE id = %s AND judging_token = %s AND status = 'judging' RETURNING id
 """
 
 
 class Judged(NamedTuple):
     """What the answer becomes with the run it shows (the run's own verdict, score and id)."""
-    token: object  # the claim's
+    token: object  # the hold's
     review_status: str
     routing_reason: str
     priority: int
@@ -309,7 +309,7 @@ def result_write(run: JudgeRun, claim_rows: list[dict], evidence_rows: list[dict
     """Store a succeeded run's result (set on `run`), its claims (dicts of CLAIM_WRITTEN but the
     run and answer) and their evidence (dicts of EVIDENCE_WRITTEN but claim_id and passage_id, plus
     claim_position); the run becomes the current one of its configuration. One statement, so atomic
-    on its own. With `judged`, the answer is judged by the run first, if it is still claimed by
+    on its own. With `judged`, the answer is judged by the run first, if it is still held by
     its token, and the rest is written only then: returns the answer's id (None when it was no
     longer ours, and nothing was written), or True without `judged`."""
     if judged is None:

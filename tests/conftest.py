@@ -74,7 +74,7 @@ def _no_wrong_token_counts_from_earlier_tests(settings):
     yield
     from limits import parse
 
-    from reviewapp import ratelimit
+    from reviewapp.api import ratelimit
 
     for used in {limit, settings.API_AUTH_FAILURE_LIMIT} - {None}:
         ratelimit._limiter(storage).clear(parse(used), "auth-failure:127.0.0.1")
@@ -138,7 +138,7 @@ def private_refused(settings):
 
 @pytest.fixture
 def api_token(db):
-    from reviewapp.services.clients import api_client_create
+    from reviewapp.api.clients import api_client_create
 
     _, token = api_client_create(name="fares-bot")
     return token
@@ -287,7 +287,7 @@ def private_worker(tmp_path, monkeypatch, *, name: str, threads: int, latency: f
     from django.conf import settings
 
     from reviewapp import enqueue
-    from reviewapp.tasks import judge_answer
+    from reviewapp.judging.tasks import judge_answer
     from tests.fake_openai import FakeOpenAI, Reply
     from tests.faultkit import Worker
     from tests.judges.factories import GOOD

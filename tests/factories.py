@@ -19,8 +19,8 @@ import judges
 from reviewapp.models import (
     Answer, ApiClient, Claim, Evidence, JudgeRun, Passage, Policy, WebhookDelivery, WebhookEndpoint,
 )
-from reviewapp.services.ingest import answer_ingest
-from reviewapp.services.judging import answer_judge
+from reviewapp.api.ingest import answer_ingest
+from reviewapp.judging.service import answer_judge
 
 PASSAGE = "Riders aged 65 and older pay a reduced fare of $1.00 per ride."
 ANSWER = "Seniors pay $1.00. A monthly pass costs $75.00."

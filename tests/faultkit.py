@@ -43,7 +43,7 @@ FAST_LIMITS = {
     "JUDGE_RETRY_BUDGET_SECONDS": "6",
     "JUDGE_TIMEOUT_SECONDS": "4",
     "JUDGE_MAX_ATTEMPTS": "4",
-    "JUDGE_CLAIM_MARGIN_SECONDS": "2",
+    "JUDGE_HOLD_MARGIN_SECONDS": "2",
     "JUDGE_MAX_RETRIES": "3",
     "JUDGE_RETRY_BACKOFF_SECONDS": "0.5",
     "JUDGE_SWEEP_AFTER_SECONDS": "4",
@@ -308,7 +308,7 @@ def _ingest_main(n: int, prefix: str) -> None:
 
     django.setup()
     from judges import JudgeRequest
-    from reviewapp.services.ingest import answer_ingest
+    from reviewapp.api.ingest import answer_ingest
 
     ids = []
     for i in range(n):
@@ -324,7 +324,7 @@ def _health_main() -> None:
     import django
 
     django.setup()
-    from reviewapp.services.liveness import worker_status
+    from reviewapp.judging.liveness import worker_status
 
     print(json.dumps(worker_status(), default=str))
 

@@ -15,7 +15,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from reviewapp.models import ExampleSet, Job, Policy, WebhookDelivery, WebhookEndpoint, WorkedExample
-from reviewapp.services.clients import api_client_create
+from reviewapp.api.clients import api_client_create
 from tests import factories as make
 from tests.factories import fare_payload
 

@@ -1,11 +1,11 @@
-"""Agreement statistics (reviewapp/agreement.py), against values computed by hand or published."""
+"""Agreement statistics (reviewapp/labels/agreement.py), against values computed by hand or published."""
 
 from __future__ import annotations
 
 import pytest
 
-from reviewapp import agreement
-from reviewapp.agreement import (
+from reviewapp.labels import agreement
+from reviewapp.labels.agreement import (
     NO_DATA,
     figures,
     krippendorff_alpha,

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from reviewapp import selectors
 from reviewapp.models import Answer
-from reviewapp.services.clients import api_client_create
+from reviewapp.api.clients import api_client_create
 from tests import factories as make
 
 pytestmark = pytest.mark.django_db

@@ -124,7 +124,7 @@ def test_a_retry_spelt_differently_is_the_same_request(api):
 ], ids=["answer", "question", "passages", "prior_turns", "profile"])
 def test_a_reused_external_id_with_a_different_request_is_refused_naming_both_hashes(api, change):
     import judges
-    from reviewapp.services.ingest import request_hash
+    from reviewapp.api.ingest import request_hash
 
     api.post(fare_payload())
     reused = api.post(fare_payload(**change))
@@ -145,7 +145,7 @@ def test_an_answer_stored_before_requests_were_hashed_keeps_its_external_id_idem
 
 
 def test_the_same_external_id_from_another_client_is_another_answer(api):
-    from reviewapp.services.clients import api_client_create
+    from reviewapp.api.clients import api_client_create
 
     _, other_token = api_client_create(name="other-bot")
     first = api.post(fare_payload())
@@ -181,7 +181,7 @@ def test_a_get_needs_a_token(api):
 
 
 def test_a_client_cannot_read_another_clients_answer(api):
-    from reviewapp.services.clients import api_client_create
+    from reviewapp.api.clients import api_client_create
 
     _, other_token = api_client_create(name="other-bot")
     answer_id = api.post(fare_payload()).json()["id"]
@@ -189,7 +189,7 @@ def test_a_client_cannot_read_another_clients_answer(api):
 
 
 def test_answer_ids_given_to_a_client_tell_nothing_of_how_many_answers_others_post(api):
-    from reviewapp.services.clients import api_client_create
+    from reviewapp.api.clients import api_client_create
 
     _, other_token = api_client_create(name="other-bot")
     first = api.post(fare_payload(external_id=None))
@@ -268,7 +268,7 @@ def test_no_judge_run_exists_before_a_worker_takes_the_answer(api):
 
 
 def test_a_token_revoked_through_the_service_is_refused_at_once_though_it_was_just_used(api):
-    from reviewapp.services.clients import api_client_revoke
+    from reviewapp.api.clients import api_client_revoke
 
     assert api.post(fare_payload(external_id="before")).status_code == 202
     api_client_revoke(client=ApiClient.objects.get())
@@ -276,7 +276,7 @@ def test_a_token_revoked_through_the_service_is_refused_at_once_though_it_was_ju
 
 
 def test_a_rotated_token_works_at_once_and_the_old_one_stops(api, api_token):
-    from reviewapp.services.clients import api_client_rotate_token
+    from reviewapp.api.clients import api_client_rotate_token
 
     assert api.post(fare_payload(external_id="before")).status_code == 202
     new_token = api_client_rotate_token(client=ApiClient.objects.get())
@@ -287,7 +287,7 @@ def test_a_rotated_token_works_at_once_and_the_old_one_stops(api, api_token):
 def test_a_revocation_made_by_another_process_is_seen_within_the_cache_time(api, settings, monkeypatch):
     from django.utils import timezone
 
-    from reviewapp.services import clients
+    from reviewapp.api import clients
 
     settings.API_CLIENT_CACHE_SECONDS = 5
     assert api.post(fare_payload(external_id="before")).status_code == 202

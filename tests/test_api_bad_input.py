@@ -95,7 +95,7 @@ def test_twenty_concurrent_first_webhook_registrations_never_500(api_token, sett
 
 @pytest.mark.django_db(transaction=True)
 def test_with_the_database_down_the_api_answers_json_503(api_token, monkeypatch):
-    from reviewapp.services.clients import forget_authenticated_clients
+    from reviewapp.api.clients import forget_authenticated_clients
 
     forget_authenticated_clients()
     with socket.socket() as closed:

@@ -10,7 +10,7 @@ import pytest
 
 from judges.types import MAX_ANSWER_CHARS, MAX_PASSAGES
 from reviewapp.models import Answer
-from reviewapp.services.clients import api_client_create
+from reviewapp.api.clients import api_client_create
 from tests.factories import fare_payload
 
 pytestmark = pytest.mark.django_db

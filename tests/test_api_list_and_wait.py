@@ -12,7 +12,7 @@ import pytest
 from django.utils import timezone
 
 from reviewapp.models import Answer
-from reviewapp.services.clients import api_client_create
+from reviewapp.api.clients import api_client_create
 from tests.factories import fare_payload
 
 
@@ -129,8 +129,8 @@ def test_with_wait_and_no_worker_the_reply_is_202_after_the_wait(client, api_tok
 def _judged_in_process_hearing_the_announcement(client, token, payload):
     """Post without waiting, judge the answer here (no worker) and return the reply's id and the
     message the worker's announcement carried."""
-    from reviewapp.services import waiting
-    from reviewapp.services.judging import answer_judge
+    from reviewapp.judging import waiting
+    from reviewapp.judging.service import answer_judge
 
     posted = _post(client, token, payload).json()
     answer = Answer.objects.get(public_id=posted["id"])
@@ -165,8 +165,8 @@ def test_the_waited_reply_comes_from_the_announcement_and_equals_the_get(client,
 
     from django.db import connection
 
-    from reviewapp.services import waiting
-    from reviewapp.services.judging import answer_judge
+    from reviewapp.judging import waiting
+    from reviewapp.judging.service import answer_judge
 
     def no_read_back(answer_id):
         raise AssertionError("the waiting request read the answer back")
@@ -199,7 +199,7 @@ def test_the_waited_reply_comes_from_the_announcement_and_equals_the_get(client,
 @pytest.mark.django_db(transaction=True)
 def test_the_webhook_payload_from_the_worker_is_the_one_read_back(client, api_token):
     from reviewapp.models import ApiClient, WebhookDelivery
-    from reviewapp.services.webhooks import answer_payload, endpoint_register
+    from reviewapp.webhooks.service import answer_payload, endpoint_register
 
     endpoint_register(client=ApiClient.objects.get(), url="https://hooks.example.org/in", events=["answer.judged"])
     answer_id, _ = _judged_in_process_hearing_the_announcement(client, api_token, fare_payload())
@@ -208,7 +208,7 @@ def test_the_webhook_payload_from_the_worker_is_the_one_read_back(client, api_to
 
 
 def test_the_channel_names_the_deployment(settings):
-    from reviewapp.services import waiting
+    from reviewapp.judging import waiting
 
     settings.DEPLOYMENT_NAME = "eu-1"
     first = waiting.channel(7)
@@ -219,8 +219,8 @@ def test_the_channel_names_the_deployment(settings):
 @pytest.mark.django_db(transaction=True)
 def test_with_no_request_waiting_the_announcement_is_bare(client, api_token):
     # A pattern subscriber is no waiting request: the worker builds no state for it.
-    from reviewapp.services import waiting
-    from reviewapp.services.judging import answer_judge
+    from reviewapp.judging import waiting
+    from reviewapp.judging.service import answer_judge
 
     answer = Answer.objects.get(public_id=_post(client, api_token, fare_payload()).json()["id"])
     watcher = waiting._redis().pubsub(ignore_subscribe_messages=True)

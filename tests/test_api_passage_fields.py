@@ -9,11 +9,11 @@ import json
 import pytest
 
 import judges
-from reviewapp.exports import ExportFilters, export_stream
+from reviewapp.labels.exports import ExportFilters, export_stream
 from reviewapp.models import Answer, Passage
-from reviewapp.services import review as review_service
-from reviewapp.services.ingest import request_hash
-from reviewapp.services.judging import answer_judge
+from reviewapp.review import service as review_service
+from reviewapp.api.ingest import request_hash
+from reviewapp.judging.service import answer_judge
 from tests import factories as make
 from tests.factories import fare_payload
 

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from reviewapp.models import ApiClient
-from reviewapp.services.judging import answer_judge
+from reviewapp.judging.service import answer_judge
 from tests import factories as make
 from tests.factories import fare_payload
 

@@ -7,8 +7,8 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 
 from reviewapp.models import Answer, AuditEvent, Policy, Review
-from reviewapp.services import review as review_service
-from reviewapp.services.audit import audit_record
+from reviewapp.review import service as review_service
+from reviewapp.audit import audit_record
 from tests import factories as make
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from reviewapp import calibration
-from reviewapp.calibration import (
+from reviewapp.labels import calibration
+from reviewapp.labels.calibration import (
     cohen_kappa,
     confusion_matrix,
     drift,

@@ -146,7 +146,7 @@ def test_a_wrong_token_raises_auth_error_without_retrying(live_server, db, reque
 
 @live
 def test_another_clients_answer_is_not_found(claimdesk, live_server):
-    from reviewapp.services.clients import api_client_create
+    from reviewapp.api.clients import api_client_create
 
     answer_id = claimdesk.submit(**_fare()).id
     _, stranger_token = api_client_create(name="someone-else")
@@ -224,7 +224,7 @@ def test_a_webhook_delivery_from_the_worker_passes_verify_and_reads_as_the_answe
 
 
 def test_verify_reads_the_servers_header_for_a_rotated_secret_and_refuses_replays():
-    from reviewapp.webhooks import signature_header
+    from reviewapp.webhooks.signing import signature_header
 
     body = json.dumps({"id": "evt_1", "type": "answer.judged"}).encode()
     signed_at = int(time.time())

@@ -7,7 +7,7 @@ import pytest
 from django.db import DatabaseError, transaction
 
 from reviewapp.models import AnswerComment, AuditEvent
-from reviewapp.services.comments import COMMENTED
+from reviewapp.review.comments import COMMENTED
 from tests import factories as make
 
 pytestmark = pytest.mark.django_db
@@ -110,7 +110,7 @@ def test_comments_are_append_only_in_the_database(client, answer):
 
 
 def test_a_blind_reviewer_can_be_shown_only_their_own_comments(answer):
-    from reviewapp.views import comments_context
+    from reviewapp.review.views import comments_context
 
     rita, ron = make.user("rita", "reviewer"), make.user("ron", "reviewer")
     AnswerComment.objects.create(answer=answer, author=rita, body="mine")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewapp.services.judging import answer_judge
+from reviewapp.judging.service import answer_judge
 from tests import factories as make
 from tests.conftest import CHROMIUM
 from tests.xss_corpus import PAYLOADS, assert_nothing_ran, sign_in, watched_page

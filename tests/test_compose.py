@@ -209,7 +209,8 @@ def test_beat_runs_the_same_celery_app_and_schedules_the_sweeper_the_canary_and_
     tasks = {entry["task"] for entry in app.conf.beat_schedule.values()}
     assert tasks == {"reviewapp.tasks.sweep_stuck_answers", "reviewapp.tasks.canary_dispatch",
                      "reviewapp.tasks.resend_overdue_webhooks"}
-    importlib.import_module("reviewapp.tasks")  # what the worker's autodiscovery imports
+    for module in ("reviewapp.judging.tasks", "reviewapp.webhooks.tasks"):  # what the worker's autodiscovery imports
+        importlib.import_module(module)
     assert tasks <= set(app.tasks)
 
 

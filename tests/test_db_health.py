@@ -75,7 +75,7 @@ def test_a_read_only_database_is_a_transient_error_the_judge_task_retries(monkey
     from celery.exceptions import Retry
     from django.db import InternalError
 
-    from reviewapp import tasks
+    from reviewapp.judging import tasks
     from reviewapp.db.errors import is_transient
     from tests import factories as make
 

@@ -10,13 +10,13 @@ from collections import Counter
 import pytest
 from django.db import connection
 
-from reviewapp.exports import ExportFilters, export_stream
+from reviewapp.labels.exports import ExportFilters, export_stream
 from reviewapp.models import Answer, AuditEvent, Claim, Policy, Review, ReviewPass
-from reviewapp.services import review as review_service
-from reviewapp.services.jobs import job_run, job_start_reroute
-from reviewapp.services.policy import policy_create, policy_values
-from reviewapp.services.review import ReviewError, consensus
-from reviewapp.services.routing import decide_route
+from reviewapp.review import service as review_service
+from reviewapp.judging.jobs import job_run, job_start_reroute
+from reviewapp.policy.service import policy_create, policy_values
+from reviewapp.review.service import ReviewError, consensus
+from reviewapp.policy.routing import decide_route
 from tests import factories as make
 
 
@@ -360,7 +360,7 @@ def test_a_policy_change_leaves_answers_already_routed_and_reroute_spares_starte
 def test_the_client_hears_once_at_the_final_label_and_reads_adjudicating_meanwhile(alice, bob, lee):
     from reviewapp import selectors
     from reviewapp.models import WebhookDelivery
-    from reviewapp.schemas import AnswerState
+    from reviewapp.api.schemas import AnswerState
 
     _policy(reviewers_per_answer=2)
     answer = make.judged(client=make.webhook_endpoint()[0])

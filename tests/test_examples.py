@@ -6,8 +6,8 @@ import json
 import pytest
 
 from reviewapp.models import AuditEvent, Claim, ExampleSet, JudgeRun, Policy, WorkedExample
-from reviewapp.services.examples import example_set_create, passage_excerpt
-from reviewapp.services.judging import answer_judge
+from reviewapp.labels.examples import example_set_create, passage_excerpt
+from reviewapp.judging.service import answer_judge
 from tests import factories as make
 from tests.fake_openai import Reply
 from tests.judges.factories import GOOD, GOOD_ANSWER, GOOD_PASSAGE
@@ -103,7 +103,7 @@ def test_a_bad_pick_is_refused_with_a_message_and_keeps_the_ticks(client, ada, o
 
 
 def test_more_examples_than_a_prompt_carries_are_refused(ada, overturned):
-    from reviewapp.services.examples import ExampleSetError
+    from reviewapp.labels.examples import ExampleSetError
 
     with pytest.raises(ExampleSetError, match="at most 8"):
         example_set_create(user=ada, profile="claim_audit", claim_ids=list(range(1, 10)))
@@ -245,7 +245,7 @@ def test_evaluate_measures_a_named_set_or_the_plain_prompt(ada, overturned, open
 
 def test_a_rejudge_job_can_carry_a_set_beside_the_answers_own_run(client, ada, overturned, openai_settings):
     from reviewapp.models import Job
-    from reviewapp.services import jobs as jobs_service
+    from reviewapp.judging import jobs as jobs_service
     fake = openai_settings
     example_set = example_set_create(user=ada, profile="claim_verification", claim_ids=[overturned["plain"].pk])
     answer = make.ingested(GOOD_ANSWER, passages=[{"text": GOOD_PASSAGE}])

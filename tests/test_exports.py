@@ -14,10 +14,10 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
-from reviewapp import exports
-from reviewapp.exports import ExportFilters, export_stream, neutralize, write_export
+from reviewapp.labels import exports
+from reviewapp.labels.exports import ExportFilters, export_stream, neutralize, write_export
 from reviewapp.models import Answer, AuditEvent, Claim, Review
-from reviewapp.services import review as review_service
+from reviewapp.review import service as review_service
 from tests import factories as make
 
 JSONL_KEYS = {

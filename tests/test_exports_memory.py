@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from bench import peak_rss
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage
-from reviewapp.services import review as review_service
-from reviewapp.services.judging import AnswerBusy, answer_judge
+from reviewapp.review import service as review_service
+from reviewapp.judging.service import AnswerBusy, answer_judge
 from tests import factories as make
 from tests.conftest import ROOT, _test_database_url, wait_for
 

@@ -22,8 +22,8 @@ import orjson
 import pytest
 from django.utils import timezone
 
-from reviewapp import exports
-from reviewapp.exports import ExportFilters, export_stream
+from reviewapp.labels import exports
+from reviewapp.labels.exports import ExportFilters, export_stream
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Review
 from tests import factories as make
 from tests.conftest import wait_for

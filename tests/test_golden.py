@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 
 import judges
 from reviewapp.models import Answer, JudgeRun
-from reviewapp.services import review as review_service
-from reviewapp.services.evaluation import gate_failures, parse_gate
+from reviewapp.review import service as review_service
+from reviewapp.labels.evaluation import gate_failures, parse_gate
 from tests import factories as make
 from tests.factories import fare_payload
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from reviewapp.models import Answer, JudgeRun
-from reviewapp.services.clients import api_client_create
+from reviewapp.api.clients import api_client_create
 from tests import factories as make
 from tests.conftest import private_worker, wait_for
 from tests.judges.factories import GOOD_ANSWER, GOOD_PASSAGE, HEAVY_ANSWER, heavy_passages

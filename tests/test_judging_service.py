@@ -10,7 +10,7 @@ from django.utils import timezone
 import judges
 from judges import JudgeError
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun
-from reviewapp.services.judging import AnswerBusy, TransientJudgeFailure, answer_judge
+from reviewapp.judging.service import AnswerBusy, TransientJudgeFailure, answer_judge
 from tests import factories as make
 from tests.judges.factories import GOOD, GOOD_ANSWER, GOOD_PASSAGE
 
@@ -25,7 +25,7 @@ def test_it_judges_an_answer_once_and_a_second_delivery_does_nothing():
     assert Claim.objects.count() == 2
     answer.refresh_from_db()
     assert (answer.status, answer.judged_by) == ("judged", run)
-    assert answer.claim_token is None
+    assert answer.judging_token is None
 
 
 @pytest.mark.django_db(transaction=True)
@@ -56,7 +56,7 @@ def test_two_deliveries_at_once_produce_one_claim_set():
 @pytest.mark.django_db
 def test_a_delivery_finding_the_answer_claimed_elsewhere_is_told_when_to_retry():
     answer = make.ingested()
-    Answer.objects.filter(pk=answer.pk).update(status="judging", claim_expires_at=timezone.now() + timedelta(seconds=90))
+    Answer.objects.filter(pk=answer.pk).update(status="judging", judging_until=timezone.now() + timedelta(seconds=90))
     with pytest.raises(AnswerBusy) as busy:
         answer_judge(answer_id=answer.pk)
     assert 80 < busy.value.retry_in <= 90
@@ -67,7 +67,7 @@ def test_an_expired_claim_is_taken_over_and_the_abandoned_run_is_closed():
     answer = make.ingested()
     stale = JudgeRun.objects.create(answer=answer, profile="offline", prompt_version="v1", backend="offline",
                                     model="rules", config_key="x")
-    Answer.objects.filter(pk=answer.pk).update(status="judging", claim_expires_at=timezone.now() - timedelta(seconds=1))
+    Answer.objects.filter(pk=answer.pk).update(status="judging", judging_until=timezone.now() - timedelta(seconds=1))
     run = answer_judge(answer_id=answer.pk)
     assert run.status == "succeeded"
     stale.refresh_from_db()
@@ -101,7 +101,7 @@ def test_a_transient_failure_gives_the_answer_back_for_a_retry(monkeypatch):
     with pytest.raises(TransientJudgeFailure):
         answer_judge(answer_id=answer.pk, last_try=False)
     answer.refresh_from_db()
-    assert answer.status == "queued" and answer.claim_token is None
+    assert answer.status == "queued" and answer.judging_token is None
     run = JudgeRun.objects.get()
     assert (run.status, run.error_is_transient, run.attempts) == ("failed", True, 3)
 
@@ -149,7 +149,7 @@ def test_a_rerun_of_the_same_configuration_supersedes_the_previous_run():
 @pytest.mark.django_db
 def test_a_result_whose_claim_was_taken_over_meanwhile_writes_nothing(monkeypatch):
     """The result, its claims and the current-run switch are stored only if the answer is still
-    claimed by this delivery: the previous current run stays current, the late run is failed."""
+    held by this delivery: the previous current run stays current, the late run is failed."""
     import uuid
 
     answer = make.ingested()
@@ -160,7 +160,7 @@ def test_a_result_whose_claim_was_taken_over_meanwhile_writes_nothing(monkeypatc
 
     def taken_over_meanwhile(request, config):
         output = real_judge(request, config)
-        Answer.objects.filter(pk=answer.pk).update(claim_token=other)  # another delivery took over
+        Answer.objects.filter(pk=answer.pk).update(judging_token=other)  # another delivery took over
         return output
 
     monkeypatch.setattr(judges, "judge", taken_over_meanwhile)
@@ -171,7 +171,7 @@ def test_a_result_whose_claim_was_taken_over_meanwhile_writes_nothing(monkeypatc
     assert late.status == "failed" and late.error.startswith("superseded") and not late.is_current
     assert first.is_current and first.status == "succeeded"
     assert Claim.objects.filter(run=late).count() == 0 and Claim.objects.filter(run=first).count() == 2
-    assert (answer.status, answer.claim_token, answer.judged_by_id) == ("judging", other, first.pk)
+    assert (answer.status, answer.judging_token, answer.judged_by_id) == ("judging", other, first.pk)
 
 
 @pytest.mark.django_db
@@ -315,7 +315,7 @@ def _with_a_nul_in_the_first_explanation(monkeypatch) -> None:
 @pytest.mark.django_db
 @pytest.mark.parametrize("client", [False, True], ids=["without a client", "with a client's webhook event"])
 def test_a_result_the_database_refuses_fails_the_run_with_its_reason_at_once(monkeypatch, client):
-    from reviewapp.services.clients import api_client_create
+    from reviewapp.api.clients import api_client_create
 
     _with_a_nul_in_the_first_explanation(monkeypatch)
     owner = api_client_create(name="acme")[0] if client else None
@@ -326,7 +326,7 @@ def test_a_result_the_database_refuses_fails_the_run_with_its_reason_at_once(mon
     assert run.status == "failed" and not run.is_current and not run.error_is_transient
     assert run.error == ("storing the result failed: DataError: unsupported Unicode escape sequence: "
                          "\\u0000 cannot be converted to text.")
-    assert (answer.status, answer.claim_token) == ("failed", None)
+    assert (answer.status, answer.judging_token) == ("failed", None)
     assert (answer.review_status, answer.routing_reason) == ("in_review", "judge failed")
     assert Claim.objects.count() == 0
     assert answer_judge(answer_id=answer.pk) is None  # nothing left for a retry or the sweeper to do
@@ -336,7 +336,7 @@ def test_a_result_the_database_refuses_fails_the_run_with_its_reason_at_once(mon
 def test_a_transient_database_error_while_storing_keeps_the_retry_path(monkeypatch):
     from django.db import OperationalError
 
-    from reviewapp.services import judging
+    from reviewapp.judging import service as judging
 
     def connection_lost(*args, **kwargs):
         raise OperationalError("server closed the connection unexpectedly")
@@ -363,7 +363,7 @@ def test_the_usual_run_starts_with_the_claim_and_is_the_run_start_run_makes():
     second_answer = make.ingested()
     with CaptureQueriesContext(connection) as queries:
         second = answer_judge(answer_id=second_answer.pk)
-    assert not any("INSERT INTO reviewapp_judgerun" in q["sql"] and "WITH claimed" not in q["sql"]
+    assert not any("INSERT INTO reviewapp_judgerun" in q["sql"] and "WITH held" not in q["sql"]
                    for q in queries.captured_queries)
     second.refresh_from_db()
     assert _run_fields(second) == _run_fields(first) and second.status == "succeeded"
@@ -384,5 +384,5 @@ def test_a_new_policy_or_a_requested_profile_does_not_get_the_usual_run(settings
     assert (after_change.backend, after_change.profile) == ("openai", "claim_audit")
     own_profile = answer_judge(answer_id=make.ingested(profile="fare_policy").pk)
     assert (own_profile.backend, own_profile.profile) == ("openai", "fare_policy")
-    again = answer_judge(answer_id=make.ingested().pk)  # started with its claim now
+    again = answer_judge(answer_id=make.ingested().pk)  # started with its hold now
     assert _run_fields(again)[:6] == _run_fields(after_change)[:6]

@@ -3,7 +3,7 @@
 import pytest
 
 from reviewapp.models import Answer, Claim, JudgeRun, Policy
-from reviewapp.tasks import judge_answer
+from reviewapp.judging.tasks import judge_answer
 from tests import factories as make
 from tests.conftest import wait_for
 from tests.factories import fare_payload
@@ -119,7 +119,7 @@ def test_an_llm_reply_with_a_nul_is_judged_by_the_worker_and_never_left_judging(
 
 def test_a_reroute_job_runs_on_the_worker_and_reports_progress(api, celery_worker):
     from reviewapp.models import Job
-    from reviewapp.services.jobs import job_start_reroute
+    from reviewapp.judging.jobs import job_start_reroute
 
     answer_id = api.post(fare_payload()).json()["id"]
     wait_for(lambda: _judged(api, answer_id))
@@ -133,7 +133,7 @@ def test_a_reroute_job_runs_on_the_worker_and_reports_progress(api, celery_worke
 
 
 def test_the_worker_judges_with_the_policys_example_set_and_the_api_reports_it(api, celery_worker, fake_llm):
-    from reviewapp.services.examples import example_set_create
+    from reviewapp.labels.examples import example_set_create
 
     overturned = make.claim(make.answer(), "CONTRADICTED", "UNSUPPORTED", span=(19, 47),
                             reviewer=make.user("rho", "reviewer"), note="No passage prices the monthly pass.")

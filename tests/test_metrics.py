@@ -15,8 +15,8 @@ from django.contrib.auth.models import User
 from prometheus_client.parser import text_string_to_metric_families
 
 from reviewapp.models import Answer, JudgeRun, WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from reviewapp.services import review as review_service
-from reviewapp.services.clients import api_client_create
+from reviewapp.review import service as review_service
+from reviewapp.api.clients import api_client_create
 from tests import factories as make
 from tests.conftest import _test_database_url
 from tests.faultkit import free_port, wait_until

@@ -1,4 +1,4 @@
-"""Reading OTLP trace exports as RAG runs (reviewapp.otlp): both encodings, both conventions."""
+"""Reading OTLP trace exports as RAG runs (reviewapp.api.otlp): both encodings, both conventions."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 
 from judges import JudgeRequest
-from reviewapp import otlp
+from reviewapp.api import otlp
 from tests import otlp_traces as traces
 
 

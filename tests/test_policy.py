@@ -9,8 +9,8 @@ from django.test import Client
 import judges
 from judges.offline import OFFLINE_VERSION
 from reviewapp.models import Answer, AuditEvent, Job, JudgeRun, Policy
-from reviewapp.services import jobs as jobs_service
-from reviewapp.services.routing import decide_route, in_audit_sample
+from reviewapp.judging import jobs as jobs_service
+from reviewapp.policy.routing import decide_route, in_audit_sample
 from tests import factories as make
 
 User = get_user_model()
@@ -321,7 +321,7 @@ def test_a_rejudge_whose_runs_all_fail_reports_the_job_failed_with_the_reason(ad
 
 @pytest.mark.django_db
 def test_the_offline_rejudge_names_no_model_and_leaves_golden_answers_out_unless_asked(admin_client):
-    from reviewapp.services.golden import golden_answers
+    from reviewapp.labels.golden import golden_answers
 
     posted = make.judged(GROUNDED)
     golden = make.judged(GROUNDED)

@@ -11,7 +11,7 @@ from django.contrib.auth.models import Group
 
 from judges.offline import OFFLINE_PROFILE, OFFLINE_VERSION
 from reviewapp.models import Answer
-from reviewapp.services.judging import answer_judge
+from reviewapp.judging.service import answer_judge
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
 pytestmark = pytest.mark.django_db

@@ -14,10 +14,10 @@ from django.utils import timezone
 
 import judges
 from reviewapp.models import Answer, AuditEvent, Claim, Evidence, JudgeRun, Policy, Review, ReviewPass
-from reviewapp.services import review as review_service
+from reviewapp.review import service as review_service
 from reviewapp import selectors
-from reviewapp.services.judging import answer_judge, check_spans
-from reviewapp.services.review import DecisionConflict, LeaseHeld
+from reviewapp.judging.service import answer_judge, check_spans
+from reviewapp.review.service import DecisionConflict, LeaseHeld
 from tests import factories as make
 from tests.factories import fare_payload
 

@@ -1,4 +1,4 @@
-"""Agreement between reviewers read from Review rows (reviewapp/reviewer_agreement.py) and shown on
+"""Agreement between reviewers read from Review rows (reviewapp/labels/reviewer_agreement.py) and shown on
 /calibration/, with judge-versus-consensus beside judge-versus-single."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from reviewapp import calibration
+from reviewapp.labels import calibration
 from reviewapp.models import Claim, Review
-from reviewapp.reviewer_agreement import current_decisions, reviewer_agreement, reviewers_agreement
+from reviewapp.labels.reviewer_agreement import current_decisions, reviewer_agreement, reviewers_agreement
 from tests import factories as make
 
 pytestmark = pytest.mark.django_db

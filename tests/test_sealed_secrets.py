@@ -9,7 +9,7 @@ from django.db import connection
 
 from reviewapp import sealed
 from reviewapp.models import WebhookEndpoint
-from reviewapp.services import webhooks as webhooks_service
+from reviewapp.webhooks import service as webhooks_service
 from tests import factories as make
 from tests.webhook_receiver import Receiver
 

@@ -65,6 +65,18 @@ def test_a_fleet_limit_without_redis_stops_start_up(limit):
     assert "JUDGE_RATE_LIMIT_REDIS_URL" in result.stderr
 
 
+def test_a_renamed_variable_still_works_under_its_old_name_with_a_warning():
+    shown = "import django; django.setup(); from django.conf import settings; print(settings.JUDGE_HOLD_SECONDS)"
+    clean = {k: v for k, v in os.environ.items() if k not in ("JUDGE_HOLD_MARGIN_SECONDS", "JUDGE_TASK_TIME_LIMIT")}
+    result = subprocess.run([sys.executable, "-c", shown], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                            env=clean | {"DJANGO_SETTINGS_MODULE": "reviewapp.settings", "JUDGE_CLAIM_MARGIN_SECONDS": "45"})
+    assert result.returncode == 0, result.stderr
+    assert "JUDGE_CLAIM_MARGIN_SECONDS is now called JUDGE_HOLD_MARGIN_SECONDS" in result.stderr
+    default = subprocess.run([sys.executable, "-c", shown], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                             env=clean | {"DJANGO_SETTINGS_MODULE": "reviewapp.settings"})
+    assert int(result.stdout.split()[-1]) - int(default.stdout.split()[-1]) == 45 - 30
+
+
 def test_well_formed_values_start():
     result = _start(DEBUG="yes", ALLOWED_HOSTS="claimdesk.example.org,localhost", JUDGE_TASK_TIME_LIMIT="400")
     assert result.returncode == 0, result.stderr
@@ -73,7 +85,7 @@ def test_well_formed_values_start():
 def test_the_visibility_timeout_outlasts_the_hard_time_limit(settings):
     # Otherwise Redis would hand a slow but healthy task to a second worker.
     assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] > settings.CELERY_TASK_TIME_LIMIT
-    assert settings.JUDGE_CLAIM_SECONDS > settings.CELERY_TASK_TIME_LIMIT
+    assert settings.JUDGE_HOLD_SECONDS > settings.CELERY_TASK_TIME_LIMIT
 
 
 def test_the_celery_app_is_configured_for_at_least_once_delivery():
@@ -146,4 +158,4 @@ def test_the_default_visibility_timeout_is_above_the_hard_time_limit():
     visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
     assert visibility > settings.CELERY_TASK_TIME_LIMIT > settings.CELERY_TASK_SOFT_TIME_LIMIT
     assert settings.CELERY_TASK_SOFT_TIME_LIMIT > settings.JUDGE_RETRY_BUDGET_SECONDS
-    assert settings.JUDGE_CLAIM_SECONDS > settings.CELERY_TASK_TIME_LIMIT
+    assert settings.JUDGE_HOLD_SECONDS > settings.CELERY_TASK_TIME_LIMIT

@@ -9,7 +9,8 @@ import uuid
 import pytest
 from django.core.cache import cache
 
-from reviewapp import cache as shared_cache, calibration, selectors
+from reviewapp import cache as shared_cache, selectors
+from reviewapp.labels import calibration
 from reviewapp.cache import SharedCache
 from tests import factories as make
 from tests.conftest import redis_url

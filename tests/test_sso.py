@@ -16,7 +16,7 @@ from tests.oidc_provider import OIDCProvider
 pytestmark = pytest.mark.django_db
 
 BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend",
-            "reviewapp.sso.RoleMappingBackend"]
+            "reviewapp.accounts.sso.RoleMappingBackend"]
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from django.db.models.fields import AutoFieldMixin
 
 from reviewapp import store
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage
-from reviewapp.services.judging import answer_judge
+from reviewapp.judging.service import answer_judge
 from tests import factories as make
 
 

@@ -10,9 +10,9 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from reviewapp.models import Answer, AuditEvent, Claim, JudgeRun, SchedulerHeartbeat, WorkerHeartbeat
-from reviewapp.services.judging import AnswerBusy, answer_judge
-from reviewapp.services.liveness import beat_sent, canary_consumed, worker_started, worker_status
-from reviewapp.services.sweeper import BACKLOG_SLACK, answers_sweep, judge_queue_backlog
+from reviewapp.judging.service import AnswerBusy, answer_judge
+from reviewapp.judging.liveness import beat_sent, canary_consumed, worker_started, worker_status
+from reviewapp.judging.sweeper import BACKLOG_SLACK, answers_sweep, judge_queue_backlog
 from tests import factories as make
 
 pytestmark = pytest.mark.django_db
@@ -55,9 +55,9 @@ def test_a_queued_answer_whose_message_was_lost_is_enqueued_again_and_counted(se
 def test_a_recent_answer_a_live_claim_and_a_pending_retry_are_left_alone(settings):
     recent = make.ingested(external_id="recent")
     live = make.ingested(external_id="live")
-    _age(live, 3600, status="judging", claim_token=uuid.uuid4(), claim_expires_at=timezone.now() + timedelta(seconds=60))
+    _age(live, 3600, status="judging", judging_token=uuid.uuid4(), judging_until=timezone.now() + timedelta(seconds=60))
     retry_due_later = make.ingested(external_id="retry")
-    _age(retry_due_later, 3600, claim_expires_at=timezone.now() + timedelta(seconds=60))
+    _age(retry_due_later, 3600, judging_until=timezone.now() + timedelta(seconds=60))
 
     assert answers_sweep().requeued == []
     assert Answer.objects.filter(pk__in=[recent.pk, live.pk, retry_due_later.pk], sweep_count=0).count() == 3
@@ -66,18 +66,18 @@ def test_a_recent_answer_a_live_claim_and_a_pending_retry_are_left_alone(setting
 def test_a_lost_workers_answer_is_given_back_as_queued_so_the_dead_holder_cannot_write(settings):
     answer = make.ingested()
     token = uuid.uuid4()
-    _age(answer, 10, status="judging", claim_token=token, claim_expires_at=timezone.now() - timedelta(seconds=1))
+    _age(answer, 10, status="judging", judging_token=token, judging_until=timezone.now() - timedelta(seconds=1))
 
     assert answers_sweep().requeued == [answer.pk]
     answer.refresh_from_db()
-    assert (answer.status, answer.claim_token, answer.lost_count, answer.sweep_count) == ("queued", None, 1, 1)
+    assert (answer.status, answer.judging_token, answer.lost_count, answer.sweep_count) == ("queued", None, 1, 1)
 
 
 def test_quiet_queued_answers_are_not_swept_while_the_queue_has_a_backlog(settings, _own_queue):
     queued = make.ingested(external_id="behind-the-backlog")
     _age(queued, settings.JUDGE_SWEEP_AFTER_SECONDS + 5)
     lost_worker = make.ingested(external_id="lost-worker")
-    _age(lost_worker, 10, status="judging", claim_token=uuid.uuid4(), claim_expires_at=timezone.now() - timedelta(seconds=1))
+    _age(lost_worker, 10, status="judging", judging_token=uuid.uuid4(), judging_until=timezone.now() - timedelta(seconds=1))
     redis.Redis.from_url(settings.CELERY_BROKER_URL).lpush(_own_queue, *["a message waiting its turn"] * (BACKLOG_SLACK + 1))
 
     assert answers_sweep().requeued == [lost_worker.pk]  # a lost worker shows by its expired claim alone
@@ -86,7 +86,7 @@ def test_quiet_queued_answers_are_not_swept_while_the_queue_has_a_backlog(settin
 @pytest.mark.django_db(transaction=True)
 def test_two_sweepers_never_enqueue_one_answer_twice(settings):
     answer = make.ingested()  # its ingest enqueued it (a committed transaction): make it a lost worker's
-    _age(answer, 10, status="judging", claim_token=uuid.uuid4(), claim_expires_at=timezone.now() - timedelta(seconds=1))
+    _age(answer, 10, status="judging", judging_token=uuid.uuid4(), judging_until=timezone.now() - timedelta(seconds=1))
     locked, release = threading.Event(), threading.Event()
 
     def first_sweeper_mid_sweep():  # holds the row lock the way answers_sweep does
@@ -122,9 +122,9 @@ def test_after_max_sweeps_the_answer_fails_with_the_reason_and_goes_to_review(se
 def test_a_redelivered_message_takes_over_its_own_dead_claim_at_once():
     answer = make.ingested()
     delivery = str(uuid.uuid4())
-    # Its first delivery claimed the answer, recorded a run and was killed with its worker.
-    Answer.objects.filter(pk=answer.pk).update(status="judging", claim_token=delivery,
-                                               claim_expires_at=timezone.now() + timedelta(seconds=300))
+    # Its first delivery held the answer, recorded a run and was killed with its worker.
+    Answer.objects.filter(pk=answer.pk).update(status="judging", judging_token=delivery,
+                                               judging_until=timezone.now() + timedelta(seconds=300))
     dead = JudgeRun.objects.create(answer=answer, profile="claim_audit", prompt_version="v1", backend="offline",
                                    model="m", config_key="k")
 
@@ -143,8 +143,8 @@ def test_a_redelivered_message_takes_over_its_own_dead_claim_at_once():
 def test_an_answer_that_keeps_losing_its_worker_fails_to_review_after_the_bound(settings):
     answer = make.ingested()
     delivery = str(uuid.uuid4())
-    Answer.objects.filter(pk=answer.pk).update(status="judging", claim_token=delivery, lost_count=settings.JUDGE_MAX_LOST,
-                                               claim_expires_at=timezone.now() + timedelta(seconds=300))
+    Answer.objects.filter(pk=answer.pk).update(status="judging", judging_token=delivery, lost_count=settings.JUDGE_MAX_LOST,
+                                               judging_until=timezone.now() + timedelta(seconds=300))
 
     run = answer_judge(answer_id=answer.pk, delivery_id=delivery)
 
@@ -212,7 +212,7 @@ def test_with_beat_alive_a_silent_worker_is_the_one_to_restart(client, settings,
 
 
 def test_the_beat_heartbeat_is_stamped_when_the_dispatch_is_published_not_run(no_workers, settings):
-    from reviewapp.tasks import canary_dispatch
+    from reviewapp.judging.tasks import canary_dispatch
 
     queue = f"nobody-consumes-{uuid.uuid4().hex}"
     canary_dispatch.apply_async(queue=queue)

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from reviewapp.highlight import segments
-from reviewapp.services.judging import answer_judge
+from reviewapp.judging.service import answer_judge
 from tests import factories as make
 from tests.factories import fare_payload
 

@@ -15,8 +15,8 @@ import httpx2 as httpx
 import pytest
 
 from reviewapp.models import ApiClient, WebhookAttempt, WebhookEndpoint
-from reviewapp.services import webhook_network
-from reviewapp.services import webhooks as webhooks_service
+from reviewapp.webhooks import network as webhook_network
+from reviewapp.webhooks import service as webhooks_service
 from tests import factories as make
 from tests.webhook_receiver import Receiver
 

@@ -15,9 +15,9 @@ from django.utils import timezone
 
 from reviewapp import enqueue
 from reviewapp.models import Answer, ApiClient, AuditEvent, WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from reviewapp.services import review as review_service
-from reviewapp.services import webhooks as webhooks_service
-from reviewapp.webhooks import SignatureError, sign, signature_header, verify
+from reviewapp.review import service as review_service
+from reviewapp.webhooks import service as webhooks_service
+from reviewapp.webhooks.signing import SignatureError, sign, signature_header, verify
 from tests import factories as make
 from tests.webhook_receiver import Receiver
 
@@ -172,7 +172,7 @@ def test_judging_records_one_delivery_with_the_apis_answer_shape():
     payload = delivery.payload
     assert (payload["id"], payload["type"]) == (delivery.event_id, "answer.judged")
     from reviewapp import selectors
-    from reviewapp.api import AnswerOut
+    from reviewapp.api.routes import AnswerOut
 
     # The API's own serializer, minus the url (which needs a request to build).
     expected = AnswerOut.model_validate(selectors.answer_state(answer) | {"url": "x"}).model_dump(mode="json")
@@ -262,7 +262,7 @@ def test_a_2xx_marks_the_delivery_delivered_with_a_verifiable_signature(private_
     assert got.headers["Content-Type"] == "application/json"
     assert json.loads(got.body) == delivery.payload
     delivery.refresh_from_db()
-    assert (delivery.status, delivery.attempts, delivery.claimed_until) == ("delivered", 1, None)
+    assert (delivery.status, delivery.attempts, delivery.sending_until) == ("delivered", 1, None)
     [attempt] = delivery.attempt_rows.all()
     assert (attempt.number, attempt.http_status, attempt.error) == (1, 200, "")
     assert attempt.latency_ms is not None and attempt.finished_at >= attempt.started_at
@@ -485,7 +485,7 @@ def test_resend_enqueues_overdue_unclaimed_deliveries_only(monkeypatch):
     overdue = make.webhook_delivery(endpoint)
     WebhookDelivery.objects.filter(pk=overdue.pk).update(next_attempt_at=timezone.now() - timedelta(minutes=5))
     fresh = make.webhook_delivery(endpoint)
-    claimed = make.webhook_delivery(endpoint, claimed_until=timezone.now() + timedelta(seconds=30))
+    claimed = make.webhook_delivery(endpoint, sending_until=timezone.now() + timedelta(seconds=30))
     WebhookDelivery.objects.filter(pk=claimed.pk).update(next_attempt_at=timezone.now() - timedelta(minutes=5))
     make.webhook_delivery(endpoint, status="failed")
     sent = []
@@ -496,7 +496,7 @@ def test_resend_enqueues_overdue_unclaimed_deliveries_only(monkeypatch):
 
 @pytest.mark.django_db
 def test_beats_resend_task_enqueues_what_is_overdue_by_the_configured_delay(monkeypatch, settings):
-    from reviewapp.tasks import resend_overdue_webhooks
+    from reviewapp.webhooks.tasks import resend_overdue_webhooks
 
     _, endpoint = make.webhook_endpoint()
     lost = make.webhook_delivery(endpoint)

@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from reviewapp.models import Answer, WebhookDelivery
-from reviewapp.services import review as review_service
-from reviewapp.services import webhooks as webhooks_service
+from reviewapp.review import service as review_service
+from reviewapp.webhooks import service as webhooks_service
 from tests import factories as make
 from tests.conftest import wait_for
 from tests.factories import fare_payload

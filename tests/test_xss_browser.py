@@ -16,8 +16,8 @@ from urllib.parse import urlencode
 import pytest
 
 from reviewapp.models import Answer, Claim
-from reviewapp.services import review as review_service
-from reviewapp.services.judging import answer_judge
+from reviewapp.review import service as review_service
+from reviewapp.judging.service import answer_judge
 from tests import factories as make
 from tests.conftest import CHROMIUM
 from tests.fake_openai import Reply

@@ -1,6 +1,6 @@
 """A real HTTP receiver for webhook tests: stdlib ThreadingHTTPServer on 127.0.0.1, in a thread.
 
-It checks each request's signature with reviewapp.webhooks.verify (as a client would) and records
+It checks each request's signature with reviewapp.webhooks.signing.verify (as a client would) and records
 what it got; `replies` sets the status codes it answers with, in order (the last one repeats), and
 `reply_body` what a non-2xx reply says. `host`/`port` choose where it listens (127.0.0.2 is loopback
 too, for a second service on the same port); `tls` serves https with that server context.
@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from reviewapp.webhooks import DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, SignatureError, verify
+from reviewapp.webhooks.signing import DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, SignatureError, verify
 
 
 @dataclass

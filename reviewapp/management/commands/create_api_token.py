@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from reviewapp.models import ApiClient
-from reviewapp.services.clients import api_client_create
+from reviewapp.api.clients import api_client_create
 
 
 class Command(BaseCommand):

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from reviewapp.access import ADMIN, LEAD, REVIEWER
-from reviewapp.services.audit import audit_record
+from reviewapp.audit import audit_record
 
 
 class Command(BaseCommand):

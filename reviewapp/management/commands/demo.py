@@ -28,8 +28,8 @@ from django.core.management.base import BaseCommand
 from judges import JudgeRequest
 from reviewapp.access import ADMIN, REVIEWER
 from reviewapp.models import Answer, ApiClient
-from reviewapp.services.clients import api_client_create, api_client_rotate_token
-from reviewapp.services.ingest import answer_ingest
+from reviewapp.api.clients import api_client_create, api_client_rotate_token
+from reviewapp.api.ingest import answer_ingest
 
 DEMO_DATA = Path(__file__).resolve().parents[2] / "demo_data" / "answers.json"
 # The same twelve answers with their intended ground truth (demo_data/README.md) as a golden set,

@@ -15,7 +15,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from judges import JudgeError
 from judges.eval import build_report, format_report
-from reviewapp.services.evaluation import (
+from reviewapp.labels.evaluation import (
     GATE_METRICS,
     adjudicated_outcomes,
     evaluation_config,
@@ -24,8 +24,8 @@ from reviewapp.services.evaluation import (
     judges_named,
     parse_gate,
 )
-from reviewapp.services.examples import ExampleSetError
-from reviewapp.services.golden import golden_answers
+from reviewapp.labels.examples import ExampleSetError
+from reviewapp.labels.golden import golden_answers
 
 
 class Command(BaseCommand):

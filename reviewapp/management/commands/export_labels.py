@@ -9,8 +9,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from reviewapp.exports import FORMATS, BadFilter, parse_filters, write_export
-from reviewapp.services.exports import export_audit
+from reviewapp.labels.exports import FORMATS, BadFilter, parse_filters, write_export
+from reviewapp.labels.export_audit import export_audit
 
 
 class Command(BaseCommand):

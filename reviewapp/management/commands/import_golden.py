@@ -7,7 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from judges.eval import DatasetError
-from reviewapp.services.golden import golden_import
+from reviewapp.labels.golden import golden_import
 
 
 class Command(BaseCommand):

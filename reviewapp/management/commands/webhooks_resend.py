@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from reviewapp.services.webhooks import deliveries_resend_due
+from reviewapp.webhooks.service import deliveries_resend_due
 
 
 class Command(BaseCommand):

@@ -1,0 +1,1 @@
+"""Who signs in and with which roles: users, single sign-on, sign-in throttling."""

@@ -1,0 +1,1 @@
+"""The JSON API and the ways answers come in: REST, OpenTelemetry traces."""

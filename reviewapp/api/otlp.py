@@ -1,0 +1,373 @@
+"""OpenTelemetry traces in, answers out: an OTLP/HTTP export request (JSON or protobuf) read as
+the RAG runs it records.
+
+A run is an LLM span whose trace also holds retrieval: the retrieved documents are its passages,
+its output is the answer, the retrieval query (or the last user message) the question. Two
+attribute conventions are read:
+
+* OpenInference (Phoenix, Arize, openinference-instrumentation-*): `openinference.span.kind`
+  RETRIEVER with `retrieval.documents.N.document.{id,content,score,metadata}` and `input.value`
+  (the query); LLM with `llm.output_messages.N.message.{role,content}` or `output.value`, and
+  `llm.input_messages.N.message.{role,content}` or `input.value`;
+* OpenTelemetry's GenAI conventions: `gen_ai.retrieval.documents`, `gen_ai.retrieval.query.text`,
+  `gen_ai.input.messages` / `gen_ai.output.messages` (JSON, messages made of parts).
+
+Spans that are neither part of a run nor a run are counted, not refused. Nothing here stores:
+`runs_in(...)` returns ingest payloads for services.ingest.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest, ExportTraceServiceResponse,
+)
+
+from judges.types import passage_id_problem
+from reviewapp.api import strict_json
+
+JSON_TYPE, PROTOBUF_TYPE = "application/json", "application/x-protobuf"
+_OI_DOCUMENT = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(id|content|score|metadata)$")
+_OI_MESSAGE = re.compile(r"^llm\.(input|output)_messages\.(\d+)\.message\.(role|content)$")
+
+
+class OTLPError(ValueError):
+    """The body is not an OTLP trace export request; the message says why."""
+
+
+@dataclass
+class Span:
+    trace_id: str
+    span_id: str
+    name: str
+    start_ns: int
+    end_ns: int
+    attributes: dict[str, Any]
+    service: str = ""
+
+
+@dataclass
+class Run:
+    """One answer to ingest: the payload (DESIGN.md's ingest fields) and where it came from."""
+
+    payload: dict[str, Any]
+    trace_id: str
+    span_id: str
+
+
+@dataclass
+class Reading:
+    runs: list[Run] = field(default_factory=list)
+    spans: int = 0
+    ignored_spans: int = 0
+
+
+# --- decoding ------------------------------------------------------------------------------------
+
+
+def spans_from(body: bytes, content_type: str) -> list[Span]:
+    kind = content_type.split(";")[0].strip().lower()
+    if kind == PROTOBUF_TYPE:
+        return _spans_from_protobuf(body)
+    if kind == JSON_TYPE:
+        try:
+            document = json.loads(body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise OTLPError(f"the body is not JSON: {exc}") from None
+        return _spans_from_json(document)
+    raise OTLPError(f"Content-Type must be {JSON_TYPE} or {PROTOBUF_TYPE}, not {kind or 'missing'!r}")
+
+
+def _spans_from_protobuf(body: bytes) -> list[Span]:
+    request = ExportTraceServiceRequest()
+    try:
+        request.ParseFromString(body)
+    except DecodeError as exc:
+        raise OTLPError(f"the body is not an OTLP ExportTraceServiceRequest: {exc}") from None
+    spans = []
+    for resource_spans in request.resource_spans:
+        service = _service_of({kv.key: _proto_value(kv.value) for kv in resource_spans.resource.attributes})
+        for scope_spans in resource_spans.scope_spans:
+            for span in scope_spans.spans:
+                spans.append(Span(trace_id=span.trace_id.hex(), span_id=span.span_id.hex(), name=span.name,
+                                  start_ns=span.start_time_unix_nano, end_ns=span.end_time_unix_nano,
+                                  attributes={kv.key: _proto_value(kv.value) for kv in span.attributes},
+                                  service=service))
+    return spans
+
+
+def _proto_value(value) -> Any:
+    kind = value.WhichOneof("value")
+    if kind == "array_value":
+        return [_proto_value(item) for item in value.array_value.values]
+    if kind == "kvlist_value":
+        return {kv.key: _proto_value(kv.value) for kv in value.kvlist_value.values}
+    if kind == "bytes_value":
+        return value.bytes_value.hex()
+    return getattr(value, kind) if kind else None
+
+
+def _spans_from_json(document: Any) -> list[Span]:
+    if not isinstance(document, dict) or not isinstance(document.get("resourceSpans", []), list):
+        raise OTLPError("the body must be an object with a resourceSpans list (OTLP/JSON)")
+    spans = []
+    for resource_spans in document.get("resourceSpans", []):
+        resource = _object(resource_spans, "resourceSpans[]").get("resource") or {}
+        service = _service_of(_json_attributes(_object(resource, "resource").get("attributes")))
+        for scope_spans in _list(resource_spans.get("scopeSpans"), "scopeSpans"):
+            for span in _list(_object(scope_spans, "scopeSpans[]").get("spans"), "spans"):
+                span = _object(span, "spans[]")
+                spans.append(Span(trace_id=_id(span.get("traceId"), "traceId"), span_id=_id(span.get("spanId"), "spanId"),
+                                  name=str(span.get("name", "")), start_ns=_int(span.get("startTimeUnixNano")),
+                                  end_ns=_int(span.get("endTimeUnixNano")),
+                                  attributes=_json_attributes(span.get("attributes")), service=service))
+    return spans
+
+
+def _json_attributes(items: Any) -> dict[str, Any]:
+    return {str(kv.get("key")): _json_value(kv.get("value") or {}) for kv in _list(items, "attributes")
+            if isinstance(kv, dict)}
+
+
+def _json_value(value: Any) -> Any:
+    if not isinstance(value, dict):
+        return None
+    if "arrayValue" in value:
+        return [_json_value(item) for item in _list((value["arrayValue"] or {}).get("values"), "arrayValue")]
+    if "kvlistValue" in value:
+        return _json_attributes((value["kvlistValue"] or {}).get("values"))
+    if "intValue" in value:  # int64 is a string in OTLP/JSON
+        return _int(value["intValue"])
+    for key in ("stringValue", "doubleValue", "boolValue", "bytesValue"):
+        if key in value:
+            return value[key]
+    return None
+
+
+def _id(value: Any, name: str) -> str:
+    # OTLP/JSON writes trace and span ids as hex (not base64, unlike protobuf's JSON mapping).
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9a-fA-F]{8,64}", value):
+        raise OTLPError(f"{name} must be a hex string, not {value!r}"[:200])
+    return value.lower()
+
+
+def _int(value: Any) -> int:
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _object(value: Any, name: str) -> dict:
+    if not isinstance(value, dict):
+        raise OTLPError(f"{name} must be an object")
+    return value
+
+
+def _list(value: Any, name: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise OTLPError(f"{name} must be a list")
+    return value
+
+
+def _service_of(resource_attributes: dict[str, Any]) -> str:
+    return str(resource_attributes.get("service.name") or "")
+
+
+# --- reading the runs --------------------------------------------------------------------------
+
+
+def runs_in(spans: list[Span]) -> Reading:
+    """One run per LLM span with retrieval in its trace. A trace with one such span keeps the
+    trace id as its external_id; several get "<trace id>:<span id>" each."""
+    reading = Reading(spans=len(spans))
+    used: set[tuple[str, str]] = set()
+    by_trace: dict[str, list[Span]] = {}
+    for span in spans:
+        by_trace.setdefault(span.trace_id, []).append(span)
+    for trace_id, trace in by_trace.items():
+        retrievals = [span for span in trace if _documents(span) is not None]
+        answered = [(span, text) for span in trace if (text := _output_text(span))]
+        if not retrievals:
+            continue
+        for span, answer in answered:
+            # The retrieval that fed this call: what ended before it started, else all of the trace's.
+            before = [r for r in retrievals if r.end_ns and span.start_ns and r.end_ns <= span.start_ns] or retrievals
+            external_id = trace_id if len(answered) == 1 else f"{trace_id}:{span.span_id}"
+            reading.runs.append(Run(payload=_payload(external_id, span, answer, before), trace_id=trace_id,
+                                    span_id=span.span_id))
+            used.add((trace_id, span.span_id))
+            used.update((trace_id, r.span_id) for r in before)
+    reading.ignored_spans = len(spans) - len(used)
+    return reading
+
+
+def _payload(external_id: str, llm: Span, answer: str, retrievals: list[Span]) -> dict[str, Any]:
+    passages, seen, seen_ids = [], set(), set()
+    for retrieval in retrievals:
+        for document in _documents(retrieval) or []:
+            key = (document.get("id"), document["text"])
+            if key not in seen:
+                seen.add(key)
+                if document.get("id") in seen_ids:  # one id, two texts: ingest numbers the second
+                    document = {k: v for k, v in document.items() if k != "id"}
+                elif "id" in document:
+                    seen_ids.add(document["id"])
+                passages.append(document)
+    question = next((q for r in retrievals if (q := _query(r))), "") or _last_user_message(llm)
+    return {
+        "external_id": external_id[:200],
+        "question": question,
+        "passages": passages,
+        "answer": answer,
+        "metadata": {"otel": {"trace_id": llm.trace_id, "span_id": llm.span_id, "span_name": llm.name,
+                              "service": llm.service, "model": str(llm.attributes.get("llm.model_name")
+                                                                   or llm.attributes.get("gen_ai.request.model") or "")}},
+    }
+
+
+def _documents(span: Span) -> list[dict] | None:
+    """The span's retrieved documents as passages ({id?, text, score?, metadata?}), or None when it retrieved nothing."""
+    attributes = span.attributes
+    if attributes.get("openinference.span.kind", "").upper() == "RETRIEVER" or any(
+            _OI_DOCUMENT.match(key) for key in attributes):
+        found: dict[int, dict] = {}
+        for key, value in attributes.items():
+            if match := _OI_DOCUMENT.match(key):
+                found.setdefault(int(match[1]), {})[match[2]] = value
+        return [_passage(found[n]) for n in sorted(found) if _text(found[n].get("content"))]
+    if "gen_ai.retrieval.documents" in attributes:
+        documents = _json_or_value(attributes["gen_ai.retrieval.documents"])
+        documents = documents if isinstance(documents, list) else []
+        return [_passage(doc | {"content": doc.get("content", doc.get("text"))}) for doc in documents
+                if isinstance(doc, dict) and _text(doc.get("content", doc.get("text")))]
+    return None
+
+
+def _passage(document: dict) -> dict:
+    passage = {"text": _text(document.get("content"))}
+    identifier = str(document.get("id") or "")
+    # An id the ingest payload refuses (too long, a line break) is left out: ingest numbers it.
+    if identifier and passage_id_problem(identifier) is None:
+        passage["id"] = identifier
+    score = document.get("score")
+    if isinstance(score, (int, float)) and not isinstance(score, bool) and math.isfinite(score):
+        passage["score"] = score
+    metadata = _json_or_value(document.get("metadata"))
+    if isinstance(metadata, dict):
+        try:
+            strict_json.check(metadata)  # a trace's JSON may hold NaN or lone surrogates: not stored
+            passage["metadata"] = metadata
+        except strict_json.UnstorableJSON:
+            pass
+        url = metadata.get("url") or metadata.get("source")
+        if isinstance(url, str) and url.startswith(("http://", "https://")) and len(url) <= 2000:
+            passage["source_url"] = url
+        title = metadata.get("title")
+        if isinstance(title, str) and title:
+            passage["title"] = title[:500]
+    return passage
+
+
+def _query(span: Span) -> str:
+    attributes = span.attributes
+    return _text(attributes.get("gen_ai.retrieval.query.text") or attributes.get("input.value"))
+
+
+def _output_text(span: Span) -> str:
+    attributes = span.attributes
+    kind = str(attributes.get("openinference.span.kind", "")).upper()
+    if kind == "LLM" or any(_OI_MESSAGE.match(key) for key in attributes):
+        messages = _oi_messages(attributes, "output")
+        if messages:
+            return messages[-1][1]
+        if kind == "LLM":
+            return _completion_text(attributes.get("output.value"))
+    if "gen_ai.output.messages" in attributes:
+        messages = _genai_messages(attributes["gen_ai.output.messages"])
+        return messages[-1][1] if messages else ""
+    return ""
+
+
+def _last_user_message(span: Span) -> str:
+    attributes = span.attributes
+    messages = _oi_messages(attributes, "input") or _genai_messages(attributes.get("gen_ai.input.messages"))
+    users = [text for role, text in messages if role == "user"]
+    return users[-1] if users else _text(attributes.get("input.value"))[:2000]
+
+
+def _oi_messages(attributes: dict, direction: str) -> list[tuple[str, str]]:
+    found: dict[int, dict] = {}
+    for key, value in attributes.items():
+        if (match := _OI_MESSAGE.match(key)) and match[1] == direction:
+            found.setdefault(int(match[2]), {})[match[3]] = value
+    return [(str(m.get("role", "")), text) for n in sorted(found) if (text := _text((m := found[n]).get("content")))]
+
+
+def _genai_messages(value: Any) -> list[tuple[str, str]]:
+    messages = _json_or_value(value)
+    out = []
+    for message in messages if isinstance(messages, list) else []:
+        if not isinstance(message, dict):
+            continue
+        parts = message.get("parts")
+        text = ("".join(str(p.get("content", "")) for p in parts if isinstance(p, dict) and p.get("type") == "text")
+                if isinstance(parts, list) else _text(message.get("content")))
+        if text.strip():
+            out.append((str(message.get("role", "")), text))
+    return out
+
+
+def _completion_text(value: Any) -> str:
+    """output.value: plain text, or an OpenAI-style response serialized as JSON."""
+    parsed = _json_or_value(value)
+    if isinstance(parsed, dict):
+        choices = parsed.get("choices")
+        if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+            message = choices[0].get("message") or {}
+            return _text(message.get("content") if isinstance(message, dict) else choices[0].get("text"))
+        return ""
+    return _text(value)
+
+
+def _json_or_value(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in "[{":
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+# --- the reply ---------------------------------------------------------------------------------
+
+
+def export_response(reading: Reading, content_type: str, rejected: list[str] = ()) -> tuple[bytes, str]:
+    """OTLP's ExportTraceServiceResponse, in the request's encoding. `rejected` holds a reason per
+    run that could not be stored (its LLM span is a rejected span); spans that held no run are
+    named in the message too, as a warning (the spec's partial success with nothing rejected)."""
+    notes = [f"{len(rejected)} runs refused: " + "; ".join(sorted(set(rejected)))[:900]] if rejected else []
+    if reading.ignored_spans:
+        notes.append(f"{reading.ignored_spans} of {reading.spans} spans held no RAG run (an LLM span with "
+                     "retrieval in its trace) and were ignored")
+    message = ". ".join(notes)
+    if content_type.split(";")[0].strip().lower() == PROTOBUF_TYPE:
+        response = ExportTraceServiceResponse()
+        if message:
+            response.partial_success.rejected_spans = len(rejected)
+            response.partial_success.error_message = message
+        return response.SerializeToString(), PROTOBUF_TYPE
+    body = {"partialSuccess": {"rejectedSpans": str(len(rejected)), "errorMessage": message} if message else {}}
+    return json.dumps(body).encode(), JSON_TYPE

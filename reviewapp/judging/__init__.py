@@ -1,0 +1,1 @@
+"""Judging an answer: the worker's tasks, the judge service, jobs, the sweeper, liveness."""

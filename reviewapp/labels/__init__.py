@@ -1,0 +1,1 @@
+"""What reviewers' labels become: exports, calibration, golden sets, worked examples."""

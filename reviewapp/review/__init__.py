@@ -1,0 +1,1 @@
+"""The human review: the queue, leases, decisions and their pages."""

@@ -1,0 +1,475 @@
+"""The reviewer's pages: the queue, the answers list, the review page and its decisions.
+
+Thin: parse the request, call a selector or a service, render. Every page works as plain HTML
+forms; htmx (when present) swaps the changed parts instead."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from judges.types import CATEGORIES, LABELS
+from reviewapp import selectors
+from reviewapp.access import (
+    is_admin,
+    is_lead,
+    is_lead_or_admin,
+    lead_or_admin_required,
+    reviewer_required,
+)
+from reviewapp.forms import (
+    AssignForm,
+    CommentForm,
+    QueueFilterForm,
+    form_errors,
+)
+from reviewapp.highlight import Differs, segments
+from reviewapp.labels.reviewer_agreement import reviewer_agreement
+from reviewapp.models import Answer, Claim, Evidence
+from reviewapp.pages import BadRequest, bad_request, int_or_none, posted_note
+from reviewapp.review import comments as comments_service
+from reviewapp.review import service as review_service
+from reviewapp.review.service import ReviewError
+
+
+@reviewer_required
+def answers(request: HttpRequest) -> HttpResponse:
+    try:
+        filters = _filters(request)
+    except BadRequest as exc:
+        return bad_request(request, str(exc), back=reverse("answers"))
+    answers = selectors.filtered_answers(selectors.posted_answers(), filters=filters, user=request.user)
+    page = selectors.answers_page(answers, after=request.GET.get("after", ""), before=request.GET.get("before", ""))
+    still_judging = any(a.status in (Answer.Status.QUEUED, Answer.Status.JUDGING) for a in page.rows)
+    context = {"page": page, "answers": page.rows, "still_judging": still_judging, "filters": filters,
+               "form": QueueFilterForm(request.GET), "query_without_cursor": _query_without(request, "after", "before"),
+               "reviewers": review_service.assignable_reviewers() if is_lead_or_admin(request.user) else []}
+    if request.htmx:
+        response = render(request, "reviewapp/answers.html#answer-table", context)
+        return response if still_judging else HttpResponseStopPolling(response.content)
+    return render(request, "reviewapp/answers.html", context)
+
+
+def _filters(request: HttpRequest) -> selectors.QueueFilters:
+    get = request.GET
+    form = QueueFilterForm(get)
+    if not form.is_valid():
+        raise BadRequest(f"Filters not understood: {form_errors(form)}")
+    data = form.cleaned_data
+    return selectors.QueueFilters(
+        label=get.get("label", "") if get.get("label") in LABELS else "",
+        category=get.get("category", "") if get.get("category") in CATEGORIES else "",
+        client=data["client"],
+        since=data["since"],
+        until=data["until"],
+        profile=data["profile"],
+        mine=get.get("mine") == "1",
+        q=data["q"],
+        status=data["status"],
+        verdict=data["verdict"],
+        review_status=data["review_status"],
+    )
+
+
+@reviewer_required
+def queue(request: HttpRequest) -> HttpResponse:
+    try:
+        filters = _filters(request)
+    except BadRequest as exc:
+        return bad_request(request, str(exc), back=reverse("queue"))
+    rows, cursor = selectors.queue_page(
+        selectors.queue_answers(filters=filters, user=request.user), after=request.GET.get("after", "")
+    )
+    context = {
+        "rows": rows,
+        "flags": selectors.claim_labels_by_answer(rows),
+        "next_cursor": cursor,
+        "filters": filters,
+        "counts": selectors.queue_counts(filters, request.user),
+        "labels": LABELS,
+        "categories": CATEGORIES,
+        "query_without_cursor": _query_without(request, "after"),
+        "progress": review_service.review_progress(user=request.user),
+        "now": timezone.now(),
+        "skips": selectors.skips_today() if is_admin(request.user) else None,
+    }
+    if request.htmx and request.htmx.target == "queue-table":
+        # The filters changed: the table, and the counters beside it (out of band), follow them.
+        table = render_to_string("reviewapp/queue.html#queue-table", context, request=request)
+        counts = render_to_string("reviewapp/queue.html#queue-counts", context | {"oob": True}, request=request)
+        return HttpResponse(table + counts)
+    return render(request, "reviewapp/queue.html", context)
+
+
+def _query_without(request: HttpRequest, *keys: str) -> str:
+    query = request.GET.copy()
+    for key in keys:
+        query.pop(key, None)
+    return query.urlencode()
+
+
+@require_POST
+@reviewer_required
+def queue_next(request: HttpRequest) -> HttpResponse:
+    """'Start reviewing' / n: lease the next free answer (within the current filters) to me."""
+    try:
+        filters = _filters(request)
+    except BadRequest as exc:
+        return bad_request(request, str(exc), back=reverse("queue"))
+    leaving = int_or_none(request.POST.get("leaving"))  # `n` on a review page: the answer it leaves
+    queue = selectors.queue_answers(filters=filters, user=request.user)
+    answer = review_service.lease_next(user=request.user, queue=queue, leaving=leaving)
+    if answer is None and leaving is not None and queue.filter(pk=leaving).exists():
+        messages.info(request, f"No other answer to review here; answer {leaving}, which you left, is back in the queue.")
+        return _redirect(request, reverse("queue"))
+    if answer is None:
+        messages.info(request, "Nothing left to review here. Well done.")
+        return _redirect(request, reverse("queue"))
+    return _redirect(request, reverse("review", args=[answer.pk]))
+
+
+def _redirect(request: HttpRequest, url: str) -> HttpResponse:
+    if request.htmx:
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = url
+        return response
+    return redirect(url)
+
+
+def _review_context(request: HttpRequest, answer: Answer, *, selected: int | None = None) -> dict:
+    user = request.user
+    claims = list(
+        selectors.shown_claims_for_review(answer).select_related("decided_by").prefetch_related("evidence", "reviews__reviewer")
+    )
+    seen = _as_seen_by(user, answer, claims)
+    selected = selected if any(c.pk == selected for c in claims) else next(
+        (c.pk for c in claims if c.label != "SUPPORTED" and not c.decision), claims[0].pk if claims else None
+    )
+    answer_spans = [(c.answer_start, c.answer_end, c) for c in claims if c.answer_start is not None]
+    evidence_spans: dict[str, list] = {}
+    for claim in claims:
+        for ev in claim.evidence.all():
+            if ev.start is not None:
+                evidence_spans.setdefault(ev.passage_pid, []).append((ev.start, ev.end, claim))
+                evidence_spans[ev.passage_pid] += _differing(ev, claim, "span", (ev.start, ev.end))
+                if claim.answer_start is not None:
+                    answer_spans += _differing(ev, claim, "answer_span", (claim.answer_start, claim.answer_end))
+    run = answer.judged_by
+    holds = review_service.holds_lease(user=user, answer=answer)
+    adjudicating = answer.review_status == Answer.ReviewStatus.ADJUDICATING
+    decidable = answer.review_status == Answer.ReviewStatus.IN_REVIEW or (adjudicating and is_lead(user))
+    read_only = decidable and not holds
+    return {
+        "answer": answer,
+        "answer_segments": segments(answer.answer, answer_spans),
+        "claims": claims,
+        "selected": selected,
+        "passages": [(p, segments(p.text, evidence_spans.get(p.pid, []))) for p in answer.passages.all()],
+        "has_differences": any(isinstance(mark, Differs) for _, _, mark in answer_spans)
+        or any(isinstance(mark, Differs) for spans in evidence_spans.values() for _, _, mark in spans),
+        "run": run,
+        "failed_run": selectors.latest_failed_run(answer) if answer.status == Answer.Status.FAILED else None,
+        "findings": run.findings if run else {},
+        # Every other run on this answer (an escalation's first judge, re-judges), for comparison.
+        "other_runs": answer.runs.exclude(pk=run.pk if run else None).order_by("started_at"),
+        "labels": LABELS,
+        "holds_lease": holds,
+        "decidable": decidable,
+        "adjudicating": adjudicating,
+        "can_add_claim": decidable and not adjudicating and not review_service.multi_review(answer),
+        "read_only": read_only,
+        "held_by_other": read_only and not review_service.can_take(user=user, answer=answer),
+        "held_message": review_service.lease_refusal(answer, user) if read_only else "",
+        "pending": seen["pending"],
+        "multi_review": seen["multi"],
+        "blind_now": seen["blind"],
+        "progress": review_service.review_progress(user=user),
+        "is_admin": is_admin(user),
+        "reviewers": review_service.assignable_reviewers() if is_lead_or_admin(user) else [],
+    }
+
+
+def _differing(ev: Evidence, claim: Claim, side: str, within: tuple[int, int]) -> list[tuple[int, int, Differs]]:
+    """The evidence's differing words on one side (`span`: the passage, `answer_span`: the answer)
+    as marks, kept inside the highlight they are drawn in."""
+    spans = []
+    for difference in ev.differences:
+        if difference.get(side):
+            start, end = difference[side]
+            spans.append((max(start, within[0]), min(end, within[1]), Differs(claim, difference["kind"])))
+    return spans
+
+
+def _as_seen_by(user, answer: Answer, claims: list[Claim]) -> dict:
+    """Fit the claims to what `user` may see (in memory; nothing is saved). One review asked for:
+    as stored. Several: while the answer waits for review, each claim shows the user's own
+    decision; with `blind`, until they finish, none of the others' decisions or history. Once the
+    others' decisions may be seen, each claim carries `pass_decisions`, every reviewer's, side by side."""
+    multi = review_service.multi_review(answer)
+    waiting = answer.review_status == Answer.ReviewStatus.IN_REVIEW
+    blind = review_service.blind_to_others(user, answer)
+    if multi and waiting:
+        mine = {r.claim_id: r for r in selectors.current_decisions(answer.pk, reviewer=user)}
+        versions = selectors.own_versions(answer, user)
+        for claim in claims:
+            own = mine.get(claim.pk)
+            claim.human_label, claim.decision = (own.final_label, own.decision) if own else ("", "")
+            claim.note, claim.decision_mode = (own.note, own.decision_mode) if own else ("", "")
+            claim.decided_by = user if own else None
+            claim.version = versions.get(claim.pk, 0)
+    others: dict[int, list] = {}
+    if multi and not blind:
+        for review in selectors.current_decisions(answer.pk):
+            others.setdefault(review.claim_id, []).append(review)
+    for claim in claims:
+        claim.shown_history = [r for r in claim.reviews.all() if not blind or r.reviewer_id == user.pk]
+        claim.pass_decisions = others.get(claim.pk, [])
+        labels = {r.final_label for r in claim.pass_decisions}
+        claim.reviewers_disagree = len(labels) > 1
+    if multi:
+        pending = sum(1 for c in claims if not c.decision and (c.label != "SUPPORTED" or not waiting))
+    else:
+        pending = review_service.pending_claims(answer).count()
+    return {"multi": multi, "blind": blind, "pending": pending}
+
+
+def _load(answer_id: int) -> Answer:
+    return get_object_or_404(Answer.objects.select_related("judged_by", "client", "lease_holder"), pk=answer_id)
+
+
+@reviewer_required
+def review(request: HttpRequest, answer_id: int) -> HttpResponse:
+    # Reading never takes the lease: a prefetch or a tab of 35 links must not lock answers away
+    # from everyone else. The lease comes with an explicit POST (take, next, a decision).
+    answer = _load(answer_id)
+    try:
+        selected = int(request.GET.get("claim", ""))
+    except ValueError:
+        selected = None
+    context = _review_context(request, answer, selected=selected)
+    return render(request, "reviewapp/review.html",
+                  context | comments_context(answer, user=request.user, others_hidden=context["blind_now"]))
+
+
+def _after_action(request: HttpRequest, answer: Answer, *, selected: int | None, error: str = "",
+                  status: int = 409) -> HttpResponse:
+    """htmx: re-render the review panel (claims, highlights, progress); plain form: redirect back."""
+    if not request.htmx:
+        if error and status == 400:
+            return bad_request(request, error, back=reverse("review", args=[answer.pk]))
+        if error:
+            messages.error(request, error)
+        url = reverse("review", args=[answer.pk]) + (f"?claim={selected}" if selected else "")
+        return redirect(url)
+    answer.refresh_from_db()
+    context = _review_context(request, answer, selected=selected) | {"error": error}
+    return render(request, "reviewapp/review.html#review-panel", context, status=status if error else 200)
+
+
+@require_POST
+@reviewer_required
+def decide(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
+    answer = _load(answer_id)
+    claim = get_object_or_404(Claim.objects.select_related("decided_by"), pk=claim_id, answer=answer)
+    claim.answer = answer
+    try:
+        note = posted_note(request)
+    except BadRequest as exc:
+        return _after_action(request, answer, selected=claim.pk, error=str(exc), status=400)
+    try:
+        review_service.claim_decide(
+            user=request.user,
+            claim=claim,
+            # An overturn button carries its label as `overturn_to`; confirm is `decision=confirm`.
+            decision="overturn" if request.POST.get("overturn_to") else request.POST.get("decision", ""),
+            label=request.POST.get("overturn_to") or request.POST.get("label") or None,
+            note=note,
+            expected_version=int_or_none(request.POST.get("version")) or 0,
+        )
+    except ReviewError as exc:
+        return _after_action(request, answer, selected=claim.pk, error=str(exc))
+    return _after_action(request, answer, selected=_next_pending(answer, after=claim))
+
+
+def _next_pending(answer: Answer, *, after: Claim) -> int | None:
+    pending = review_service.pending_claims(answer).order_by("position")
+    following = pending.filter(position__gt=after.position).first() or pending.first()
+    return following.pk if following else after.pk
+
+
+@require_POST
+@reviewer_required
+def undo(request: HttpRequest, answer_id: int) -> HttpResponse:
+    answer = _load(answer_id)
+    try:
+        claim = review_service.decision_undo(user=request.user, answer=answer)
+    except ReviewError as exc:
+        return _after_action(request, answer, selected=None, error=str(exc))
+    return _after_action(request, answer, selected=claim.pk)
+
+
+@require_POST
+@reviewer_required
+def add_claim(request: HttpRequest, answer_id: int) -> HttpResponse:
+    answer = _load(answer_id)
+    start, end = int_or_none(request.POST.get("start")), int_or_none(request.POST.get("end"))
+    text = request.POST.get("text", "")
+    try:
+        note = posted_note(request)
+    except BadRequest as exc:
+        return _after_action(request, answer, selected=None, error=str(exc), status=400)
+    if (start is None or end is None) and text.strip():
+        found = answer.answer.find(text.strip())  # the no-JavaScript path: the reviewer pastes the text
+        start, end = (found, found + len(text.strip())) if found >= 0 else (None, None)
+    try:
+        if start is None or end is None:
+            raise ReviewError("Select the answer text the claim covers (it must appear in the answer exactly).")
+        claim = review_service.claim_add(user=request.user, answer=answer, start=start, end=end,
+                                         label=request.POST.get("label", ""), note=note)
+    except ReviewError as exc:
+        return _after_action(request, answer, selected=None, error=str(exc))
+    return _after_action(request, answer, selected=claim.pk)
+
+
+@require_POST
+@reviewer_required
+def finish(request: HttpRequest, answer_id: int) -> HttpResponse:
+    answer = _load(answer_id)
+    try:
+        review_service.answer_finish(user=request.user, answer=answer)
+    except ReviewError as exc:
+        return _after_action(request, answer, selected=None, error=str(exc))
+    answer.refresh_from_db()
+    if answer.review_status == Answer.ReviewStatus.ADJUDICATED:
+        messages.success(request, f"Answer {answer.pk} adjudicated: {answer.get_adjudicated_verdict_display()}. Next: n")
+    elif answer.review_status == Answer.ReviewStatus.ADJUDICATING:
+        messages.success(request, f"Your review of answer {answer.pk} is in; the reviewers disagree, so a lead decides. Next: n")
+    else:
+        messages.success(request, f"Your review of answer {answer.pk} is in; it waits for another reviewer. Next: n")
+    return _after_action(request, answer, selected=None)
+
+
+@require_POST
+@reviewer_required
+def lease_take(request: HttpRequest, answer_id: int) -> HttpResponse:
+    """'Take this answer': lease the answer being read, if it waits and nobody else holds it."""
+    answer = _load(answer_id)
+    if not review_service.lease_take(user=request.user, answer=answer):
+        messages.error(request, review_service.lease_refusal(answer, request.user))
+    return _redirect(request, reverse("review", args=[answer.pk]))
+
+
+@require_POST
+@reviewer_required
+def skip(request: HttpRequest, answer_id: int) -> HttpResponse:
+    """s: pass on this answer (it goes to someone else) and open the next one."""
+    answer = _load(answer_id)
+    review_service.answer_skip(user=request.user, answer=answer)
+    following = review_service.lease_next(user=request.user)
+    messages.info(request, f"Skipped answer {answer.pk}; it goes to someone else for now.")
+    if following is None:
+        messages.info(request, "Nothing left to review here. Well done.")
+        return _redirect(request, reverse("queue"))
+    return _redirect(request, reverse("review", args=[following.pk]))
+
+
+@require_POST
+@reviewer_required
+def lease_renew(request: HttpRequest, answer_id: int) -> HttpResponse:
+    """Polled while the review page is open; 409 tells the page its lease is gone."""
+    renewed = review_service.lease_renew(user=request.user, answer_id=answer_id)
+    return HttpResponse(status=204 if renewed else 409)
+
+
+@require_POST
+@reviewer_required
+def lease_release(request: HttpRequest, answer_id: int) -> HttpResponse:
+    review_service.lease_release(user=request.user, answer_id=answer_id)
+    if request.POST.get("beacon"):
+        return HttpResponse(status=204)  # sent by the page as it closes; nobody reads the reply
+    return _redirect(request, reverse("queue"))
+
+
+COMMENTS = "reviewapp/_comments.html"
+
+
+def comments_context(answer: Answer, *, user, form: CommentForm | None = None, others_hidden: bool | None = None) -> dict:
+    """What the partial needs. `others_hidden`: show `user` only their own comments and how many
+    others there are (a blind review, until the reviewer has finished; found out when not given)."""
+    if others_hidden is None:
+        others_hidden = review_service.blind_to_others(user, answer)
+    thread = selectors.answer_comments(answer)
+    shown = [c for c in thread if c.author_id == user.pk] if others_hidden else thread
+    return {"answer": answer, "comments": shown, "comments_hidden": len(thread) - len(shown),
+            "comment_form": form or CommentForm()}
+
+
+@require_GET
+@reviewer_required
+def answer_comments(request: HttpRequest, answer_id: int) -> HttpResponse:
+    answer = get_object_or_404(Answer, pk=answer_id)
+    return render(request, COMMENTS, comments_context(answer, user=request.user))
+
+
+@require_POST
+@reviewer_required
+def comment_add(request: HttpRequest, answer_id: int) -> HttpResponse:
+    answer = get_object_or_404(Answer, pk=answer_id)
+    form = CommentForm(request.POST)
+    if not form.is_valid():
+        if request.htmx:  # the thread again, the form keeping the text and saying what is wrong
+            return render(request, COMMENTS, comments_context(answer, user=request.user, form=form), status=400)
+        return bad_request(request, f"Comment not saved: {form_errors(form)}", back=reverse("review", args=[answer.pk]))
+    comments_service.comment_add(user=request.user, answer=answer, body=form.cleaned_data["body"])
+    if request.htmx:
+        return render(request, COMMENTS, comments_context(answer, user=request.user))
+    return redirect(reverse("review", args=[answer.pk]) + "#comments")
+
+
+@lead_or_admin_required
+def adjudication(request: HttpRequest) -> HttpResponse:
+    """Answers whose reviewers disagree, for a lead to settle on /review/<id>/."""
+    return render(request, "reviewapp/adjudication.html", {"rows": selectors.adjudication_queue()[:200],
+                                                           "now": timezone.now()})
+
+
+@require_POST
+@lead_or_admin_required
+def assign(request: HttpRequest) -> HttpResponse:
+    """Assign one answer (`answer`) or the answers the /answers/ filters match to a reviewer."""
+    form = AssignForm(request.POST)
+    back = request.POST.get("back", "") if request.POST.get("back", "").startswith("/") else reverse("answers")
+    if not form.is_valid():
+        return bad_request(request, f"Not assigned: {form_errors(form)}", back=back)
+    data = form.cleaned_data
+    if data["answer"]:
+        ids = [data["answer"]]
+    else:
+        try:
+            filters = _filters(request)
+        except BadRequest as exc:
+            return bad_request(request, str(exc), back=back)
+        waiting = selectors.filtered_answers(selectors.posted_answers(), filters=filters, user=request.user)
+        ids = list(waiting.filter(review_status=Answer.ReviewStatus.IN_REVIEW).order_by("-priority", "created_at", "id")
+                   .values_list("pk", flat=True)[: review_service.ASSIGN_MAX])
+    try:
+        count = review_service.answers_assign(by=request.user, reviewer=data["reviewer"], answer_ids=ids)
+    except ReviewError as exc:
+        return bad_request(request, str(exc), back=back)
+    messages.success(request, f"Assigned {count} of {len(ids)} answer{'s' if len(ids) != 1 else ''} "
+                              f"to {data['reviewer'].get_username()}.")
+    return redirect(back)
+
+
+@lead_or_admin_required
+def reviewers(request: HttpRequest) -> HttpResponse:
+    """Each reviewer's progress, and their agreement with the final labels several reviewers reached."""
+    agreement = {a.reviewer: a for a in reviewer_agreement().values()}
+    return render(request, "reviewapp/reviewers.html", {"rows": selectors.reviewer_progress(),
+                                                        "agreement_by_reviewer": agreement})

@@ -1,0 +1,1 @@
+"""Webhooks: endpoints, signed deliveries, their tasks and pages."""
