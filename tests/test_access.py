@@ -61,7 +61,7 @@ ACCESS = {
     "exports": (ADMIN, ["get"]),
     "export_download": (ADMIN, ["get"]),
     "export_manifest": (ADMIN, ["get"]),
-    "calibration": (ADMIN, ["get"]),
+    "calibration": (LEAD, ["get"]),  # leads settle disagreements: they read the agreement figures
     "examples": (ADMIN, ["get", "post"]),
     "example_set": (ADMIN, ["get"]),
     "example_set_json": (ADMIN, ["get"]),

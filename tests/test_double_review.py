@@ -421,3 +421,18 @@ def test_a_leads_undo_gives_a_claim_back_what_the_reviewers_settled(alice, bob, 
     assert (supported.human_label, supported.consensus_method) == ("SUPPORTED", "unanimous")
     with pytest.raises(ReviewError, match="a lead settles it now"):
         review_service.decision_undo(user=alice, answer=answer)
+
+
+@pytest.mark.django_db
+def test_after_a_decision_the_next_selected_claim_is_one_the_reviewer_has_still_to_decide(client, alice):
+    answer = _double(answer="Riders aged 65 and older pay a reduced fare of $1.50 per ride. A 30-day pass costs $75.00.")
+    first, second = answer.claims.exclude(label="SUPPORTED").order_by("position")[:2]
+    client.force_login(alice)
+    client.post("/queue/next")
+    url = f"/review/{answer.pk}/claims/{{}}/decide"
+    response = client.post(url.format(first.pk), {"decision": "confirm", "version": 0}, headers={"HX-Request": "true"})
+    assert response.context["selected"] == second.pk
+    # Her last flagged claim decided: the selection stays, not back on one she decided already
+    # (the claims' shared state says nothing is decided until everyone has finished).
+    response = client.post(url.format(second.pk), {"decision": "confirm", "version": 0}, headers={"HX-Request": "true"})
+    assert response.context["selected"] == second.pk

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET
 from reviewapp.labels import calibration as calibration_selectors
 from reviewapp.labels import exports as export_selectors
 from reviewapp import selectors
-from reviewapp.access import admin_required
+from reviewapp.access import admin_required, lead_or_admin_required
 from reviewapp.labels.exports import FORMATS, BadFilter
 from reviewapp.labels.export_audit import export_audit
 
@@ -82,7 +82,7 @@ def export_manifest(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-@admin_required
+@lead_or_admin_required
 def calibration(request: HttpRequest) -> HttpResponse:
     return render(request, "reviewapp/calibration.html", calibration_selectors.cached_calibration_page()
                   | {"cache_seconds": settings.CALIBRATION_CACHE_SECONDS})

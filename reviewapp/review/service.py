@@ -582,6 +582,15 @@ def pending_claims(answer: Answer):
     return shown_claims_for_review(answer).filter(origin=Claim.Origin.JUDGE, decision="").exclude(label="SUPPORTED")
 
 
+def pending_claims_for(user, answer: Answer):
+    """The flagged claims `user` has still to decide: in a pass of several reviewers, those without
+    a decision of their own (the claims' final labels wait for everyone); otherwise pending_claims."""
+    pending = pending_claims(answer)
+    if multi_review(answer) and answer.review_status == IN_REVIEW:
+        pending = pending.exclude(pk__in=[r.claim_id for r in selectors.current_decisions(answer.pk, reviewer=user)])
+    return pending
+
+
 def consensus(labels: list[str], *, required: int) -> tuple[str, str] | None:
     """The reviewers' label for one claim and how it was reached, or None when a lead must decide:
     the label every one of them chose (unanimous); with three or more, one more than half of them

@@ -294,11 +294,11 @@ def decide(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
         )
     except ReviewError as exc:
         return _after_action(request, answer, selected=claim.pk, error=str(exc))
-    return _after_action(request, answer, selected=_next_pending(answer, after=claim))
+    return _after_action(request, answer, selected=_next_pending(answer, after=claim, user=request.user))
 
 
-def _next_pending(answer: Answer, *, after: Claim) -> int | None:
-    pending = review_service.pending_claims(answer).order_by("position")
+def _next_pending(answer: Answer, *, after: Claim, user) -> int | None:
+    pending = review_service.pending_claims_for(user, answer).order_by("position")
     following = pending.filter(position__gt=after.position).first() or pending.first()
     return following.pk if following else after.pk
 
