@@ -104,3 +104,28 @@ def test_the_guardrail_bench_waits_on_real_servers_for_both_backends(bench):
     assert {row["target"] for row in waited if "added latency p" in row["name"] and "max" not in row["name"]} == {50}
     _figures(rows, "guardrail poll")
     _figures(rows, "guardrail ingest")
+
+
+def test_the_double_review_bench_scripts_two_reviewers_and_a_lead_through_the_pages(bench, tmp_path):
+    summary_file = tmp_path / "double_review.json"
+    rows = bench("bench/double_review.py", "--answers", "4", "--resamples", "20", "--json", str(summary_file))
+    _figures(rows, "double review p95 decide")
+    s = json.loads(summary_file.read_text())
+    answers, claims, seen = s["answers"], s["claims"], s["lead_saw"]
+    # Every answer routed to review needed two reviewers, both reviewed it, and each ended adjudicated.
+    assert answers["routed"]["needing two reviewers"] == answers["routed"]["in_review"] == answers["reviewed_by_both"] > 0
+    assert answers["final_status"].get("adjudicated") == answers["reviewed_by_both"]
+    assert sum(answers["final_status"].values()) == answers["loaded"] == 4
+    # Each claim's final label was reached unanimously or by the lead, one lead decision per disagreement.
+    assert set(claims["consensus_method"]) <= {"unanimous", "lead"}
+    assert sum(claims["consensus_method"].values()) == claims["in_reviewed_answers"]
+    assert claims["consensus_method"].get("lead", 0) == claims["disagreements"] == len(claims["b_differs"])
+    assert s["timings_ms"]["decide"]["n"] == 2 * claims["flagged_decided_by_each"] + claims["disagreements"]
+    # The lead's list is the answers that went to adjudication; each disagreement was shown with both decisions.
+    assert seen["answers_listed"] == answers["adjudicating_after_reviewers"]
+    assert seen["disagreeing_claims_shown"] == seen["shown_with_both_labels_and_notes"] == claims["disagreements"]
+    assert seen["b_pages_showing_a"] == 0
+    pair = s["agreement"]["pairs"][0]
+    assert pair["pair"] == "alice-bob" and pair["claims"] == claims["flagged_decided_by_each"]
+    assert {r: v["claims"] for r, v in s["agreement"]["vs_final"].items()} == {
+        "alice": claims["flagged_decided_by_each"], "bob": claims["flagged_decided_by_each"]}
