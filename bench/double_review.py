@@ -132,9 +132,9 @@ def load_demo(count: int) -> list[int]:
     """Ingest `count` demo answers (copies past the twelve) and judge them here; their ids."""
     from judges import JudgeRequest
     from reviewapp import enqueue
-    from reviewapp.services.clients import api_client_create
-    from reviewapp.services.ingest import answer_ingest
-    from reviewapp.services.judging import answer_judge
+    from reviewapp.api.clients import api_client_create
+    from reviewapp.api.ingest import answer_ingest
+    from reviewapp.judging.service import answer_judge
 
     payloads = json.loads((DEMO / "answers.json").read_text())
     client, _ = api_client_create(name="demo", actor_label="bench")
@@ -268,7 +268,7 @@ def users_and_policy():
 
     from reviewapp.access import ADMIN, LEAD, REVIEWER
     from reviewapp.models import Policy
-    from reviewapp.services.policy import policy_create, policy_values
+    from reviewapp.policy.service import policy_create, policy_values
 
     def user(name: str, role: str):
         account = get_user_model().objects.create_user(name, password=None, is_staff=role == ADMIN)
@@ -301,7 +301,7 @@ def people_summary(worked: dict[str, tuple[Session, list[int]]]) -> tuple[dict, 
 
 
 def agreement_summary(resamples: int) -> dict:
-    from reviewapp.reviewer_agreement import reviewers_agreement
+    from reviewapp.labels.reviewer_agreement import reviewers_agreement
 
     figures = reviewers_agreement(resamples=resamples)
     with_bulk = reviewers_agreement(include_bulk=True, resamples=resamples)
@@ -321,7 +321,7 @@ def agreement_summary(resamples: int) -> dict:
 
 def judge_summary() -> list[dict]:
     """/calibration/'s judge rows: against all reviewers' final labels, and by how they were reached."""
-    from reviewapp import calibration
+    from reviewapp.labels import calibration
 
     return [{"judge": j["judge"], "claims": j["claims"], "agreement": rounded(j["agreement"]),
              "kappa": rounded(j["kappa"]), "flag": j["flag"],
@@ -362,7 +362,7 @@ def run(args) -> dict:
     seen = lead_pass(lead, rules.decided, rules.notes, ("alice", "bob"))
     assert set(seen["listed"]) == adjudicating, (seen["listed"], adjudicating)
     logging.getLogger("django.request").setLevel(logging.ERROR)  # the lead's 403 below is expected
-    lead_calibration = lead.client.get("/calibration/").status_code  # the page is an admin's
+    lead_calibration = lead.client.get("/calibration/").status_code  # leads read the agreement figures too
     calibration_page = Session(admin, timings).request("calibration", "get", "/calibration/").content.decode()
     reviewers_page = lead.request("reviewers", "get", "/reviewers/").content.decode()
 
@@ -461,7 +461,7 @@ def report(s: dict) -> None:
           f"reviewers' "
           f"labels and notes as decided, {seen['agreeing_claims_shown_settled']} agreed claims a 'Reviewers' "
           f"decisions' table; B's pages showing anything of A's: {seen['b_pages_showing_a']}; "
-          f"/calibration/ (admins only: the lead gets {seen['lead_calibration_status']}) has the reviewer "
+          f"/calibration/ (the lead gets HTTP {seen['lead_calibration_status']}) has the reviewer "
           f"agreement "
           f"section: {seen['calibration_has_reviewer_agreement']}; "
           f"/reviewers/ lists {seen['reviewers_page_lists']}")
