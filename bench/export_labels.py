@@ -43,7 +43,7 @@ from django.utils import timezone  # noqa: E402
 
 from bench.results import record  # noqa: E402
 from bench import peak_rss  # noqa: E402
-from reviewapp import exports  # noqa: E402
+from reviewapp.labels import exports  # noqa: E402
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Policy  # noqa: E402
 
 PASSAGE = ("Riders aged 65 and older pay a reduced fare of $1.00 per ride with a Senior ID card. " * 12)[:1000]
