@@ -558,11 +558,17 @@ def answer_comments(answer: Answer) -> list[AnswerComment]:
     return list(AnswerComment.objects.filter(answer=answer).select_related("author").order_by("created_at", "id"))
 
 
+def standing_reviews(rows: QuerySet[Review]) -> QuerySet[Review]:
+    """Of `rows`, the decisions that still stand: not undone, and not undos themselves (an undo
+    is not a decision)."""
+    return rows.filter(undone_by__isnull=True).exclude(decision=Review.Decision.UNDO)
+
+
 def current_reviews(rows: QuerySet[Review]) -> QuerySet[Review]:
     """Of `rows`, each reviewer's current decision on each claim in each stage: their latest one
-    that is not undone (an undo is not a decision), in (claim, reviewer, stage) order. The one
-    definition the review page, the exports and the agreement figures share."""
-    return (rows.filter(undone_by__isnull=True).exclude(decision=Review.Decision.UNDO)
+    that still stands, in (claim, reviewer, stage) order. The one definition the review page, the
+    exports and the agreement figures share."""
+    return (standing_reviews(rows)
             .order_by("claim_id", "reviewer_id", "stage", "-id").distinct("claim_id", "reviewer_id", "stage"))
 
 

@@ -8,7 +8,7 @@ Agreement is over explicit decisions; those accepted in bulk by finishing were n
 they are left out (counted as agreement they would inflate it, most are SUPPORTED claims nobody
 read) and their number is shown beside, as on the judge-versus-human table.
 
-Every figure here comes from one query (current_decisions), whatever the number of reviewers.
+Every figure here comes from one query (every_current_decision), whatever the number of reviewers.
 """
 
 from __future__ import annotations
@@ -46,10 +46,11 @@ class Decision:
     consensus_method: str
 
 
-def current_decisions() -> list[Decision]:
+def every_current_decision() -> list[Decision]:
     """Every reviewer's current decision on every judge claim, in one query (DISTINCT ON)."""
+    judge_claims = Review.objects.filter(stage=Review.Stage.REVIEW, claim__origin=Claim.Origin.JUDGE)
     rows = (
-        selectors.current_reviews(Review.objects.filter(stage=Review.Stage.REVIEW, claim__origin=Claim.Origin.JUDGE))
+        selectors.current_reviews(judge_claims)
         .values_list("claim_id", "reviewer_id", "reviewer__username", "final_label", "decision_mode",
                      "claim__category", "claim__human_label", "claim__consensus_method")
     )
@@ -89,7 +90,7 @@ def reviewers_agreement(*, include_bulk: bool = False, resamples: int | None = N
     """What /calibration/ shows of reviewers: overall, per pair, per label (that label or not) and
     per category; and each reviewer against the final label."""
     resamples = settings.AGREEMENT_RESAMPLES if resamples is None else resamples
-    decisions = current_decisions()
+    decisions = every_current_decision()
     claims = _by_claim(decisions)
     shared = {claim: ds for claim, ds in claims.items() if len(ds) >= 2}
     t = _table(shared, include_bulk)
@@ -155,7 +156,7 @@ def reviewer_agreement(*, reviewer_ids: list[int] | None = None, decisions: list
     Counted on claims whose final label came from several reviewers (unanimous, majority, lead);
     explicit decisions only unless `include_bulk`. One query (none with `decisions` given)."""
     resamples = settings.AGREEMENT_RESAMPLES if resamples is None else resamples
-    decisions = current_decisions() if decisions is None else decisions
+    decisions = every_current_decision() if decisions is None else decisions
     mine: dict[int, list[Decision]] = defaultdict(list)
     for d in decisions:
         wanted = reviewer_ids is None or d.reviewer_id in reviewer_ids

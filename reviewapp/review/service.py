@@ -481,8 +481,7 @@ def _lead_finish(user, answer: Answer) -> None:
 
 def _last_decision(user, answer: Answer, stage: str) -> Review | None:
     return (
-        Review.objects.filter(answer=answer, reviewer=user, stage=stage, undone_by__isnull=True)
-        .exclude(decision=Review.Decision.UNDO)
+        selectors.standing_reviews(Review.objects.filter(answer=answer, reviewer=user, stage=stage))
         .select_related("claim")
         .order_by("-created_at", "-id")
         .first()
@@ -520,8 +519,7 @@ def _undo(user, answer: Answer, last: Review) -> Claim:
     if claim.version != last.claim_version:
         raise DecisionConflict(claim, f"Claim {claim.cid} was decided again after your decision; nothing undone.")
     previous = (
-        Review.objects.filter(claim=claim, stage=last.stage, undone_by__isnull=True, id__lt=last.id)
-        .exclude(decision=Review.Decision.UNDO)
+        selectors.standing_reviews(Review.objects.filter(claim=claim, stage=last.stage, id__lt=last.id))
         .order_by("-id")
         .first()
     )
@@ -563,8 +561,8 @@ def _pass_undo(user, answer: Answer, last: Review) -> Claim:
         version = selectors.own_versions(answer, user).get(claim.pk, 0)
         if version != last.claim_version:
             raise DecisionConflict(claim, f"You decided claim {claim.cid} again after that decision; nothing undone.")
-        previous = (Review.objects.filter(claim=claim, reviewer=user, stage=REVIEW, undone_by__isnull=True,
-                                          id__lt=last.id).exclude(decision=Review.Decision.UNDO).order_by("-id").first())
+        previous = (selectors.standing_reviews(Review.objects.filter(claim=claim, reviewer=user, stage=REVIEW,
+                                                                     id__lt=last.id)).order_by("-id").first())
         Review.objects.create(claim=claim, answer=answer, reviewer=user, decision=Review.Decision.UNDO,
                               final_label=previous.final_label if previous else "", claim_version=version + 1,
                               undoes=last, stage=REVIEW)
