@@ -101,7 +101,10 @@ def test_the_guardrail_bench_waits_on_real_servers_for_both_backends(bench):
     assert {row["backend"] for row in waited} == {"offline", "openai"}
     # Every waited answer came back judged in the reply (a 202 would be counted here).
     assert all(row["not_judged_in_reply"] == 0 for row in waited if "added latency" in row["name"])
-    assert {row["target"] for row in waited if "added latency p" in row["name"] and "max" not in row["name"]} == {50}
+    # Both readings of the judge's own time: the backend's call, and judges.judge with its checks
+    # (re-timed per answer); the target stands on the second.
+    assert {row["target"] for row in waited if "added over judge with checks p" in row["name"]} == {50}
+    assert all(row["checks_ms_p50"] > 0 for row in waited if "added latency p" in row["name"])
     _figures(rows, "guardrail poll")
     _figures(rows, "guardrail ingest")
 
