@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
+# The suite waits on subprocesses, servers and a browser about half the time: two processes keep
+# two cores busy. A test module runs whole in one process (its module-scoped fixtures).
+TEST_PROCESSES ?= 2
 
 .PHONY: install run test test-fast bench bench-quick bench-steps bench-quick-steps check clean
 
@@ -26,11 +29,11 @@ run: $(VENV)/.installed
 # The servers in DATABASE_URL / CELERY_BROKER_URL, else those on 127.0.0.1:5432 / 6379, else
 # throwaway embedded ones for the run (tests/servers.py).
 test: $(VENV)/.installed
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile
 
 # The edit loop: no worker subprocesses, browser, fault or benchmark tests (a few minutes less).
 test-fast: $(VENV)/.installed
-	$(PY) -m pytest -m "not worker and not browser and not faults and not bench"
+	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile -m "not worker and not browser and not faults and not bench"
 
 # Benchmarks (bench/README.md): each prints its figures and merges them into bench/results/latest.json.
 # Their Postgres and Redis come from where the tests' do (DATABASE_URL / CELERY_BROKER_URL, else

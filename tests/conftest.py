@@ -10,6 +10,17 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+# Modules with tests of these marks run for minutes, on subprocesses and servers.
+_SLOW_MARKS = ("faults", "bench", "browser", "worker")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Modules with slow tests first, each module's tests in their own order: under pytest-xdist
+    (`make test`, one module per process at a time) the long ones then start at once instead of
+    leaving one process busy at the end while the other idles."""
+    slow = {item.module.__name__ for item in items
+            if any(item.get_closest_marker(mark) for mark in _SLOW_MARKS)}
+    items.sort(key=lambda item: item.module.__name__ not in slow)  # sort is stable
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -50,20 +61,15 @@ def _no_stray_worker_takes_this_tests_answers(request):
     if not commits or "celery_worker" in request.fixturenames or request.node.get_closest_marker("worker"):
         yield
         return
-    from django.conf import settings
+    # Through Django's settings, which the Celery app reads on each access: setting app.conf
+    # itself would shadow every later test's own queue setting for the rest of the session.
+    settings = request.getfixturevalue("settings")
+    unconsumed = settings.CELERY_TASK_DEFAULT_QUEUE = f"{settings.CELERY_TASK_DEFAULT_QUEUE}-unconsumed-{os.getpid()}"
+    yield
+    if settings.CELERY_BROKER_URL.startswith("redis"):
+        import redis
 
-    from reviewapp.celery import app
-
-    default = app.conf.task_default_queue
-    app.conf.task_default_queue = f"{default}-unconsumed-{os.getpid()}"
-    try:
-        yield
-    finally:
-        unconsumed, app.conf.task_default_queue = app.conf.task_default_queue, default
-        if settings.CELERY_BROKER_URL.startswith("redis"):
-            import redis
-
-            redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(unconsumed)
+        redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(unconsumed)
 
 
 @pytest.fixture(autouse=True)

@@ -105,6 +105,13 @@ def test_a_parameter_given_twice_is_a_400_naming_it_not_either_value(client, api
     assert listed.status_code == 400 and listed.json()["errors"][0]["field"] == "query.limit"
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize("query", ["external_id=", "status=", "verdict=", "since="])
+def test_an_empty_filter_is_a_400_naming_it_not_an_unfiltered_list(client, api_token, query):
+    listed = client.get(f"/api/v1/answers?{query}", headers={"Authorization": f"Bearer {api_token}"})
+    assert listed.status_code == 400 and [e["field"] for e in listed.json()["errors"]] == [f"query.{query[:-1]}"]
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.worker
 def test_with_wait_the_judged_answer_comes_back_in_the_reply(client, api_token, celery_worker):

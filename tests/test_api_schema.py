@@ -23,6 +23,7 @@ from django.test import override_settings
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
+from reviewapp.judging import waiting
 from reviewapp.models import ApiClient
 from reviewapp.judging.service import answer_judge
 from tests import factories as make
@@ -44,11 +45,15 @@ def bad_input_names_its_field(ctx, response, case):
 
 
 @pytest.fixture
-def wsgi_in_test_transaction(settings):
+def wsgi_in_test_transaction(settings, monkeypatch):
     """Calls go through the real WSGI handler, which closes the database connection after each
     request; keep it open, as Django's test client does, so the test's transaction survives."""
     settings.API_RATE_LIMIT = None  # hundreds of requests a second from one token, on purpose
     settings.API_AUTH_FAILURE_LIMIT = None  # and wrong tokens among them, on purpose
+    # Nothing is judged inside the test's transaction (no worker sees it), so a generated
+    # `?wait=S` could only sleep its S seconds before the 202: wait a tenth of a second at most.
+    within = waiting.judged_within
+    monkeypatch.setattr(waiting, "judged_within", lambda answer, seconds: within(answer, min(seconds, 0.1)))
     signals.request_started.disconnect(close_old_connections)
     signals.request_finished.disconnect(close_old_connections)
     yield
