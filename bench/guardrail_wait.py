@@ -6,7 +6,7 @@ and p95 <= 50 ms over the judge's own time. A benchmark, not a test.
         python bench/guardrail_wait.py [--quick] [--answers 200] [--clients 8] [--llm-latency 0.3]
 
 Real processes: gunicorn (2 sync workers) serving the app on a free port, one Celery worker
-subprocess (thread pool), and for the `openai` backend the fake LLM (tests/fake_openai.py) answering
+subprocess (thread pool, on a connection pool of --pool-size as compose's worker), and for the `openai` backend the fake LLM (tests/fake_openai.py) answering
 after a fixed latency; the database is one of the bench's own (DATABASE_URL's server, database
 `<name>_guardrail_bench`, or BENCH_DATABASE_URL), created, migrated and dropped at the end.
 
@@ -333,6 +333,8 @@ def main() -> int:
     parser.add_argument("--worker-class", default="sync", choices=("sync", "gthread"),
                         help="gunicorn's (2 workers; gthread: 4 threads each)")
     parser.add_argument("--worker-threads", type=int, default=8, help="the Celery worker's thread pool")
+    parser.add_argument("--pool-size", type=int, default=8,
+                        help="the worker's DATABASE_POOL_SIZE, as compose's has one (0: Celery reconnects every task)")
     parser.add_argument("--warmup", type=int, default=3, help="answers waited for before each backend's figures")
     parser.add_argument("--seed", type=int, default=20)
     args = parser.parse_args()
@@ -374,7 +376,8 @@ def main() -> int:
         with ThreadPoolExecutor(1) as starting:  # both start in seconds, mostly waiting: side by side
             web = starting.submit(start_gunicorn, port, args.worker_class, env)
             try:
-                worker = Worker(os.environ | env, workdir / "worker.log", pool="threads",
+                worker = Worker(os.environ | env | {"DATABASE_POOL_SIZE": str(args.pool_size)}, workdir / "worker.log",
+                                pool="threads",
                                 concurrency=args.worker_threads, name="guardrail").start()
                 processes.insert(0, worker.proc)
             finally:
@@ -383,7 +386,7 @@ def main() -> int:
         api = Api(port, token)
         processes_cpu = app_processes(server, worker)
         command = " ".join(["python", "bench/guardrail_wait.py", *sys.argv[1:]])
-        setup = {"wait_s": args.wait, "gunicorn": f"{args.worker_class} x 2", "celery_threads": args.worker_threads,
+        setup = {"wait_s": args.wait, "gunicorn": f"{args.worker_class} x 2", "celery_threads": args.worker_threads, "worker_pool_size": args.pool_size,
                  "llm_latency_s": args.llm_latency}
         print(f"{count} answers a mode; gunicorn {args.worker_class} x 2, Celery 1 x {args.worker_threads} threads, "
               f"{os.cpu_count()} cores (shared), load average {os.getloadavg()[0]:.1f}", flush=True)

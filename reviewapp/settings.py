@@ -107,7 +107,11 @@ def _database(url: str) -> dict:
     return config
 
 
-# 0: a persistent connection per thread (CONN_MAX_AGE=60). N: a pool of at most N per process.
+# N: a pool of at most N connections per process. 0: a persistent connection per thread
+# (CONN_MAX_AGE=60), as the web wants it (a database that is down is a 503 at once, not after the
+# pool's wait). Set it on Celery workers: Celery's Django fixup closes a worker's connections after
+# every task whatever CONN_MAX_AGE says, so without a pool every judged answer starts a Postgres
+# backend (milliseconds of each verdict); closing a pooled connection hands it back instead.
 DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", 0, minimum=0)
 
 

@@ -3,7 +3,10 @@ its connection back while it waits on the LLM, so the waits overlap and no threa
 
 from __future__ import annotations
 
+import time
+
 import pytest
+from django.db import connection
 
 from reviewapp.models import Answer
 from tests import factories as make
@@ -34,3 +37,30 @@ def test_eight_threads_wait_on_the_llm_at_once_with_two_connections(pooled_worke
     # once (the others blocked on the pool before their claim). The 2 s latency lets all 8 overlap.
     assert pooled_worker.peak_concurrency == THREADS
     assert len(pooled_worker.requests) == THREADS
+
+
+def _sessions_started(database: str) -> int:
+    """Connections ever opened to `database`: Postgres counts each session as it ends, at the latest."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute("SELECT sessions FROM pg_stat_database WHERE datname = %s", [database])
+        return cursor.fetchone()[0]
+
+
+def test_a_pooled_worker_judges_answer_after_answer_without_reconnecting(tmp_path, monkeypatch):
+    # Celery closes a worker's connections after every task, whatever CONN_MAX_AGE says: with a
+    # pool (as compose and the demo run workers) closing hands the connection back. Without one,
+    # each answer would start a Postgres backend (milliseconds of every verdict).
+    answers = 6
+    with private_worker(tmp_path, monkeypatch, name="reuse", threads=2, latency=0.0, DATABASE_POOL_SIZE="4"):
+        make.ingested(GOOD_ANSWER, passages=[{"text": GOOD_PASSAGE}])  # the worker's first connections
+        wait_for(lambda: not Answer.objects.exclude(status="judged").exists(), timeout=60)
+        database = connection.settings_dict["NAME"]
+        time.sleep(1.5)  # Postgres reports sessions to its statistics at most once a second
+        before = _sessions_started(database)
+        for _ in range(answers):
+            answer = make.ingested(GOOD_ANSWER, passages=[{"text": GOOD_PASSAGE}])
+            wait_for(lambda: Answer.objects.get(pk=answer.pk).status == "judged", timeout=60)
+        time.sleep(1.5)
+        opened = _sessions_started(database) - before
+    assert opened < answers, f"{opened} connections opened to judge {answers} answers one after another"

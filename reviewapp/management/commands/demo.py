@@ -92,8 +92,10 @@ class Command(BaseCommand):
                    "-l", "warning", "-n", "demo@%h", "-B", "-s", str(settings.DEMO_STATE_DIR / "celerybeat-schedule")]
         settings.DEMO_STATE_DIR.mkdir(parents=True, exist_ok=True)
         self.stdout.write(f"Starting a Celery worker on {settings.CELERY_BROKER_URL} ...")
+        # A connection pool, as compose's worker has: without one Celery reconnects for every task.
+        env = {"DATABASE_POOL_SIZE": "4"} | os.environ
         # Its own session: the terminal's Ctrl-C reaches only us, and we stop it in order.
-        return subprocess.Popen(command, cwd=settings.BASE_DIR, start_new_session=True)
+        return subprocess.Popen(command, cwd=settings.BASE_DIR, env=env, start_new_session=True)
 
     def _load_and_wait(self) -> None:
         client = ApiClient.objects.get(name="demo")
