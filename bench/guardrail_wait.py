@@ -6,9 +6,10 @@ and p95 <= 50 ms over the judge's own time. A benchmark, not a test.
         python bench/guardrail_wait.py [--quick] [--answers 200] [--clients 8] [--llm-latency 0.3]
 
 Real processes: gunicorn (2 sync workers) serving the app on a free port, one Celery worker
-subprocess (thread pool, on a connection pool of --pool-size as compose's worker), and for the `openai` backend the fake LLM (tests/fake_openai.py) answering
-after a fixed latency; the database is one of the bench's own (DATABASE_URL's server, database
-`<name>_guardrail_bench`, or BENCH_DATABASE_URL), created, migrated and dropped at the end.
+subprocess (thread pool, on a connection pool of --pool-size as compose's worker), and for the
+`openai` backend the fake LLM (tests/fake_openai.py) answering after a fixed latency; the database
+is one of the bench's own (DATABASE_URL's server, database `<name>_guardrail_bench`, or
+BENCH_DATABASE_URL), created, migrated and dropped at the end.
 
 For each backend (offline, then openai against the fake LLM), answers are posted over HTTP one at a
 time and from --clients concurrent clients, each mode on fresh answers:
@@ -376,8 +377,9 @@ def main() -> int:
         with ThreadPoolExecutor(1) as starting:  # both start in seconds, mostly waiting: side by side
             web = starting.submit(start_gunicorn, port, args.worker_class, env)
             try:
-                worker = Worker(os.environ | env | {"DATABASE_POOL_SIZE": str(args.pool_size)}, workdir / "worker.log",
-                                pool="threads",
+                # The pool on the worker only, as compose runs it: the web keeps a connection a thread.
+                worker_env = os.environ | env | {"DATABASE_POOL_SIZE": str(args.pool_size)}
+                worker = Worker(worker_env, workdir / "worker.log", pool="threads",
                                 concurrency=args.worker_threads, name="guardrail").start()
                 processes.insert(0, worker.proc)
             finally:
@@ -386,8 +388,8 @@ def main() -> int:
         api = Api(port, token)
         processes_cpu = app_processes(server, worker)
         command = " ".join(["python", "bench/guardrail_wait.py", *sys.argv[1:]])
-        setup = {"wait_s": args.wait, "gunicorn": f"{args.worker_class} x 2", "celery_threads": args.worker_threads, "worker_pool_size": args.pool_size,
-                 "llm_latency_s": args.llm_latency}
+        setup = {"wait_s": args.wait, "gunicorn": f"{args.worker_class} x 2", "celery_threads": args.worker_threads,
+                 "worker_pool_size": args.pool_size, "llm_latency_s": args.llm_latency}
         print(f"{count} answers a mode; gunicorn {args.worker_class} x 2, Celery 1 x {args.worker_threads} threads, "
               f"{os.cpu_count()} cores (shared), load average {os.getloadavg()[0]:.1f}", flush=True)
         for backend in backends:
