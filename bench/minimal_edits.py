@@ -333,3 +333,37 @@ EDITORS: dict[str, Callable[[str, random.Random, Context], Edit | None]] = {
 def edit(kind: str, sentence: str, rng: random.Random, context: Context = Context()) -> Edit | None:
     """The sentence with one slot of `kind` changed, or None when it has no such slot."""
     return EDITORS[kind](sentence, rng, context)
+
+
+# --- text styles -----------------------------------------------------------------------------------
+
+STYLES: tuple[str, ...] = ("plain", "tokenized")
+
+# CNN/DailyMail as it ships (See et al. 2017, the PTB tokenizer of Stanford CoreNLP, lowercased):
+# "could n't", "do n't", " 's", "-lrb-" / "-rrb-" for parentheses, spaces around punctuation,
+# `` and '' for double quotes. Numbers keep their commas and points ("181,674,817", "3.5").
+_PTB_CONTRACTION = re.compile(r"(?i)\b(\w+?)(n['’]t)\b")
+_PTB_CLITIC = re.compile(r"(?i)(?<=\w)(['’](?:s|re|ve|ll|d|m))\b")
+_PTB_PUNCT = re.compile(r"(?<!\d)([,:;])|([,:;])(?!\d)|([!?\[\]{}])|(\.\.\.)")
+# A sentence's final period: before the line's end or a capital, not after an initialism ("U.S.").
+_PTB_PERIOD = re.compile(r"(?<![.\s][A-Za-z])(?<=[\w)\]\"'])\.(?=\s*$|\s+[A-Z\"'`(])")
+
+
+def tokenized(text: str) -> str:
+    """`text` lowercased and PTB-tokenized the way CNN/DailyMail ships its articles. Deterministic;
+    whitespace runs become one space (a newline stays a newline)."""
+    lines = []
+    for line in text.split("\n"):
+        line = line.replace("“", '"').replace("”", '"').replace("’", "'").replace("‘", "'")
+        line = re.sub(r'(^|(?<=[\s(\[{]))"', " `` ", line)
+        line = line.replace('"', " '' ")
+        line = line.replace("(", " -lrb- ").replace(")", " -rrb- ")
+        line = re.sub(r"\$(?=\s*\d)", "$ ", line)
+        line = _PTB_CONTRACTION.sub(lambda m: {"can": "ca", "won": "wo"}.get(m.group(1).lower(), m.group(1))
+                                    + " " + m.group(2), line)
+        line = _PTB_CLITIC.sub(r" \1", line)
+        line = _PTB_PUNCT.sub(lambda m: f" {m.group()} ", line)
+        line = _PTB_PERIOD.sub(" .", line)
+        line = re.sub(r"(?<=\w)%", " %", line)
+        lines.append(" ".join(line.lower().split()))
+    return "\n".join(lines)

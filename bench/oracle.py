@@ -154,6 +154,40 @@ def openai_config(fake: FakeOpenAI, profile: str) -> JudgeConfig:
                        api_key="test", timeout_s=10.0, retry_budget_s=30.0, max_attempts=2)
 
 
+class Judges:
+    """The two judges the control harnesses compare, as one context manager: `offline` (the
+    offline judge, then the checks, through judges.judge) and `always` (the openai backend against
+    an OracleLLM in `always` mode, so the checks alone decide). `run(name, request)` returns the
+    final result, or None when the judge failed."""
+
+    NAMES = ("offline", "always")
+
+    def __init__(self, profile: str = "claim_audit@v1") -> None:
+        self.profile = profile
+        self.llm = OracleLLM(mode="always")
+        self.fake = FakeOpenAI(default=self.llm)
+
+    def __enter__(self) -> Judges:
+        self.fake.start()
+        self.configs = {"offline": JudgeConfig(backend="offline"), "always": openai_config(self.fake, self.profile)}
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.fake.stop()
+
+    def run(self, name: str, request: JudgeRequest) -> JudgeResult | None:
+        self.llm.request, self.llm.gold = request, []
+        try:
+            return judge(request, self.configs[name]).result
+        except JudgeError:
+            return None
+
+
+def base_explanation(name: str) -> str:
+    """What the judge itself writes before the checks' notes: the fake's fixed text, or nothing."""
+    return FAKE_EXPLANATION if name == "always" else ""
+
+
 # --- reading a result --------------------------------------------------------------------------------
 
 
