@@ -29,7 +29,7 @@ sys.path.append(str(Path(__file__).resolve().parent.parent))
 
 from bench.checklist import CONTROL_TARGET, DATA, DATASETS, EDIT_TARGET, Case, build_cases  # noqa: E402
 from bench.minimal_edits import CONTROL_KINDS, KINDS, STYLES, tokenized  # noqa: E402
-from bench.oracle import Judges, base_explanation, split_notes  # noqa: E402
+from bench.oracle import Judges, base_explanation, split_notes, spread  # noqa: E402
 from bench.results import record as record_figure  # noqa: E402
 from judges.eval import predicted_hallucinated  # noqa: E402
 from judges.types import JudgeRequest  # noqa: E402
@@ -143,8 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         chosen = []
         for kind in args.kinds:
             of_kind = [c for c in cases if c.edit.kind == kind]
-            step = max(1, len(of_kind) // args.limit)
-            chosen += of_kind[::step][: args.limit]
+            chosen += spread(of_kind, args.limit)
         cases = chosen
     started = time.perf_counter()
     outcomes = run(cases, styles, args.judges, args.profile)

@@ -115,13 +115,16 @@ class OracleLLM:
     request: JudgeRequest | None = None
     gold: list[GoldSentence] = field(default_factory=list)
     requests: int = 0
+    # claim_audit only: with 2, a SUPPORTED sentence also quotes the passage sentence that holds
+    # most of the content words the closest one lacks (synthesis across sentences), if any does.
+    max_quotes: int = 1
 
     def __call__(self, body: dict) -> Reply:
         self.requests += 1
         prompt = read_prompt(body)
         answer = self.request.answer
         pool = passage_sentences(self.request)
-        verdicts, cursor = [], 0
+        verdicts, extra, cursor = [], [], 0
         for sentence in prompt.sentences:
             supported = self._gold_of(sentence, answer, cursor)
             found = answer.find(sentence, cursor)
@@ -130,9 +133,27 @@ class OracleLLM:
             if self.mode == "always" or supported:
                 pid, quote = closest(sentence, pool)
                 verdicts.append(("SUPPORTED", pid, quote))
+                extra.append(self._second_quote(sentence, quote, pool))
             else:
                 verdicts.append(("UNSUPPORTED", pool[0][0] if pool else "P1", ""))
-        return Reply.ok(json.dumps(_render(prompt, verdicts)))
+                extra.append(None)
+        reply = _render(prompt, verdicts)
+        if prompt.profile == "claim_audit":
+            for claim, more in zip(reply["claims"], extra):
+                if more is not None:
+                    claim["quotes"].append({"passage_id": more[0], "quote": more[1]})
+        return Reply.ok(json.dumps(reply))
+
+    def _second_quote(self, sentence: str, first: str, pool: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+        if self.max_quotes < 2:
+            return None
+        missing = set(content_words(sentence)) - set(content_words(first))
+        if not missing:
+            return None
+        best = max(pool, key=lambda item: len(missing & set(content_words(item[1]))), default=None)
+        if best is None or best[1] == first or not missing & set(content_words(best[1])):
+            return None
+        return best
 
     def _gold_of(self, sentence: str, answer: str, cursor: int) -> bool:
         found = answer.find(sentence, cursor)
@@ -162,9 +183,9 @@ class Judges:
 
     NAMES = ("offline", "always")
 
-    def __init__(self, profile: str = "claim_audit@v1") -> None:
+    def __init__(self, profile: str = "claim_audit@v1", max_quotes: int = 1) -> None:
         self.profile = profile
-        self.llm = OracleLLM(mode="always")
+        self.llm = OracleLLM(mode="always", max_quotes=max_quotes)
         self.fake = FakeOpenAI(default=self.llm)
 
     def __enter__(self) -> Judges:
