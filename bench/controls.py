@@ -81,7 +81,7 @@ _SECOND_CLAUSE = re.compile(r"(?:; |, but |, and )(?=[a-z])")
 
 def clause_dropped(sentence: str, rng: random.Random, context: dict[str, Any]) -> Control | None:
     options: list[tuple[int, int, str]] = [(m.start(), m.end(), "") for m in _PAREN.finditer(sentence)]
-    options += [(m.start(), m.end() - 1, "") for m in _RELATIVE.finditer(sentence)]
+    options += [(m.start(), m.end(), "") for m in _RELATIVE.finditer(sentence)]
     for m in _SECOND_CLAUSE.finditer(sentence):
         head, tail = sentence[:m.start()], sentence[m.end():]
         # A clause, not the last item of a list: the head has no comma, both sides have some length.
