@@ -55,7 +55,8 @@ NEGATIONS = frozenset("not no never without none nor neither".split())
 
 # Words that say opposite things about the same slot: direction, order, comparison, permission,
 # limits, outcome, quantifier extremes, and the few negative-prefix antonyms worth listing (a
-# prefix rule would read "under"/"interest" as negations).
+# prefix rule would read "under"/"interest" as negations). Converses are not opposites: "the pass
+# is sold at every station" and "the pass can be bought at any station" say one thing.
 _OPPOSITE_PAIRS = """
     increase:decrease increase:reduce increase:drop increase:cut rise:fall rise:decline raise:lower
     gain:loss grow:shrink expand:shrink strengthen:weaken improve:worsen
@@ -72,7 +73,7 @@ _OPPOSITE_PAIRS = """
     include:exclude included:excluded including:excluding accept:reject accepted:rejected
     approve:reject approved:rejected agree:disagree win:lose won:lost winner:loser victory:defeat
     success:failure succeeded:failed pass:fail passed:failed true:false positive:negative
-    start:end started:ended begin:end began:ended buy:sell bought:sold import:export
+    start:end started:ended begin:end began:ended import:export
     arrive:depart north:south east:west northern:southern eastern:western left:right
     male:female man:woman men:women boy:girl husband:wife father:mother son:daughter
     brother:sister king:queen always:never all:none everyone:nobody everything:nothing
@@ -830,21 +831,35 @@ QUOTE_COVERAGE = 0.6
 
 @dataclass(frozen=True)
 class Shortfall:
-    """Why no quote says the claim: the label it leaves the claim at and the reviewer's reason."""
+    """Why no quote says the claim word for word: the label that evidence leaves the claim at (None
+    when there is no evidence against it, only words the texts lack), the reviewer's reason, and
+    the best share of the claim's content words one text holds."""
 
-    label: str  # CONTRADICTED (a quote that otherwise copies the claim says otherwise) or PARTIALLY_SUPPORTED
+    label: str | None  # CONTRADICTED, PARTIALLY_SUPPORTED, or None: nothing says otherwise
     reason: str
+    coverage: float = 0.0
+    lacking: tuple[str, ...] = ()  # the claim's words (as written) the best text lacks
+
+
+# Differences that are evidence against a claim whose every word the text has: a weaker or
+# stronger word on one scale ("some" where the text says "all").
+_EVIDENT_KINDS = frozenset({"scale"})
 
 
 def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: float = QUOTE_COVERAGE, *,
-                    quoted: bool = True) -> Shortfall | None:
+                    quoted: bool = True, absence_is_evidence: bool = False) -> Shortfall | None:
     """Why none of `quotes` (pairs of where, text: verified passage text said to support `claim`,
     "P1" naming its passage) says the claim, or None when one does: it covers `minimum` of the
-    claim's content and disagrees with it on no number, name, negation or opposite. A difference
-    makes the claim CONTRADICTED only when the rest of the claim copies that quote (a sentence
-    about something else that happens to hold another number contradicts nothing). `quoted`:
-    the texts are the judge's quotes; else the passage sentences closest to the claim, and the
-    reason speaks of passage sentences, not of a quote."""
+    claim's content and disagrees with it on no number, name, negation or opposite.
+
+    Only evidence gives the shortfall a label: a difference read by the aligner (CONTRADICTED only
+    when the rest of the claim copies that text: a sentence about something else that happens to
+    hold another number contradicts nothing; a weaker or stronger word on one scale), or texts that
+    share none of the claim's words. Words the texts lack are no evidence that the claim is false
+    (paraphrase and synthesis are what writers do): the label is None and the reason names them,
+    unless `absence_is_evidence` (the request addresses the judge: every word must be there).
+    `quoted`: the texts are the judge's quotes; else the passage sentences closest to the claim,
+    and the reason speaks of passage sentences, not of a quote."""
     if not any(t.content for t in tokens(claim)):
         return None
     best: tuple[Alignment, str] | None = None
@@ -862,11 +877,17 @@ def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: floa
             return Shortfall(PARTIALLY_SUPPORTED, f"the quote from {quotes[0][0]} shares none of the claim's words")
         return Shortfall(PARTIALLY_SUPPORTED, "no passage sentence shares any of the claim's words")
     alignment, where = best
+    coverage = alignment.coverage
     for difference in alignment.contradictions:
         if alignment.coverage_besides(difference) >= minimum - 1e-9:
-            return Shortfall(CONTRADICTED, difference.explain(where).rstrip("."))
-    lacking = alignment.uncovered(claim)
+            return Shortfall(CONTRADICTED, difference.explain(where).rstrip("."), coverage)
+    for difference in alignment.differences:
+        if difference.kind in _EVIDENT_KINDS and alignment.coverage_besides(difference) >= minimum - 1e-9:
+            return Shortfall(PARTIALLY_SUPPORTED, difference.explain(where).rstrip("."), coverage)
+    lacking = tuple(alignment.uncovered(claim))
     if not lacking:  # every word is there, but a difference says otherwise
-        return Shortfall(PARTIALLY_SUPPORTED, alignment.differences[0].explain(where).rstrip("."))
+        label = PARTIALLY_SUPPORTED if absence_is_evidence else None
+        return Shortfall(label, alignment.differences[0].explain(where).rstrip("."), coverage)
     said = f"the quote from {where} does not say " if quoted else "no passage sentence says "
-    return Shortfall(PARTIALLY_SUPPORTED, said + ", ".join(f"'{w}'" for w in lacking[:4]))
+    return Shortfall(PARTIALLY_SUPPORTED if absence_is_evidence else None,
+                     said + ", ".join(f"'{w}'" for w in lacking[:4]), coverage, lacking)

@@ -64,6 +64,7 @@ from judges.passages import CAUSAL, UnitIndex, index_units
 from judges.scoring import grounding_score, verdict_for
 from judges.silence import silence
 from judges.text import (
+    META_STEMS,
     Quantity,
     Span,
     content_tokens,
@@ -125,15 +126,6 @@ CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
-# Words that refer to the answer's source or to the answer itself: "The passage discusses ...",
-# "Based on the given contexts, ...". They are never evidence of anything, so they are not terms.
-META_STEMS = frozenset(stem(w) for w in """
-    passage passages article text summary summarize context contexts document documents source sources
-    given provided based according mention mentioned mentions discuss discusses discussed describe
-    describes described detail details highlight highlights highlighted report reports reported
-    state states stated note notes noted also however overall concise information additionally
-    furthermore moreover
-""".split())
 
 _COURTESY_REQUEST = re.compile(r"(?:^|[,;:]\s*)please\b", re.IGNORECASE)
 _WORD_SPLIT = re.compile(r"[A-Za-z]+")

@@ -98,7 +98,8 @@ def _remap(finding: Finding, where: Sequence[int], text: str) -> Finding:
     if fabrication is not None and fabrication.answer_span is not None:
         fab_span = original_span(where, fabrication.answer_span)
         fabrication = fabrication.model_copy(update={"answer_span": fab_span, "text": text[slice(*fab_span)]})
-    return Finding(finding.check, span, finding.note, finding.lower_to, finding.category, fabrication)
+    return Finding(finding.check, span, finding.note, finding.lower_to, finding.category, fabrication,
+                   finding.confidence)
 
 
 MAX_NOTES_PER_CLAIM = 12  # an answer full of findings must not grow one explanation without bound
@@ -127,7 +128,7 @@ def _apply(findings: list[Finding], answer: Answer, result: JudgeResult) -> Judg
             fabrications.append(finding.fabrication)
             reported.add(finding.fabrication)
             added_fabrication = True
-        if can_add_claims and not _hits(finding, answer, claims, spans, placed):
+        if can_add_claims and finding.lower_to != "SUPPORTED" and not _hits(finding, answer, claims, spans, placed):
             span = _uncovered_span(answer, finding.span, placed, spans)
             claims.append(Claim(
                 id=_next_claim_id(claims), text=answer.text[slice(*span)], answer_span=span,
@@ -149,6 +150,8 @@ def _apply(findings: list[Finding], answer: Answer, result: JudgeResult) -> Judg
                 labels_changed = True
                 if claim.id not in changed:
                     changed.append(claim.id)
+            if finding.confidence is not None and (claim.confidence is None or finding.confidence < claim.confidence):
+                claim.confidence = finding.confidence
             if notes[i] < MAX_NOTES_PER_CLAIM and finding.note not in claim.explanation:
                 claim.explanation = f"{claim.explanation} {finding.note}".strip()
                 notes[i] += 1

@@ -3,8 +3,10 @@
 **Citations** -- `[P3]`, `[3]`, `[P1, P2]`, `(P3)`: every cited passage must exist (`[3]` names
 the passage "3", or "P3" when the passages are P-numbered), else a `citation` fabrication; a
 sentence whose citations all name missing passages becomes UNSUPPORTED. The passages a sentence
-cites (their union) must support it: contain every quantity it states and at least
-CITATION_MIN_RECALL (50%) of its content words. Else a `citation` fabrication and the sentence's
+cites (their union) must support it: contain every quantity it states and share some of its
+content words; where they hold less than CITATION_MIN_RECALL (50%) of them, no uncited passage may
+hold much more (words missing are no evidence that the sentence is false; a passage that says more
+of it is evidence that the wrong one is cited). Else a `citation` fabrication and the sentence's
 claims become at most PARTIALLY_SUPPORTED. A marker cites the sentence it stands in, or the one
 before when it opens its sentence on the same line ("... free. [P2] Youth ..."). Not checked for
 support: a sentence saying the sources are silent ("the policy does not specify ...") and one
@@ -113,7 +115,8 @@ def check_citations(answer: Answer) -> list[Finding]:
             for f in invented
         )
         cited_ids = list(dict.fromkeys(existing))
-        problem = _unsupported_by(said[slice(*sentence)], [answer.request.passage(pid) for pid in cited_ids])
+        problem = _unsupported_by(said[slice(*sentence)], [answer.request.passage(pid) for pid in cited_ids],
+                                  [p for p in answer.passages if p.id not in cited_ids])
         if problem is None:
             continue
         last = cited_here[-1]
@@ -151,8 +154,9 @@ def _citing_sentence(answer: Answer, marker: CitationMarker) -> Span:
 _REFERENCE_WORDS = frozenset("reference source citation context passage document see cited".split())
 
 
-def _unsupported_by(text: str, cited: list[Passage | None]) -> str | None:
-    """Why the `cited` passages together do not support `text` (a sentence), or None when they do."""
+def _unsupported_by(text: str, cited: list[Passage | None], others: Sequence[Passage] = ()) -> str | None:
+    """Why the `cited` passages together do not support `text` (a sentence), or None when they do
+    (`others`: the passages it does not cite)."""
     if silence(text) or not set(content_words(text)) - _REFERENCE_WORDS:
         return None
     # Each cited passage's sets are asked in turn, not put together: a sentence may cite many
@@ -165,11 +169,22 @@ def _unsupported_by(text: str, cited: list[Passage | None]) -> str | None:
     words = set(content_words(text))
     if not words:
         return None
-    found = [word for word in words if any(word in _passage_words(t) for t in texts)]
-    recall = len(found) / len(words)
-    if recall < CITATION_MIN_RECALL:
-        return f"only {round(recall * 100)}% of the sentence's words are there"
+    recall = _recall(words, texts)
+    if recall == 0:
+        return "it shares none of the sentence's words"
+    if recall >= CITATION_MIN_RECALL:
+        return None
+    # Words the cited passages lack are no evidence by themselves (a sentence may say it in its
+    # own words); another passage that holds much more of the sentence is: the wrong one is cited.
+    elsewhere = max((_recall(words, [p.text]) for p in others), default=0.0)
+    if elsewhere >= max(CITATION_MIN_RECALL, recall + CITATION_MIN_RECALL / 2):
+        return (f"only {round(recall * 100)}% of the sentence's words are there, "
+                f"{round(elsewhere * 100)}% in a passage it does not cite")
     return None
+
+
+def _recall(words: set[str], texts: Sequence[str]) -> float:
+    return sum(1 for word in words if any(word in _passage_words(t) for t in texts)) / len(words)
 
 
 @lru_cache(maxsize=1024)

@@ -37,7 +37,7 @@ from judges.checks.provenance import provenance_mentions
 from judges.checks.spans import blank
 from judges.injection import find_injections, strip_invisible
 from judges.silence import silence
-from judges.text import content_tokens, quantities, rough_pieces, split_sentences, stems
+from judges.text import META_STEMS, content_tokens, quantities, rough_pieces, split_sentences, stems
 from judges.types import Claim, JudgeRequest, JudgeResult, Passage
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 # hold ALL of a SUPPORTED claim's content words.
 SUPPORT_MIN_UNDER_ATTACK = 1.0
 SUPPORT_MIN_WORDS = 3  # claims with fewer content words ("Yes, it is.") are not checked
+NEW_CONTENT_WORDS = 2  # words no passage has that make a claim's content new (see check_support)
 
 
 def trusted_passages(passages: Sequence[Passage]) -> tuple[list[Passage], dict[str, str]]:
@@ -148,9 +149,11 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
         return []  # its labels are this aligner's own reading of its evidence (judges.offline)
     minimum = SUPPORT_MIN_UNDER_ATTACK if under_attack else QUOTE_COVERAGE
     trusted = {p.id: p for p in answer.passages if p.text.strip()}
+    question = stems(answer.request.question or "")
     # Past SENTENCES_UP_TO characters of passages, their sentences are the rough pieces: pysbd
     # costs ~0.2 ms a sentence, seconds for the passages one request may hold.
     rough = sum(len(p.text) for p in answer.passages) > SENTENCES_UP_TO
+    known = frozenset().union(*(_sentence_index(p.text, rough)[1] for p in trusted.values()))
     compared = [0]  # (passage sentence, claim stem) pairs compared, held to MAX_SCORED
     findings = []
     for claim in result.claims:
@@ -169,30 +172,62 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
             continue
         text = blank(text, [m.span for m in provenance_mentions(text, answer.request)]
                      + [q.span for q in quantities(text) if q.is_date or q.is_time])
-        wanted = {t.stem for t in content_tokens(text)}
+        wanted = {t.stem for t in content_tokens(text)} - META_STEMS
         if len(wanted) < SUPPORT_MIN_WORDS:
             continue
         quoted = _quoted(claim, trusted)
-        shortfall = quote_shortfall(text, quoted, minimum)
+        shortfall = quote_shortfall(text, quoted, minimum, absence_is_evidence=under_attack)
         if shortfall is None:
             continue
         # The judge may have quoted part of what says the claim, or the wrong sentence.
         closest = quote_shortfall(text, _closest_sentences(wanted, answer.passages, rough, compared), minimum,
-                                  quoted=False)
+                                  quoted=False, absence_is_evidence=under_attack)
         if closest is None:
             continue
-        if not quoted:
+        # Evidence against the claim, wherever it was read; a quote that shares none of the claim's
+        # words says nothing either way (the judge quoted the wrong sentence): the closest decide.
+        if not quoted or shortfall.coverage == 0 or (shortfall.label is None and closest.label is not None):
             shortfall = closest
         attack = "; the request addresses the judge, so every word must be there" if under_attack else ""
+        if shortfall.label is not None:
+            findings.append(Finding(
+                check="support", span=span, lower_to=shortfall.label, category=claim.category,
+                note=f"Quote check: {shortfall.reason}{attack}.",
+            ))
+            continue
+        coverage = max(shortfall.coverage, closest.coverage)
+        # New content: the claim says more that no passage has (in any form) than its closest text
+        # holds of it. One new word is often a writer's own ("known", "located"); two are content.
+        absent = wanted - known - question
+        if len(absent) >= NEW_CONTENT_WORDS and len(absent) / len(wanted) >= coverage:
+            new = _new_words(text, absent)
+            findings.append(Finding(
+                check="support", span=span, lower_to="PARTIALLY_SUPPORTED", category=claim.category,
+                note=(f"Quote check: new content: no passage has {_listed(new)}, and the closest passage "
+                      f"text holds {round(coverage * 100)}% of the claim's words."),
+            ))
+            continue
+        lacking = shortfall.lacking or closest.lacking
         findings.append(Finding(
-            check="support", span=span, lower_to=shortfall.label, category=claim.category,
-            note=f"Quote check: {shortfall.reason}{attack}.",
+            check="support", span=span, lower_to="SUPPORTED", category=claim.category,
+            note=(f"Not word for word in {'the quote' if quoted else 'the passages'}: {_listed(lacking)}." if lacking
+                  else f"Quote check, no evidence against it: {shortfall.reason}."),
+            confidence=round(coverage, 2),
         ))
     return findings
 
 
 CLOSEST_SENTENCES = 3  # passage sentences, by shared content words, that a claim is aligned with
 SENTENCES_UP_TO = 500_000  # characters of a request's passages split by pysbd (see check_support)
+
+
+def _new_words(text: str, absent: set[str]) -> list[str]:
+    """The words of `text` (as written) whose stems are `absent`."""
+    return list(dict.fromkeys(text[slice(*t.span)] for t in content_tokens(text) if t.stem in absent))
+
+
+def _listed(words: Sequence[str], limit: int = 4) -> str:
+    return ", ".join(f"'{w}'" for w in words[:limit]) + (f" and {len(words) - limit} more" if len(words) > limit else "")
 
 
 def _quoted(claim: Claim, trusted: dict[str, Passage]) -> list[tuple[str, str]]:

@@ -191,3 +191,14 @@ def stems(text: str) -> frozenset[str]:
     names: twice as fast)."""
     return frozenset(reading[0] for word in _TOKEN_WORD.findall(text)
                      if (reading := _token_reading(word)) is not None)
+
+
+# Words that refer to the answer's source or to the answer itself: "The passage discusses ...",
+# "Based on the given contexts, ...". They are never evidence of anything, so they are not terms.
+META_STEMS = frozenset(stem(w) for w in """
+    passage passages article text summary summarize context contexts document documents source sources
+    given provided based according mention mentioned mentions discuss discusses discussed describe
+    describes described detail details highlight highlights highlighted report reports reported
+    state states stated note notes noted also however overall concise information additionally
+    furthermore moreover
+""".split())
