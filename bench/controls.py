@@ -262,9 +262,23 @@ def make(kind: str, item, rng: random.Random, context: dict[str, Any] | None = N
     sentences), or None when it has nothing to change."""
     editors = PAIRED if kind in PAIRED else SINGLE
     control = editors[kind](item, rng, context or {})
-    if control is None or control.text == control.source:
+    if control is None or control.text == control.source or _inside_quotation(control):
         return None
     return control
+
+
+_QUOTATION = re.compile(r'"[^"]*"|“[^”]*”|``.*?\'\'')
+
+
+def _inside_quotation(control: Control) -> bool:
+    """Whether the change falls inside a quotation ("..."): words in quotation marks are someone's
+    own words, and a quotation reworded is no longer true as a quotation."""
+    source, text = control.source, control.text
+    start = next((i for i, (a, b) in enumerate(zip(source, text)) if a != b), min(len(source), len(text)))
+    tail = next((i for i, (a, b) in enumerate(zip(reversed(source), reversed(text))) if a != b),
+                min(len(source), len(text)))
+    end = max(start, len(source) - tail)
+    return any(m.start() < end and start < m.end() for m in _QUOTATION.finditer(source))
 
 
 # --- cases ------------------------------------------------------------------------------------------

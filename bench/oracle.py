@@ -71,12 +71,18 @@ def gold_sentences(answer: str, hallucinated: bool, spans: Sequence[tuple[int, i
     positive = [(s, e) for s, e, label in spans if span_label_is_positive(label)]
     out = []
     for start, end in split_sentences(answer):
+        if not _WORDY.search(_MARKERS.sub("", answer[start:end])):
+            continue  # citation markers alone ("[1][2]"), split off the sentence they cite: no claim
         if positive:
             supported = not any(s < end and start < e for s, e in positive)
         else:
             supported = not hallucinated
         out.append(GoldSentence(start, end, supported))
     return out
+
+
+_MARKERS = re.compile(r"\[\d+(?:[,\-–]\s*\d+)*\]")
+_WORDY = re.compile(r"[^\W_]")
 
 
 def record_gold(record: Record) -> list[GoldSentence]:
@@ -301,6 +307,12 @@ class Figures:
     caught: int  # ... of them flagged
     errors: int
     uncovered: int
+    # Response level (one answer = one record): answers with no gold-unsupported sentence and how
+    # many of them got any sentence lowered; answers with one and how many got any sentence flagged.
+    clean_answers: int = 0
+    clean_lowered: int = 0
+    bad_answers: int = 0
+    bad_caught: int = 0
 
     @property
     def lowered_share(self) -> float:
@@ -319,7 +331,18 @@ def figures(rows: Sequence[Row]) -> Figures:
         supported=len(supported), lowered=sum(not r.outcome.kept for r in supported),
         unsupported=len(unsupported), caught=sum(not r.outcome.kept for r in unsupported),
         errors=len(rows) - len(judged), uncovered=sum(r.outcome.uncovered for r in judged),
+        **answer_level(judged),
     )
+
+
+def answer_level(rows: Sequence[Row]) -> dict[str, int]:
+    by_answer: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        by_answer[row.record_id].append(row)
+    clean = [rs for rs in by_answer.values() if all(r.gold_supported for r in rs)]
+    bad = [rs for rs in by_answer.values() if not all(r.gold_supported for r in rs)]
+    return {"clean_answers": len(clean), "clean_lowered": sum(any(not r.outcome.kept for r in rs) for rs in clean),
+            "bad_answers": len(bad), "bad_caught": sum(any(not r.outcome.kept for r in rs) for rs in bad)}
 
 
 def note_groups(rows: Sequence[Row]) -> list[tuple[str, list[Row]]]:
@@ -351,7 +374,21 @@ def format_table(by_key: dict[tuple[str, str], dict[str, Figures]], profile: str
                  if a else f"{'-':>24} {'':>7} {'':>7} {'':>5}")
         errors = sum(f.errors for f in modes.values())
         lines.append(f"{dataset:<18} {part:<7} | {left} | {right} | {errors:>6}")
+    lines += ["", "response level (an answer is flagged when any of its sentences is):",
+              f"{'dataset':<18} {'split':<7} | {'perfect: clean answers':>22} {'lowered':>8} {'share':>7}"
+              f" | {'always: hallucinated answers':>28} {'caught':>7} {'share':>7}"]
+    for (dataset, part), modes in by_key.items():
+        p, a = modes.get("perfect"), modes.get("always")
+        left = (f"{p.clean_answers:>22} {p.clean_lowered:>8} {_share(p.clean_lowered, p.clean_answers):>7.1%}"
+                if p else f"{'-':>22} {'':>8} {'':>7}")
+        right = (f"{a.bad_answers:>28} {a.bad_caught:>7} {_share(a.bad_caught, a.bad_answers):>7.1%}"
+                 if a else f"{'-':>28} {'':>7} {'':>7}")
+        lines.append(f"{dataset:<18} {part:<7} | {left} | {right}")
     return "\n".join(lines)
+
+
+def _share(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
 
 
 def format_groups(title: str, rows: Sequence[Row], top: int, examples: int) -> str:
@@ -449,12 +486,14 @@ def main(argv: list[str] | None = None) -> int:
                 f = modes["perfect"]
                 record_figure(f"oracle perfect LLM supported lowered {name} {part} {args.profile}",
                               100.0 * f.lowered_share, "%", target=100 * LOWERED_TARGET, higher_is_better=False,
-                              command=command, sentences=f.supported, lowered=f.lowered, errors=f.errors)
+                              command=command, sentences=f.supported, lowered=f.lowered, errors=f.errors,
+                              clean_answers=f.clean_answers, clean_answers_lowered=f.clean_lowered)
             if "always" in modes:
                 f = modes["always"]
                 record_figure(f"oracle always-SUPPORTED LLM unsupported caught {name} {part} {args.profile}",
                               100.0 * f.caught_share, "%", target=100 * CAUGHT_TARGET, command=command,
-                              sentences=f.unsupported, caught=f.caught, errors=f.errors)
+                              sentences=f.unsupported, caught=f.caught, errors=f.errors,
+                              hallucinated_answers=f.bad_answers, hallucinated_answers_caught=f.bad_caught)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump([{"dataset": r.dataset, "record_id": r.record_id, "split": r.split, "mode": r.mode,

@@ -136,7 +136,8 @@ def test_the_oracle_keeps_a_claim_that_is_its_own_quote_and_catches_an_invented_
     first = next(r for r in perfect if r.record_id == "h-1")
     assert first.gold_supported and first.outcome.kept, first.outcome  # the quote equals the claim
     p, a = figures(perfect), figures(always)
-    assert p.supported >= 3 and p.unsupported >= 2 and p.errors == 0
+    assert p.supported >= 3 and p.unsupported >= 1 and p.errors == 0
+    assert (p.clean_answers, p.bad_answers) == (2, 2) and p.clean_lowered <= p.clean_answers
     assert p.caught == p.unsupported  # the checks never raise an UNSUPPORTED label
     assert a.unsupported == p.unsupported and 0 <= a.caught <= a.unsupported
     invented = next(r for r in always if r.record_id == "h-2" and not r.gold_supported)
@@ -183,6 +184,17 @@ def test_number_formats_go_both_ways():
     assert make("number_format", "It has 3 levels for visitors.", rng).text == "It has three levels for visitors."
     assert make("number_format", "The ticket costs $5 at the gate.", rng).text == "The ticket costs 5 dollars at the gate."
     assert make("number_format", "Ninety-five theses were published.", rng) is None  # not "Ninety-5"
+
+
+def test_no_control_rewords_a_quotation():
+    rng = random.Random(0)
+    assert make("number_format", 'He said "the two most recent surveys agree" in 2010.', rng) is None
+    assert make("number_format", 'He said "the surveys agree" in two reports.', rng).after == "2"
+
+
+def test_citation_markers_alone_are_no_sentence():
+    answer = "Finland has a population of 5.5 million people. [1][2]"
+    assert len(gold_sentences(answer, True, [])) == 1
 
 
 def test_the_controls_script_records_a_kept_share_per_judge(tmp_path, data):
