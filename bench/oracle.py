@@ -231,7 +231,8 @@ def split_notes(explanation: str, base: str = FAKE_EXPLANATION) -> list[str]:
 
 def note_group(note: str, words: int = 8) -> str:
     """A note's first words, with quoted words and passage ids blanked, so alike notes group."""
-    text = re.sub(r"'[^']*'|\"[^\"]*\"|“[^”]*”", "'…'", note)
+    note = re.split(r"(?<=\.)\s+(?=[A-Z])", note, maxsplit=1)[0]  # its first sentence
+    text = re.sub(r"(?<!\w)'.*?'(?!\w)|\"[^\"]*\"|“[^”]*”", "'…'", note)
     text = re.sub(r"\bP\d+\b", "Px", text)
     text = re.sub(r"\d+(?:[.,]\d+)*", "N", text)
     return " ".join(text.split()[:words])
