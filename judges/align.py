@@ -135,6 +135,7 @@ _TOKEN = re.compile(rf"\[[\dP,;\s]+\]|[^\W\d_]*\d+(?:[.,]\d+)*[^\W\d_]*|[$€£�
 _OPENERS = frozenset(".!?:;\"“(\n-–—•*[")
 _CONTRACTION = re.compile(r"(?i)^(.+?)n['’]t$")
 _CONTRACTED_VERB = {"ca": "can", "wo": "will", "sha": "shall"}
+_SPLIT_NEGATION = frozenset({"n't", "n’t"})
 
 
 @dataclass(frozen=True)
@@ -169,7 +170,9 @@ def tokens(text: str) -> tuple[Token, ...]:
         raw = re.split(r"['’]s$", word)[0]
         lowered = fold_accents(raw.lower())
         contraction = _CONTRACTION.match(lowered)
-        if contraction or lowered == "cannot":
+        if lowered in _SPLIT_NEGATION:  # tokenized text ("could n't"): the verb is the token before
+            found.append(Token("not", span, "negation", False))
+        elif contraction or lowered == "cannot":
             verb = "can" if lowered == "cannot" else contraction.group(1)
             found.append(Token(_CONTRACTED_VERB.get(verb, verb), span, "word", False))
             found.append(Token("not", span, "negation", False))
@@ -841,9 +844,34 @@ class Shortfall:
     lacking: tuple[str, ...] = ()  # the claim's words (as written) the best text lacks
 
 
+# A word added inside a stretch copied from the sentence ("is temporarily the capital") counts
+# when the rest of the claim is (nearly) all the sentence's: then it is the one thing added.
+QUALIFIER_COVERAGE = 0.9
+
+
+def hedges(words: str) -> bool:
+    """Whether added words only qualify what they stand in: adverbs ("temporarily", "partly",
+    "mostly") or absolutes. An added noun or adjective ("the minimum voting age" for "the minimum
+    age") usually names what the sentence already means."""
+    found = re.findall(r"[a-z]+", words.lower())
+    return bool(found) and all(word.endswith("ly") or word in ABSOLUTES for word in found)
+
+
 # Differences that are evidence against a claim whose every word the text has: a weaker or
-# stronger word on one scale ("some" where the text says "all").
+# stronger word on one scale ("some" where the text says "all"); and a hedge or an absolute put
+# into a sentence otherwise copied (`hedges`, QUALIFIER_COVERAGE).
 _EVIDENT_KINDS = frozenset({"scale"})
+
+
+def _evident(alignment: Alignment, minimum: float) -> Difference | None:
+    """A difference short of a contradiction that is still evidence against the claim: a scale word
+    (_EVIDENT_KINDS) while the rest copies the text, or a hedge put into a copied sentence."""
+    for difference in alignment.differences:
+        besides = alignment.coverage_besides(difference)
+        if (difference.kind in _EVIDENT_KINDS and besides >= minimum - 1e-9) or (
+                difference.kind == "qualifier" and besides >= QUALIFIER_COVERAGE and hedges(difference.claim_words)):
+            return difference
+    return None
 
 
 def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: float = QUOTE_COVERAGE, *,
@@ -868,7 +896,8 @@ def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: floa
         alignment = align(claim, quote) if quote.strip() else None
         if alignment is None:
             continue
-        if not alignment.contradictions and alignment.coverage >= minimum - 1e-9:
+        if not alignment.contradictions and alignment.coverage >= minimum - 1e-9 and (
+                _evident(alignment, minimum) is None):
             return None
         if best is None or alignment.coverage > best[0].coverage:
             best = (alignment, where)
@@ -881,9 +910,9 @@ def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: floa
     for difference in alignment.contradictions:
         if alignment.coverage_besides(difference) >= minimum - 1e-9:
             return Shortfall(CONTRADICTED, difference.explain(where).rstrip("."), coverage)
-    for difference in alignment.differences:
-        if difference.kind in _EVIDENT_KINDS and alignment.coverage_besides(difference) >= minimum - 1e-9:
-            return Shortfall(PARTIALLY_SUPPORTED, difference.explain(where).rstrip("."), coverage)
+    evident = _evident(alignment, minimum)
+    if evident is not None:
+        return Shortfall(PARTIALLY_SUPPORTED, evident.explain(where).rstrip("."), coverage)
     lacking = tuple(alignment.uncovered(claim))
     if not lacking:  # every word is there, but a difference says otherwise
         label = PARTIALLY_SUPPORTED if absence_is_evidence else None

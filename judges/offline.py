@@ -1,4 +1,4 @@
-"""The offline judge (v5): deterministic lexical, numeric and entity rules; no model, no network.
+"""The offline judge (v6): deterministic lexical, numeric and entity rules; no model, no network.
 
 It is the default when no model endpoint is configured, so the app runs on a bare machine.
 
@@ -36,8 +36,10 @@ Labels, in order:
   explanation quotes the source ("P1 says 'not allowed'"). A name in the slot of another counts
   when the passages have it elsewhere (a place swapped for another they name, v5);
 * UNSUPPORTED when a quantity or a name of the claim is in no passage (a fabrication, for numbers;
-  a name put in the slot of another too, v5), or support < PARTIALLY_SUPPORTED_AT;
-* PARTIALLY_SUPPORTED when support < SUPPORTED_AT, or the claim adds a causal link ("because",
+  a name put in the slot of another too, v5), or its content is new: NEW_CONTENT_WORDS or more of
+  its words are in no passage in any form, and they outweigh the share its aligned sentence holds
+  (v6: new content, not new wording; the support thresholds no longer label);
+* PARTIALLY_SUPPORTED when the claim adds a causal link ("because",
   "due to", "led to") that its window does not state, or an absolute ("all", "always", "only",
   "never") its window does not have, or a weaker/stronger word on one scale (all/some,
   must/may), or a slot filled with the words of a neighbouring sentence where its own sentence
@@ -55,7 +57,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from judges.align import ABSOLUTES, Alignment, Difference, align
+from judges.align import ABSOLUTES, QUALIFIER_COVERAGE, Alignment, Difference, align, hedges
 from judges.checks import provenance_mentions, provenance_verdict, quotations
 from judges.checks.bounds import MAX_CLAIMS, MAX_SCORED, Extent, checked_extent, unchecked_claim
 from judges.clauses import split_clauses
@@ -80,7 +82,7 @@ from judges.types import Claim, Evidence, Fabrication, JudgeInfo, JudgeRequest, 
 from judges.types import Difference as DifferenceResult
 
 OFFLINE_PROFILE = "offline"
-OFFLINE_VERSION = "v5"
+OFFLINE_VERSION = "v6"
 OFFLINE_MODEL = "rules"
 
 # Thresholds on support (the weighted share of a claim's terms in its best window). How they were
@@ -88,6 +90,7 @@ OFFLINE_MODEL = "rules"
 # other half; the others are round values that were not tuned.
 SUPPORTED_AT = 0.55
 PARTIALLY_SUPPORTED_AT = 0.35
+NEW_CONTENT_WORDS = 2  # words no passage has that make a claim's content new (one is often the writer's own)
 NAME_WEIGHT = 2.0  # names and quantities weigh double
 WINDOW_CANDIDATES = 6  # the best-scoring units, over all passages, whose neighbours are tried
 
@@ -432,11 +435,12 @@ def _judge_claim(
         t for t in terms.names if not context.has_stem(t) and t not in context.question_stems
     )
     support = window.support if window else (0.0 if terms.weights or terms.quantities else 1.0)
+    new = _words_for(said, [t for t in terms.weights if not context.has_stem(t) and t not in context.question_stems])
     label, reasons = _label(
         said, terms, window, alignment, support, invented, _words_for(said, missing_names), context,
-        sentence_support=sentence_support,
+        sentence_support=sentence_support, new=new,
     )
-    if missing and label not in ("SUPPORTED", "CONTRADICTED"):
+    if missing and label == "PARTIALLY_SUPPORTED":
         reasons.append("Not in any passage: " + ", ".join(_shown(missing)) + ".")
     fabrications = [
         Fabrication(
@@ -510,7 +514,7 @@ def _window_at(terms: _Terms, context: _Request, p: int, units: tuple[int, ...])
 def _label(
     text: str, terms: _Terms, window: _Window | None, alignment: Alignment | None, support: float,
     invented: list[Quantity], missing_names: list[str], context: _Request,
-    sentence_support: float | None = None,
+    sentence_support: float | None = None, new: list[str] = (),
 ) -> tuple[str, list[str]]:
     where = context.request.passages[window.passage].id if window else None
     leaning = ""
@@ -542,10 +546,12 @@ def _label(
         if support >= 1.0:
             return "SUPPORTED", ["Nothing in it to check."]
         return "UNSUPPORTED", ["None of its key words or numbers appear in any passage."]
-    if support < PARTIALLY_SUPPORTED_AT:
-        return "UNSUPPORTED", [partial or f"Little of it is in {where}."]
-    if support < SUPPORTED_AT:
-        return "PARTIALLY_SUPPORTED", [partial or f"Only part of it is in {where}."]
+    # New content, not new wording: words no passage has (in any form) that outweigh what its
+    # closest sentence holds of it. Words that are in the passages, only not in one sentence,
+    # are a paraphrase or a synthesis: they lower the confidence, not the label.
+    coverage = alignment.coverage if alignment is not None else 0.0
+    if len(new) >= NEW_CONTENT_WORDS and len(new) / max(len(terms.weights), 1) >= coverage:
+        return "UNSUPPORTED", [f"New content: no passage has {', '.join(_shown(new, 4))}."]
     if terms.causal and not _window_causal(window, context):
         return "PARTIALLY_SUPPORTED", [f"It states a cause or effect that {where} does not."]
     added = [word for word in sorted(terms.absolutes) if not _window_has_word(window, context, word)]
@@ -554,6 +560,11 @@ def _label(
     gap = _gap(alignment) or _borrowed(text, window, alignment, context)
     if gap is not None:
         return "PARTIALLY_SUPPORTED", [gap.explain(where)]
+    if support < SUPPORTED_AT and alignment is not None and alignment.uncovered(text):
+        # Not word for word: the confidence says so, and the note names the words; no evidence
+        # says the claim is false, so the label stays.
+        shown = ", ".join(_shown(alignment.uncovered(text), 4))
+        return "SUPPORTED", [f"Its words are in the passages; {where} has most of it, not word for word: {shown}."]
     return "SUPPORTED", [f"{where} states it{leaning}."]
 
 
@@ -578,19 +589,6 @@ def _contradiction(alignment: Alignment) -> Difference | None:
     return None
 
 
-# A word added inside a stretch copied from the sentence ("is temporarily the capital") counts
-# when the rest of the claim is (nearly) all the sentence's: then it is the one thing added.
-QUALIFIER_COVERAGE = 0.9
-
-
-def _hedges(words: str) -> bool:
-    """Whether added words only qualify what they stand in: adverbs ("temporarily", "partly",
-    "mostly") or absolutes. An added noun or adjective ("the minimum voting age" for "the minimum
-    age") usually names what the sentence already means."""
-    found = _WORD_SPLIT.findall(words.lower())
-    return bool(found) and all(word.endswith("ly") or word in ABSOLUTES for word in found)
-
-
 def _gap(alignment: Alignment | None) -> Difference | None:
     """A slot where the aligned sentence says something weaker (GAP_KINDS), or a qualifier added
     to an otherwise copied sentence."""
@@ -600,7 +598,7 @@ def _gap(alignment: Alignment | None) -> Difference | None:
         besides = alignment.coverage_besides(difference)
         if difference.kind in GAP_KINDS and besides >= CONTRADICTION_COVERAGE:
             return difference
-        if difference.kind == "qualifier" and besides >= QUALIFIER_COVERAGE and _hedges(difference.claim_words):
+        if difference.kind == "qualifier" and besides >= QUALIFIER_COVERAGE and hedges(difference.claim_words):
             return difference
     return None
 

@@ -27,8 +27,11 @@ STOPWORDS = frozenset(
     she should so some such than that the their theirs them then there these they this those
     through thus to too under until up upon us very via was we were what when where whether
     which while who whom whose why will with within without would yes yet you your yours
+    lrb rrb lsb rsb lcb rcb
     """.split()
 )
+# (The last line: brackets as Penn Treebank tokenized text writes them, "-lrb-" for "(", as the
+# CNN/DailyMail corpus ships its text.)
 
 _WORD = re.compile(r"[^\W\d_]+")
 

@@ -110,11 +110,17 @@ def test_a_name_no_passage_has_makes_a_claim_unsupported(fare_request):
     assert "'Orange'" in claim.explanation
 
 
-def test_a_sentence_sharing_only_some_words_is_partially_supported(fare_request):
+def test_words_the_sentence_lacks_lower_the_confidence_not_the_label(fare_request):
+    # New wording is not new content: every word but "monthly" is in the passages.
     [claim] = judge_offline(fare_request("A monthly pass costs $86 for weekend riders.")).claims
-    assert claim.label == "PARTIALLY_SUPPORTED"
+    assert claim.label == "SUPPORTED"
     assert 0.35 <= claim.confidence < 0.55
-    assert "'monthly', 'weekend'" in claim.explanation
+    assert "not word for word: 'monthly', 'weekend'" in claim.explanation
+
+
+def test_new_content_is_unsupported(fare_request):
+    [claim] = judge_offline(fare_request("A monthly pass costs $86 for weekend riders and their visiting relatives.")).claims
+    assert claim.label == "UNSUPPORTED" and claim.explanation.startswith("New content: no passage has")
 
 
 def test_an_invented_cause_is_partially_supported():
@@ -208,7 +214,7 @@ def test_categories_follow_what_the_claim_is_about(fare_request):
 
 
 def test_the_rewrite_note_names_claims_to_remove_and_to_narrow(fare_request):
-    answer = "A monthly pass costs $86 for weekend riders. A weekend pass costs $3.00."
+    answer = "Bikes ride free on all buses. A weekend pass costs $3.00."
     note = judge_offline(fare_request(answer)).rewrite_note
     assert note == "Remove or source c2. Narrow c1 to what the passages say."
 
