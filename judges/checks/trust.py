@@ -149,7 +149,6 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
         return []  # its labels are this aligner's own reading of its evidence (judges.offline)
     minimum = SUPPORT_MIN_UNDER_ATTACK if under_attack else QUOTE_COVERAGE
     trusted = {p.id: p for p in answer.passages if p.text.strip()}
-    question = stems(answer.request.question or "")
     # Past SENTENCES_UP_TO characters of passages, their sentences are the rough pieces: pysbd
     # costs ~0.2 ms a sentence, seconds for the passages one request may hold.
     rough = sum(len(p.text) for p in answer.passages) > SENTENCES_UP_TO
@@ -198,7 +197,8 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
         coverage = max(shortfall.coverage, closest.coverage)
         # New content: the claim says more that no passage has (in any form) than its closest text
         # holds of it. One new word is often a writer's own ("known", "located"); two are content.
-        absent = wanted - known - question
+        # Words of the question count as new: it is not evidence, and an attacker may write it.
+        absent = wanted - known
         if len(absent) >= NEW_CONTENT_WORDS and len(absent) / len(wanted) >= coverage:
             new = _new_words(text, absent)
             findings.append(Finding(
