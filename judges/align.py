@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import cached_property, lru_cache
 
+from judges import lexicon
 from judges.text import (
     MONTHS, NUMBER_WORDS, STOPWORDS, WORD_LETTERS, Span, fold_accents, normalize_number, rough_pieces, stem,
 )
@@ -578,7 +579,7 @@ class _Reader:
         if len(claim_part) > SLOT_TOKENS or len(source_part) > SLOT_TOKENS or not (
                 (i1, j1) in self.equal_ends or (i2, j2) in self.equal_starts):
             return self._added(claim_part)  # a different statement, not one slot changed
-        return self._entity(claim_new, source_new) or [
+        return self._entity(claim_new, source_new) or self._related(claim_new, source_new) or [
             self._difference("substitution", claim_part, source_part, PARTIALLY_SUPPORTED)]
 
     def _entity(self, claim_new: list[Token], source_new: list[Token]) -> list[Difference]:
@@ -595,6 +596,28 @@ class _Reader:
                 claim_named + source_named) and all(
                 named or self._capitalized(t) for t, named in zip(source_new, source_named)):
             return [self._difference("entity", claim_new, source_new, CONTRADICTED)]
+        return []
+
+    def _related(self, claim_new: list[Token], source_new: list[Token]) -> list[Difference]:
+        """One word put in the slot of another that the lexicon relates (judges.lexicon): its
+        antonym (an adjective's or adverb's: a verb's may be its converse) says the opposite, and
+        another member of the same class says something else ("weekends" for "weekdays", "paris"
+        for "london" in lowercased text, where no capital marks a name). A word in other forms or
+        a synonym is the same word: a paraphrase, no difference at all."""
+        if len(claim_new) != 1 or len(source_new) != 1:
+            return []
+        claim_word = self._cut(self.claim, claim_new[0].span).lower()
+        source_word = self._cut(self.source, source_new[0].span).lower()
+        try:
+            if source_word in lexicon.antonyms(claim_word, adjectives_only=True) or (
+                    claim_word in lexicon.antonyms(source_word, adjectives_only=True)):
+                return [self._difference("opposite", claim_new, source_new, CONTRADICTED)]
+            if lexicon.related(claim_word, source_word) in ("same", "synonym"):
+                return []
+            if lexicon.in_one_class(claim_word, source_word):
+                return [self._difference("entity", claim_new, source_new, CONTRADICTED)]
+        except lexicon.LexiconUnavailable:
+            return []
         return []
 
     def _unaligned_source(self, piece: int | None = None) -> frozenset[str]:

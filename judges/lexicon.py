@@ -273,14 +273,24 @@ def _heads(synset: _Synset) -> list[_Synset]:
     return [_wn().synset(pos, offset) for symbol, offset, pos, _s, _t in synset.pointers if symbol == "&"]
 
 
+def forms(word: str) -> frozenset[str]:
+    """The word's base forms and the forms one derivational step from them: the word as another
+    sentence may inflect or derive it ("bought" for "buys", "annually" for "annual", "decision"
+    for "decided"). Synonyms are left out: on the dev files a synonym in any of a word's first
+    senses excused more hallucinated words than paraphrased ones (docs/accuracy.md)."""
+    return _family(word)
+
+
 @lru_cache(maxsize=65536)
-def antonyms(word: str) -> frozenset[str]:
+def antonyms(word: str, *, adjectives_only: bool = False) -> frozenset[str]:
     """WordNet's antonyms of the word's base forms in their first SENSES senses (antonymy is
     between word forms: "increase" has "decrease", not "diminish"); for an adjective satellite,
     its cluster head's antonyms (WordNet's indirect antonyms: "huge" has "small")."""
     found = set()
     for base in _lemmas(word):
         for pos, synset, number in _senses(base, SENSES):
+            if adjectives_only and pos not in ("a", "r"):
+                continue  # a verb's antonym may be its converse: "X sold Y to Z" is "Z bought Y from X"
             if number:
                 found.update(_targets(pos, synset, number, {"!"}))
             for head in _heads(synset):
@@ -294,6 +304,29 @@ def _cluster(word: str) -> frozenset[str]:
     """The heads of the adjective clusters the word's first SENSES senses are satellites of."""
     return frozenset(member for base in _lemmas(word) for _pos, synset, _number in _senses(base, SENSES)
                      for head in _heads(synset) for member in head.words if "_" not in member)
+
+
+@lru_cache(maxsize=65536)
+def kinds(word: str) -> frozenset[tuple[str, int]]:
+    """The classes the word's first SENSES noun senses belong to: their direct hypernyms and, for a
+    named instance, the class it is an instance of ("weekday" and "weekend" are both a "time
+    period"; "paris" and "london" both a "national capital"). Two different members of one class
+    say different things in the same slot."""
+    found = set()
+    for base in _lemmas(word):
+        for offset in _wn().offsets(base, "n")[:SENSES]:
+            found.update((pos, target) for symbol, target, pos, _s, _t in _wn().synset("n", offset).pointers
+                         if symbol in ("@", "@i"))
+    return frozenset(found)
+
+
+def in_one_class(a: str, b: str) -> bool:
+    """Whether two different words are members of one class (`kinds`) and not one word in other
+    forms or a synonym of it: "weekdays" for "weekends", "paris" for "london"."""
+    a, b = _clean(a), _clean(b)
+    if not a or not b or a == b or related(a, b) in ("same", "synonym"):
+        return False
+    return bool(kinds(a) & kinds(b))
 
 
 @lru_cache(maxsize=262144)
@@ -323,4 +356,4 @@ def load() -> float:
     return time.perf_counter() - start
 
 
-__all__ = ["SENSES", "LexiconUnavailable", "antonyms", "data_dir", "lemma", "load", "related", "synonyms"]
+__all__ = ["SENSES", "LexiconUnavailable", "antonyms", "data_dir", "forms", "in_one_class", "kinds", "lemma", "load", "related", "synonyms"]

@@ -62,6 +62,7 @@ from judges.checks import provenance_mentions, provenance_verdict, quotations
 from judges.checks.bounds import MAX_CLAIMS, MAX_SCORED, Extent, checked_extent, unchecked_claim
 from judges.clauses import split_clauses
 from judges.markup import is_heading, plain_view, with_open_marks
+from judges.novelty import new_words
 from judges.passages import CAUSAL, UnitIndex, index_units
 from judges.scoring import grounding_score, verdict_for
 from judges.silence import silence
@@ -435,7 +436,7 @@ def _judge_claim(
         t for t in terms.names if not context.has_stem(t) and t not in context.question_stems
     )
     support = window.support if window else (0.0 if terms.weights or terms.quantities else 1.0)
-    new = _words_for(said, [t for t in terms.weights if not context.has_stem(t) and t not in context.question_stems])
+    new = new_words(said, context.has_stem, excused=context.question_stems)
     label, reasons = _label(
         said, terms, window, alignment, support, invented, _words_for(said, missing_names), context,
         sentence_support=sentence_support, new=new,

@@ -36,6 +36,7 @@ from judges.checks.matching import claim_span
 from judges.checks.provenance import provenance_mentions
 from judges.checks.spans import blank
 from judges.injection import find_injections, strip_invisible
+from judges.novelty import new_words
 from judges.silence import silence
 from judges.text import META_STEMS, content_tokens, quantities, rough_pieces, split_sentences, stems
 from judges.types import Claim, JudgeRequest, JudgeResult, Passage
@@ -198,9 +199,8 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
         # New content: the claim says more that no passage has (in any form) than its closest text
         # holds of it. One new word is often a writer's own ("known", "located"); two are content.
         # Words of the question count as new: it is not evidence, and an attacker may write it.
-        absent = wanted - known
-        if len(absent) >= NEW_CONTENT_WORDS and len(absent) / len(wanted) >= coverage:
-            new = _new_words(text, absent)
+        new = new_words(text, known.__contains__)
+        if len(new) >= NEW_CONTENT_WORDS and len(new) / len(wanted) >= coverage:
             findings.append(Finding(
                 check="support", span=span, lower_to="PARTIALLY_SUPPORTED", category=claim.category,
                 note=(f"Quote check: new content: no passage has {_listed(new)}, and the closest passage "
@@ -221,19 +221,24 @@ CLOSEST_SENTENCES = 3  # passage sentences, by shared content words, that a clai
 SENTENCES_UP_TO = 500_000  # characters of a request's passages split by pysbd (see check_support)
 
 
-def _new_words(text: str, absent: set[str]) -> list[str]:
-    """The words of `text` (as written) whose stems are `absent`."""
-    return list(dict.fromkeys(text[slice(*t.span)] for t in content_tokens(text) if t.stem in absent))
-
-
 def _listed(words: Sequence[str], limit: int = 4) -> str:
     return ", ".join(f"'{w}'" for w in words[:limit]) + (f" and {len(words) - limit} more" if len(words) > limit else "")
 
 
+SYNTHESIS_QUOTES = 4  # the first quotes of a claim that are also read two at a time
+
+
 def _quoted(claim: Claim, trusted: dict[str, Passage]) -> list[tuple[str, str]]:
-    """The passage text of the claim's verified quotes in trusted passages, with their passage."""
-    return [(e.passage_id, trusted[e.passage_id].text[slice(*e.span)]) for e in claim.evidence
-            if e.match != "not_found" and e.span is not None and e.passage_id in trusted]
+    """The passage text of the claim's verified quotes in trusted passages, with their passage; and
+    each two of the first SYNTHESIS_QUOTES together: a claim may rest on two quotes (synthesis
+    across sentences or passages), each part of it aligned with its own (judges.align reads an
+    adjacent pair of sentences as one source, each word in its own sentence)."""
+    quotes = [(e.passage_id, trusted[e.passage_id].text[slice(*e.span)]) for e in claim.evidence
+              if e.match != "not_found" and e.span is not None and e.passage_id in trusted]
+    first = quotes[:SYNTHESIS_QUOTES]
+    pairs = [(f"{a} and {b}" if a != b else a, f"{qa.strip()}\n{qb.strip()}")
+             for k, (a, qa) in enumerate(first) for b, qb in first[k + 1:]]
+    return quotes + pairs
 
 
 def _closest_sentences(wanted: set[str], passages: Sequence[Passage], rough: bool,

@@ -1,0 +1,35 @@
+"""New content: the words of a claim that no passage has in any form.
+
+One definition for the offline judge and the quote check (issue 27): a claim that says something
+in other words than its passages is a paraphrase; a claim whose words the passages do not have at
+all, as written, inflected or derived (judges.lexicon.forms), says something new.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from judges import lexicon
+from judges.text import META_STEMS, content_tokens, stem
+
+
+def new_words(text: str, known: Callable[[str], bool], excused: frozenset[str] = frozenset()) -> list[str]:
+    """The content words of `text` (as written, each once, in order) that no passage has in any
+    form: neither the word's stem nor that of one of its forms is `known` (a stem a passage has).
+    Words about the text itself (META_STEMS) and the `excused` stems are never new."""
+    found: dict[str, None] = {}
+    for token in content_tokens(text):
+        if token.stem in META_STEMS or token.stem in excused or known(token.stem):
+            continue
+        word = text[slice(*token.span)]
+        if not _said_otherwise(word.lower(), known):
+            found.setdefault(word)
+    return list(found)
+
+
+def _said_otherwise(word: str, known: Callable[[str], bool]) -> bool:
+    try:
+        other = lexicon.forms(word)
+    except lexicon.LexiconUnavailable:
+        return False
+    return any(known(stem(form)) for form in other if form != word)
