@@ -308,21 +308,20 @@ def _cluster(word: str) -> frozenset[str]:
 
 @lru_cache(maxsize=65536)
 def kinds(word: str) -> frozenset[tuple[str, int]]:
-    """The classes the word's first SENSES noun senses belong to: their direct hypernyms and, for a
-    named instance, the class it is an instance of ("weekday" and "weekend" are both a "time
-    period"; "paris" and "london" both a "national capital"). Two different members of one class
-    say different things in the same slot."""
+    """The classes the word's first SENSES noun senses are named instances of ("paris" and
+    "london" are both a "national capital"). Only instances: common nouns of one class are often
+    said for one another ("trip" for "ride", both a "journey"), names never are."""
     found = set()
     for base in _lemmas(word):
         for offset in _wn().offsets(base, "n")[:SENSES]:
             found.update((pos, target) for symbol, target, pos, _s, _t in _wn().synset("n", offset).pointers
-                         if symbol in ("@", "@i"))
+                         if symbol == "@i")
     return frozenset(found)
 
 
 def in_one_class(a: str, b: str) -> bool:
-    """Whether two different words are members of one class (`kinds`) and not one word in other
-    forms or a synonym of it: "weekdays" for "weekends", "paris" for "london"."""
+    """Whether two different words name two instances of one class (`kinds`) and are not one name
+    in other forms or a synonym of it: "paris" for "london", "july" for "june"."""
     a, b = _clean(a), _clean(b)
     if not a or not b or a == b or related(a, b) in ("same", "synonym"):
         return False

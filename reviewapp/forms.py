@@ -64,6 +64,10 @@ class PolicyForm(forms.Form):
                                            required=False, label="Reviewers per answer apply to")
     multi_review_share = forms.FloatField(min_value=0, max_value=1, initial=1.0, required=False,
                                           help_text="Of those answers, the share that gets them (1 = all; 0.2 = a random fifth).")
+    supported_confidence_floor = forms.FloatField(
+        min_value=0, max_value=1, initial=0.0, required=False, label="Review SUPPORTED claims below confidence",
+        help_text="A SUPPORTED claim the judge is less sure of (its quote does not say it word for word) sends the "
+                  "answer to review (0 = never; 0.6 = below 60%).")
     blind = forms.BooleanField(required=False, initial=True, label="Blind review",
                                help_text="Each reviewer sees the judge's labels but not the other reviewers' decisions until they finish.")
     judge_profile = forms.ChoiceField(choices=_profile_choices, required=False,
@@ -96,7 +100,7 @@ class PolicyForm(forms.Form):
     def clean(self):
         data = super().clean()
         for field, default in (("reviewers_per_answer", 1), ("multi_review_scope", MultiReviewScope.ALL),
-                               ("multi_review_share", 1.0)):
+                               ("multi_review_share", 1.0), ("supported_confidence_floor", 0.0)):
             if field in data and data[field] in (None, ""):
                 data[field] = default
         if (data.get("reviewers_per_answer") or 1) > 1 and data.get("multi_review_share") == 0:

@@ -549,6 +549,9 @@ class Policy(AppendOnly):
                                           default=MultiReviewScope.ALL, db_default=MultiReviewScope.ALL)
     multi_review_share = models.FloatField(default=1.0, db_default=1.0)
     blind = models.BooleanField(default=True, db_default=True)
+    # A SUPPORTED claim below this confidence sends its answer to review (0: never). The checks
+    # lower a claim's confidence, not its label, for words its quote lacks (issue 27).
+    supported_confidence_floor = models.FloatField(default=0.0, db_default=0.0)
     judge_profile = models.CharField(max_length=100, blank=True, help_text="Empty: the JUDGE_PROFILE setting")
     judge_backend = models.CharField(max_length=20, blank=True, help_text="Empty: the JUDGE_BACKEND setting")
     judge_model = models.CharField(max_length=200, blank=True, help_text="Empty: the JUDGE_MODEL setting")
@@ -578,6 +581,8 @@ class Policy(AppendOnly):
                                    name="policy_reviewers_per_answer_1_to_3"),
             models.CheckConstraint(condition=Q(multi_review_share__gte=0, multi_review_share__lte=1),
                                    name="policy_multi_review_share_in_unit_range"),
+            models.CheckConstraint(condition=Q(supported_confidence_floor__gte=0, supported_confidence_floor__lte=1),
+                                   name="policy_confidence_floor_in_unit_range"),
         ]
 
     def __str__(self) -> str:

@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta
 from typing import Any, Callable
 from uuid import UUID
 
-from django.db.models import BooleanField, Count, Exists, F, Max, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import BooleanField, Count, Exists, F, Max, Min, OuterRef, Prefetch, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.conf import settings
 from django.core.cache import cache
@@ -646,6 +646,17 @@ def routing_preview(*, current, candidate, days: int) -> dict[str, Any]:
     )
     for answer_id, label, category, n in flagged:
         claims.setdefault(answer_id, []).extend([(label, category)] * n)
+    # SUPPORTED claims matter only below a confidence floor: those are read, one per answer at its
+    # lowest confidence (enough to route it; the preview counts answers, not claims).
+    floor = max(current.supported_confidence_floor or 0.0, candidate.supported_confidence_floor or 0.0)
+    if floor > 0:
+        unsure = (
+            Claim.objects.filter(answer__in=window, run_id=F("answer__judged_by_id"), origin=Claim.Origin.JUDGE,
+                                 label="SUPPORTED", confidence__lt=floor)
+            .values_list("answer_id").annotate(lowest=Min("confidence")).order_by()
+        )
+        for answer_id, lowest in unsure:
+            claims.setdefault(answer_id, []).append(("SUPPORTED", "other", lowest))
     sides = {"current": Counter(), "candidate": Counter()}
     totals, several = Counter(), Counter()
     to_review, to_pass = [], []

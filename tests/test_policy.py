@@ -66,6 +66,34 @@ def test_critical_categories_do_not_block_alone_when_the_policy_says_so():
                         claims=[("PARTIALLY_SUPPORTED", "price")]).review_status == "auto_passed"
 
 
+def test_low_confidence_supported_claims_go_to_review_only_when_the_policy_says_so():
+    claims = [("SUPPORTED", "price", 0.42), ("SUPPORTED", "other", None), ("SUPPORTED", "other", 0.9)]
+    off = Policy(score_threshold=0, blocking_labels=[], critical_categories=[], audit_sample_rate=0)
+    assert decide_route(policy=off, answer_id=7, grounding_score=1.0, claims=claims).review_status == "auto_passed"
+    on = Policy(score_threshold=0, blocking_labels=[], critical_categories=[], audit_sample_rate=0,
+                supported_confidence_floor=0.6)
+    route = decide_route(policy=on, answer_id=7, grounding_score=1.0, claims=claims)
+    assert (route.review_status, route.reason, route.kinds) == (
+        "in_review", "1 SUPPORTED claim below confidence 0.60", ("confidence",))
+
+
+@pytest.mark.django_db
+def test_the_confidence_floor_is_saved_previewed_and_routes_new_answers(admin_client):
+    # "Riders pay ... per ride" is in the passage, not word for word: SUPPORTED, below full confidence.
+    paraphrase = make.judged("Older riders pay a reduced fare of $1.00 for each trip.")
+    claim = paraphrase.claims.get()
+    assert claim.label == "SUPPORTED" and claim.confidence < 0.9
+    current = Policy.current()
+    form = make.policy_form(current, blocking_labels=[], critical_categories=[], score_threshold=0.0,
+                            audit_sample_rate=0, supported_confidence_floor=0.9)
+    page = admin_client.post("/policy/preview", form).content.decode()
+    assert f"#{paraphrase.pk}" in page.split("Would newly go to review")[1]
+    admin_client.post("/policy/", form | {"note": "look at paraphrases"})
+    assert Policy.current().supported_confidence_floor == 0.9
+    again = make.judged("Older riders pay a reduced fare of $1.00 for each trip.")
+    assert again.review_status == "in_review" and "below confidence 0.90" in again.routing_reason
+
+
 def test_the_audit_sample_is_deterministic_per_answer_and_near_its_rate():
     picked = [in_audit_sample(answer_id, 0.05) for answer_id in range(20_000)]
     assert picked == [in_audit_sample(answer_id, 0.05) for answer_id in range(20_000)]

@@ -80,11 +80,11 @@ def _reroute(job: Job) -> None:
         if not answers:
             break
         last_id = answers[-1].pk
-        claims: dict[int, list[tuple[str, str]]] = {}
-        for answer_id, label, category in Claim.objects.filter(
+        claims: dict[int, list[tuple[str, str, float | None]]] = {}
+        for answer_id, label, category, confidence in Claim.objects.filter(
             run_id__in=[a.judged_by_id for a in answers if a.judged_by_id], origin=Claim.Origin.JUDGE
-        ).values_list("answer_id", "label", "category"):
-            claims.setdefault(answer_id, []).append((label, category))
+        ).values_list("answer_id", "label", "category", "confidence"):
+            claims.setdefault(answer_id, []).append((label, category, confidence))
         changed = []
         for answer in answers:
             route = (

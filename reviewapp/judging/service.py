@@ -319,7 +319,7 @@ def escalation_config_for(answer: Answer, policy: Policy) -> JudgeConfig | None:
 def escalation_due(policy: Policy, answer_id: int, result) -> bool:
     """The first judge flagged the answer, or scored it within the margin of the threshold."""
     route = decide_route(policy=policy, answer_id=answer_id, grounding_score=result.grounding_score,
-                         claims=[(c.label, c.category) for c in result.claims])
+                         claims=[(c.label, c.category, c.confidence) for c in result.claims])
     flagged = route.review_status == "in_review" and route.kinds != ("audit",)
     return flagged or abs(result.grounding_score - policy.score_threshold) <= policy.escalation_margin
 
@@ -458,7 +458,7 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
         policy=policy,
         answer_id=answer.pk,
         grounding_score=result.grounding_score,
-        claims=[(c.label, c.category) for c in result.claims],
+        claims=[(c.label, c.category, c.confidence) for c in result.claims],
     )
     reason = f"escalated to {shown_run.profile}@{shown_run.prompt_version} ({shown_run.model}): {route.reason}" if escalation else route.reason
     # The answer's update rides on the statement storing the shown run, and says whether the

@@ -27,6 +27,7 @@ class RoutingPolicy(Protocol):
     reviewers_per_answer: int
     multi_review_scope: str
     multi_review_share: float
+    supported_confidence_floor: float
 
 
 @dataclass(frozen=True)
@@ -66,14 +67,21 @@ def reviews_required(*, policy: RoutingPolicy, answer_id: int, critical: bool, a
 
 
 def decide_route(
-    *, policy: RoutingPolicy, answer_id: int, grounding_score: float, claims: Iterable[tuple[str, str]]
+    *, policy: RoutingPolicy, answer_id: int, grounding_score: float,
+    claims: Iterable[tuple[str, str] | tuple[str, str, float | None]],
 ) -> Route:
-    """claims: (label, category) pairs of the run that judged the answer."""
+    """claims: (label, category) or (label, category, confidence) of the run that judged the answer."""
     claims = list(claims)
     reasons, kinds = [], []
     if grounding_score < policy.score_threshold:
         reasons.append(f"score {grounding_score:.2f} < {policy.score_threshold:.2f}")
         kinds.append("score")
+    unsure = unsure_claims(policy, claims)
+    if unsure:
+        reasons.append(f"{unsure} SUPPORTED claim{'s' if unsure > 1 else ''} below confidence "
+                       f"{policy.supported_confidence_floor:.2f}")
+        kinds.append("confidence")
+    claims = [claim[:2] for claim in claims]
     blocking = Counter(label for label, _ in claims if label in policy.blocking_labels)
     for label, count in sorted(blocking.items(), key=lambda item: -LABEL_PRIORITY[item[0]]):
         reasons.append(f"{count} {label} claim{'s' if count > 1 else ''}")
@@ -95,6 +103,14 @@ def decide_route(
         reviews = reviews_required(policy=policy, answer_id=answer_id, critical=False, audit=True)
         return Route(IN_REVIEW, ("audit sample",), ("audit",), 0, reviews)
     return Route(AUTO_PASSED, (), (), 0)
+
+
+def unsure_claims(policy: RoutingPolicy, claims: Iterable[tuple]) -> int:
+    """How many SUPPORTED claims have a confidence below the policy's floor (a claim without one,
+    as most LLM profiles give, is not counted)."""
+    floor = policy.supported_confidence_floor or 0.0
+    return sum(1 for label, _, *rest in claims
+               if label == "SUPPORTED" and rest and rest[0] is not None and rest[0] < floor)
 
 
 def judge_failed_route(policy: RoutingPolicy | None = None, answer_id: int = 0) -> Route:

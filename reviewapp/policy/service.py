@@ -12,7 +12,7 @@ from reviewapp.audit import audit_record
 POLICY_FIELDS = (
     "score_threshold", "blocking_labels", "critical_categories", "critical_single_claim_blocks",
     "audit_sample_rate", "lease_seconds", "reviewers_per_answer", "multi_review_scope", "multi_review_share", "blind",
-    "judge_profile", "judge_backend", "judge_model",
+    "supported_confidence_floor", "judge_profile", "judge_backend", "judge_model",
     "escalation_profile", "escalation_backend", "escalation_model", "escalation_margin", "example_set",
 )
 
