@@ -579,7 +579,13 @@ class _Reader:
         if len(claim_part) > SLOT_TOKENS or len(source_part) > SLOT_TOKENS or not (
                 (i1, j1) in self.equal_ends or (i2, j2) in self.equal_starts):
             return self._added(claim_part)  # a different statement, not one slot changed
-        return self._entity(claim_new, source_new) or self._related(claim_new, source_new) or [
+        entity = self._entity(claim_new, source_new)
+        if entity:
+            return entity
+        related = self._related(claim_new, source_new)
+        if related is not None:
+            return related
+        return [
             self._difference("substitution", claim_part, source_part, PARTIALLY_SUPPORTED)]
 
     def _entity(self, claim_new: list[Token], source_new: list[Token]) -> list[Difference]:
@@ -598,14 +604,14 @@ class _Reader:
             return [self._difference("entity", claim_new, source_new, CONTRADICTED)]
         return []
 
-    def _related(self, claim_new: list[Token], source_new: list[Token]) -> list[Difference]:
+    def _related(self, claim_new: list[Token], source_new: list[Token]) -> list[Difference] | None:
         """One word put in the slot of another that the lexicon relates (judges.lexicon): its
         antonym (an adjective's or adverb's: a verb's may be its converse) says the opposite, and
         another member of the same class says something else ("weekends" for "weekdays", "paris"
         for "london" in lowercased text, where no capital marks a name). A word in other forms or
         a synonym is the same word: a paraphrase, no difference at all."""
         if len(claim_new) != 1 or len(source_new) != 1:
-            return []
+            return None
         claim_word = self._cut(self.claim, claim_new[0].span).lower()
         source_word = self._cut(self.source, source_new[0].span).lower()
         try:
@@ -617,8 +623,8 @@ class _Reader:
             if lexicon.in_one_class(claim_word, source_word):
                 return [self._difference("entity", claim_new, source_new, CONTRADICTED)]
         except lexicon.LexiconUnavailable:
-            return []
-        return []
+            pass
+        return None
 
     def _unaligned_source(self, piece: int | None = None) -> frozenset[str]:
         """The norms of the source tokens (of sentence `piece`, else of both) that no claim token is

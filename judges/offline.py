@@ -535,6 +535,9 @@ def _label(
         # place swapped for another they name); a name no passage has is unsupported (below).
         if contradiction and not (contradiction.kind == "entity" and missing_names):
             return "CONTRADICTED", [contradiction.explain(where)]
+        moved = _moved_in(text, alignment, context)
+        if moved is not None:
+            return "CONTRADICTED", [moved.explain(where)]
 
     partial = _partial_reason(text, alignment, where) if where else ""
     if invented:
@@ -601,6 +604,27 @@ def _gap(alignment: Alignment | None) -> Difference | None:
             return difference
         if difference.kind == "qualifier" and besides >= QUALIFIER_COVERAGE and hedges(difference.claim_words):
             return difference
+    return None
+
+
+def _moved_in(text: str, alignment: Alignment, context: _Request) -> Difference | None:
+    """In text written without capitals (lowercased, as CNN/DailyMail ships it), where no capital
+    marks a name: a slot of a sentence the claim otherwise copies, filled with words the passages
+    have elsewhere but this sentence does not ("... emerged in the middle east" where the sentence
+    says "the united states" and another sentence names the middle east). Another thing the
+    passages name, put in this slot: read by novelty against the passages, not by case. New
+    wording (words no passage has) is a paraphrase, and cased text has its names read by case."""
+    if any(c.isupper() for c in context.request.answer):
+        return None  # the whole answer: a clause of a cased sentence may hold no capital
+    for difference in alignment.differences:
+        if difference.kind != "substitution" or difference.claim_span is None:
+            continue
+        slot = content_tokens(text[slice(*difference.claim_span)])
+        if (slot and all(context.has_stem(t.stem) for t in slot)
+                and not any(t.stem in alignment.source_norms for t in slot)
+                and alignment.coverage_besides(difference) >= CONTRADICTION_COVERAGE):
+            return Difference("entity", difference.claim_span, difference.source_span, "CONTRADICTED",
+                              difference.claim_words, difference.source_words)
     return None
 
 

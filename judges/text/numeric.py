@@ -352,14 +352,28 @@ def _quantity_fields(text: str, every_word: bool) -> list[_Fields]:
     return found
 
 
+def _lowercase_date(text: str, word: re.Match, tail: re.Match | None, month: int) -> bool:
+    """Whether a lowercase month name in an answer is a date: with a year after it, or a day after
+    or before it ("january 4 , 2000", "16 september"); "may" only with its year ("you may 5 times"
+    is no date)."""
+    if tail and (tail.group("year") or tail.group("year_only")):
+        return True
+    if month == 5:
+        return False
+    return bool(tail and tail.group("day")) or _DAY_BEFORE.search(text, max(0, word.start() - 20), word.start()) is not None
+
+
 def _month_dates(text: str, any_case: bool = False) -> Iterator[_Fields | None]:
     """Dates written with a month's name, the most specific reading of each. Month names are
-    capitalized unless `any_case` (so "may" the verb is not May in an answer)."""
-    for word in _month_words(text, any_case):
+    capitalized unless `any_case` (so "may" the verb is not May in an answer), or lowercase with a
+    day or a year right after it: lowercased text ("on january 4 , 2000") writes no capitals."""
+    for word in _month_words(text, any_case=True):
         month = MONTHS.get(word.group().rstrip(".").lower())
         if month is None or (word.start() and text[word.start() - 1].isalpha()):
             continue
         tail = _MONTH_TAIL.match(text, word.end())
+        if not any_case and word.group().islower() and not _lowercase_date(text, word, tail, month):
+            continue
         if tail and tail.group("day") and (tail.group("year") or not _NOT_A_DAY.match(text, tail.end())):
             year = int(tail.group("year")) if tail.group("year") else None
             span = (word.start(), tail.end())

@@ -466,3 +466,25 @@ def test_markup_is_not_a_claim_and_claim_spans_point_into_the_original(fare_requ
     assert [claim.label for claim in claims][:2] == ["SUPPORTED", "SUPPORTED"]
     for claim in claims:  # no markup word or link number is a term the judge looked for
         assert "2031" not in claim.explanation and "b" not in claim.explanation.split("'")[1::2]
+
+
+# --- lowercased, tokenized text (CNN/DailyMail style; issue 27) --------------------------------------
+
+LOWERCASED = ("the blaxploitation film emerged in the united states during the early 1970s . "
+              "it later spread to the middle east and to europe .")
+
+
+def test_in_lowercased_text_another_thing_the_passages_name_in_a_slot_is_a_contradiction():
+    request = JudgeRequest(passages=[{"id": "P1", "text": LOWERCASED}],
+                           answer="the blaxploitation film emerged in the middle east during the early 1970s .")
+    [claim] = judge_offline(request).claims
+    assert claim.label == "CONTRADICTED"
+    assert claim.explanation == "P1 says 'united states' where the claim says 'middle east'."
+
+
+def test_in_lowercased_text_a_synonym_or_a_verbatim_date_is_no_difference():
+    passage = "the circuit was built in 1991 and began hosting the grand prix on january 4 , 1992 ."
+    for answer in ("the circuit was built in 1991 and started hosting the grand prix on january 4 , 1992 .",
+                   "the circuit was built in 1991 and began hosting the grand prix on january 4 , 1992 ."):
+        [claim] = judge_offline(JudgeRequest(passages=[{"id": "P1", "text": passage}], answer=answer)).claims
+        assert claim.label == "SUPPORTED", (answer, claim.explanation)

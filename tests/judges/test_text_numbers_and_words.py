@@ -51,3 +51,12 @@ def test_content_words_are_lowercase_without_stopwords_punctuation_or_plurals():
 def test_key_terms_combine_words_and_normalized_numbers():
     assert key_terms("Seniors pay $1.35.") == {"senior", "pay", "1.35"}
     assert number_values("$86 or 86.00") == {"86"}
+
+
+def test_a_lowercase_month_with_its_day_or_year_is_a_date_but_the_verb_may_is_not():
+    from judges.text import quantities
+    assert [(q.text, q.value) for q in quantities("played on january 4 , 2000 , at home")] == [
+        ("january 4 , 2000", "2000-01-04")]
+    assert [(q.text, q.value) for q in quantities("born on 16 september in meath")] == [("16 september", "--09-16")]
+    assert [q.value for q in quantities("you may 5 times ride")] == ["5"]
+    assert [(q.text, q.value) for q in quantities("on may 30 , 2012 , it won")] == [("may 30 , 2012", "2012-05-30")]
