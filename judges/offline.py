@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from judges.align import ABSOLUTES, QUALIFIER_COVERAGE, Alignment, Difference, align, hedges
 from judges.checks import provenance_mentions, provenance_verdict, quotations
 from judges.checks.bounds import MAX_CLAIMS, MAX_SCORED, Extent, checked_extent, unchecked_claim
+from judges.checks.spans import blank
 from judges.clauses import split_clauses
 from judges.markup import is_heading, plain_view, with_open_marks
 from judges.novelty import new_words
@@ -144,6 +145,9 @@ class _Request:
     indexes: list[UnitIndex]
     total_units: int
     question_stems: frozenset[str]
+    # Where the answer says where its information comes from (check 4 judges those against the
+    # headers): their words are no terms of a claim.
+    provenance: tuple[Span, ...] = ()
     frequency: dict[str, int] = field(default_factory=dict)
     scored: int = 0  # (unit, term) pairs scored so far by `_best_window`, held to MAX_SCORED
 
@@ -215,6 +219,7 @@ def judge_offline(request: JudgeRequest) -> JudgeResult:
     redirect_words = HEDGE_WORDS | _agency_words(request.passages)
     mentions = provenance_mentions(answer, request)
     skip = [q.span for q in quotations(answer)] + [m.span for m in mentions]
+    context.provenance = tuple(m.span for m in mentions)
 
     claims: list[Claim] = []
     fabrications: list[Fabrication] = []
@@ -240,7 +245,12 @@ def judge_offline(request: JudgeRequest) -> JudgeResult:
         if len(spans) > room:  # a sentence of more clauses than the cap leaves room for
             extent = _claims_cap(spans[room][0])
             spans = spans[:room]
-        for span in spans:
+        for span in (piece for span in spans for piece in _around_mentions(text, span, mentions)):
+            mention = next((m for m in mentions if m.span == span and m.verdict not in (None, "agrees")), None)
+            if mention is not None:
+                claims.append(_provenance_claim(f"c{len(claims) + 1}", answer[slice(*span)], span, request,
+                                                disagreement=mention.reason))
+                continue
             claim, invented = _judge_claim(
                 f"c{len(claims) + 1}", text, span, context, skip, sentence_support=sentence_support)
             shown = with_open_marks(answer, span)
@@ -423,7 +433,9 @@ def _judge_claim(
     every other rule (quantities, names, the aligner's differences, causal and absolute words) looks
     at the clause alone."""
     text = answer[slice(*span)]
-    said = _CITATION_MARK.sub(lambda m: " " * len(m.group()), text)
+    said = blank(_CITATION_MARK.sub(lambda m: " " * len(m.group()), text),
+                 [(max(start, span[0]) - span[0], min(end, span[1]) - span[0])
+                  for start, end in context.provenance if start < span[1] and span[0] < end])
     terms = _terms(said, span[0], context, skip)
     window = _best_window(terms, context)
     alignment = _alignment(said, window, context) if window else None
@@ -687,13 +699,48 @@ def _silence_label(topic: str, context: _Request) -> tuple[str, list[str]]:
     return "SUPPORTED", ["It says the sources are silent on this, and no passage sentence covers it."]
 
 
-def _provenance_claim(claim_id: str, sentence: str, span: Span, request: JudgeRequest) -> Claim:
+def _around_mentions(text: str, span: Span, mentions) -> list[Span]:
+    """`span` cut around each provenance statement inside it that the headers do not bear out ("As
+    of the policy fetched on 2026-09-01, the adult fare is $2.75"): the statement is a claim of its
+    own, so its finding (check 4) lowers it, not the fare the rest of the clause states."""
+    pieces = [span]
+    for mention in mentions:
+        if mention.verdict in (None, "agrees"):
+            continue
+        start, end = mention.span
+        cut = []
+        for a, b in pieces:
+            if a <= start and end <= b and (a, b) != (start, end):
+                cut += [piece for piece in ((a, start), (start, end), (end, b))
+                        if piece == (start, end) or content_words(text[slice(*piece)])]
+            else:
+                cut.append((a, b))
+        pieces = cut
+    return [_trimmed(text, piece) for piece in pieces]
+
+
+def _trimmed(text: str, span: Span) -> Span:
+    """`span` without the spaces and joining punctuation at its ends."""
+    start, end = span
+    while start < end and text[start] in " ,;:\n\t":
+        start += 1
+    while end > start and text[end - 1] in " ,;:\n\t":
+        end -= 1
+    return start, end
+
+
+def _provenance_claim(claim_id: str, sentence: str, span: Span, request: JudgeRequest,
+                      disagreement: str = "") -> Claim:
     headers = "; ".join(dict.fromkeys(
         ", ".join(f"{name}: {value}" for name, value in (
             ("agency", p.agency), ("title", p.title), ("section", p.section), ("source", p.source_url),
             ("fetched", p.fetched_at)) if value)
         for p in request.passages
     ))
+    if disagreement:
+        return Claim(id=claim_id, text=sentence, answer_span=span, label="UNSUPPORTED", category="provenance",
+                     evidence=[], confidence=0.0,
+                     explanation=f"A provenance statement the passage headers do not bear out: {disagreement}.")
     return Claim(
         id=claim_id, text=sentence, answer_span=span, label="SUPPORTED", category="provenance",
         evidence=[], confidence=1.0,

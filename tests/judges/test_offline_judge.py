@@ -488,3 +488,22 @@ def test_in_lowercased_text_a_synonym_or_a_verbatim_date_is_no_difference():
                    "the circuit was built in 1991 and began hosting the grand prix on january 4 , 1992 ."):
         [claim] = judge_offline(JudgeRequest(passages=[{"id": "P1", "text": passage}], answer=answer)).claims
         assert claim.label == "SUPPORTED", (answer, claim.explanation)
+
+
+# --- provenance inside a claim (issue 27: no correct fact lowered by its source's date) -------------
+
+
+def test_a_wrong_fetch_date_is_its_own_claim_and_the_fact_beside_it_stays_supported(fare_request):
+    request = fare_request("As of the policy fetched on 2026-09-01, the regular adult fare is $2.75 per ride.")
+    result = judges.judge(request, judges.JudgeConfig(backend="offline")).result
+    assert [(c.text, c.label) for c in result.claims] == [
+        ("As of the policy fetched on 2026-09-01", "UNSUPPORTED"),
+        ("the regular adult fare is $2.75 per ride.", "SUPPORTED"),
+    ]
+    assert "no passage was fetched on 2026-09-01" in result.claims[0].explanation
+
+
+def test_the_agency_a_provenance_statement_names_is_no_new_name(fare_request):
+    request = fare_request("The regular adult fare is $2.75 per ride, according to the Metro fare policy fetched on 2026-08-16.")
+    [claim] = judges.judge(request, judges.JudgeConfig(backend="offline")).result.claims
+    assert claim.label == "SUPPORTED", claim.explanation
