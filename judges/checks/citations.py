@@ -10,7 +10,8 @@ of it is evidence that the wrong one is cited). Else a `citation` fabrication an
 claims become at most PARTIALLY_SUPPORTED. A marker cites the sentence it stands in, or the one
 before when it opens its sentence on the same line ("... free. [P2] Youth ..."). Not checked for
 support: a sentence saying the sources are silent ("the policy does not specify ...") and one
-that only lists sources ("Reference: [1]").
+that only lists sources ("Reference: [1]"). A marker copied from a passage with the words before
+it ("... in 1991.[20,21]", the page's own footnotes) is part of the quote, not a citation.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def resolve_citation(cited: str, passages: Sequence[Passage]) -> str | None:
 
 
 def check_citations(answer: Answer) -> list[Finding]:
-    markers = citation_markers(answer.text)
+    markers = [m for m in citation_markers(answer.text) if not _copied(answer, m)]
     if not markers:
         return []
     by_sentence: dict[Span, list[CitationMarker]] = {}
@@ -130,6 +131,20 @@ def check_citations(answer: Answer) -> list[Finding]:
                                     reason=f"{reason} ({problem})"),
         ))
     return findings
+
+
+COPIED_CONTEXT = 30  # characters before a marker that must be a passage's too for it to be copied
+
+
+def _copied(answer: Answer, marker: CitationMarker) -> bool:
+    """Whether the marker came with the words before it from a passage ("... in 1991.[20,21]"
+    copied from a web page whose own footnotes those are): part of the quote, not a citation of
+    passage ids."""
+    start = max(0, marker.span[0] - COPIED_CONTEXT)
+    while start > 0 and answer.text[start - 1].isalnum():
+        start -= 1  # whole words
+    stretch = answer.text[start:marker.span[1]]
+    return len(stretch) > len(marker.text) + 10 and any(stretch in p.text for p in answer.passages)
 
 
 def _citing_sentence(answer: Answer, marker: CitationMarker) -> Span:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from judges.checks import CITATION_MIN_RECALL, resolve_citation
+from judges.checks.answer import Answer
+from judges.checks.citations import check_citations
+from judges.types import JudgeRequest
 from tests.judges.checking import checked, sentence_claims
 
 # --- 3. citations --------------------------------------------------------------------------------
@@ -90,3 +93,13 @@ def test_a_bare_number_citation_of_a_missing_p_passage_is_named_as_such(fare_req
     request = fare_request("Children under 5 ride free [3].")
     [fabrication] = checked(request, *sentence_claims(request)).fabrications
     assert fabrication.reason == "cites P3, which does not exist"
+
+
+def test_a_marker_copied_with_its_sentence_from_a_passage_is_no_citation():
+    # Web text keeps its own footnote markers: a verbatim copy carries them (issue 27).
+    passage = "The circuit opened in 1991 and has hosted the Spanish Grand Prix every year since.[20,21] It is 4.6 km long."
+    answer = "The circuit opened in 1991 and has hosted the Spanish Grand Prix every year since.[20,21]"
+    request = JudgeRequest(passages=[{"id": "P1", "text": passage}], answer=answer)
+    assert check_citations(Answer(request)) == []
+    invented = JudgeRequest(passages=[{"id": "P1", "text": passage}], answer="The circuit is 4.6 km long [20].")
+    assert [f.fabrication.kind for f in check_citations(Answer(invented))] == ["citation"]
