@@ -117,7 +117,7 @@ def _apply(findings: list[Finding], answer: Answer, result: JudgeResult) -> Judg
         if span is not None:
             placed.add(span, index)
     can_add_claims = all(span is not None for span in spans)
-    labels_changed = added_fabrication = False
+    labels_changed = added_fabrication = confidence_changed = False
     changed: list[str] = []  # ids of claims the checks added or lowered
 
     # First every claim the findings need is added, then every finding is attached to every claim
@@ -152,13 +152,15 @@ def _apply(findings: list[Finding], answer: Answer, result: JudgeResult) -> Judg
                     changed.append(claim.id)
             if finding.confidence is not None and (claim.confidence is None or finding.confidence < claim.confidence):
                 claim.confidence = finding.confidence
+                confidence_changed = True
             if notes[i] < MAX_NOTES_PER_CLAIM and finding.note not in claim.explanation:
                 claim.explanation = f"{claim.explanation} {finding.note}".strip()
                 notes[i] += 1
 
     score, verdict = result.grounding_score, result.verdict
-    if labels_changed:
+    if labels_changed or confidence_changed:
         score = min(score, grounding_score(claims))
+    if labels_changed:
         verdict = _less_grounded(verdict, verdict_for(claims))
     if added_fabrication and verdict == "GROUNDED":
         verdict = "MOSTLY_GROUNDED"

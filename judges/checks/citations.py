@@ -26,7 +26,7 @@ from judges.checks.findings import Finding
 from judges.checks.spans import blank
 from judges.passages import index_units
 from judges.silence import silence
-from judges.text import content_words, quantities
+from judges.text import META_STEMS, content_words, quantities, stem
 from judges.types import Fabrication, Passage, Span
 
 if TYPE_CHECKING:
@@ -172,8 +172,8 @@ _REFERENCE_WORDS = frozenset("reference source citation context passage document
 def _unsupported_by(text: str, cited: list[Passage | None], others: Sequence[Passage] = ()) -> str | None:
     """Why the `cited` passages together do not support `text` (a sentence), or None when they do
     (`others`: the passages it does not cite)."""
-    if silence(text) or not set(content_words(text)) - _REFERENCE_WORDS:
-        return None
+    if silence(text) or not {w for w in content_words(text) if stem(w) not in META_STEMS} - _REFERENCE_WORDS:
+        return None  # "Based on the given context [1]," says nothing a passage could hold
     # Each cited passage's sets are asked in turn, not put together: a sentence may cite many
     # long passages.
     texts = [p.text for p in cited if p is not None]

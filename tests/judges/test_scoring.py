@@ -31,3 +31,14 @@ def test_fewer_than_half_supported_is_ungrounded():
 def test_half_or_more_supported_without_contradiction_is_mostly_grounded():
     assert verdict_for(claims("SUPPORTED", "UNSUPPORTED")) == "MOSTLY_GROUNDED"
     assert verdict_for(claims("SUPPORTED", "SUPPORTED", "PARTIALLY_SUPPORTED")) == "MOSTLY_GROUNDED"
+
+
+def test_confidence_orders_answers_of_one_share_without_crossing_the_threshold():
+    sure = claims("SUPPORTED", "SUPPORTED")
+    unsure = [c.model_copy(update={"confidence": 0.0}) for c in sure]
+    half = [sure[0].model_copy(update={"confidence": 0.5}), sure[1]]
+    assert grounding_score(sure) == 1.0
+    assert grounding_score(unsure) == 0.96  # every claim SUPPORTED: still over the seeds' 0.95
+    assert grounding_score(unsure) < grounding_score(half) < grounding_score(sure)
+    flagged = claims("SUPPORTED", "UNSUPPORTED")
+    assert grounding_score([flagged[0].model_copy(update={"confidence": 0.0}), flagged[1]]) == 0.48
