@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import cached_property, lru_cache
@@ -892,19 +892,46 @@ def hedges(words: str) -> bool:
 _EVIDENT_KINDS = frozenset({"scale"})
 
 
-def _evident(alignment: Alignment, minimum: float) -> Difference | None:
-    """A difference short of a contradiction that is still evidence against the claim: a scale word
-    (_EVIDENT_KINDS) while the rest copies the text, or a hedge put into a copied sentence."""
+def cased(text: str) -> bool:
+    """Whether `text` writes capitals at all: lowercased text (as CNN/DailyMail ships it) marks no
+    name by case, so its names are read by novelty against the passages (`moved_in`)."""
+    return any(c.isupper() for c in text)
+
+
+def moved_in(claim: str, alignment: Alignment, known: Callable[[str], bool], minimum: float) -> Difference | None:
+    """For text written without capitals (lowercased, as CNN/DailyMail ships it), where no capital
+    marks a name: a slot of a sentence the claim otherwise copies (`minimum` of its other words),
+    filled with words the passages have elsewhere (`known` stems) but this sentence does not ("...
+    emerged in the middle east" where the sentence says "the united states" and another names the
+    middle east): another thing the passages name, put in this slot, read by novelty against the
+    passages, not by case. New wording (words no passage has) is a paraphrase."""
+    for difference in alignment.differences:
+        if difference.kind != "substitution" or difference.claim_span is None:
+            continue
+        slot = [t for t in tokens(claim[slice(*difference.claim_span)]) if t.content]
+        if (slot and all(known(t.norm) and t.norm not in alignment.source_norms for t in slot)
+                and alignment.coverage_besides(difference) >= minimum - 1e-9):
+            return Difference("entity", difference.claim_span, difference.source_span, CONTRADICTED,
+                              difference.claim_words, difference.source_words)
+    return None
+
+
+def _evident(alignment: Alignment, minimum: float, claim: str = "",
+             known: Callable[[str], bool] | None = None) -> Difference | None:
+    """A difference that is evidence against the claim though the text has most of its words: a
+    scale word (_EVIDENT_KINDS) while the rest copies the text, a hedge put into a copied
+    sentence, or, given the passages' `known` stems (a caseless answer), a slot `moved_in`."""
     for difference in alignment.differences:
         besides = alignment.coverage_besides(difference)
         if (difference.kind in _EVIDENT_KINDS and besides >= minimum - 1e-9) or (
                 difference.kind == "qualifier" and besides >= QUALIFIER_COVERAGE and hedges(difference.claim_words)):
             return difference
-    return None
+    return moved_in(claim, alignment, known, minimum) if known is not None else None
 
 
 def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: float = QUOTE_COVERAGE, *,
-                    quoted: bool = True, absence_is_evidence: bool = False) -> Shortfall | None:
+                    quoted: bool = True, absence_is_evidence: bool = False,
+                    known: Callable[[str], bool] | None = None) -> Shortfall | None:
     """Why none of `quotes` (pairs of where, text: verified passage text said to support `claim`,
     "P1" naming its passage) says the claim, or None when one does: it covers `minimum` of the
     claim's content and disagrees with it on no number, name, negation or opposite.
@@ -915,6 +942,7 @@ def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: floa
     share none of the claim's words. Words the texts lack are no evidence that the claim is false
     (paraphrase and synthesis are what writers do): the label is None and the reason names them,
     unless `absence_is_evidence` (the request addresses the judge: every word must be there).
+    `known`: the stems the passages have, for a caseless answer (`moved_in`).
     `quoted`: the texts are the judge's quotes; else the passage sentences closest to the claim,
     and the reason speaks of passage sentences, not of a quote."""
     if not any(t.content for t in tokens(claim)):
@@ -926,7 +954,7 @@ def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: floa
         if alignment is None:
             continue
         if not alignment.contradictions and alignment.coverage >= minimum - 1e-9 and (
-                _evident(alignment, minimum) is None):
+                _evident(alignment, minimum, claim, known) is None):
             return None
         if best is None or alignment.coverage > best[0].coverage:
             best = (alignment, where)
@@ -939,9 +967,10 @@ def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: floa
     for difference in alignment.contradictions:
         if alignment.coverage_besides(difference) >= minimum - 1e-9:
             return Shortfall(CONTRADICTED, difference.explain(where).rstrip("."), coverage)
-    evident = _evident(alignment, minimum)
+    evident = _evident(alignment, minimum, claim, known)
     if evident is not None:
-        return Shortfall(PARTIALLY_SUPPORTED, evident.explain(where).rstrip("."), coverage)
+        label = CONTRADICTED if evident.label == CONTRADICTED else PARTIALLY_SUPPORTED
+        return Shortfall(label, evident.explain(where).rstrip("."), coverage)
     lacking = tuple(alignment.uncovered(claim))
     if not lacking:  # every word is there, but a difference says otherwise
         label = PARTIALLY_SUPPORTED if absence_is_evidence else None

@@ -57,7 +57,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from judges.align import ABSOLUTES, QUALIFIER_COVERAGE, Alignment, Difference, align, hedges
+from judges.align import ABSOLUTES, QUALIFIER_COVERAGE, Alignment, Difference, align, cased, hedges, moved_in
 from judges.checks import provenance_mentions, provenance_verdict, quotations
 from judges.checks.bounds import MAX_CLAIMS, MAX_SCORED, Extent, checked_extent, unchecked_claim
 from judges.checks.spans import blank
@@ -547,7 +547,8 @@ def _label(
         # place swapped for another they name); a name no passage has is unsupported (below).
         if contradiction and not (contradiction.kind == "entity" and missing_names):
             return "CONTRADICTED", [contradiction.explain(where)]
-        moved = _moved_in(text, alignment, context)
+        moved = None if cased(context.request.answer) else moved_in(
+            text, alignment, context.has_stem, CONTRADICTION_COVERAGE)
         if moved is not None:
             return "CONTRADICTED", [moved.explain(where)]
 
@@ -616,27 +617,6 @@ def _gap(alignment: Alignment | None) -> Difference | None:
             return difference
         if difference.kind == "qualifier" and besides >= QUALIFIER_COVERAGE and hedges(difference.claim_words):
             return difference
-    return None
-
-
-def _moved_in(text: str, alignment: Alignment, context: _Request) -> Difference | None:
-    """In text written without capitals (lowercased, as CNN/DailyMail ships it), where no capital
-    marks a name: a slot of a sentence the claim otherwise copies, filled with words the passages
-    have elsewhere but this sentence does not ("... emerged in the middle east" where the sentence
-    says "the united states" and another sentence names the middle east). Another thing the
-    passages name, put in this slot: read by novelty against the passages, not by case. New
-    wording (words no passage has) is a paraphrase, and cased text has its names read by case."""
-    if any(c.isupper() for c in context.request.answer):
-        return None  # the whole answer: a clause of a cased sentence may hold no capital
-    for difference in alignment.differences:
-        if difference.kind != "substitution" or difference.claim_span is None:
-            continue
-        slot = content_tokens(text[slice(*difference.claim_span)])
-        if (slot and all(context.has_stem(t.stem) for t in slot)
-                and not any(t.stem in alignment.source_norms for t in slot)
-                and alignment.coverage_besides(difference) >= CONTRADICTION_COVERAGE):
-            return Difference("entity", difference.claim_span, difference.source_span, "CONTRADICTED",
-                              difference.claim_words, difference.source_words)
     return None
 
 

@@ -29,7 +29,7 @@ from functools import lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING
 
-from judges.align import QUOTE_COVERAGE, quote_shortfall
+from judges.align import QUOTE_COVERAGE, cased, quote_shortfall
 from judges.checks.bounds import MAX_SCORED
 from judges.checks.findings import Finding
 from judges.checks.matching import claim_span
@@ -154,6 +154,8 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
     # costs ~0.2 ms a sentence, seconds for the passages one request may hold.
     rough = sum(len(p.text) for p in answer.passages) > SENTENCES_UP_TO
     known = frozenset().union(*(_sentence_index(p.text, rough)[1] for p in trusted.values()))
+    # Without capitals in the answer, names are read by novelty against the passages (align.moved_in).
+    caseless = None if cased(answer.text) else known.__contains__
     compared = [0]  # (passage sentence, claim stem) pairs compared, held to MAX_SCORED
     findings = []
     for claim in result.claims:
@@ -176,12 +178,12 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
         if len(wanted) < SUPPORT_MIN_WORDS:
             continue
         quoted = _quoted(claim, trusted)
-        shortfall = quote_shortfall(text, quoted, minimum, absence_is_evidence=under_attack)
+        shortfall = quote_shortfall(text, quoted, minimum, absence_is_evidence=under_attack, known=caseless)
         if shortfall is None:
             continue
         # The judge may have quoted part of what says the claim, or the wrong sentence.
         closest = quote_shortfall(text, _closest_sentences(wanted, answer.passages, rough, compared), minimum,
-                                  quoted=False, absence_is_evidence=under_attack)
+                                  quoted=False, absence_is_evidence=under_attack, known=caseless)
         if closest is None:
             continue
         # Evidence against the claim, wherever it was read; a quote that shares none of the claim's

@@ -105,3 +105,11 @@ def test_tokenized_text_reads_as_its_plain_form():
                     "the council couldn't agree on the fare before the vote.",
                     [("P1", "the council could n't agree on the fare -lrb- $ 2 -rrb- before the vote .")])
     assert claim.label == "SUPPORTED"
+
+
+def test_without_capitals_a_slot_filled_with_what_the_passages_name_elsewhere_is_evidence():
+    passage = ("the blaxploitation film emerged in the united states during the early 1970s . "
+               "it later spread to the middle east and to europe .")
+    claim = _judged([passage], "the blaxploitation film emerged in the middle east during the early 1970s .",
+                    [("P1", "the blaxploitation film emerged in the united states during the early 1970s .")])
+    assert claim.label == "CONTRADICTED" and "'united states' where the claim says 'middle east'" in claim.explanation
