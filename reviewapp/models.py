@@ -329,6 +329,9 @@ class ConsensusMethod(models.TextChoices):
     UNANIMOUS = "unanimous"
     MAJORITY = "majority"
     LEAD = "lead"
+    # Several reviewers agreed, but none of them decided the claim: each accepted it by finishing.
+    # Never `unanimous`: nobody looked.
+    BULK = "bulk"
 
 
 class Claim(models.Model):
@@ -446,12 +449,30 @@ class Review(AppendOnly):
     claim_version = models.PositiveIntegerField(help_text="The claim's version after this decision")
     decision_mode = models.CharField(max_length=8, choices=DecisionMode.choices, default=DecisionMode.EXPLICIT)
     stage = models.CharField(max_length=12, choices=Stage.choices, default=Stage.REVIEW, db_default=Stage.REVIEW)
+    # Since the reviewer's previous decision on the answer (or their pass began), at most the lease
+    # length; null for a bulk decision (nobody spent time on it), an undo and older rows.
+    time_spent_ms = models.PositiveIntegerField(null=True, blank=True)
     undoes = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="undone_by")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
         ordering = ["created_at", "id"]
         indexes = [models.Index(fields=["reviewer", "created_at"], name="review_reviewer_created")]
+
+
+class NoteDraft(models.Model):
+    """A note a reviewer is typing on a claim, saved as typed so a redraw, `Esc`, a move or a
+    reload never loses it; it becomes the decision's note when they decide (or finish), and goes."""
+
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="+")
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="+")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    text = models.TextField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["reviewer", "claim"], name="notedraft_one_per_reviewer_claim")]
+        indexes = [models.Index(fields=["answer", "reviewer"], name="notedraft_answer_reviewer")]
 
 
 class AnswerComment(AppendOnly):
@@ -673,11 +694,12 @@ class WorkedExample(AppendOnly):
 
 # --- webhooks --------------------------------------------------------------------------------
 
-WEBHOOK_EVENTS = ("answer.judged", "answer.adjudicated")
+WEBHOOK_EVENTS = ("answer.judged", "answer.adjudicated", "answer.reopened")
 
 
 def default_webhook_events() -> list[str]:
-    return list(WEBHOOK_EVENTS)
+    # answer.reopened goes wherever answer.adjudicated goes (webhooks.service.event_record).
+    return list(WEBHOOK_EVENTS[:2])
 
 
 class WebhookEndpoint(models.Model):

@@ -22,6 +22,8 @@ urlpatterns = [
     path("answers/<int:answer_id>/", RedirectView.as_view(pattern_name="review"), name="answer_detail"),
     path("review/<int:answer_id>/", review_views.review, name="review"),
     path("review/<int:answer_id>/claims/<int:claim_id>/decide", review_views.decide, name="decide"),
+    path("review/<int:answer_id>/claims/<int:claim_id>/draft", review_views.note_draft, name="note_draft"),
+    path("review/<int:answer_id>/claims/<int:claim_id>/note", review_views.note_edit, name="note_edit"),
     path("review/<int:answer_id>/undo", review_views.undo, name="undo"),
     path("review/<int:answer_id>/add-claim", review_views.add_claim, name="add_claim"),
     path("review/<int:answer_id>/finish", review_views.finish, name="finish"),

@@ -41,6 +41,8 @@ ACCESS = {
     "review": (REVIEWER, ["get"]),
     "decide": (REVIEWER, ["post"]),
     "undo": (REVIEWER, ["post"]),
+    "note_draft": (REVIEWER, ["post"]),
+    "note_edit": (REVIEWER, ["post"]),
     "add_claim": (REVIEWER, ["post"]),
     "finish": (REVIEWER, ["post"]),
     "lease_take": (REVIEWER, ["post"]),

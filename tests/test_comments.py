@@ -54,7 +54,7 @@ def test_htmx_gets_the_thread_back_as_a_partial(client, answer):
     html = _add(client, answer, "second\nline", **HTMX).content.decode()
     assert 'id="comments"' in html and "<html" not in html
     assert html.index("first") < html.index("second\nline")
-    assert "Comments <span class=\"hint\">(2)</span>" in html
+    assert "Comments <span class=\"count\">(2)</span>" in html
     assert client.get(f"/review/{answer.pk}/comments").content.decode().count('class="comment"') == 2
 
 

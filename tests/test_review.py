@@ -431,9 +431,15 @@ def test_undo_reverts_my_last_decision_and_reopens_an_adjudicated_answer(client,
     client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "CONTRADICTED", "version": 0})
     client.post(f"/review/{answer.pk}/finish")
     assert Answer.objects.get(pk=answer.pk).review_status == "adjudicated"
-    client.post(f"/review/{answer.pk}/undo")  # the last decision: the finish (its bulk confirm)
+    # Undoing reopens an answer whose client has its verdict: the first undo only asks.
+    asked = client.post(f"/review/{answer.pk}/undo", headers={"HX-Request": "true"})
+    assert asked.status_code == 200 and 'id="reopen-confirm"' in asked.content.decode()
+    assert Answer.objects.get(pk=answer.pk).review_status == "adjudicated"
+    assert not AuditEvent.objects.filter(action="answer.reopened").exists()
+    client.post(f"/review/{answer.pk}/undo", {"reopen": "1"})  # the last decision: the finish (its bulk confirm)
     answer.refresh_from_db()
     assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == ("in_review", "", rita)
+    assert AuditEvent.objects.filter(action="answer.reopened", object_id=str(answer.pk), actor=rita).count() == 1
     assert Claim.objects.get(pk=supported.pk).decision_mode == ""
     client.post(f"/review/{answer.pk}/undo")
     claim.refresh_from_db()
@@ -455,7 +461,7 @@ def test_one_undo_after_finishing_reverts_the_whole_finish_and_keeps_my_explicit
     client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0})
     client.post(f"/review/{answer.pk}/finish")
     assert Answer.objects.get(pk=answer.pk).review_status == "adjudicated"
-    client.post(f"/review/{answer.pk}/undo")
+    client.post(f"/review/{answer.pk}/undo", {"reopen": "1"})
     answer.refresh_from_db()
     assert (answer.review_status, answer.lease_holder) == ("in_review", rita)
     modes = dict(Claim.objects.filter(answer=answer).values_list("cid", "decision_mode"))

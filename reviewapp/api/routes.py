@@ -323,7 +323,7 @@ def otlp_traces(request: HttpRequest):
 
 # --- webhooks --------------------------------------------------------------------------------
 
-WebhookEvent = Literal["answer.judged", "answer.adjudicated"]
+WebhookEvent = Literal["answer.judged", "answer.adjudicated", "answer.reopened"]
 
 
 class WebhookIn(BaseModel):

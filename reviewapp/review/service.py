@@ -67,6 +67,11 @@ class LeaseHeld(ReviewError):
         super().__init__(f"{holder} is reviewing this answer{until}.")
 
 
+class ReopenUnconfirmed(ReviewError):
+    """Undoing a decision on an adjudicated answer reopens it, and its client was told the verdict:
+    the reviewer confirms first (`reopen=True`)."""
+
+
 class DecisionConflict(ReviewError):
     def __init__(self, claim: Claim, message: str | None = None):
         who = claim.decided_by.get_username() if claim.decided_by else "someone"
@@ -375,10 +380,26 @@ def claim_decide(*, user, claim: Claim, decision: str, label: str | None, note: 
         claim.refresh_from_db()
         Review.objects.create(claim=claim, answer=answer, reviewer=user, decision=decision, final_label=final_label,
                               note=note, claim_version=claim.version, decision_mode=mode,
-                              stage=ADJUDICATION if leading else REVIEW)
+                              stage=ADJUDICATION if leading else REVIEW, time_spent_ms=_time_spent_ms(user, answer, mode))
         audit_record(actor=user, actor_label=user.get_username(), action=f"claim.{decision}", obj=claim,
                      before=before, after=_state(claim), note=note)
     return claim
+
+
+def _time_spent_ms(user, answer: Answer, mode: str) -> int | None:
+    """The reviewer's time on this decision: since their previous decision on the answer, or since
+    their pass on it began, at most the lease length (a tab left open overnight is not work).
+    None in bulk: finishing accepted the claim, nobody spent time on it."""
+    if mode == DecisionMode.BULK:
+        return None
+    since = max(filter(None, (
+        Review.objects.filter(answer=answer, reviewer=user).aggregate(last=Max("created_at"))["last"],
+        ReviewPass.objects.filter(answer=answer, reviewer=user).values_list("started_at", flat=True).first(),
+    )), default=None)
+    if since is None:
+        return None
+    spent = (timezone.now() - since).total_seconds()
+    return int(min(max(spent, 0), Policy.current().lease_seconds) * 1000)
 
 
 def _lock_pass(user, answer: Answer) -> None:
@@ -396,7 +417,8 @@ def _pass_decide(user, claim: Claim, answer: Answer, *, decision: str, final_lab
             raise DecisionConflict(claim, f"You changed claim {claim.cid} in another tab or window while deciding; "
                                           "this decision was not saved.")
         Review.objects.create(claim=claim, answer=answer, reviewer=user, decision=decision, final_label=final_label,
-                              note=note, claim_version=version + 1, decision_mode=mode, stage=REVIEW)
+                              note=note, claim_version=version + 1, decision_mode=mode, stage=REVIEW,
+                              time_spent_ms=_time_spent_ms(user, answer, mode))
         audit_record(actor=user, actor_label=user.get_username(), action=f"claim.{decision}", obj=claim,
                      after={"label": final_label, "decision": decision, "decision_mode": mode, "stage": REVIEW,
                             "version": version + 1}, note=note)
@@ -434,14 +456,16 @@ def claim_add(*, user, answer: Answer, start: int, end: int, label: str, note: s
     return claim
 
 
-def answer_finish(*, user, answer: Answer) -> None:
+def answer_finish(*, user, answer: Answer, notes: dict[int, str] | None = None) -> None:
     """Confirm every claim still undecided (in bulk: the reviewer accepts the rest unseen), then
     finish my pass. Finishing is its own step: deciding the last flagged claim does not finish, so
     every claim stays decidable until the reviewer says so. All or nothing: one outcome per request.
 
     One review asked for: the answer is adjudicated. Several: once the last reviewer finishes, the
     claims they agree on are settled and the answer is adjudicated, or waits for a lead. A lead
-    finishing an answer that waited for them adjudicates it, once every claim has a final label."""
+    finishing an answer that waited for them adjudicates it, once every claim has a final label.
+    `notes`: a note, by claim id, for claims confirmed in bulk (the reviewer's drafts on them)."""
+    notes = notes or {}
     _require_lease(user, answer)
     if answer.review_status == ADJUDICATING:
         return _lead_finish(user, answer)
@@ -456,8 +480,8 @@ def answer_finish(*, user, answer: Answer) -> None:
             undecided, versions = shown_claims_for_review(answer).filter(decision=""), {}
         for claim in undecided.select_related("decided_by"):
             claim.answer = answer
-            claim_decide(user=user, claim=claim, decision=Claim.Decision.CONFIRM, label=None, note="",
-                         expected_version=versions.get(claim.pk, claim.version), mode=DecisionMode.BULK)
+            claim_decide(user=user, claim=claim, decision=Claim.Decision.CONFIRM, label=None,
+                         note=notes.get(claim.pk, ""), expected_version=versions.get(claim.pk, claim.version), mode=DecisionMode.BULK)
         ReviewPass.objects.filter(answer=answer, reviewer=user, status=OPEN).update(
             status=FINISHED, finished_at=timezone.now(), lease_expires_at=None)
         if not multi_review(answer):
@@ -488,13 +512,16 @@ def _last_decision(user, answer: Answer, stage: str) -> Review | None:
     )
 
 
-def decision_undo(*, user, answer: Answer) -> Claim:
+def decision_undo(*, user, answer: Answer, reopen: bool = False) -> Claim:
     """Revert my last decision on this answer (unless someone decided that claim since). After a
     finish, the last decision is the finish: its bulk confirms are all reverted, in one step.
     With several reviewers, my decisions can be undone until the last of them finishes; then the
     answer is the lead's, and the lead undoes their own decisions until they finish."""
     if multi_review(answer) and answer.review_status == ADJUDICATED:
         raise ReviewError("This answer is adjudicated: its reviewers' and its lead's decisions are closed.")
+    if answer.review_status == ADJUDICATED and not reopen:
+        raise ReopenUnconfirmed(f"Answer {answer.pk} is adjudicated and its client has the verdict: undoing "
+                                "reopens it for review and tells the client. Reopen it?")
     if answer.review_status == ADJUDICATING and not is_lead(user):
         raise ReviewError("Every reviewer has finished this answer and a lead settles it now: nothing to undo.")
     stage = ADJUDICATION if answer.review_status == ADJUDICATING else REVIEW
@@ -629,7 +656,7 @@ def _settled_fields(claim: Claim, answer: Answer, reviews: list[Review] | None =
         "decided_by": latest.reviewer, "decided_at": latest.created_at,
         "note": " / ".join(dict.fromkeys(r.note for r in agreeing if r.note)),
         "decision_mode": DecisionMode.EXPLICIT if explicit else DecisionMode.BULK,
-        "consensus_method": method,
+        "consensus_method": method if explicit else ConsensusMethod.BULK,
     }
 
 
@@ -680,6 +707,7 @@ def _reopen(answer: Answer, user) -> None:
         "status": OPEN, "lease_expires_at": until, "finished_at": None})
     audit_record(actor=user, actor_label=user.get_username(), action="answer.reopened", obj=answer)
     answer.refresh_from_db()
+    event_record(answer=answer, event="answer.reopened")  # the client had the verdict: it is withdrawn
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ forms; htmx (when present) swaps the changed parts instead."""
 from __future__ import annotations
 
 from django.contrib import messages
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -34,8 +35,9 @@ from reviewapp.labels.reviewer_agreement import reviewer_agreement
 from reviewapp.models import Answer, Claim, Evidence
 from reviewapp.pages import BadRequest, bad_request, int_or_none, posted_note
 from reviewapp.review import comments as comments_service
+from reviewapp.review import drafts as drafts_service
 from reviewapp.review import service as review_service
-from reviewapp.review.service import ReviewError
+from reviewapp.review.service import ReopenUnconfirmed, ReviewError
 
 
 @reviewer_required
@@ -148,6 +150,12 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
         selectors.shown_claims_for_review(answer).select_related("decided_by").prefetch_related("evidence", "reviews__reviewer")
     )
     seen = _as_seen_by(user, answer, claims)
+    drafts = drafts_service.drafts_for(user, answer)
+    for claim in claims:
+        # What the note box shows: the reviewer's draft (typed, not yet saved with a decision) over the note.
+        claim.draft = drafts.get(claim.pk)
+        claim.note_shown = claim.draft if claim.draft is not None else claim.note
+        claim.note_unsaved = claim.draft is not None and claim.draft != claim.note
     selected = selected if any(c.pk == selected for c in claims) else next(
         (c.pk for c in claims if c.label != "SUPPORTED" and not c.decision), claims[0].pk if claims else None
     )
@@ -187,6 +195,7 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
         "held_by_other": read_only and not review_service.can_take(user=user, answer=answer),
         "held_message": review_service.lease_refusal(answer, user) if read_only else "",
         "pending": seen["pending"],
+        "decided_count": sum(1 for c in claims if c.decision),
         "multi_review": seen["multi"],
         "blind_now": seen["blind"],
         "progress": review_service.review_progress(user=user),
@@ -253,23 +262,30 @@ def review(request: HttpRequest, answer_id: int) -> HttpResponse:
     except ValueError:
         selected = None
     context = _review_context(request, answer, selected=selected)
+    if request.GET.get("confirm_reopen") and answer.review_status == Answer.ReviewStatus.ADJUDICATED:
+        context["confirm_reopen"] = REOPEN_QUESTION  # the no-JavaScript path of `u` on a finished answer
     return render(request, "reviewapp/review.html",
                   context | comments_context(answer, user=request.user, others_hidden=context["blind_now"]))
 
 
 def _after_action(request: HttpRequest, answer: Answer, *, selected: int | None, error: str = "",
-                  status: int = 409) -> HttpResponse:
-    """htmx: re-render the review panel (claims, highlights, progress); plain form: redirect back."""
+                  status: int = 409, confirm_reopen: str = "") -> HttpResponse:
+    """htmx: re-render the review panel (claims, highlights, progress); plain form: redirect back.
+    `confirm_reopen`: the question to ask before an undo reopens an adjudicated answer."""
     if not request.htmx:
         if error and status == 400:
             return bad_request(request, error, back=reverse("review", args=[answer.pk]))
         if error:
             messages.error(request, error)
-        url = reverse("review", args=[answer.pk]) + (f"?claim={selected}" if selected else "")
-        return redirect(url)
+        query = "?confirm_reopen=1" if confirm_reopen else (f"?claim={selected}" if selected else "")
+        return redirect(reverse("review", args=[answer.pk]) + query)
     answer.refresh_from_db()
-    context = _review_context(request, answer, selected=selected) | {"error": error}
+    context = _review_context(request, answer, selected=selected) | {"error": error, "confirm_reopen": confirm_reopen}
     return render(request, "reviewapp/review.html#review-panel", context, status=status if error else 200)
+
+
+REOPEN_QUESTION = ("This answer is adjudicated and its client has the verdict: undoing reopens it for review "
+                   "and tells the client (answer.reopened).")
 
 
 @require_POST
@@ -294,23 +310,62 @@ def decide(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
         )
     except ReviewError as exc:
         return _after_action(request, answer, selected=claim.pk, error=str(exc))
-    return _after_action(request, answer, selected=_next_pending(answer, after=claim, user=request.user))
+    drafts_service.drafts_clear(request.user, [claim.pk])  # the note went with the decision
+    return _after_action(request, answer, selected=_next_in_order(answer, after=claim))
 
 
-def _next_pending(answer: Answer, *, after: Claim, user) -> int | None:
-    pending = review_service.pending_claims_for(user, answer).order_by("position")
-    following = pending.filter(position__gt=after.position).first() or pending.first()
+def _next_in_order(answer: Answer, *, after: Claim) -> int:
+    """The claim after `after` in the answer's order, whatever its label or state: the selection
+    only ever moves forward, so `c j c j` visits every claim and none is skipped unseen; on the
+    last claim it stays."""
+    following = (selectors.shown_claims_for_review(answer).filter(position__gt=after.position)
+                 .order_by("position", "id").first())
     return following.pk if following else after.pk
+
+
+@require_POST
+@reviewer_required
+def note_draft(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
+    """The note box of a claim, as it is typed (the page posts it a moment after each change): 204."""
+    claim = get_object_or_404(Claim, pk=claim_id, answer_id=answer_id)
+    try:
+        note = posted_note(request)
+    except BadRequest as exc:
+        return HttpResponse(str(exc), status=400, content_type="text/plain")
+    drafts_service.draft_save(user=request.user, claim=claim, text=note)
+    return HttpResponse(status=204)
+
+
+@require_POST
+@reviewer_required
+def note_edit(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
+    """"Save note" on a decided claim: its decision again, with the note now in the box."""
+    answer = _load(answer_id)
+    claim = get_object_or_404(Claim.objects.select_related("decided_by"), pk=claim_id, answer=answer)
+    claim.answer = answer
+    try:
+        note = posted_note(request)
+        drafts_service.note_edit(user=request.user, claim=claim, note=note)
+    except BadRequest as exc:
+        return _after_action(request, answer, selected=claim.pk, error=str(exc), status=400)
+    except ReviewError as exc:
+        return _after_action(request, answer, selected=claim.pk, error=str(exc))
+    return _after_action(request, answer, selected=claim.pk)
 
 
 @require_POST
 @reviewer_required
 def undo(request: HttpRequest, answer_id: int) -> HttpResponse:
     answer = _load(answer_id)
+    was_adjudicated = answer.review_status == Answer.ReviewStatus.ADJUDICATED
     try:
-        claim = review_service.decision_undo(user=request.user, answer=answer)
+        claim = review_service.decision_undo(user=request.user, answer=answer, reopen=request.POST.get("reopen") == "1")
+    except ReopenUnconfirmed:
+        return _after_action(request, answer, selected=None, confirm_reopen=REOPEN_QUESTION)
     except ReviewError as exc:
         return _after_action(request, answer, selected=None, error=str(exc))
+    if was_adjudicated:
+        messages.info(request, f"Answer {answer.pk} reopened for review; its client was told (answer.reopened).")
     return _after_action(request, answer, selected=claim.pk)
 
 
@@ -342,7 +397,10 @@ def add_claim(request: HttpRequest, answer_id: int) -> HttpResponse:
 def finish(request: HttpRequest, answer_id: int) -> HttpResponse:
     answer = _load(answer_id)
     try:
-        review_service.answer_finish(user=request.user, answer=answer)
+        with transaction.atomic():  # the drafts go with the finish, or stay drafts
+            notes = drafts_service.drafts_for_finish(user=request.user, answer=answer)
+            review_service.answer_finish(user=request.user, answer=answer, notes=notes)
+            drafts_service.drafts_clear(request.user, notes)
     except ReviewError as exc:
         return _after_action(request, answer, selected=None, error=str(exc))
     answer.refresh_from_db()
@@ -352,6 +410,10 @@ def finish(request: HttpRequest, answer_id: int) -> HttpResponse:
         messages.success(request, f"Your review of answer {answer.pk} is in; the reviewers disagree, so a lead decides. Next: n")
     else:
         messages.success(request, f"Your review of answer {answer.pk} is in; it waits for another reviewer. Next: n")
+    if request.POST.get("then") == "next":  # the page's setting: go on to the next answer (else stay)
+        following = review_service.lease_next(user=request.user, leaving=answer.pk)
+        if following is not None:
+            return _redirect(request, reverse("review", args=[following.pk]))
     return _after_action(request, answer, selected=None)
 
 
@@ -424,11 +486,12 @@ def comment_add(request: HttpRequest, answer_id: int) -> HttpResponse:
     form = CommentForm(request.POST)
     if not form.is_valid():
         if request.htmx:  # the thread again, the form keeping the text and saying what is wrong
-            return render(request, COMMENTS, comments_context(answer, user=request.user, form=form), status=400)
+            return render(request, COMMENTS, comments_context(answer, user=request.user, form=form)
+                          | {"comments_open": True}, status=400)
         return bad_request(request, f"Comment not saved: {form_errors(form)}", back=reverse("review", args=[answer.pk]))
     comments_service.comment_add(user=request.user, answer=answer, body=form.cleaned_data["body"])
-    if request.htmx:
-        return render(request, COMMENTS, comments_context(answer, user=request.user))
+    if request.htmx:  # the drawer stays open on the thread just written to
+        return render(request, COMMENTS, comments_context(answer, user=request.user) | {"comments_open": True})
     return redirect(reverse("review", args=[answer.pk]) + "#comments")
 
 

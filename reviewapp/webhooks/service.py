@@ -45,7 +45,7 @@ from reviewapp.webhooks.signing import DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_
 
 log = logging.getLogger(__name__)
 
-JUDGED, ADJUDICATED = WEBHOOK_EVENTS
+JUDGED, ADJUDICATED, REOPENED = WEBHOOK_EVENTS
 USER_AGENT = "ClaimDesk-Webhooks/1"
 # How long past its timeout a held delivery stays held: a worker that died mid-send lets go.
 SENDING_MARGIN_SECONDS = 30
@@ -210,7 +210,10 @@ def event_record(*, answer: Answer, event: str, state: Callable[[], dict] | None
     if answer.client_id is None:
         return []
     endpoint = WebhookEndpoint.objects.filter(client_id=answer.client_id, removed_at__isnull=True, active=True).first()
-    if endpoint is None or event not in endpoint.events:
+    # A client told a verdict is told when it is withdrawn, whatever it subscribed to before
+    # answer.reopened existed.
+    wanted = {event, ADJUDICATED} if event == REOPENED else {event}
+    if endpoint is None or not wanted & set(endpoint.events):
         return []
     data = {"answer": state() if state is not None else answer_payload(answer)}
     if event == ADJUDICATED:

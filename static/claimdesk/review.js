@@ -54,10 +54,91 @@
     submit((selectedCard() || document).querySelector(selector));
   }
 
+  // `?`: a modal dialog (backdrop, focus kept inside, Esc closes it: the browser's <dialog>).
   function toggleHelp() {
     const help = document.getElementById("help");
-    help.hidden = !help.hidden;
+    if (help.open) help.close();
+    else help.showModal();
   }
+
+  // --- notes: kept as drafts on the server as they are typed ---------------------------------
+  // A note box's text is posted to its draft URL DRAFT_DELAY_MS after the last change (and at
+  // once on Esc, blur or any action key), so a redraw, a move, a reload or leaving keeps it; the
+  // page renders the draft back. Actions wait for the saves in flight: `f` finishes with them.
+  const DRAFT_DELAY_MS = 400;
+  const draftTimers = new Map();
+  let draftsSaving = Promise.resolve();
+
+  function saveDraft(box) {
+    clearTimeout(draftTimers.get(box));
+    draftTimers.delete(box);
+    if (box.dataset.sent === box.value) return draftsSaving;
+    box.dataset.sent = box.value;
+    const body = new FormData();
+    body.append("note", box.value);
+    draftsSaving = draftsSaving.then(() => fetch(box.dataset.draftUrl, {
+      method: "POST", body, headers: { "X-CSRFToken": csrf() }, keepalive: true,
+    })).catch(() => {});
+    return draftsSaving;
+  }
+
+  function flushDrafts() {
+    for (const box of Array.from(draftTimers.keys())) saveDraft(box);
+    return draftsSaving;
+  }
+
+  function noteState(box) {
+    const card = box.closest(".claim-card");
+    const unsaved = box.value !== (box.dataset.saved || "");
+    const decided = card?.classList.contains("decided");
+    const state = card?.querySelector(".draft-state");
+    if (state) state.textContent = unsaved ? (decided ? "draft kept: not saved with the decision yet" : "draft kept: goes with your decision") : "";
+    const save = card?.querySelector(".save-note");
+    if (save) save.hidden = !unsaved;
+  }
+
+  document.addEventListener("input", (event) => {
+    const box = event.target.closest("textarea[data-draft-url]");
+    if (!box) return;
+    noteState(box);
+    clearTimeout(draftTimers.get(box));
+    draftTimers.set(box, setTimeout(() => saveDraft(box), DRAFT_DELAY_MS));
+  });
+  document.addEventListener("focusout", (event) => {
+    const box = event.target.closest?.("textarea[data-draft-url]");
+    if (box && draftTimers.has(box)) saveDraft(box);
+  });
+
+  // Text typed but not saved with any decision, on claims other than the one being decided.
+  function unsavedNotes() {
+    return Array.from(document.querySelectorAll("textarea[data-draft-url]"))
+      .filter((box) => box.value.trim() && box.value !== (box.dataset.saved || ""))
+      .map((box) => box.closest(".claim-card")?.querySelector(".claim-top b")?.textContent || "a claim");
+  }
+
+  // n and s leave the answer: the drafts stay on the server, but say so before going.
+  function leaveAsking(selector) {
+    const button = document.querySelector(selector);
+    if (!button) return;
+    const notes = unsavedNotes();
+    if (notes.length && !window.confirm(`Your note on ${notes.join(", ")} is not saved with a decision; it stays a draft for when you come back. Leave anyway?`)) return;
+    flushDrafts().then(() => button.click());
+  }
+
+  // After `f`, the next answer opens unless the reviewer chose to stay (kept in this browser).
+  const STAY_KEY = "claimdesk.stayAfterFinish";
+  function applyStaySetting() {
+    const stay = localStorage.getItem(STAY_KEY) === "1";
+    const box = document.getElementById("stay-after-finish");
+    if (box) box.checked = stay;
+    const then = document.querySelector("#finish-form input[name=then]");
+    if (then) then.value = stay ? "stay" : "next";
+  }
+  document.addEventListener("change", (event) => {
+    if (event.target.id !== "stay-after-finish") return;
+    localStorage.setItem(STAY_KEY, event.target.checked ? "1" : "0");
+    applyStaySetting();
+  });
 
   function setOverturn(armed) {
     overturnArmed = armed;
@@ -65,20 +146,31 @@
   }
 
   document.addEventListener("keydown", (event) => {
+    const noteBox = event.target.closest?.("textarea[data-draft-url]");
+    if (noteBox && event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      // Ctrl+Enter in a note: on a decided claim, save the note (its decision again, with it).
+      const save = noteBox.closest(".claim-card")?.querySelector(".save-note");
+      if (save) flushDrafts().then(() => submit(save));
+      event.preventDefault();
+      return;
+    }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const typing = event.target.closest("input, textarea, select");
     if (event.key === "Escape") {
       setOverturn(false);
-      document.getElementById("help").hidden = true;
+      if (noteBox) saveDraft(noteBox);
       if (typing) event.target.blur();
+      document.getElementById("reopen-confirm")?.remove();
       return;
     }
     if (typing) return;
+    if (document.getElementById("help")?.open && event.key !== "?") return;  // the dialog has the keys
     // A held key repeats: fine for moving, never for an action (one press, one request).
     if (event.repeat && event.key !== "j" && event.key !== "k") return;
     if (overturnArmed && /^[1-4]$/.test(event.key)) {
       setOverturn(false);
-      click(`button[name=overturn_to][value=${LABELS[Number(event.key) - 1]}]`);
+      const label = LABELS[Number(event.key) - 1];
+      flushDrafts().then(() => click(`button[name=overturn_to][value=${label}]`));
       event.preventDefault();
       return;
     }
@@ -86,14 +178,15 @@
     const actions = {
       j: () => move(1),
       k: () => move(-1),
-      c: () => click("button[name=decision][value=confirm]"),
+      c: () => flushDrafts().then(() => click("button[name=decision][value=confirm]")),
       o: () => { if (selectedCard()?.querySelector("button[name=overturn_to]")) setOverturn(true); },
       e: () => selectedCard()?.querySelector("textarea[name=note]")?.focus(),
-      u: () => submit(document.querySelector("#undo-form button")),
-      f: () => submit(document.querySelector("#finish-form button:not([disabled])")),
-      n: () => document.querySelector("#next-form button")?.click(),
+      // On an adjudicated answer the first `u` asks (the server's reopen question); a second confirms.
+      u: () => flushDrafts().then(() => submit(document.querySelector("#reopen-form button") || document.querySelector("#undo-form button"))),
+      f: () => flushDrafts().then(() => submit(document.querySelector("#finish-form button:not([disabled])"))),
+      n: () => leaveAsking("#next-form button"),
       t: () => document.querySelector("#take-form button")?.click(),
-      s: () => document.querySelector("#skip-form button")?.click(),
+      s: () => leaveAsking("#skip-form button"),
       "?": toggleHelp,
     };
     const action = actions[event.key];
@@ -152,7 +245,10 @@
   });
 
   document.addEventListener("htmx:afterSwap", (event) => {
-    if (event.detail.target?.id !== "comments") select(panel()?.dataset.selected, { scroll: true });  // a comment moves no claim
+    if (event.detail.target?.id === "comments") return;  // a comment moves no claim
+    applyStaySetting();
+    select(panel()?.dataset.selected, { scroll: true });
+    document.querySelector("#reopen-form button")?.focus();
   });
   // htmx swaps a 409 (a conflict) too, so the reviewer sees the current state and the message;
   // it is an expected answer, not a failure for htmx to log as an error.
@@ -162,5 +258,10 @@
       event.detail.isError = false;
     }
   });
-  document.addEventListener("DOMContentLoaded", () => select(panel()?.dataset.selected, { scroll: true }));
+  document.addEventListener("DOMContentLoaded", () => {
+    applyStaySetting();
+    if (location.hash === "#comments") document.getElementById("comments")?.setAttribute("open", "");
+    select(panel()?.dataset.selected, { scroll: true });
+    document.querySelector("#reopen-form button")?.focus();
+  });
 })();
