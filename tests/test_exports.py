@@ -23,7 +23,8 @@ from tests import factories as make
 JSONL_KEYS = {
     "answer_id", "external_id", "question", "answer", "passages", "claim_id", "claim_text", "answer_span",
     "judge_label", "category", "explanation", "quotes", "human_label", "decision", "decision_mode", "origin", "note",
-    "reviewer", "decided_at", "consensus_method", "reviews", "judge_profile", "judge_version", "judge_model", "judge_backend", "policy_version",
+    "reviewer", "decided_at", "consensus_method", "reviews", "judge_confidence", "judge_profile", "judge_version",
+    "judge_model", "judge_backend", "policy_version", "prior_turns", "answer_human_verdict",
 }
 
 
@@ -329,3 +330,52 @@ def test_the_number_of_queries_does_not_grow_with_the_rows_of_a_batch():
         counts.append(len(queries))
     # claims, answers, quotes, passages, runs, the empty next batch, a savepoint pair
     assert counts[0] == counts[1] <= 8
+
+
+# --- context a training set needs (issue 30) ---------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_prior_turns_the_verdict_confidence_and_time_spent_survive_jsonl_csv_and_a_golden_round_trip(tmp_path, client):
+    turns = [{"role": "user", "content": "I'm 67, a senior."}, {"role": "assistant", "content": "Noted, \"senior\"."}]
+    rita = make.user("rita", "reviewer")
+    answer = make.in_review(prior_turns=turns)
+    client.force_login(rita)
+    client.post("/queue/next")
+    claim = make.flagged(answer)
+    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "UNSUPPORTED", "version": 0})
+    client.post(f"/review/{answer.pk}/finish")
+    Claim.objects.filter(pk=claim.pk).update(confidence=0.75)  # the offline judge gives none
+    answer.refresh_from_db()
+    assert answer.review_status == "adjudicated" and answer.prior_turns == turns
+
+    rows = {r["claim_id"]: r for r in _jsonl()}
+    row = rows[claim.cid]
+    assert (row["prior_turns"], row["answer_human_verdict"], row["judge_confidence"]) == (
+        turns, answer.adjudicated_verdict, 0.75)
+    assert [(r["decision_mode"], r["time_spent_ms"] is not None) for r in row["reviews"]] == [("explicit", True)]
+    bulk = next(r for r in rows.values() if r["claim_id"] != claim.cid)
+    assert bulk["reviews"][0]["time_spent_ms"] is None  # accepted by finishing: no time of its own
+
+    cells = {r["claim_id"]: r for r in _csv()}[claim.cid]
+    assert json.loads(cells["prior_turns"]) == turns
+    assert (cells["answer_human_verdict"], cells["judge_confidence"]) == (answer.adjudicated_verdict, "0.75")
+
+    golden = tmp_path / "golden.jsonl"
+    golden.write_bytes(b"".join(export_stream("golden", EVERYTHING)))
+    record = json.loads(golden.read_text())
+    assert record["meta"]["prior_turns"] == turns
+    call_command("import_golden", str(golden), "--name", "round-trip", stdout=StringIO())
+    back = Answer.objects.get(metadata__golden="round-trip")
+    assert (back.answer, back.prior_turns) == (answer.answer, turns)
+
+
+@pytest.mark.django_db
+def test_a_golden_record_with_malformed_prior_turns_is_skipped_naming_them(tmp_path):
+    record = {"id": "g1", "task_type": "rag_qa", "answer": "Seniors pay $1.00.", "hallucinated": False, "spans": [],
+              "passages": [{"text": "Seniors pay $1.00."}], "meta": {"prior_turns": [{"role": "robot", "content": "x"}]}}
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    err = StringIO()
+    call_command("import_golden", str(path), "--name", "bad", stdout=StringIO(), stderr=err)
+    assert "meta.prior_turns" in err.getvalue() and not Answer.objects.filter(metadata__golden="bad").exists()

@@ -73,7 +73,8 @@ def _reference(fmt: str) -> bytes:
             if r.decision != "undo" and not Review.objects.filter(undoes=r).exists():
                 latest[(r.reviewer_id, r.stage)] = r
         reviews[claim_id] = [{"reviewer": r.reviewer.username, "stage": r.stage, "label": r.final_label,
-                              "decision": r.decision, "decision_mode": r.decision_mode, "note": r.note}
+                              "decision": r.decision, "decision_mode": r.decision_mode, "note": r.note,
+                              "time_spent_ms": r.time_spent_ms}
                              for r in sorted(latest.values(), key=lambda r: r.id)]
     rows = [exports.claim_row(c, answers[c["answer_id"]], quotes[c["id"]], passages[c["answer_id"]], reviews[c["id"]])
             for c in claims]
@@ -87,7 +88,7 @@ def _reviewed(claim: Claim, answer: Answer, note: str, rita, odd_reviewer, k: in
     """Every reviewer's decisions behind the claim's final label, with the awkward note: two passes,
     a decision replaced by a later one, an undone one, and a lead's adjudication."""
     Review.objects.create(claim=claim, answer=answer, reviewer=rita, decision="confirm", final_label=claim.label,
-                          note=note, claim_version=1)
+                          note=note, claim_version=1, time_spent_ms=None if k == 2 else 1234 * k)
     if k == 0:
         return
     Review.objects.create(claim=claim, answer=answer, reviewer=rita, decision="overturn", final_label="CONTRADICTED",
@@ -117,6 +118,10 @@ def _awkward_answers() -> int:
         Passage.objects.create(answer=answer, pid=f"{value[:30]}-P2", position=1, text=value, agency=value)
         if n % 5 == 0:
             Answer.objects.filter(pk=answer.pk).update(policy=None)
+        # Prior turns with the awkward text, none; the answer's verdict after review, none.
+        Answer.objects.filter(pk=answer.pk).update(
+            prior_turns=[{"role": "user", "content": value}, {"role": "assistant", "content": value + "!"}] if n % 2 else [],
+            adjudicated_verdict="" if n % 3 == 1 else "MOSTLY_GROUNDED")
         if n % 2:
             JudgeRun.objects.filter(answer=answer).update(backend="=backend")
         if n % 7 == 3:
@@ -132,7 +137,9 @@ def _awkward_answers() -> int:
             Claim.objects.filter(pk=claim.pk).update(
                 decided_by=reviewer, cid=(value[:30] + f"c{k}") if k % 2 else f"c{k}",
                 answer_start=None if k == 3 else 0, answer_end=None if k == 3 else 5,
-                decided_at=None if (n, k) == (4, 0) else claim.decided_at)
+                decided_at=None if (n, k) == (4, 0) else claim.decided_at,
+                # floats whose text Postgres writes otherwise (1, 1e-05), and none
+                confidence=[None, 1.0, 0.1 + 0.2, 1e-05][(n + k) % 4])
             first = Passage.objects.filter(answer=answer, position=0).exclude(text="").first()
             for position in range((n + k) % 3):
                 found = position == 0 and first is not None  # a located quote must lie inside its passage

@@ -57,9 +57,9 @@ EXTENSIONS = {"jsonl": "jsonl", "csv": "csv", "golden": "golden.jsonl"}
 CSV_FIELDS = (
     "answer_id", "external_id", "question", "answer", "passage_ids", "claim_id", "claim_text", "answer_start",
     "answer_end", "judge_label", "category", "explanation", "quotes", "human_label", "decision", "decision_mode",
-    "origin", "note", "reviewer", "decided_at", "consensus_method", "reviews", "judge_profile", "judge_version",
-    "judge_model", "judge_backend",
-    "policy_version",
+    "origin", "note", "reviewer", "decided_at", "consensus_method", "reviews", "judge_confidence", "judge_profile",
+    "judge_version", "judge_model", "judge_backend",
+    "policy_version", "prior_turns", "answer_human_verdict",
 )
 PASSAGE_FIELDS = ("tag", "agency", "title", "section", "source_url", "fetched_at", "score", "metadata")
 # A passage field with one of these values was not given (golden records leave such fields out).
@@ -138,7 +138,7 @@ def read_snapshot():
 CLAIM_COLUMNS = (
     "id", "answer_id", "cid", "text", "answer_start", "answer_end", "label", "category", "explanation", "origin",
     "human_label", "decision", "decision_mode", "note", "decided_by__username", "decided_at", "consensus_method",
-    "run_id",
+    "run_id", "confidence",
 )
 RUN_AT = CLAIM_COLUMNS.index("run_id")
 # A claim's run, read apart from the claims like its answer: once per batch, not once per claim.
@@ -192,7 +192,8 @@ def _batches(claims: QuerySet[Claim], *, passage_text: bool) -> Iterator[Batch]:
 class LineBatch:
     """A batch of JSONL or CSV lines to put together: each claim's own part comes made by Postgres."""
 
-    claims: list[tuple[int, int, int, str]]  # claim id, answer id, run id, the claim's own part of its line
+    # claim id, answer id, run id, the claim's own part of its line (Postgres's), its confidence
+    claims: list[tuple[int, int, int, str, float | None]]
     answers: dict[int, tuple]  # as in Batch
     passages: dict[int, list]
     runs: dict[int, tuple]
@@ -201,7 +202,8 @@ class LineBatch:
 def _line_batches(claims: QuerySet[Claim], fmt: str) -> Iterator[LineBatch]:
     """BATCH claims at a time with their answers, passages and runs: four queries per batch."""
     own = RawSQL(CLAIM_JSONL if fmt == "jsonl" else CLAIM_CSV, ())
-    for batch in _keyset(claims.annotate(own=own).values_list("id", "answer_id", "run_id", "own")):
+    # The confidence is encoded here, not by Postgres: a float8's text (1) is not orjson's (1.0).
+    for batch in _keyset(claims.annotate(own=own).values_list("id", "answer_id", "run_id", "own", "confidence")):
         answer_ids = {c[1] for c in batch}
         yield LineBatch(batch, _answers(answer_ids), _passages(answer_ids, fmt == "jsonl"),
                         _runs({c[2] for c in batch}))
@@ -335,13 +337,18 @@ def _c_timestamptz_loader():
     return psycopg.adapters.get_loader(psycopg.postgres.types["timestamptz"].oid, psycopg.pq.Format.TEXT)
 
 
-ANSWER_COLUMNS = ("id", "external_id", "question", "answer", "policy__version")
+ANSWER_COLUMNS = ("id", "external_id", "question", "answer", "policy__version", "prior_turns", "adjudicated_verdict")
+PRIOR_TURNS_AT = ANSWER_COLUMNS.index("prior_turns") - 1  # in the values after the id
 
 
 def _answers(answer_ids: set[int]) -> dict[int, tuple]:
     # Read apart from the claims: an answer's text once per batch, not once per claim.
     rows = Answer.objects.filter(_ids_in(Answer, "id", answer_ids)).values_list(*ANSWER_COLUMNS)
-    return {row[0]: row[1:] for row in _fetch(rows)}
+    answers = {}
+    for answer_id, *values in _fetch(rows):
+        values[PRIOR_TURNS_AT] = orjson.loads(values[PRIOR_TURNS_AT])  # jsonb arrives as text here
+        answers[answer_id] = tuple(values)
+    return answers
 
 
 def _runs(run_ids: set[int]) -> dict[int, tuple]:
@@ -371,7 +378,7 @@ def quote_differences(stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"kind": d["kind"], "span": d.get("span"), "answer_span": d.get("answer_span")} for d in stored]
 
 
-REVIEW_FIELDS = ("reviewer", "stage", "label", "decision", "decision_mode", "note")
+REVIEW_FIELDS = ("reviewer", "stage", "label", "decision", "decision_mode", "note", "time_spent_ms")
 
 
 def _reviews(claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
@@ -379,7 +386,7 @@ def _reviews(claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
     adjudication): the latest one not undone (an undo is not a decision), in the order made."""
     rows = (selectors.current_reviews(Review.objects.filter(_ids_in(Review, "claim", claim_ids)))
             .values_list("claim_id", "id", "reviewer__username", "stage", "final_label", "decision", "decision_mode",
-                         "note"))
+                         "note", "time_spent_ms"))
     reviews = defaultdict(list)
     for claim_id, _, *values in sorted(_fetch(rows), key=lambda row: (row[0], row[1])):
         reviews[claim_id].append(dict(zip(REVIEW_FIELDS, values)))
@@ -429,11 +436,14 @@ def claim_row(claim: dict[str, Any], answer: dict[str, Any], quotes: list[dict[s
         "decided_at": claim["decided_at"].isoformat() if claim["decided_at"] else None,
         "consensus_method": claim["consensus_method"],
         "reviews": list(reviews),
+        "judge_confidence": claim["confidence"],
         "judge_profile": claim["run__profile"],
         "judge_version": claim["run__prompt_version"],
         "judge_model": claim["run__model"],
         "judge_backend": claim["run__backend"],
         "policy_version": answer["policy__version"],
+        "prior_turns": answer["prior_turns"],  # context the answer was given in (DESIGN.md's ingest payload)
+        "answer_human_verdict": answer["adjudicated_verdict"] or None,  # the answer's verdict after review
     }
 
 
@@ -469,6 +479,8 @@ def golden_record(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "sentence_labels": None,
         "meta": {
             "answer_id": first["answer_id"], "external_id": first["external_id"],
+            # The golden format has no field for them (judges.eval reads none); import_golden reads them here.
+            "prior_turns": first["prior_turns"], "answer_human_verdict": first["answer_human_verdict"],
             "claims": [{k: r[k] for k in ("claim_id", "judge_label", "human_label", "decision", "decision_mode",
                                           "reviewer")}
                        for r in rows],
@@ -506,6 +518,7 @@ def csv_cells(row: dict[str, Any]) -> list[Any]:
         "answer_end": span[1],
         "quotes": orjson.dumps(row["quotes"]).decode(),
         "reviews": orjson.dumps(row["reviews"]).decode(),
+        "prior_turns": orjson.dumps(row["prior_turns"]).decode(),
     }
     return [neutralize(flat[field]) for field in CSV_FIELDS]
 
@@ -582,7 +595,8 @@ def _sql_reviews(element: Callable[[str], str], opening: str, closing: str) -> s
     the latest decision not undone), each review's JSON put through `element`, as _sql_quotes."""
     review = (f"""concat('{{"reviewer":', to_json(u.username), ',"stage":', to_json(r.stage), """
               f"""',"label":', to_json(r.final_label), ',"decision":', to_json(r.decision), """
-              f"""',"decision_mode":', to_json(r.decision_mode), ',"note":', to_json(r.note), '}}')""")
+              f"""',"decision_mode":', to_json(r.decision_mode), ',"note":', to_json(r.note), """
+              f"""',"time_spent_ms":', coalesce(r.time_spent_ms::text, 'null'), '}}')""")
     table = f'"{Review._meta.db_table}"'
     current = (f"SELECT DISTINCT ON (x.reviewer_id, x.stage) x.* FROM {table} x "
                f"WHERE x.claim_id = {_CLAIM}.id AND x.decision <> 'undo' "
@@ -643,16 +657,17 @@ CLAIM_CSV = "concat_ws(',', " + ", ".join((
 )) + ")"
 
 
-def _stitched(batch: LineBatch, answer_parts: dict[int, tuple[str, str]],
-              run_parts: dict[int, str]) -> Iterator[tuple[int, bytes]]:
+def _stitched(batch: LineBatch, answer_parts: dict[int, tuple[str, str]], run_parts: dict[int, str],
+              confidence: Callable[[float | None], str]) -> Iterator[tuple[int, bytes]]:
     """The batch's lines, CHUNK at a time: each is its answer's head, the claim's own part, its
-    run's part and its answer's tail, joined as they are (each part brings the separators it needs)."""
+    confidence, its run's part and its answer's tail, joined as they are (each part brings the
+    separators it needs)."""
     for first in range(0, len(batch.claims), CHUNK):
         parts = []
-        for _, answer_id, run_id, own in batch.claims[first:first + CHUNK]:
+        for _, answer_id, run_id, own, claim_confidence in batch.claims[first:first + CHUNK]:
             head, tail = answer_parts[answer_id]
-            parts += (head, own, run_parts[run_id], tail)
-        yield len(parts) // 4, "".join(parts).encode()
+            parts += (head, own, confidence(claim_confidence), run_parts[run_id], tail)
+        yield len(parts) // 5, "".join(parts).encode()
 
 
 def _jsonl_batch(batch: LineBatch) -> Iterator[tuple[int, bytes]]:
@@ -660,14 +675,16 @@ def _jsonl_batch(batch: LineBatch) -> Iterator[tuple[int, bytes]]:
     (answer_id .. passages), the claim's own fields, its run's fields, the answer's tail
     (policy_version); orjson writes compact JSON, so the parts join with commas."""
     answers = {}
-    for answer_id, (external_id, question, text, policy_version) in batch.answers.items():
+    for answer_id, (external_id, question, text, policy_version, turns, verdict) in batch.answers.items():
         head = orjson.dumps({"answer_id": answer_id, "external_id": external_id, "question": question,
                              "answer": text, "passages": batch.passages[answer_id]}).decode()
-        answers[answer_id] = (head[:-1], ',"policy_version":' + orjson.dumps(policy_version).decode() + "}\n")
+        tail = orjson.dumps({"policy_version": policy_version, "prior_turns": turns,
+                             "answer_human_verdict": verdict or None}).decode()
+        answers[answer_id] = (head[:-1], "," + tail[1:] + "\n")
     runs = {run_id: "," + orjson.dumps({"judge_profile": profile, "judge_version": version, "judge_model": model,
                                         "judge_backend": backend}).decode()[1:-1]
             for run_id, (profile, version, model, backend) in batch.runs.items()}
-    return _stitched(batch, answers, runs)
+    return _stitched(batch, answers, runs, lambda value: ',"judge_confidence":' + orjson.dumps(value).decode())
 
 
 class _Lines(list):
@@ -687,10 +704,12 @@ def _csv_batch(batch: LineBatch) -> Iterator[tuple[int, bytes]]:
         return lines.pop()[:-2]  # less the line's end
 
     answers = {answer_id: (cells((answer_id, external_id, question, text, ";".join(batch.passages[answer_id]))) + ",",
-                           "," + ("" if policy_version is None else str(policy_version)) + "\r\n")
-               for answer_id, (external_id, question, text, policy_version) in batch.answers.items()}
+                           "," + ("" if policy_version is None else str(policy_version)) + ","
+                           + cells((orjson.dumps(turns).decode(), verdict or None)) + "\r\n")
+               for answer_id, (external_id, question, text, policy_version, turns, verdict) in batch.answers.items()}
     runs = {run_id: "," + cells(run) for run_id, run in batch.runs.items()}
-    return _stitched(batch, answers, runs)
+    # (csv writes a row of one empty cell as "", a null as nothing, as the reference's middle cells)
+    return _stitched(batch, answers, runs, lambda value: "," + ("" if value is None else cells((value,))))
 
 
 def export_stream(fmt: str, filters: ExportFilters) -> Iterator[bytes]:

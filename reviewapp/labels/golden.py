@@ -15,8 +15,15 @@ from pathlib import Path
 
 from django.db import transaction
 
-from judges.eval import Record, Skipped, load_dataset
+from pydantic import TypeAdapter, ValidationError
+
+from judges.eval import Record, Skipped, describe_validation_error, load_dataset
+from judges.types import Turn
 from reviewapp.models import Answer, Passage
+
+# A ClaimDesk golden record (labels.exports.golden_record) carries the answer's prior turns in its
+# `meta`: the golden format has no field for them and judges.eval reads none.
+TURNS = TypeAdapter(list[Turn])
 
 BATCH = 500
 
@@ -54,10 +61,25 @@ def golden_import(*, path: str | Path, name: str) -> GoldenImport:
     """
     records, skipped = load_dataset(path)
     known = set(golden_answers(name).values_list("external_id", flat=True))
-    new = [record for record in records if record.id not in known]
+    new, existing = [], 0
+    for record in records:
+        try:
+            prior_turns(record)
+        except ValidationError as error:
+            skipped.append(Skipped(record.line, record.id, f"meta.prior_turns: {describe_validation_error(error)}"))
+            continue
+        if record.id in known:
+            existing += 1
+        else:
+            new.append(record)
     for start in range(0, len(new), BATCH):
         _store(name, new[start:start + BATCH])
-    return GoldenImport(created=len(new), existing=len(records) - len(new), skipped=skipped)
+    return GoldenImport(created=len(new), existing=existing, skipped=skipped)
+
+
+def prior_turns(record: Record) -> list[dict]:
+    """The record's prior turns, validated as the ingest API validates them (ValidationError if not)."""
+    return [turn.model_dump() for turn in TURNS.validate_python(record.meta.get("prior_turns") or [])]
 
 
 @transaction.atomic
@@ -65,7 +87,7 @@ def _store(name: str, records: list[Record]) -> None:
     answers = Answer.objects.bulk_create(
         Answer(
             client=None, external_id=record.id, question=record.request.question, answer=record.request.answer,
-            metadata=golden_metadata(name, record), status=Answer.Status.JUDGED,
+            prior_turns=prior_turns(record), metadata=golden_metadata(name, record), status=Answer.Status.JUDGED,
         )
         for record in records
     )
