@@ -7,7 +7,7 @@ PORT ?= 8000
 # two cores busy. A test module runs whole in one process (its module-scoped fixtures).
 TEST_PROCESSES ?= 2
 
-.PHONY: install run test test-fast bench bench-quick bench-steps bench-quick-steps check clean
+.PHONY: install run manage test test-fast bench bench-quick bench-steps bench-quick-steps check clean
 
 # Reinstall when the dependencies change; otherwise reuse the venv.
 $(VENV)/.installed: pyproject.toml
@@ -25,6 +25,11 @@ install: $(VENV)/.installed
 # set, the offline judge, demo data, a real worker and beat. Ctrl-C stops them all.
 run: $(VENV)/.installed
 	DEBUG=true PORT=$(PORT) $(PY) manage.py demo
+
+# Any manage.py command: `make manage ARGS="create_reviewer bob"`. With DATABASE_URL unset it
+# reaches the running demo's database (manage.py reads .claimdesk/servers.json).
+manage: $(VENV)/.installed
+	$(PY) manage.py $(ARGS)
 
 # The servers in DATABASE_URL / CELERY_BROKER_URL, else those on 127.0.0.1:5432 / 6379, else
 # throwaway embedded ones for the run (tests/servers.py).

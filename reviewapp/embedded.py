@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
+import json
 import os
 import pwd
 import shutil
@@ -421,6 +422,46 @@ def servers_in_environment(**options) -> Iterator[dict[str, str]]:
     with servers(**options) as urls:
         os.environ.update(urls)
         yield urls
+
+
+# --- the demo's servers, for the other manage.py commands ----------------------------------------
+# The demo's Postgres and Valkey listen on free ports chosen at start. While it runs it writes their
+# URLs here, so `manage.py create_reviewer bob` (or `evaluate --golden demo`) in another terminal
+# reaches the demo's database, not whatever answers on 127.0.0.1:5432.
+DEMO_SERVERS_FILE = "servers.json"
+URL_NAMES = ("DATABASE_URL", "CELERY_BROKER_URL")
+
+
+def demo_servers_write(urls: dict[str, str], folder: Path = DEMO_STATE_DIR) -> Path:
+    """Record the running demo's server URLs (and its pid, so a crashed demo's file is ignored)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / DEMO_SERVERS_FILE
+    path.write_text(json.dumps({name: urls[name] for name in URL_NAMES} | {"pid": os.getpid()}))
+    path.chmod(0o600)
+    return path
+
+
+def demo_servers_read(folder: Path = DEMO_STATE_DIR) -> dict[str, str] | None:
+    """The running demo's server URLs, or None when no demo of this checkout is running."""
+    try:
+        recorded = json.loads((folder / DEMO_SERVERS_FILE).read_text())
+        os.kill(int(recorded["pid"]), 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return {name: recorded[name] for name in URL_NAMES if isinstance(recorded.get(name), str)}
+
+
+def demo_servers_into_environment(folder: Path = DEMO_STATE_DIR, environ=os.environ) -> dict[str, str] | None:
+    """With DATABASE_URL unset and this checkout's demo running, point this process at the demo's
+    servers (each variable already set is kept). Returns the URLs used, or None."""
+    if environ.get("DATABASE_URL"):
+        return None
+    urls = demo_servers_read(folder)
+    if not urls:
+        return None
+    for name, url in urls.items():
+        environ.setdefault(name, url)
+    return urls
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -138,6 +138,9 @@ ClaimDesk demo is ready.
   API token (client "demo"): {token}
   Golden set "demo": python manage.py evaluate --golden demo
 
+  Database  DATABASE_URL={os.environ.get("DATABASE_URL", "")}
+  (while the demo runs, every manage.py command here uses it: make manage ARGS="create_reviewer bob")
+
   Try:  curl -s -X POST {url}/api/v1/answers -H 'Authorization: Bearer {token}' \\
           -H 'Content-Type: application/json' \\
           -d '{{"passages": [{{"text": "Seniors aged 65 and older ride for $1.00."}}], "answer": "Seniors ride for $1.50."}}'
