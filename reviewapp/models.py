@@ -471,7 +471,9 @@ class NoteDraft(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["reviewer", "claim"], name="notedraft_one_per_reviewer_claim")]
+        constraints = [
+            models.UniqueConstraint(fields=["reviewer", "claim"], name="notedraft_one_per_reviewer_claim"),
+        ]
         indexes = [models.Index(fields=["answer", "reviewer"], name="notedraft_answer_reviewer")]
 
 

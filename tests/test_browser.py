@@ -67,6 +67,7 @@ def test_a_reviewer_adjudicates_an_answer_by_keyboard_only(page, live_server):
 
     # 2. The queue lists the answer.
     page.wait_for_url("**/queue/")
+    page.evaluate("localStorage.setItem('claimdesk.stayAfterFinish', '1')")  # the setting: stay after `f`
     rows = page.locator("table.queue tbody tr")
     assert rows.count() == 2 and rows.first.locator(f'a[href="/review/{answer.pk}/"]').count() == 2  # id and question
     page.screenshot(path="/tmp/queue.png", full_page=True)
@@ -163,6 +164,10 @@ def test_a_reviewer_adjudicates_an_answer_by_keyboard_only(page, live_server):
     page.keyboard.press("?")
     help_overlay.wait_for(state="visible")
     assert "overturn to SUPPORTED" in help_overlay.inner_text()
+    assert page.evaluate("document.querySelector('#help').matches(':modal')")  # a modal dialog, with a backdrop
+    before = selected()
+    page.keyboard.press("j")  # the dialog has the keys: the selection stays
+    assert selected() == before
     page.keyboard.press("Escape")
     help_overlay.wait_for(state="hidden")
     page.keyboard.press("k")
@@ -404,16 +409,23 @@ def test_a_six_claim_answer_takes_a_handful_of_keys_from_the_queue(page, live_se
         keys.append("n")
         page.keyboard.press("n")
     page.wait_for_url(f"**/review/{answer.pk}/")
-    for key in ("c", "c", "o", "4", "f"):  # confirm, confirm, overturn the third to UNSUPPORTED, finish
+    # c2, c4, c6 are flagged, c2 selected: confirm it, j past c3 (selected after c2), confirm c4, j
+    # past c5, overturn c6 to UNSUPPORTED, finish (the rest confirmed in bulk; the next answer opens).
+    decided = 0
+    for key in ("c", "j", "c", "j", "o", "4"):
         keys.append(key)
-        if key == "o":
+        if key in "oj":
             page.keyboard.press(key)
             continue
         with page.expect_response(lambda r: r.request.method == "POST" and "/review/" in r.url) as response:
             page.keyboard.press(key)
         assert response.value.status == 200
-        page.wait_for_load_state()
-    page.locator("#review-panel .messages").wait_for()
+        decided += 1  # the swapped panel is in before the next key (as a reviewer sees it)
+        page.wait_for_function("n => document.querySelector('#claim-count b')?.textContent === `${n}/6`", arg=decided)
+    keys.append("f")
+    with page.expect_navigation():
+        page.keyboard.press("f")
+    page.locator(".messages").wait_for()
     seconds = time.monotonic() - started
     answer.refresh_from_db()
     modes = sorted(Review.objects.filter(answer=answer).values_list("decision_mode", flat=True))
@@ -558,6 +570,7 @@ def test_two_reviewers_in_two_browsers_give_every_answer_exactly_two_distinct_re
         page.fill("input[name=password]", f"pw-{name}-123")
         with page.expect_navigation():
             page.press("input[name=password]", "Enter")
+        page.evaluate("localStorage.setItem('claimdesk.stayAfterFinish', '1')")  # `f` stays: n hands the next
         pages.append(page)
     started, rounds = time.monotonic(), 0
     active = list(pages)

@@ -33,6 +33,7 @@ def test_comments_post_in_place_show_as_text_and_a_refusal_says_why(page, live_s
     sign_in(page)
     page.goto(f"/review/{answer.pk}/")
     url = page.url
+    page.locator("#comments > summary").click()  # the drawer, closed on load
 
     _comment(page, "   ")
     page.locator("#comment-error").wait_for()

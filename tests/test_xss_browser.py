@@ -98,7 +98,7 @@ def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(page
     page.locator("details").evaluate_all("els => els.forEach(e => e.open = true)")  # turns, history
     assert_nothing_ran(page, "review")
     text = lambda selector: page.locator(selector).evaluate_all("els => els.map(e => e.textContent)")  # noqa: E731
-    assert text("section.left > p.untrusted")[0] == hostile.question
+    assert text(".answer-pin .question .untrusted")[0] == hostile.question
     assert text("#answer-text")[0] == hostile.answer
     assert [t.split(": ", 1)[1] for t in text("details.turns li")] == PAYLOADS[:5]
     claims = list(hostile.claims.order_by("position"))

@@ -57,8 +57,8 @@ EXTENSIONS = {"jsonl": "jsonl", "csv": "csv", "golden": "golden.jsonl"}
 CSV_FIELDS = (
     "answer_id", "external_id", "question", "answer", "passage_ids", "claim_id", "claim_text", "answer_start",
     "answer_end", "judge_label", "category", "explanation", "quotes", "human_label", "decision", "decision_mode",
-    "origin", "note", "reviewer", "decided_at", "consensus_method", "reviews", "judge_confidence", "judge_profile",
-    "judge_version", "judge_model", "judge_backend",
+    "origin", "note", "reviewer", "decided_at", "consensus_method", "reviews", "judge_confidence",
+    "judge_profile", "judge_version", "judge_model", "judge_backend",
     "policy_version", "prior_turns", "answer_human_verdict",
 )
 PASSAGE_FIELDS = ("tag", "agency", "title", "section", "source_url", "fetched_at", "score", "metadata")
@@ -203,7 +203,8 @@ def _line_batches(claims: QuerySet[Claim], fmt: str) -> Iterator[LineBatch]:
     """BATCH claims at a time with their answers, passages and runs: four queries per batch."""
     own = RawSQL(CLAIM_JSONL if fmt == "jsonl" else CLAIM_CSV, ())
     # The confidence is encoded here, not by Postgres: a float8's text (1) is not orjson's (1.0).
-    for batch in _keyset(claims.annotate(own=own).values_list("id", "answer_id", "run_id", "own", "confidence")):
+    rows = claims.annotate(own=own).values_list("id", "answer_id", "run_id", "own", "confidence")
+    for batch in _keyset(rows):
         answer_ids = {c[1] for c in batch}
         yield LineBatch(batch, _answers(answer_ids), _passages(answer_ids, fmt == "jsonl"),
                         _runs({c[2] for c in batch}))
@@ -337,7 +338,8 @@ def _c_timestamptz_loader():
     return psycopg.adapters.get_loader(psycopg.postgres.types["timestamptz"].oid, psycopg.pq.Format.TEXT)
 
 
-ANSWER_COLUMNS = ("id", "external_id", "question", "answer", "policy__version", "prior_turns", "adjudicated_verdict")
+ANSWER_COLUMNS = ("id", "external_id", "question", "answer", "policy__version", "prior_turns",
+                  "adjudicated_verdict")
 PRIOR_TURNS_AT = ANSWER_COLUMNS.index("prior_turns") - 1  # in the values after the id
 
 
@@ -684,7 +686,11 @@ def _jsonl_batch(batch: LineBatch) -> Iterator[tuple[int, bytes]]:
     runs = {run_id: "," + orjson.dumps({"judge_profile": profile, "judge_version": version, "judge_model": model,
                                         "judge_backend": backend}).decode()[1:-1]
             for run_id, (profile, version, model, backend) in batch.runs.items()}
-    return _stitched(batch, answers, runs, lambda value: ',"judge_confidence":' + orjson.dumps(value).decode())
+    return _stitched(batch, answers, runs, _jsonl_confidence)
+
+
+def _jsonl_confidence(value: float | None) -> str:
+    return ',"judge_confidence":' + orjson.dumps(value).decode()
 
 
 class _Lines(list):
@@ -706,7 +712,8 @@ def _csv_batch(batch: LineBatch) -> Iterator[tuple[int, bytes]]:
     answers = {answer_id: (cells((answer_id, external_id, question, text, ";".join(batch.passages[answer_id]))) + ",",
                            "," + ("" if policy_version is None else str(policy_version)) + ","
                            + cells((orjson.dumps(turns).decode(), verdict or None)) + "\r\n")
-               for answer_id, (external_id, question, text, policy_version, turns, verdict) in batch.answers.items()}
+               for answer_id, (external_id, question, text, policy_version, turns, verdict)
+               in batch.answers.items()}
     runs = {run_id: "," + cells(run) for run_id, run in batch.runs.items()}
     # (csv writes a row of one empty cell as "", a null as nothing, as the reference's middle cells)
     return _stitched(batch, answers, runs, lambda value: "," + ("" if value is None else cells((value,))))

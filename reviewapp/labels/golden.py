@@ -66,7 +66,8 @@ def golden_import(*, path: str | Path, name: str) -> GoldenImport:
         try:
             prior_turns(record)
         except ValidationError as error:
-            skipped.append(Skipped(record.line, record.id, f"meta.prior_turns: {describe_validation_error(error)}"))
+            reason = f"meta.prior_turns: {describe_validation_error(error)}"
+            skipped.append(Skipped(record.line, record.id, reason))
             continue
         if record.id in known:
             existing += 1
@@ -87,7 +88,8 @@ def _store(name: str, records: list[Record]) -> None:
     answers = Answer.objects.bulk_create(
         Answer(
             client=None, external_id=record.id, question=record.request.question, answer=record.request.answer,
-            prior_turns=prior_turns(record), metadata=golden_metadata(name, record), status=Answer.Status.JUDGED,
+            prior_turns=prior_turns(record), metadata=golden_metadata(name, record),
+            status=Answer.Status.JUDGED,
         )
         for record in records
     )

@@ -20,7 +20,8 @@ from reviewapp.review.service import ReviewError
 def draft_save(*, user, claim: Claim, text: str) -> None:
     """Keep `text` (a NoteForm's clean value) as `user`'s draft note on `claim`; reading the page
     never needs the lease, and neither does typing: the draft is the reviewer's alone."""
-    NoteDraft.objects.update_or_create(reviewer=user, claim=claim, defaults={"answer_id": claim.answer_id, "text": text})
+    NoteDraft.objects.update_or_create(reviewer=user, claim=claim,
+                                       defaults={"answer_id": claim.answer_id, "text": text})
 
 
 def drafts_for(user, answer: Answer) -> dict[int, str]:
@@ -48,7 +49,8 @@ def note_edit(*, user, claim: Claim, note: str) -> Claim:
     (explicit: they looked at it now), audited as every decision is."""
     decision, label, _, version = own_decisions(user, claim.answer).get(claim.pk, ("", "", "", 0))
     if decision not in (Claim.Decision.CONFIRM, Claim.Decision.OVERTURN):
-        raise ReviewError(f"Claim {claim.cid} has no confirm or overturn of yours to attach a note to: decide it first.")
+        raise ReviewError(f"Claim {claim.cid} has no confirm or overturn of yours to attach a note to: "
+                          "decide it first.")
     with transaction.atomic():
         claim = review_service.claim_decide(user=user, claim=claim, decision=decision, label=label, note=note,
                                             expected_version=version, mode=DecisionMode.EXPLICIT)

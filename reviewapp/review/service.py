@@ -380,7 +380,8 @@ def claim_decide(*, user, claim: Claim, decision: str, label: str | None, note: 
         claim.refresh_from_db()
         Review.objects.create(claim=claim, answer=answer, reviewer=user, decision=decision, final_label=final_label,
                               note=note, claim_version=claim.version, decision_mode=mode,
-                              stage=ADJUDICATION if leading else REVIEW, time_spent_ms=_time_spent_ms(user, answer, mode))
+                              stage=ADJUDICATION if leading else REVIEW,
+                              time_spent_ms=_time_spent_ms(user, answer, mode))
         audit_record(actor=user, actor_label=user.get_username(), action=f"claim.{decision}", obj=claim,
                      before=before, after=_state(claim), note=note)
     return claim
@@ -481,7 +482,8 @@ def answer_finish(*, user, answer: Answer, notes: dict[int, str] | None = None) 
         for claim in undecided.select_related("decided_by"):
             claim.answer = answer
             claim_decide(user=user, claim=claim, decision=Claim.Decision.CONFIRM, label=None,
-                         note=notes.get(claim.pk, ""), expected_version=versions.get(claim.pk, claim.version), mode=DecisionMode.BULK)
+                         note=notes.get(claim.pk, ""), expected_version=versions.get(claim.pk, claim.version),
+                         mode=DecisionMode.BULK)
         ReviewPass.objects.filter(answer=answer, reviewer=user, status=OPEN).update(
             status=FINISHED, finished_at=timezone.now(), lease_expires_at=None)
         if not multi_review(answer):

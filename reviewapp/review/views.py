@@ -280,7 +280,8 @@ def _after_action(request: HttpRequest, answer: Answer, *, selected: int | None,
         query = "?confirm_reopen=1" if confirm_reopen else (f"?claim={selected}" if selected else "")
         return redirect(reverse("review", args=[answer.pk]) + query)
     answer.refresh_from_db()
-    context = _review_context(request, answer, selected=selected) | {"error": error, "confirm_reopen": confirm_reopen}
+    context = _review_context(request, answer, selected=selected) | {"error": error,
+                                                                      "confirm_reopen": confirm_reopen}
     return render(request, "reviewapp/review.html#review-panel", context, status=status if error else 200)
 
 
@@ -359,13 +360,15 @@ def undo(request: HttpRequest, answer_id: int) -> HttpResponse:
     answer = _load(answer_id)
     was_adjudicated = answer.review_status == Answer.ReviewStatus.ADJUDICATED
     try:
-        claim = review_service.decision_undo(user=request.user, answer=answer, reopen=request.POST.get("reopen") == "1")
+        claim = review_service.decision_undo(user=request.user, answer=answer,
+                                             reopen=request.POST.get("reopen") == "1")
     except ReopenUnconfirmed:
         return _after_action(request, answer, selected=None, confirm_reopen=REOPEN_QUESTION)
     except ReviewError as exc:
         return _after_action(request, answer, selected=None, error=str(exc))
     if was_adjudicated:
-        messages.info(request, f"Answer {answer.pk} reopened for review; its client was told (answer.reopened).")
+        messages.info(request, f"Answer {answer.pk} reopened for review; its client was told "
+                               "(answer.reopened).")
     return _after_action(request, answer, selected=claim.pk)
 
 
@@ -412,8 +415,10 @@ def finish(request: HttpRequest, answer_id: int) -> HttpResponse:
         messages.success(request, f"Your review of answer {answer.pk} is in; it waits for another reviewer. Next: n")
     if request.POST.get("then") == "next":  # the page's setting: go on to the next answer (else stay)
         following = review_service.lease_next(user=request.user, leaving=answer.pk)
-        if following is not None:
-            return _redirect(request, reverse("review", args=[following.pk]))
+        if following is None:
+            messages.info(request, "Nothing left to review here. Well done.")
+            return _redirect(request, reverse("queue"))
+        return _redirect(request, reverse("review", args=[following.pk]))
     return _after_action(request, answer, selected=None)
 
 
@@ -491,7 +496,8 @@ def comment_add(request: HttpRequest, answer_id: int) -> HttpResponse:
         return bad_request(request, f"Comment not saved: {form_errors(form)}", back=reverse("review", args=[answer.pk]))
     comments_service.comment_add(user=request.user, answer=answer, body=form.cleaned_data["body"])
     if request.htmx:  # the drawer stays open on the thread just written to
-        return render(request, COMMENTS, comments_context(answer, user=request.user) | {"comments_open": True})
+        context = comments_context(answer, user=request.user) | {"comments_open": True}
+        return render(request, COMMENTS, context)
     return redirect(reverse("review", args=[answer.pk]) + "#comments")
 
 

@@ -155,7 +155,7 @@
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
-    const typing = event.target.closest("input, textarea, select");
+    const typing = event.target.closest("input:not([type=checkbox]), textarea, select");  // a ticked box takes no keys
     if (event.key === "Escape") {
       setOverturn(false);
       if (noteBox) saveDraft(noteBox);
