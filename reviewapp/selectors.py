@@ -12,7 +12,8 @@ from datetime import date, datetime, timedelta
 from typing import Any, Callable
 from uuid import UUID
 
-from django.db.models import BooleanField, Count, Exists, F, Max, Min, OuterRef, Prefetch, Q, QuerySet
+from django.contrib.postgres.aggregates import ArrayAgg
+from django.db.models import BooleanField, Count, Exists, F, Max, Min, OuterRef, Prefetch, Q, QuerySet, Value
 from django.db.models.expressions import RawSQL
 from django.conf import settings
 from django.core.cache import cache
@@ -514,6 +515,8 @@ def queue_counts(filters: QueueFilters = QueueFilters(), user=None) -> dict[str,
             review_status=Answer.ReviewStatus.IN_REVIEW, lease_expires_at__gte=timezone.now()
         ).count()
         counts["failed"] = answers.filter(status=Answer.Status.FAILED).count()
+        # Waiting for the judge: not `unrouted`, which golden-set answers (never routed) are too.
+        counts["not_judged"] = answers.filter(status__in=[Answer.Status.QUEUED, Answer.Status.JUDGING]).count()
         return counts
 
     key = "queue_counts"
@@ -589,8 +592,11 @@ def own_versions(answer: Answer, user) -> dict[int, int]:
 
 
 def adjudication_queue() -> QuerySet[Answer]:
-    """Answers whose reviewers disagree, waiting for a lead, oldest first."""
-    return (Answer.objects.filter(review_status=Answer.ReviewStatus.ADJUDICATING)
+    """Answers whose reviewers disagree, waiting for a lead, oldest first, each with `disputed`:
+    the ids of the claims still without a final label (those the reviewers disagree on)."""
+    disputed = ArrayAgg("claims__cid", filter=Q(claims__human_label="", claims__run_id=F("judged_by_id")),
+                        order_by="claims__position", default=Value([]))
+    return (Answer.objects.filter(review_status=Answer.ReviewStatus.ADJUDICATING).annotate(disputed=disputed)
             .select_related("client", "lease_holder", "judged_by").order_by("-priority", "created_at", "id"))
 
 

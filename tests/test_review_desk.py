@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from reviewapp import selectors
-from reviewapp.models import Answer, AuditEvent, Claim, NoteDraft, Review, WebhookDelivery
-from reviewapp.review import drafts as drafts_service
+from reviewapp.models import Answer, AuditEvent, Claim, NoteDraft, Review, ReviewPass, WebhookDelivery
 from reviewapp.review import service as review_service
+from reviewapp.review import views as review_views
 from reviewapp.review.service import ReopenUnconfirmed
 from tests import factories as make
 
@@ -181,3 +181,83 @@ def test_finishing_opens_the_next_answer_unless_the_reviewer_stays(client, rita)
     assert Answer.objects.get(pk=second.pk).lease_holder == rita
     stayed = client.post(f"/review/{second.pk}/finish", {"then": "stay"}, headers=HTMX)
     assert stayed.status_code == 200 and f"Answer {second.pk} adjudicated" in stayed.content.decode()
+
+
+# --- smaller defects ---------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_an_added_claim_snaps_to_whole_words_and_keeps_its_category(client, rita):
+    answer = make.in_review()
+    client.force_login(rita)
+    client.post("/queue/next")
+    start = answer.answer.index("reduced fare")
+    client.post(f"/review/{answer.pk}/add-claim", {"start": start + 3, "end": start + 9, "label": "UNSUPPORTED",
+                                                   "category": "price"})  # "uced f"
+    added = Claim.objects.get(origin="reviewer")
+    assert (added.text, added.category) == ("reduced fare", "price")
+    refused = client.post(f"/review/{answer.pk}/add-claim", {"start": start, "end": start + 7, "label": "UNSUPPORTED",
+                                                             "category": "weather"}, headers=HTMX)
+    assert refused.status_code == 409 and "Choose a category" in refused.content.decode()
+
+
+@pytest.mark.django_db
+def test_an_undone_decision_is_not_counted_as_decided_today(client, rita):
+    answer = make.in_review()
+    client.force_login(rita)
+    client.post("/queue/next")
+    _decide(client, answer, make.flagged(answer))
+    assert review_service.review_progress(user=rita).mine_today == 1
+    client.post(f"/review/{answer.pk}/undo")
+    assert review_service.review_progress(user=rita).mine_today == 0
+
+
+@pytest.mark.django_db
+def test_partial_support_is_not_labelled_as_text_that_does_not_support(client, rita):
+    answer = make.in_review()
+    Claim.objects.filter(pk=make.flagged(answer).pk).update(label="PARTIALLY_SUPPORTED")
+    client.force_login(rita)
+    page = client.get(f"/review/{answer.pk}/").content.decode()
+    assert "supports part of the claim" in page and "closest text, does not support the claim</span> <b>" not in page
+
+
+@pytest.mark.django_db
+def test_the_adjudication_list_names_the_disputed_claims(client):
+    from tests.test_double_review import _double
+
+    answer = _double()
+    claim = make.flagged(answer)
+    for name, label in (("alice", "UNSUPPORTED"), ("bob", "CONTRADICTED")):
+        user = make.user(name, "reviewer")
+        review_service.lease_next(user=user)
+        review_service.claim_decide(user=user, claim=claim, decision="overturn", label=label, note="",
+                                    expected_version=0)
+        review_service.answer_finish(user=user, answer=answer)
+    client.force_login(make.user("lee", "lead"))
+    response = client.get("/adjudication/")
+    assert [row.disputed for row in response.context["rows"]] == [[claim.cid]]  # c1 was settled, in bulk
+    assert f"<td>{claim.cid}</td>" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_assigning_more_than_a_page_asks_first_and_a_reviewer_must_be_chosen(client, monkeypatch):
+    bob = make.user("bob", "reviewer")
+    client.force_login(make.user("lee", "lead"))
+    ids = [make.in_review().pk for _ in range(2)]
+    unchosen = client.post("/assign", {"back": "/answers/"})
+    assert unchosen.status_code == 400 and "reviewer" in unchosen.content.decode()
+    monkeypatch.setattr(review_views, "ASSIGN_PAGE", 1)  # two answers make more than a page here
+    asked = client.post("/assign", {"reviewer": "bob", "back": "/answers/"})
+    assert asked.status_code == 400 and "more than one page (1)" in asked.content.decode()
+    assert not ReviewPass.objects.filter(reviewer=bob).exists()
+    assert client.post("/assign", {"reviewer": "bob", "back": "/answers/", "confirm_many": "1"}).status_code == 302
+    assert set(ReviewPass.objects.filter(reviewer=bob).values_list("answer_id", flat=True)) == set(ids)
+
+
+@pytest.mark.django_db
+def test_not_judged_yet_counts_answers_waiting_for_the_judge_not_golden_records(client, rita):
+    Answer.objects.create(client=None, answer="golden", status="judged", metadata={"golden": "demo"})
+    make.ingested()  # queued for the judge (no worker here)
+    client.force_login(rita)
+    assert selectors.queue_counts()["not_judged"] == 1
+    assert "<b>1</b> not judged yet" in client.get("/queue/").content.decode()

@@ -32,7 +32,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from judges.scoring import verdict_for
-from judges.types import LABELS
+from judges.types import CATEGORIES, LABELS
 from reviewapp import selectors
 from reviewapp.access import ROLES, is_lead, is_lead_or_admin, is_reviewer
 from reviewapp.models import (Answer, AuditEvent, Claim, ConsensusMethod, DecisionMode, Policy, Review,
@@ -426,12 +426,29 @@ def _pass_decide(user, claim: Claim, answer: Answer, *, decision: str, final_lab
     return claim
 
 
-def claim_add(*, user, answer: Answer, start: int, end: int, label: str, note: str) -> Claim:
-    """A claim the judge missed, marked by a reviewer on the answer text."""
+def _whole_words(text: str, start: int, end: int) -> tuple[int, int]:
+    """[start, end) widened to the words it cuts into and narrowed past the spaces at its ends."""
+    while start > 0 and text[start - 1].isalnum() and text[start].isalnum():
+        start -= 1
+    while end < len(text) and text[end].isalnum() and text[end - 1].isalnum():
+        end += 1
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def claim_add(*, user, answer: Answer, start: int, end: int, label: str, note: str,
+              category: str = "other") -> Claim:
+    """A claim the judge missed, marked by a reviewer on the answer text (snapped to whole words)."""
     if label not in LABELS:
         raise ReviewError(f"Choose a label: one of {', '.join(LABELS)}.")
+    if category not in CATEGORIES:
+        raise ReviewError(f"Choose a category: one of {', '.join(CATEGORIES)}.")
     if not 0 <= start < end <= len(answer.answer) or not answer.answer[start:end].strip():
         raise ReviewError("Select the answer text the claim covers.")
+    start, end = _whole_words(answer.answer, start, end)
     if multi_review(answer) or answer.review_status == ADJUDICATING:
         raise ReviewError("This answer has several reviewers, who decide the judge's claims only: "
                           "say what the judge missed in a claim's note.")
@@ -445,7 +462,7 @@ def claim_add(*, user, answer: Answer, start: int, end: int, label: str, note: s
         added = Claim.objects.filter(answer=answer, origin=Claim.Origin.REVIEWER).count() + 1
         claim = Claim.objects.create(
             run=run, answer=answer, position=position, cid=f"r{added}", text=answer.answer[start:end],
-            answer_start=start, answer_end=end, label=label, category="other", origin=Claim.Origin.REVIEWER,
+            answer_start=start, answer_end=end, label=label, category=category, origin=Claim.Origin.REVIEWER,
             explanation="Added by a reviewer: the judge did not list this claim.",
             human_label=label, decision=Claim.Decision.ADD, decided_by=user, decided_at=now, note=note, version=1,
             decision_mode=DecisionMode.EXPLICIT, consensus_method=ConsensusMethod.SINGLE,
@@ -722,7 +739,8 @@ class Progress:
 def review_progress(*, user) -> Progress:
     start_of_day = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
     # Decisions a reviewer made: not undos, not the claims finishing accepted in bulk.
-    decisions_today = (Review.objects.filter(created_at__gte=start_of_day, decision_mode=DecisionMode.EXPLICIT)
+    decisions_today = (Review.objects.filter(created_at__gte=start_of_day, decision_mode=DecisionMode.EXPLICIT,
+                                             undone_by__isnull=True)  # an undone decision was taken back
                        .exclude(decision=Review.Decision.UNDO))
     return Progress(
         remaining=selectors.waiting_count(),

@@ -51,7 +51,8 @@ def answers(request: HttpRequest) -> HttpResponse:
     still_judging = any(a.status in (Answer.Status.QUEUED, Answer.Status.JUDGING) for a in page.rows)
     context = {"page": page, "answers": page.rows, "still_judging": still_judging, "filters": filters,
                "form": QueueFilterForm(request.GET), "query_without_cursor": _query_without(request, "after", "before"),
-               "reviewers": review_service.assignable_reviewers() if is_lead_or_admin(request.user) else []}
+               "reviewers": review_service.assignable_reviewers() if is_lead_or_admin(request.user) else [],
+               "assign_page": ASSIGN_PAGE}
     if request.htmx:
         response = render(request, "reviewapp/answers.html#answer-table", context)
         return response if still_judging else HttpResponseStopPolling(response.content)
@@ -187,6 +188,7 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
         # Every other run on this answer (an escalation's first judge, re-judges), for comparison.
         "other_runs": answer.runs.exclude(pk=run.pk if run else None).order_by("started_at"),
         "labels": LABELS,
+        "categories": CATEGORIES,
         "holds_lease": holds,
         "decidable": decidable,
         "adjudicating": adjudicating,
@@ -389,7 +391,8 @@ def add_claim(request: HttpRequest, answer_id: int) -> HttpResponse:
         if start is None or end is None:
             raise ReviewError("Select the answer text the claim covers (it must appear in the answer exactly).")
         claim = review_service.claim_add(user=request.user, answer=answer, start=start, end=end,
-                                         label=request.POST.get("label", ""), note=note)
+                                         label=request.POST.get("label", ""), note=note,
+                                         category=request.POST.get("category") or "other")
     except ReviewError as exc:
         return _after_action(request, answer, selected=None, error=str(exc))
     return _after_action(request, answer, selected=claim.pk)
@@ -508,6 +511,9 @@ def adjudication(request: HttpRequest) -> HttpResponse:
                                                            "now": timezone.now()})
 
 
+ASSIGN_PAGE = selectors.QUEUE_PAGE_SIZE  # more answers than a page at once: the lead confirms
+
+
 @require_POST
 @lead_or_admin_required
 def assign(request: HttpRequest) -> HttpResponse:
@@ -527,6 +533,10 @@ def assign(request: HttpRequest) -> HttpResponse:
         waiting = selectors.filtered_answers(selectors.posted_answers(), filters=filters, user=request.user)
         ids = list(waiting.filter(review_status=Answer.ReviewStatus.IN_REVIEW).order_by("-priority", "created_at", "id")
                    .values_list("pk", flat=True)[: review_service.ASSIGN_MAX])
+        if len(ids) > ASSIGN_PAGE and not request.POST.get("confirm_many"):
+            return bad_request(request, f"Not assigned: these filters match {len(ids)} waiting answers, more than "
+                                        f"one page ({ASSIGN_PAGE}). Tick \"more than one page\" to assign them all, "
+                                        "or narrow the filters.", back=back)
     try:
         count = review_service.answers_assign(by=request.user, reviewer=data["reviewer"], answer_ids=ids)
     except ReviewError as exc:

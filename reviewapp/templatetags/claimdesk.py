@@ -31,9 +31,13 @@ def worst_label(claims) -> str:
 
 @register.filter
 def closest_only(claims) -> bool:
-    """A passage segment that is evidence for no SUPPORTED claim: the judge's closest text for
-    claims it found unsupported, shown apart from real evidence."""
-    return all((c.human_label or c.label) != "SUPPORTED" for c in claims)
+    """A passage segment that supports none of its claims, even in part: the judge's closest text
+    for claims it found unsupported or contradicted, shown apart from real evidence."""
+    return all((c.human_label or c.label) in NOT_SUPPORTING for c in claims)
+
+
+# The labels whose quoted passage text is only the closest there is (PARTIALLY_SUPPORTED's supports a part).
+NOT_SUPPORTING = ("UNSUPPORTED", "CONTRADICTED")
 
 
 @register.filter

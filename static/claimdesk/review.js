@@ -204,8 +204,9 @@
     if (seg && window.getSelection().isCollapsed) select(seg.dataset.claims.split(" ").pop());
   });
 
-  // Selecting answer text fills the "add a claim the judge missed" form with its exact offsets.
-  document.addEventListener("mouseup", () => {
+  // Selecting answer text fills the "add a claim the judge missed" form with its exact offsets
+  // (the server widens them to whole words). selectionchange: a mouse, a finger or Shift+arrows.
+  document.addEventListener("selectionchange", () => {
     const selection = window.getSelection();
     const answer = document.getElementById("answer-text");
     const form = document.getElementById("add-claim");
