@@ -24,8 +24,8 @@ import judges
 from judges.safe import safe_answer
 from judges.types import Claim as ClaimResult
 from judges.types import Evidence as EvidenceResult
-from reviewapp.models import (Answer, AnswerComment, ApiClient, AuditEvent, Claim, Evidence, Job, JudgeRun, Review,
-                              ReviewPass)
+from reviewapp.models import (Answer, AnswerComment, ApiClient, AuditEvent, Claim, Evidence, Job, JudgeRun, Policy,
+                              Review, ReviewPass)
 from reviewapp.api.schemas import AnswerState
 
 
@@ -118,9 +118,19 @@ def judge_in_force(policy) -> str:
 
 
 def jobs() -> QuerySet[Job]:
-    """Admin jobs, newest first, each with `failed_runs`: the re-judge runs that failed."""
+    """Admin jobs, newest first, each with `failed_runs`: the re-judge runs that failed, and
+    `answer_ids`: the answers a re-judge ran on (its runs), for the job's row to link to."""
     return Job.objects.select_related("created_by").annotate(
-        failed_runs=Count("runs", filter=Q(runs__status=JudgeRun.Status.FAILED)))
+        failed_runs=Count("runs", filter=Q(runs__status=JudgeRun.Status.FAILED)),
+        answer_ids=ArrayAgg("runs__answer_id", filter=Q(runs__isnull=False), order_by="runs__answer_id",
+                            distinct=True, default=Value([])))
+
+
+def routed_under_older_policy(current: Policy) -> int:
+    """Answers waiting for review or auto-passed under an older policy version than `current`:
+    what "Re-route now" would look at again (a policy change routes new judge runs only)."""
+    waiting = (Answer.ReviewStatus.IN_REVIEW, Answer.ReviewStatus.AUTO_PASSED)
+    return Answer.objects.filter(review_status__in=waiting, policy__version__lt=current.version).count()
 
 
 def shown_claims(answer: Answer) -> list[Claim]:

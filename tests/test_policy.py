@@ -176,6 +176,18 @@ def test_reroute_applies_the_current_policy_to_waiting_answers_but_not_adjudicat
 
 
 @pytest.mark.django_db
+def test_after_a_routing_change_the_policy_page_offers_to_reroute_the_answers_routed_before(admin_client):
+    make.judged(GROUNDED + " A 30-day pass costs $75.00.")
+    assert 'id="reroute-now"' not in admin_client.get("/policy/").content.decode()
+    admin_client.post("/policy/", make.policy_form(Policy.current(), score_threshold=0.5, note="looser"))
+    page = admin_client.get("/policy/").content.decode()
+    assert 'id="reroute-now"' in page and "<b>1</b> answer waiting or auto-passed was routed under an older" in page
+    admin_client.post("/policy/reroute")
+    jobs_service.job_run(job_id=Job.objects.get().pk)
+    assert 'id="reroute-now"' not in admin_client.get("/policy/").content.decode()
+
+
+@pytest.mark.django_db
 def test_rejudge_keeps_the_old_run_and_adds_a_side_run_once(admin_client):
     answer = make.judged(GROUNDED)
     admin_client.post("/policy/rejudge", {"limit": 10, "profile": "", "backend": "offline", "model": ""})
@@ -191,6 +203,8 @@ def test_rejudge_keeps_the_old_run_and_adds_a_side_run_once(admin_client):
     assert answer.judged_by != side  # the answer still shows its own run
     job.refresh_from_db()
     assert (job.done, job.status) == (1, "queued")  # job_run was not called here; done counts the answer
+    # The job's row links to the answers it ran on (their review pages list the side run).
+    assert f'<a href="/review/{answer.pk}/">#{answer.pk}</a>' in admin_client.get(f"/jobs/{job.pk}/").content.decode()
 
 
 @pytest.mark.django_db

@@ -43,6 +43,7 @@ def _policy_page(request: HttpRequest, form: PolicyForm, status: int = 200,
             "backend": settings.JUDGE_BACKEND, "model": "" if settings.JUDGE_BACKEND == "offline" else settings.JUDGE_MODEL}),
         "history": _history(),
         "jobs": selectors.jobs()[:10],
+        "routed_earlier": selectors.routed_under_older_policy(current),
         "health": liveness.worker_status(),
     }, status=status)
 
