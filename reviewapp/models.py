@@ -427,6 +427,18 @@ class Evidence(models.Model):
 class Review(AppendOnly):
     """One human decision on one claim, or the undoing of one. The claim's history, in order."""
 
+    class Reason(models.TextChoices):
+        """Why a reviewer overturned the judge: a fixed list a training set can count (the note
+        says the rest)."""
+
+        WRONG_VALUE = "wrong_value", "a number, date or name differs from the passage"
+        NOT_IN_PASSAGES = "not_in_passages", "the passages do not say it"
+        CONTRADICTS = "contradicts", "a passage says otherwise"
+        OVERREACHES = "overreaches", "it says more than the passage"
+        EVIDENCE_MISSED = "evidence_missed", "the passage does say it: the judge missed it"
+        MISREAD = "misread", "the judge misread the claim"
+        OTHER = "other", "other (say why in the note)"
+
     class Decision(models.TextChoices):
         CONFIRM = "confirm"
         OVERTURN = "overturn"
@@ -449,6 +461,7 @@ class Review(AppendOnly):
     claim_version = models.PositiveIntegerField(help_text="The claim's version after this decision")
     decision_mode = models.CharField(max_length=8, choices=DecisionMode.choices, default=DecisionMode.EXPLICIT)
     stage = models.CharField(max_length=12, choices=Stage.choices, default=Stage.REVIEW, db_default=Stage.REVIEW)
+    reason = models.CharField(max_length=20, choices=Reason.choices, blank=True, default="", db_default="")
     # Since the reviewer's previous decision on the answer (or their pass began), at most the lease
     # length; null for a bulk decision (nobody spent time on it), an undo and older rows.
     time_spent_ms = models.PositiveIntegerField(null=True, blank=True)

@@ -74,7 +74,7 @@ def _reference(fmt: str) -> bytes:
                 latest[(r.reviewer_id, r.stage)] = r
         reviews[claim_id] = [{"reviewer": r.reviewer.username, "stage": r.stage, "label": r.final_label,
                               "decision": r.decision, "decision_mode": r.decision_mode, "note": r.note,
-                              "time_spent_ms": r.time_spent_ms}
+                              "reason": r.reason, "time_spent_ms": r.time_spent_ms}
                              for r in sorted(latest.values(), key=lambda r: r.id)]
     rows = [exports.claim_row(c, answers[c["answer_id"]], quotes[c["id"]], passages[c["answer_id"]], reviews[c["id"]])
             for c in claims]
@@ -92,7 +92,7 @@ def _reviewed(claim: Claim, answer: Answer, note: str, rita, odd_reviewer, k: in
     if k == 0:
         return
     Review.objects.create(claim=claim, answer=answer, reviewer=rita, decision="overturn", final_label="CONTRADICTED",
-                          note=note + " again", claim_version=2, decision_mode="bulk")
+                          note=note + " again", claim_version=2, decision_mode="bulk", reason="contradicts")
     odd = Review.objects.create(claim=claim, answer=answer, reviewer=odd_reviewer, decision="overturn",
                                 final_label="UNSUPPORTED", note=note, claim_version=1)
     if k == 2:

@@ -261,3 +261,27 @@ def test_not_judged_yet_counts_answers_waiting_for_the_judge_not_golden_records(
     client.force_login(rita)
     assert selectors.queue_counts()["not_judged"] == 1
     assert "<b>1</b> not judged yet" in client.get("/queue/").content.decode()
+
+
+@pytest.mark.django_db
+def test_an_overturn_carries_a_reason_from_the_fixed_list_into_the_export_and_a_skip_its_own(client, rita):
+    from reviewapp.labels.exports import ExportFilters, export_stream
+    import json
+
+    answer = make.in_review()
+    claim = make.flagged(answer)
+    client.force_login(rita)
+    client.post("/queue/next")
+    refused = _decide(client, answer, claim, overturn_to="UNSUPPORTED", reason="vibes")
+    assert refused.status_code == 409 and "reason is one of" in refused.content.decode()
+    _decide(client, answer, claim, overturn_to="UNSUPPORTED", reason="not_in_passages", note="no pass price in P2")
+    assert Review.objects.get(claim=claim).reason == "not_in_passages"
+    client.post(f"/review/{answer.pk}/finish")
+    rows = [json.loads(line) for line in b"".join(export_stream("jsonl", ExportFilters())).splitlines()]
+    row = next(r for r in rows if r["claim_id"] == claim.cid)
+    assert [(r["reason"], r["note"]) for r in row["reviews"]] == [("not_in_passages", "no pass price in P2")]
+    other = make.in_review()
+    client.post("/queue/next")
+    assert client.post(f"/review/{other.pk}/skip", {"reason": "domain"}).status_code == 302
+    assert AuditEvent.objects.get(action="answer.skipped", object_id=str(other.pk)).after["reason"] == "domain"
+    assert client.post(f"/review/{other.pk}/skip", {"reason": "bored"}).status_code == 400

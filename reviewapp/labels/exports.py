@@ -380,7 +380,7 @@ def quote_differences(stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"kind": d["kind"], "span": d.get("span"), "answer_span": d.get("answer_span")} for d in stored]
 
 
-REVIEW_FIELDS = ("reviewer", "stage", "label", "decision", "decision_mode", "note", "time_spent_ms")
+REVIEW_FIELDS = ("reviewer", "stage", "label", "decision", "decision_mode", "note", "reason", "time_spent_ms")
 
 
 def _reviews(claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
@@ -388,7 +388,7 @@ def _reviews(claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
     adjudication): the latest one not undone (an undo is not a decision), in the order made."""
     rows = (selectors.current_reviews(Review.objects.filter(_ids_in(Review, "claim", claim_ids)))
             .values_list("claim_id", "id", "reviewer__username", "stage", "final_label", "decision", "decision_mode",
-                         "note", "time_spent_ms"))
+                         "note", "reason", "time_spent_ms"))
     reviews = defaultdict(list)
     for claim_id, _, *values in sorted(_fetch(rows), key=lambda row: (row[0], row[1])):
         reviews[claim_id].append(dict(zip(REVIEW_FIELDS, values)))
@@ -598,6 +598,7 @@ def _sql_reviews(element: Callable[[str], str], opening: str, closing: str) -> s
     review = (f"""concat('{{"reviewer":', to_json(u.username), ',"stage":', to_json(r.stage), """
               f"""',"label":', to_json(r.final_label), ',"decision":', to_json(r.decision), """
               f"""',"decision_mode":', to_json(r.decision_mode), ',"note":', to_json(r.note), """
+              f"""',"reason":', to_json(r.reason), """
               f"""',"time_spent_ms":', coalesce(r.time_spent_ms::text, 'null'), '}}')""")
     table = f'"{Review._meta.db_table}"'
     current = (f"SELECT DISTINCT ON (x.reviewer_id, x.stage) x.* FROM {table} x "

@@ -238,15 +238,23 @@ def skipped_recently(*, user, now=None) -> list[int]:
     return [int(i) for i in ids]
 
 
-def answer_skip(*, user, answer: Answer) -> None:
+SKIP_REASONS = {  # why a reviewer passed on an answer (kept in the skip's AuditEvent)
+    "domain": "not my domain", "lead": "needs a lead", "passages": "passages missing or broken",
+    "unreadable": "the answer cannot be read", "other": "other",
+}
+
+
+def answer_skip(*, user, answer: Answer, reason: str = "") -> None:
     """Pass on an answer: give its lease (and my place on it) back and keep it from coming back to
     me for a while; a skip counts as not reviewed. A skip is an AuditEvent too, so skips are
-    counted per reviewer (selectors.skips_today)."""
+    counted per reviewer (selectors.skips_today), with its `reason` (SKIP_REASONS, or none)."""
+    if reason and reason not in SKIP_REASONS:
+        raise ReviewError(f"A skip's reason is one of: {', '.join(SKIP_REASONS)}.")
     with transaction.atomic():
         released = lease_release(user=user, answer_id=answer.pk)
         ReviewPass.objects.filter(answer=answer, reviewer=user, status=OPEN).update(status=SKIPPED, finished_at=timezone.now())
         audit_record(actor=user, actor_label=user.get_username(), action=selectors.SKIPPED, obj=answer,
-                     after={"released": released})
+                     after={"released": released, "reason": reason or None})
 
 
 def lease_refusal(answer: Answer, user=None) -> str:
@@ -351,7 +359,7 @@ def _final_label(claim: Claim, decision: str, label: str | None) -> str:
 
 
 def claim_decide(*, user, claim: Claim, decision: str, label: str | None, note: str, expected_version: int,
-                 mode: str = DecisionMode.EXPLICIT) -> Claim:
+                 mode: str = DecisionMode.EXPLICIT, reason: str = "") -> Claim:
     """Confirm the judge's label, or overturn it to `label`, if the claim is still at `expected_version`.
     `mode` says how: the reviewer acted on this claim (explicit), or finishing accepted it (bulk).
 
@@ -359,11 +367,13 @@ def claim_decide(*, user, claim: Claim, decision: str, label: str | None, note: 
     reviewer's own Review row, and `expected_version` their own version of the claim. A lead
     deciding an answer that waits for a lead sets the final label (`lead`)."""
     final_label = _final_label(claim, decision, label)
+    if reason and (decision != Claim.Decision.OVERTURN or reason not in Review.Reason.values):
+        raise ReviewError(f"An overturn's reason is one of: {', '.join(Review.Reason.values)}.")
     answer = claim.answer
     _require_lease(user, answer)
     if answer.review_status == IN_REVIEW and multi_review(answer):
         return _pass_decide(user, claim, answer, decision=decision, final_label=final_label, note=note,
-                            expected_version=expected_version, mode=mode)
+                            expected_version=expected_version, mode=mode, reason=reason)
     leading = answer.review_status == ADJUDICATING
     if claim.version != expected_version:
         raise DecisionConflict(claim)
@@ -380,7 +390,7 @@ def claim_decide(*, user, claim: Claim, decision: str, label: str | None, note: 
         claim.refresh_from_db()
         Review.objects.create(claim=claim, answer=answer, reviewer=user, decision=decision, final_label=final_label,
                               note=note, claim_version=claim.version, decision_mode=mode,
-                              stage=ADJUDICATION if leading else REVIEW,
+                              stage=ADJUDICATION if leading else REVIEW, reason=reason,
                               time_spent_ms=_time_spent_ms(user, answer, mode))
         audit_record(actor=user, actor_label=user.get_username(), action=f"claim.{decision}", obj=claim,
                      before=before, after=_state(claim), note=note)
@@ -409,7 +419,7 @@ def _lock_pass(user, answer: Answer) -> None:
 
 
 def _pass_decide(user, claim: Claim, answer: Answer, *, decision: str, final_label: str, note: str,
-                 expected_version: int, mode: str) -> Claim:
+                 expected_version: int, mode: str, reason: str = "") -> Claim:
     """A reviewer's own decision in a pass of several: a Review row; the claim itself is not touched."""
     with transaction.atomic():
         _lock_pass(user, answer)
@@ -418,7 +428,7 @@ def _pass_decide(user, claim: Claim, answer: Answer, *, decision: str, final_lab
             raise DecisionConflict(claim, f"You changed claim {claim.cid} in another tab or window while deciding; "
                                           "this decision was not saved.")
         Review.objects.create(claim=claim, answer=answer, reviewer=user, decision=decision, final_label=final_label,
-                              note=note, claim_version=version + 1, decision_mode=mode, stage=REVIEW,
+                              note=note, claim_version=version + 1, decision_mode=mode, stage=REVIEW, reason=reason,
                               time_spent_ms=_time_spent_ms(user, answer, mode))
         audit_record(actor=user, actor_label=user.get_username(), action=f"claim.{decision}", obj=claim,
                      after={"label": final_label, "decision": decision, "decision_mode": mode, "stage": REVIEW,

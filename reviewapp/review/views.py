@@ -32,7 +32,7 @@ from reviewapp.forms import (
 )
 from reviewapp.highlight import Differs, segments
 from reviewapp.labels.reviewer_agreement import reviewer_agreement
-from reviewapp.models import Answer, Claim, Evidence
+from reviewapp.models import Answer, Claim, Evidence, Review
 from reviewapp.pages import BadRequest, bad_request, int_or_none, posted_note
 from reviewapp.review import comments as comments_service
 from reviewapp.review import drafts as drafts_service
@@ -189,6 +189,8 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
         "other_runs": answer.runs.exclude(pk=run.pk if run else None).order_by("started_at"),
         "labels": LABELS,
         "categories": CATEGORIES,
+        "overturn_reasons": Review.Reason.choices,
+        "skip_reasons": review_service.SKIP_REASONS.items(),
         "holds_lease": holds,
         "decidable": decidable,
         "adjudicating": adjudicating,
@@ -310,6 +312,7 @@ def decide(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
             label=request.POST.get("overturn_to") or request.POST.get("label") or None,
             note=note,
             expected_version=int_or_none(request.POST.get("version")) or 0,
+            reason=request.POST.get("reason", "") if request.POST.get("overturn_to") else "",
         )
     except ReviewError as exc:
         return _after_action(request, answer, selected=claim.pk, error=str(exc))
@@ -440,7 +443,10 @@ def lease_take(request: HttpRequest, answer_id: int) -> HttpResponse:
 def skip(request: HttpRequest, answer_id: int) -> HttpResponse:
     """s: pass on this answer (it goes to someone else) and open the next one."""
     answer = _load(answer_id)
-    review_service.answer_skip(user=request.user, answer=answer)
+    try:
+        review_service.answer_skip(user=request.user, answer=answer, reason=request.POST.get("reason", ""))
+    except ReviewError as exc:
+        return bad_request(request, str(exc), back=reverse("review", args=[answer.pk]))
     following = review_service.lease_next(user=request.user)
     messages.info(request, f"Skipped answer {answer.pk}; it goes to someone else for now.")
     if following is None:
