@@ -24,8 +24,8 @@ import judges
 from judges.safe import safe_answer
 from judges.types import Claim as ClaimResult
 from judges.types import Evidence as EvidenceResult
-from reviewapp.models import (Answer, AnswerComment, ApiClient, AuditEvent, Claim, Evidence, Job, JudgeRun, Policy,
-                              Review, ReviewPass)
+from reviewapp.models import (Answer, AnswerComment, ApiClient, AuditEvent, Claim, Evidence, Job, JudgeRun,
+                              Policy, Review, ReviewPass)
 from reviewapp.api.schemas import AnswerState
 
 
@@ -526,7 +526,8 @@ def queue_counts(filters: QueueFilters = QueueFilters(), user=None) -> dict[str,
         ).count()
         counts["failed"] = answers.filter(status=Answer.Status.FAILED).count()
         # Waiting for the judge: not `unrouted`, which golden-set answers (never routed) are too.
-        counts["not_judged"] = answers.filter(status__in=[Answer.Status.QUEUED, Answer.Status.JUDGING]).count()
+        judging = (Answer.Status.QUEUED, Answer.Status.JUDGING)
+        counts["not_judged"] = answers.filter(status__in=judging).count()
         return counts
 
     key = "queue_counts"

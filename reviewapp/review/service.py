@@ -428,7 +428,8 @@ def _pass_decide(user, claim: Claim, answer: Answer, *, decision: str, final_lab
             raise DecisionConflict(claim, f"You changed claim {claim.cid} in another tab or window while deciding; "
                                           "this decision was not saved.")
         Review.objects.create(claim=claim, answer=answer, reviewer=user, decision=decision, final_label=final_label,
-                              note=note, claim_version=version + 1, decision_mode=mode, stage=REVIEW, reason=reason,
+                              note=note, claim_version=version + 1, decision_mode=mode, stage=REVIEW,
+                              reason=reason,
                               time_spent_ms=_time_spent_ms(user, answer, mode))
         audit_record(actor=user, actor_label=user.get_username(), action=f"claim.{decision}", obj=claim,
                      after={"label": final_label, "decision": decision, "decision_mode": mode, "stage": REVIEW,
@@ -749,8 +750,8 @@ class Progress:
 def review_progress(*, user) -> Progress:
     start_of_day = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
     # Decisions a reviewer made: not undos, not the claims finishing accepted in bulk.
-    decisions_today = (Review.objects.filter(created_at__gte=start_of_day, decision_mode=DecisionMode.EXPLICIT,
-                                             undone_by__isnull=True)  # an undone decision was taken back
+    decisions_today = (Review.objects.filter(created_at__gte=start_of_day, decision_mode=DecisionMode.EXPLICIT)
+                       .filter(undone_by__isnull=True)  # an undone decision was taken back
                        .exclude(decision=Review.Decision.UNDO))
     return Progress(
         remaining=selectors.waiting_count(),

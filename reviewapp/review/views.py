@@ -540,9 +540,9 @@ def assign(request: HttpRequest) -> HttpResponse:
         ids = list(waiting.filter(review_status=Answer.ReviewStatus.IN_REVIEW).order_by("-priority", "created_at", "id")
                    .values_list("pk", flat=True)[: review_service.ASSIGN_MAX])
         if len(ids) > ASSIGN_PAGE and not request.POST.get("confirm_many"):
-            return bad_request(request, f"Not assigned: these filters match {len(ids)} waiting answers, more than "
-                                        f"one page ({ASSIGN_PAGE}). Tick \"more than one page\" to assign them all, "
-                                        "or narrow the filters.", back=back)
+            return bad_request(request, f"Not assigned: these filters match {len(ids)} waiting answers, "
+                                        f"more than one page ({ASSIGN_PAGE}). Tick \"more than one page\" "
+                                        "to assign them all, or narrow the filters.", back=back)
     try:
         count = review_service.answers_assign(by=request.user, reviewer=data["reviewer"], answer_ids=ids)
     except ReviewError as exc:
