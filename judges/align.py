@@ -530,12 +530,12 @@ class _Reader:
         return None
 
     def _opposed(self, op: tuple[str, int, int, int, int]) -> list[Difference]:
-        for lexicon, kind, label in ((OPPOSITES, "opposite", CONTRADICTED), (SCALES, "scale", PARTIALLY_SUPPORTED)):
+        for pairs, kind, label in ((OPPOSITES, "opposite", CONTRADICTED), (SCALES, "scale", PARTIALLY_SUPPORTED)):
             for i in range(op[1], op[2]):
                 c = self.a[i]
                 # Only the slot counts: "less and more gentile" for "more and more gentile" has
                 # both words on both sides, one of them in the slot of the other.
-                others = lexicon.get(c.norm, frozenset())
+                others = pairs.get(c.norm, frozenset())
                 if not others:
                     continue
                 pair = self._slot_pair(op, lambda t: t is c, lambda t: t.norm in others)

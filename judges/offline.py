@@ -552,7 +552,6 @@ def _label(
         if moved is not None:
             return "CONTRADICTED", [moved.explain(where)]
 
-    partial = _partial_reason(text, alignment, where) if where else ""
     if invented:
         shown = ", ".join(f"'{q.text}'" for q in invented)
         return "UNSUPPORTED", [f"{shown} appears in no passage."]
@@ -643,14 +642,6 @@ def _borrowed(text: str, window: _Window, alignment: Alignment | None, context: 
             if words <= neighbour and len((claim_stems - words) & neighbour) >= 2:
                 return difference
     return None
-
-
-def _partial_reason(text: str, alignment: Alignment | None, where: str) -> str:
-    """Which of the claim's words its aligned sentence lacks, as written."""
-    if alignment is None:
-        return ""
-    lacking = alignment.uncovered(text)
-    return f"{where} does not have " + ", ".join(_shown(lacking)) + "." if lacking else ""
 
 
 def _window_text(window: _Window, context: _Request) -> str:
