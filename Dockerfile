@@ -26,4 +26,4 @@ RUN SECRET_KEY=collectstatic-build-only-not-a-secret python manage.py collectsta
 USER claimdesk
 
 EXPOSE 8000
-CMD ["gunicorn", "reviewapp.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "2"]
+CMD ["gunicorn", "reviewapp.asgi:application", "--bind", "0.0.0.0:8000", "--workers", "2", "--worker-class", "uvicorn_worker.UvicornWorker"]

@@ -64,6 +64,7 @@ bench-steps:
 	$(BENCH_ENV) $(PY) bench/answer_cost.py
 	$(BENCH_ENV) $(PY) bench/rate_limit.py
 	$(BENCH_ENV) $(PY) bench/guardrail_wait.py
+	$(BENCH_ENV) $(PY) bench/wait_flood.py
 	$(BENCH_ENV) $(PY) bench/bench_db.py create
 	trap '$(BENCH_ENV) $(PY) bench/bench_db.py drop' EXIT; set -e; \
 	$(BENCH_ENV) $(PY) bench/scale_data.py --answers 100000; \

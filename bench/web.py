@@ -19,10 +19,15 @@ BENCH_RATE_LIMIT = "1000000/minute"
 
 
 def start_gunicorn(port: int, worker_class: str, env: dict, *, workers: int = 2, threads: int = 4) -> subprocess.Popen:
-    """gunicorn serving the app with `env` over os.environ (CELERY_BROKER_URL, CELERY_QUEUE, ...)."""
+    """gunicorn serving the app with `env` over os.environ (CELERY_BROKER_URL, CELERY_QUEUE, ...);
+    worker_class "uvicorn" serves reviewapp.asgi as compose does."""
     env = os.environ | {"ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING", "DEBUG": "false",
                         "SECURE_PROXY_SSL_HEADER": "true", "API_RATE_LIMIT": BENCH_RATE_LIMIT} | env
-    args = [str(Path(sys.executable).parent / "gunicorn"), "reviewapp.wsgi:application",
+    app = "reviewapp.wsgi:application"
+    if worker_class == "uvicorn":  # as docker-compose.yml runs the web: ASGI, threads on a pool each
+        app, worker_class = "reviewapp.asgi:application", "uvicorn_worker.UvicornWorker"
+        env = {"DATABASE_POOL_SIZE": "8"} | env
+    args = [str(Path(sys.executable).parent / "gunicorn"), app,
             "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", worker_class]
     if worker_class == "gthread":
         args += ["--threads", str(threads)]

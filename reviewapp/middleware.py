@@ -1,8 +1,14 @@
 """Security headers Django does not set itself, and the API's request size cap (a body of unknown
-size, chunked, is refused with 411 rather than read as empty)."""
+size, chunked, is refused with 411 rather than read as empty).
 
+Every middleware here is async-capable: under ASGI (reviewapp/asgi.py) one sync-only middleware
+makes Django run the whole request, an awaited guardrail wait included, in a thread it blocks."""
+
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.http import JsonResponse
+from django.utils.decorators import sync_and_async_middleware
+from whitenoise.middleware import WhiteNoiseMiddleware
 
 # Scripts only from our own origin (htmx and our two files): no inline script, no eval, so a
 # script smuggled into an answer or passage cannot run even if escaping ever failed.
@@ -19,22 +25,54 @@ CONTENT_SECURITY_POLICY = "; ".join([
 ])
 
 
+@sync_and_async_middleware
 def security_headers(get_response):
-    def middleware(request):
-        response = get_response(request)
-        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-        return response
-
+    if iscoroutinefunction(get_response):
+        async def middleware(request):
+            return _with_csp(await get_response(request))
+    else:
+        def middleware(request):
+            return _with_csp(get_response(request))
     return middleware
 
 
+def _with_csp(response):
+    response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    return response
+
+
+class StaticFiles(WhiteNoiseMiddleware):
+    """WhiteNoise, async-capable: it answers a static file itself (a small file read, no wait)
+    and hands anything else on in the caller's mode."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response=None, settings=settings):
+        super().__init__(get_response, settings)
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
+
+    def __call__(self, request):
+        if iscoroutinefunction(self):
+            return self._acall(request)
+        return super().__call__(request)
+
+    async def _acall(self, request):
+        static_file = self.find_file(request.path_info) if self.autorefresh else self.files.get(request.path_info)
+        if static_file is not None:
+            return self.serve(static_file, request)
+        return await self.get_response(request)
+
+
+@sync_and_async_middleware
 def api_body_limit(get_response):
     """A body over API_MAX_BODY_BYTES gets 413 from its Content-Length, before anything reads it.
 
     (A body without a length is read by Django up to DATA_UPLOAD_MAX_MEMORY_SIZE, the same cap;
     the API turns that error into the same 413.)"""
 
-    def middleware(request):
+    def refusal(request):
         if request.path_info.startswith("/api/"):
             try:
                 length = int(request.META.get("CONTENT_LENGTH") or 0)
@@ -47,8 +85,14 @@ def api_body_limit(get_response):
                 # a POST would be judged as a payload with no fields. Ask for a length instead.
                 return JsonResponse({"detail": "chunked request bodies are not accepted: send Content-Length",
                                      "errors": []}, status=411)
-        return get_response(request)
+        return None
 
+    if iscoroutinefunction(get_response):
+        async def middleware(request):
+            return refusal(request) or await get_response(request)
+    else:
+        def middleware(request):
+            return refusal(request) or get_response(request)
     return middleware
 
 

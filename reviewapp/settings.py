@@ -56,7 +56,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "reviewapp.middleware.security_headers",
     "reviewapp.middleware.api_body_limit",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "reviewapp.middleware.StaticFiles",  # WhiteNoise, async-capable
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -69,6 +69,7 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "reviewapp.urls"
 WSGI_APPLICATION = "reviewapp.wsgi.application"
+ASGI_APPLICATION = "reviewapp.asgi.application"
 
 TEMPLATES = [
     {
@@ -103,7 +104,8 @@ def _database(url: str) -> dict:
         # connection is tested as it is checked out, so one a Postgres restart killed is replaced,
         # not handed to a request. (Passing `check` in the pool options instead collides with it.)
         config["CONN_HEALTH_CHECKS"] = True
-        config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_SIZE, "timeout": 30}
+        config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_SIZE,
+                                                     "timeout": DATABASE_POOL_TIMEOUT}
     return config
 
 
@@ -113,6 +115,9 @@ def _database(url: str) -> dict:
 # every task whatever CONN_MAX_AGE says, so without a pool every judged answer starts a Postgres
 # backend (milliseconds of each verdict); closing a pooled connection hands it back instead.
 DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", 0, minimum=0)
+# Seconds a thread waits for a pooled connection (or for Postgres to take one) before the error:
+# a web request should fail fast (503) when Postgres is down; a worker can wait (compose: web 3 s).
+DATABASE_POOL_TIMEOUT = env_float("DATABASE_POOL_TIMEOUT", 30.0, minimum=0.1)
 
 
 # `manage.py demo` and the tests start their own servers when these are unset (reviewapp/embedded.py).
@@ -354,3 +359,8 @@ API_CLIENT_CACHE_SECONDS = env_float("API_CLIENT_CACHE_SECONDS", 5.0, minimum=0.
 # A bigger API request body is refused with 413 before it is read; forms get Django's own cap.
 API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 2 * 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_BODY_BYTES
+# Guardrail waits (POST /api/v1/answers?wait=S) held at once, per web process and per API token
+# (across processes, counted in Redis); past either the POST answers 202 at once. A wait costs an
+# open socket and a Redis subscription, not a request worker (the view is async: reviewapp/asgi.py).
+API_WAITS_PER_PROCESS = env_int("API_WAITS_PER_PROCESS", 200, minimum=0)
+API_WAITS_PER_TOKEN = env_int("API_WAITS_PER_TOKEN", 100, minimum=0)

@@ -109,6 +109,13 @@ def test_the_guardrail_bench_waits_on_real_servers_for_both_backends(bench):
     _figures(rows, "guardrail ingest")
 
 
+def test_the_wait_flood_bench_times_the_queue_beside_waiting_clients(bench):
+    rows = bench("bench/wait_flood.py", "--clients", "4", "--wait", "2", "--loads", "3")
+    ratio = _figures(rows, "wait_flood_queue_p95_ratio_uvicorn")[0]
+    assert ratio["target"] == 2.0 and ratio["idle_p95_ms"] > 0 and sum(ratio["outcomes"].values()) == 4
+    assert _figures(rows, "wait_flood_clients_answered_uvicorn")[0]["value"] == 1.0
+
+
 def test_the_double_review_bench_scripts_two_reviewers_and_a_lead_through_the_pages(bench, tmp_path):
     summary_file = tmp_path / "double_review.json"
     rows = bench("bench/double_review.py", "--answers", "4", "--resamples", "20", "--json", str(summary_file))

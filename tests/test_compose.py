@@ -93,12 +93,30 @@ def _dockerfile_cmd() -> list[str]:
     return json.loads(cmd) if cmd.startswith("[") else shlex.split(cmd)
 
 
-def _assert_wsgi_app(target: str) -> None:
+def _worker_class(argv: list[str]) -> str:
+    for i, arg in enumerate(argv):
+        if arg in ("-k", "--worker-class"):
+            return argv[i + 1]
+        if arg.startswith("--worker-class="):
+            return arg.split("=", 1)[1]
+    return "sync"
+
+
+def _assert_app(argv: list[str]) -> None:
+    """gunicorn's target exists and speaks what its worker class serves: ASGI under uvicorn's."""
+    target = _gunicorn_target(argv)
     module_name, _, attr = target.partition(":")
     assert module_name and attr, f"{target!r} is not module:attr"
     app = getattr(importlib.import_module(module_name), attr)
     assert callable(app), f"{target} is not callable"
-    inspect.signature(app).bind({}, lambda status, headers, exc_info=None: None)  # (environ, start_response)
+    worker_class = _worker_class(argv)
+    if worker_class.startswith("uvicorn"):
+        module_name, _, name = worker_class.rpartition(".")
+        assert getattr(importlib.import_module(module_name), name), worker_class
+        assert inspect.iscoroutinefunction(type(app).__call__), f"{target} is not an ASGI app"
+        inspect.signature(app).bind({}, None, None)  # (scope, receive, send)
+    else:
+        inspect.signature(app).bind({}, lambda status, headers, exc_info=None: None)  # (environ, start_response)
 
 
 def test_compose_defines_postgres_redis_web_and_worker(compose):
@@ -151,16 +169,22 @@ def test_the_web_command_runs_a_real_management_command_first(compose):
     assert Path(steps[-1][0]).name == "gunicorn", "gunicorn starts only after migrate succeeded"
 
 
-def test_the_web_command_names_a_real_wsgi_app(compose):
-    _assert_wsgi_app(_gunicorn_target(_step(_service(compose, "web")["command"], "gunicorn")))
+def test_the_web_command_names_a_real_app_for_its_worker_class(compose):
+    _assert_app(_step(_service(compose, "web")["command"], "gunicorn"))
 
 
-def test_the_dockerfile_cmd_serves_the_same_wsgi_app_as_the_web_service(compose):
+def test_the_web_command_serves_asgi_so_a_guardrail_wait_holds_no_worker(compose):
+    # tests/test_guardrail_waits.py runs this command and measures what it is for.
+    argv = _step(_service(compose, "web")["command"], "gunicorn")
+    assert _worker_class(argv) == "uvicorn_worker.UvicornWorker" and _gunicorn_target(argv) == "reviewapp.asgi:application"
+
+
+def test_the_dockerfile_cmd_serves_the_same_app_as_the_web_service(compose):
     cmd = _dockerfile_cmd()
     assert Path(cmd[0]).name == "gunicorn", cmd
-    web_target = _gunicorn_target(_step(_service(compose, "web")["command"], "gunicorn"))
-    assert _gunicorn_target(cmd) == web_target
-    _assert_wsgi_app(_gunicorn_target(cmd))
+    web = _step(_service(compose, "web")["command"], "gunicorn")
+    assert (_gunicorn_target(cmd), _worker_class(cmd)) == (_gunicorn_target(web), _worker_class(web))
+    _assert_app(cmd)
 
 
 def test_the_worker_command_names_a_real_celery_app(compose):

@@ -379,3 +379,25 @@ def test_a_golden_record_with_malformed_prior_turns_is_skipped_naming_them(tmp_p
     err = StringIO()
     call_command("import_golden", str(path), "--name", "bad", stdout=StringIO(), stderr=err)
     assert "meta.prior_turns" in err.getvalue() and not Answer.objects.filter(metadata__golden="bad").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_under_asgi_the_download_is_streamed_not_read_whole_into_memory_first():
+    # Django's ASGI handler reads a sync iterator whole before sending it (with a warning); the
+    # export is a generator over every decided claim, so under compose's uvicorn workers it must
+    # reach the handler as an async iterator.
+    from asgiref.sync import async_to_sync
+    from django.test import AsyncClient
+
+    rita = make.user("rita", "reviewer")
+    make.claim(make.answer(), "CONTRADICTED", "CONTRADICTED", reviewer=rita)
+    boss = make.admin()
+
+    async def download():
+        client = AsyncClient()
+        await client.aforce_login(boss)
+        response = await client.get("/exports/download?format=jsonl")
+        return response.is_async, b"".join([chunk async for chunk in response.streaming_content])
+
+    is_async, data = async_to_sync(download)()
+    assert is_async and json.loads(data.splitlines()[0])["human_label"] == "CONTRADICTED"

@@ -9,6 +9,7 @@ import logging
 from typing import Any, Literal
 from uuid import UUID
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError
@@ -226,28 +227,52 @@ def _state(request: HttpRequest, answer) -> dict[str, Any]:
     "(at most 30 s) the reply waits for the verdict: 200 with the judged (or failed) answer when it is ready "
     "in time, else 202 as without it.",
 )
-def answer_create(request: HttpRequest, response: HttpResponse, payload: JudgeRequest,
-                  wait: float = Query(0, ge=0, le=waiting.MAX_WAIT_SECONDS, allow_inf_nan=False,
-                                      description="Seconds to wait for the verdict (guardrail mode): 200 with "
-                                      "the judged answer if it is ready in time, else 202 as without it")):
+async def answer_create(request: HttpRequest, response: HttpResponse, payload: JudgeRequest,
+                        wait: float = Query(0, ge=0, le=waiting.MAX_WAIT_SECONDS, allow_inf_nan=False,
+                                            description="Seconds to wait for the verdict (guardrail mode): 200 "
+                                            "with the judged answer if it is ready in time, else 202 as without "
+                                            "it (at once when too many requests are waiting already)")):
+    # Async so that a wait holds no request worker (issue 28): the ingest and the reads run in a
+    # thread, the wait itself is an awaited Redis subscription (judging.waiting).
     if refused := _unknown_query(request, {"wait"}):
         return refused
+    stored = await sync_to_async(_answer_store)(request, payload, waits=bool(wait))
+    if isinstance(stored, Status):
+        return stored
+    answer, created = stored
+    response["Location"] = _answer_url(request, answer)
+    if wait:
+        async with waiting.wait_slot(request.auth.token_hash) as may_wait:
+            if may_wait and (state := await waiting.judged_within(answer, wait)) is not None:
+                return Status(200, state | {"url": response["Location"]})
+        if not created:  # not judged in time: as it is now
+            return await sync_to_async(_answer_reply)(request, answer)
+    if not created:
+        return await sync_to_async(_state_reply)(request, answer)
+    return Status(202, {"id": answer.public_id, "status": answer.status, "url": response["Location"]})
+
+
+def _answer_store(request: HttpRequest, payload: JudgeRequest, *, waits: bool):
     try:
-        answer, created = answer_ingest(client=request.auth, request=payload)
+        stored = answer_ingest(client=request.auth, request=payload)
     except InvalidRequest as exc:
         return Status(400, {"detail": "invalid payload", "errors": [{"field": exc.field, "message": exc.message,
                                                                      "type": "invalid_reference"}]})
     except ExternalIdReused as exc:
         return Status(409, {"detail": f"{exc}: post a new answer under a new external_id", "errors": [],
                             "stored_request_hash": exc.stored_hash, "request_hash": exc.request_hash})
-    response["Location"] = _answer_url(request, answer)
-    if wait and (state := waiting.judged_within(answer, wait)) is not None:
-        return Status(200, state | {"url": response["Location"]})
-    if wait:  # not judged in time: as it is now
-        answer = selectors.answer_for_client(client=request.auth, public_id=str(answer.public_id))
-    if not created:
-        return Status(200, _state(request, answer))
-    return Status(202, {"id": answer.public_id, "status": answer.status, "url": response["Location"]})
+    finally:
+        if waits:
+            waiting.give_back_connection()
+    return stored
+
+
+def _answer_reply(request: HttpRequest, answer) -> Status:
+    return _state_reply(request, selectors.answer_for_client(client=request.auth, public_id=str(answer.public_id)))
+
+
+def _state_reply(request: HttpRequest, answer) -> Status:
+    return Status(200, _state(request, answer))
 
 
 @api.get(

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import AsyncIterator, Iterator
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -52,6 +55,20 @@ def exports(request: HttpRequest) -> HttpResponse:
     })
 
 
+def _streamed(request: HttpRequest, chunks: Iterator[bytes]) -> Iterator[bytes] | AsyncIterator[bytes]:
+    """Under ASGI Django reads a sync iterator whole into memory before sending it; an async one is
+    sent as it comes. Each chunk is made in the request's own thread (its snapshot transaction)."""
+    if not isinstance(request, ASGIRequest):
+        return chunks
+
+    async def sent() -> AsyncIterator[bytes]:
+        step = sync_to_async(next)
+        while (chunk := await step(chunks, None)) is not None:
+            yield chunk
+
+    return sent()
+
+
 @require_GET
 @admin_required
 def export_download(request: HttpRequest) -> HttpResponse:
@@ -62,7 +79,7 @@ def export_download(request: HttpRequest) -> HttpResponse:
     export_audit(actor=request.user, actor_label=request.user.get_username(), fmt=fmt,
                  details={"filters": filters.as_dict(), "via": "web"})
     # Rows are read while the response is sent, inside the generator's own snapshot transaction.
-    response = StreamingHttpResponse(export_selectors.export_stream(fmt, filters),
+    response = StreamingHttpResponse(_streamed(request, export_selectors.export_stream(fmt, filters)),
                                      content_type=f"{export_selectors.CONTENT_TYPES[fmt]}; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{export_selectors.export_filename(fmt)}"'
     return response
