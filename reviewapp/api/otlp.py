@@ -18,9 +18,11 @@ Spans that are neither part of a run nor a run are counted, not refused. Nothing
 
 from __future__ import annotations
 
+from bisect import bisect_right
 import json
 import math
 import re
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,12 +31,19 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest, ExportTraceServiceResponse,
 )
 
-from judges.types import passage_id_problem
+from judges.types import MAX_PASSAGES, passage_id_problem
 from reviewapp.api import strict_json
 
 JSON_TYPE, PROTOBUF_TYPE = "application/json", "application/x-protobuf"
-_OI_DOCUMENT = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(id|content|score|metadata)$")
-_OI_MESSAGE = re.compile(r"^llm\.(input|output)_messages\.(\d+)\.message\.(role|content)$")
+# An index of at most 6 digits: int() of thousands of digits is refused by Python (and slow).
+_OI_DOCUMENT = re.compile(r"^retrieval\.documents\.(\d{1,6})\.document\.(id|content|score|metadata)$")
+_OI_MESSAGE = re.compile(r"^llm\.(input|output)_messages\.(\d{1,6})\.message\.(role|content)$")
+# Bounds on one export request, so its cost is bounded whatever it holds (issue 28): spans read,
+# answers made (each is a judging), attribute values nested, and a gzip body's inflated size.
+MAX_SPANS = 10_000
+MAX_RUNS = 100
+MAX_VALUE_DEPTH = 32
+MAX_INFLATED_BYTES = 16 * 1024 * 1024
 
 
 class OTLPError(ValueError):
@@ -66,22 +75,51 @@ class Reading:
     runs: list[Run] = field(default_factory=list)
     spans: int = 0
     ignored_spans: int = 0
+    over_cap: int = 0  # runs past MAX_RUNS, not made
 
 
 # --- decoding ------------------------------------------------------------------------------------
 
 
-def spans_from(body: bytes, content_type: str) -> list[Span]:
+def spans_from(body: bytes, content_type: str, content_encoding: str = "") -> list[Span]:
+    body = _decoded(body, content_encoding)
     kind = content_type.split(";")[0].strip().lower()
     if kind == PROTOBUF_TYPE:
-        return _spans_from_protobuf(body)
-    if kind == JSON_TYPE:
+        spans = _spans_from_protobuf(body)
+    elif kind == JSON_TYPE:
         try:
             document = json.loads(body)
+        except RecursionError:
+            raise OTLPError("the body nests too deeply to be an OTLP export") from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise OTLPError(f"the body is not JSON: {exc}") from None
-        return _spans_from_json(document)
-    raise OTLPError(f"Content-Type must be {JSON_TYPE} or {PROTOBUF_TYPE}, not {kind or 'missing'!r}")
+        spans = _spans_from_json(document)
+    else:
+        raise OTLPError(f"Content-Type must be {JSON_TYPE} or {PROTOBUF_TYPE}, not {kind or 'missing'!r}")
+    if len(spans) > MAX_SPANS:
+        raise OTLPError(f"an export may hold at most {MAX_SPANS} spans, this one holds {len(spans)}: "
+                        "send smaller batches (the exporter's max_export_batch_size)")
+    return spans
+
+
+def _decoded(body: bytes, content_encoding: str) -> bytes:
+    """The body without its Content-Encoding: identity, or gzip (the OpenTelemetry Collector's
+    otlphttp exporter compresses by default), inflated to at most MAX_INFLATED_BYTES."""
+    encoding = content_encoding.strip().lower()
+    if encoding in ("", "identity"):
+        return body
+    if encoding != "gzip":
+        raise OTLPError(f"Content-Encoding must be gzip or identity, not {encoding!r}")
+    inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    try:
+        inflated = inflater.decompress(body, MAX_INFLATED_BYTES)
+    except zlib.error as exc:
+        raise OTLPError(f"the body is not valid gzip: {exc}") from None
+    if inflater.unconsumed_tail:
+        raise OTLPError(f"the gzip body inflates beyond {MAX_INFLATED_BYTES} bytes")
+    if not inflater.eof:
+        raise OTLPError("the gzip body is truncated")
+    return inflated
 
 
 def _spans_from_protobuf(body: bytes) -> list[Span]:
@@ -92,22 +130,28 @@ def _spans_from_protobuf(body: bytes) -> list[Span]:
         raise OTLPError(f"the body is not an OTLP ExportTraceServiceRequest: {exc}") from None
     spans = []
     for resource_spans in request.resource_spans:
-        service = _service_of({kv.key: _proto_value(kv.value) for kv in resource_spans.resource.attributes})
+        service = _service_of({kv.key: _proto_value(kv.value, kv.key) for kv in resource_spans.resource.attributes})
         for scope_spans in resource_spans.scope_spans:
             for span in scope_spans.spans:
                 spans.append(Span(trace_id=span.trace_id.hex(), span_id=span.span_id.hex(), name=span.name,
                                   start_ns=span.start_time_unix_nano, end_ns=span.end_time_unix_nano,
-                                  attributes={kv.key: _proto_value(kv.value) for kv in span.attributes},
+                                  attributes={kv.key: _proto_value(kv.value, kv.key) for kv in span.attributes},
                                   service=service))
     return spans
 
 
-def _proto_value(value) -> Any:
+def _too_deep(key: str) -> OTLPError:
+    return OTLPError(f"attribute {key[:100]!r}: its value nests deeper than {MAX_VALUE_DEPTH} levels")
+
+
+def _proto_value(value, key: str, depth: int = 0) -> Any:
+    if depth > MAX_VALUE_DEPTH:
+        raise _too_deep(key)
     kind = value.WhichOneof("value")
     if kind == "array_value":
-        return [_proto_value(item) for item in value.array_value.values]
+        return [_proto_value(item, key, depth + 1) for item in value.array_value.values]
     if kind == "kvlist_value":
-        return {kv.key: _proto_value(kv.value) for kv in value.kvlist_value.values}
+        return {kv.key: _proto_value(kv.value, key, depth + 1) for kv in value.kvlist_value.values}
     if kind == "bytes_value":
         return value.bytes_value.hex()
     return getattr(value, kind) if kind else None
@@ -130,18 +174,22 @@ def _spans_from_json(document: Any) -> list[Span]:
     return spans
 
 
-def _json_attributes(items: Any) -> dict[str, Any]:
-    return {str(kv.get("key")): _json_value(kv.get("value") or {}) for kv in _list(items, "attributes")
-            if isinstance(kv, dict)}
+def _json_attributes(items: Any, key: str = "", depth: int = 0) -> dict[str, Any]:
+    return {str(kv.get("key")): _json_value(kv.get("value") or {}, key or str(kv.get("key")), depth)
+            for kv in _list(items, "attributes") if isinstance(kv, dict)}
 
 
-def _json_value(value: Any) -> Any:
+def _json_value(value: Any, key: str, depth: int = 0) -> Any:
+    if depth > MAX_VALUE_DEPTH:
+        raise _too_deep(key)
     if not isinstance(value, dict):
         return None
     if "arrayValue" in value:
-        return [_json_value(item) for item in _list((value["arrayValue"] or {}).get("values"), "arrayValue")]
+        values = _list(_object(value["arrayValue"] or {}, f"{key[:100]}: arrayValue").get("values"), "arrayValue")
+        return [_json_value(item, key, depth + 1) for item in values]
     if "kvlistValue" in value:
-        return _json_attributes((value["kvlistValue"] or {}).get("values"))
+        return _json_attributes(_object(value["kvlistValue"] or {}, f"{key[:100]}: kvlistValue").get("values"),
+                                key, depth + 1)
     if "intValue" in value:  # int64 is a string in OTLP/JSON
         return _int(value["intValue"])
     for key in ("stringValue", "doubleValue", "boolValue", "bytesValue"):
@@ -186,34 +234,57 @@ def _service_of(resource_attributes: dict[str, Any]) -> str:
 
 
 def runs_in(spans: list[Span]) -> Reading:
-    """One run per LLM span with retrieval in its trace. A trace with one such span keeps the
-    trace id as its external_id; several get "<trace id>:<span id>" each."""
+    """One run per LLM span with retrieval in its trace (at most MAX_RUNS an export; the rest are
+    counted in `over_cap`). A trace with one such span keeps the trace id as its external_id;
+    several get "<trace id>:<span id>" each.
+
+    Linear in the spans: each span's documents are read once, and a run's retrievals are found by
+    bisecting the trace's retrievals ordered by their end, walking back from the latest that ended
+    before the call only as far as one answer's passages can reach (MAX_PASSAGES)."""
     reading = Reading(spans=len(spans))
     used: set[tuple[str, str]] = set()
     by_trace: dict[str, list[Span]] = {}
     for span in spans:
         by_trace.setdefault(span.trace_id, []).append(span)
     for trace_id, trace in by_trace.items():
-        retrievals = [span for span in trace if _documents(span) is not None]
-        answered = [(span, text) for span in trace if (text := _output_text(span))]
+        retrievals = [(span, documents) for span in trace if (documents := _documents(span)) is not None]
         if not retrievals:
             continue
+        answered = [(span, text) for span in trace if (text := _output_text(span))]
+        ended = sorted((r for r in range(len(retrievals)) if retrievals[r][0].end_ns),
+                       key=lambda r: retrievals[r][0].end_ns)
+        ends = [retrievals[r][0].end_ns for r in ended]
         for span, answer in answered:
+            if len(reading.runs) >= MAX_RUNS:
+                reading.over_cap += 1
+                continue
             # The retrieval that fed this call: what ended before it started, else all of the trace's.
-            before = [r for r in retrievals if r.end_ns and span.start_ns and r.end_ns <= span.start_ns] or retrievals
+            before = ended[:bisect_right(ends, span.start_ns)] if span.start_ns else []
+            fed = [retrievals[r] for r in sorted(_latest(before or range(len(retrievals)), retrievals))]
             external_id = trace_id if len(answered) == 1 else f"{trace_id}:{span.span_id}"
-            reading.runs.append(Run(payload=_payload(external_id, span, answer, before), trace_id=trace_id,
+            reading.runs.append(Run(payload=_payload(external_id, span, answer, fed), trace_id=trace_id,
                                     span_id=span.span_id))
             used.add((trace_id, span.span_id))
-            used.update((trace_id, r.span_id) for r in before)
+            used.update((trace_id, r.span_id) for r, _ in fed)
     reading.ignored_spans = len(spans) - len(used)
     return reading
 
 
-def _payload(external_id: str, llm: Span, answer: str, retrievals: list[Span]) -> dict[str, Any]:
+def _latest(candidates, retrievals: list[tuple[Span, list[dict]]]) -> list[int]:
+    """The last of `candidates` (indexes into retrievals) whose documents fill one answer's passages."""
+    chosen, passages = [], 0
+    for index in reversed(candidates):
+        if passages >= MAX_PASSAGES:
+            break
+        chosen.append(index)
+        passages += len(retrievals[index][1])
+    return chosen
+
+
+def _payload(external_id: str, llm: Span, answer: str, retrievals: list[tuple[Span, list[dict]]]) -> dict[str, Any]:
     passages, seen, seen_ids = [], set(), set()
-    for retrieval in retrievals:
-        for document in _documents(retrieval) or []:
+    for _, documents in retrievals:
+        for document in documents:
             key = (document.get("id"), document["text"])
             if key not in seen:
                 seen.add(key)
@@ -222,7 +293,7 @@ def _payload(external_id: str, llm: Span, answer: str, retrievals: list[Span]) -
                 elif "id" in document:
                     seen_ids.add(document["id"])
                 passages.append(document)
-    question = next((q for r in retrievals if (q := _query(r))), "") or _last_user_message(llm)
+    question = next((q for r, _ in retrievals if (q := _query(r))), "") or _last_user_message(llm)
     return {
         "external_id": external_id[:200],
         "question": question,
@@ -237,7 +308,7 @@ def _payload(external_id: str, llm: Span, answer: str, retrievals: list[Span]) -
 def _documents(span: Span) -> list[dict] | None:
     """The span's retrieved documents as passages ({id?, text, score?, metadata?}), or None when it retrieved nothing."""
     attributes = span.attributes
-    if attributes.get("openinference.span.kind", "").upper() == "RETRIEVER" or any(
+    if str(attributes.get("openinference.span.kind", "")).upper() == "RETRIEVER" or any(
             _OI_DOCUMENT.match(key) for key in attributes):
         found: dict[int, dict] = {}
         for key, value in attributes.items():
@@ -245,7 +316,7 @@ def _documents(span: Span) -> list[dict] | None:
                 found.setdefault(int(match[1]), {})[match[2]] = value
         return [_passage(found[n]) for n in sorted(found) if _text(found[n].get("content"))]
     if "gen_ai.retrieval.documents" in attributes:
-        documents = _json_or_value(attributes["gen_ai.retrieval.documents"])
+        documents = _json_or_value(attributes["gen_ai.retrieval.documents"], "gen_ai.retrieval.documents")
         documents = documents if isinstance(documents, list) else []
         return [_passage(doc | {"content": doc.get("content", doc.get("text"))}) for doc in documents
                 if isinstance(doc, dict) and _text(doc.get("content", doc.get("text")))]
@@ -259,9 +330,9 @@ def _passage(document: dict) -> dict:
     if identifier and passage_id_problem(identifier) is None:
         passage["id"] = identifier
     score = document.get("score")
-    if isinstance(score, (int, float)) and not isinstance(score, bool) and math.isfinite(score):
+    if isinstance(score, (int, float)) and not isinstance(score, bool) and math.isfinite(score) and abs(score) < 2**53:
         passage["score"] = score
-    metadata = _json_or_value(document.get("metadata"))
+    metadata = _json_or_value(document.get("metadata"), "retrieval.documents.N.document.metadata")
     if isinstance(metadata, dict):
         try:
             strict_json.check(metadata)  # a trace's JSON may hold NaN or lone surrogates: not stored
@@ -313,7 +384,7 @@ def _oi_messages(attributes: dict, direction: str) -> list[tuple[str, str]]:
 
 
 def _genai_messages(value: Any) -> list[tuple[str, str]]:
-    messages = _json_or_value(value)
+    messages = _json_or_value(value, "gen_ai.*.messages")
     out = []
     for message in messages if isinstance(messages, list) else []:
         if not isinstance(message, dict):
@@ -328,7 +399,7 @@ def _genai_messages(value: Any) -> list[tuple[str, str]]:
 
 def _completion_text(value: Any) -> str:
     """output.value: plain text, or an OpenAI-style response serialized as JSON."""
-    parsed = _json_or_value(value)
+    parsed = _json_or_value(value, "output.value")
     if isinstance(parsed, dict):
         choices = parsed.get("choices")
         if isinstance(choices, list) and choices and isinstance(choices[0], dict):
@@ -338,11 +409,13 @@ def _completion_text(value: Any) -> str:
     return _text(value)
 
 
-def _json_or_value(value: Any) -> Any:
+def _json_or_value(value: Any, name: str) -> Any:
     if isinstance(value, str) and value[:1] in "[{":
         try:
             return json.loads(value)
-        except ValueError:
+        except RecursionError:
+            raise OTLPError(f"{name[:100]}: its JSON nests too deeply to read") from None
+        except ValueError:  # not JSON: a plain string
             return value
     return value
 
@@ -359,6 +432,9 @@ def export_response(reading: Reading, content_type: str, rejected: list[str] = (
     run that could not be stored (its LLM span is a rejected span); spans that held no run are
     named in the message too, as a warning (the spec's partial success with nothing rejected)."""
     notes = [f"{len(rejected)} runs refused: " + "; ".join(sorted(set(rejected)))[:900]] if rejected else []
+    if reading.over_cap:
+        notes.append(f"{reading.over_cap} runs past the {MAX_RUNS} an export may hold were not made: "
+                     "send smaller batches")
     if reading.ignored_spans:
         notes.append(f"{reading.ignored_spans} of {reading.spans} spans held no RAG run (an LLM span with "
                      "retrieval in its trace) and were ignored")
@@ -366,8 +442,9 @@ def export_response(reading: Reading, content_type: str, rejected: list[str] = (
     if content_type.split(";")[0].strip().lower() == PROTOBUF_TYPE:
         response = ExportTraceServiceResponse()
         if message:
-            response.partial_success.rejected_spans = len(rejected)
+            response.partial_success.rejected_spans = len(rejected) + reading.over_cap
             response.partial_success.error_message = message
         return response.SerializeToString(), PROTOBUF_TYPE
-    body = {"partialSuccess": {"rejectedSpans": str(len(rejected)), "errorMessage": message} if message else {}}
+    body = {"partialSuccess": {"rejectedSpans": str(len(rejected) + reading.over_cap), "errorMessage": message}
+            if message else {}}
     return json.dumps(body).encode(), JSON_TYPE

@@ -38,9 +38,9 @@ def _item(limit: str) -> RateLimitItem:
     return parse(limit)
 
 
-def retry_after(key: str) -> int | None:
-    """Count one request for `key`; None when it may proceed, else the seconds until it may."""
-    return _hit(settings.API_RATE_LIMIT, key)
+def retry_after(key: str, cost: int = 1) -> int | None:
+    """Count `cost` requests (answers) for `key`; None when they may proceed, else the seconds until they may."""
+    return _apply(settings.API_RATE_LIMIT, key, count=True, cost=cost)
 
 
 def auth_failure_wait(address: str) -> int | None:
@@ -60,12 +60,12 @@ def _wait(limit: str | None, key: str) -> int | None:
     return _apply(limit, key, count=False)
 
 
-def _apply(limit: str | None, key: str, *, count: bool) -> int | None:
+def _apply(limit: str | None, key: str, *, count: bool, cost: int = 1) -> int | None:
     if not limit:
         return None
     limiter, item = _limiter(settings.API_RATE_LIMIT_STORAGE_URL), _item(limit)
     try:
-        if limiter.hit(item, key) if count else limiter.test(item, key):
+        if limiter.hit(item, key, cost=cost) if count else limiter.test(item, key):
             return None
         reset_at = limiter.get_window_stats(item, key).reset_time
     except StorageError as exc:

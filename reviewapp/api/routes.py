@@ -112,6 +112,14 @@ class AnswerListQuery(BaseModel):
     limit: int = Field(20, ge=1, le=100)
     cursor: str | None = Field(None, max_length=200, description="`next_cursor` of the previous page")
 
+    @field_validator("external_id", "cursor")
+    @classmethod
+    def _no_nul(cls, value: str | None) -> str | None:
+        # Postgres text cannot hold NUL: compared with a column, it would be a 500, not "no match".
+        if value is not None and "\x00" in value:
+            raise ValueError("must not contain NUL characters")
+        return value
+
     @field_validator("since", mode="before")
     @classmethod
     def _iso_8601(cls, value: Any) -> datetime | None:
@@ -337,10 +345,14 @@ _OTLP_REPLY = {"description": "ExportTraceServiceResponse, in the request's enco
 def otlp_traces(request: HttpRequest):
     content_type = request.headers.get("Content-Type", "")
     try:
-        reading = otlp.runs_in(otlp.spans_from(request.body, content_type))
+        reading = otlp.runs_in(otlp.spans_from(request.body, content_type, request.headers.get("Content-Encoding", "")))
     except otlp.OTLPError as exc:
         return Status(400, {"detail": "not an OTLP trace export", "errors": [
             {"field": "body", "message": str(exc), "type": "invalid_otlp"}]})
+    # The rate limit counts answers, not requests: the request took one slot, each further run one more.
+    if len(reading.runs) > 1 and (wait := ratelimit.retry_after(request.auth.token_hash, cost=len(reading.runs) - 1)):
+        raise RateLimited(wait, f"rate limit exceeded ({settings.API_RATE_LIMIT} answers per token; this export "
+                                f"holds {len(reading.runs)}); retry in {wait} s")
     _, refused = runs_ingest(client=request.auth, payloads=[run.payload for run in reading.runs])
     body, kind = otlp.export_response(reading, content_type, refused)
     return HttpResponse(body, content_type=kind)

@@ -1,5 +1,5 @@
 """The API parses only JSON that Postgres can store and Python can walk: finite numbers (no NaN,
-Infinity, or 1e400, which overflows to infinity), text without lone UTF-16 surrogates, and at most
+Infinity, or 1e400, which overflows to infinity; integers within 64 bits), text without lone UTF-16 surrogates, and at most
 MAX_DEPTH levels of nesting (a deeper document would exhaust the recursion of every layer that
 reads it). Anything else is refused as a 400 naming the field where it was found."""
 
@@ -13,6 +13,7 @@ from django.http import HttpRequest
 from ninja.parser import Parser
 
 MAX_DEPTH = 64
+INT_MIN, INT_MAX = -(2**63), 2**64 - 1  # what orjson encodes
 
 
 class UnstorableJSON(ValueError):
@@ -40,6 +41,9 @@ def check(value: Any) -> None:
             raise UnstorableJSON(path[:1], f"nested deeper than {MAX_DEPTH} levels")
         if isinstance(item, float) and not math.isfinite(item):
             raise UnstorableJSON(path, "must be a finite number (NaN, Infinity and numbers beyond 1.8e308 are not stored)")
+        if isinstance(item, int) and not isinstance(item, bool) and not INT_MIN <= item <= INT_MAX:
+            # Postgres would store it, but every JSON encoder downstream (orjson) stops at 64 bits.
+            raise UnstorableJSON(path, "must be an integer within 64 bits; send a bigger number as a string")
         if isinstance(item, str):
             _check_text(item, path)
         elif isinstance(item, dict):
