@@ -208,9 +208,6 @@ def test_two_reviewers_hold_one_answer_at_once_and_each_undoes_only_their_own(al
         assert review_service.holds_lease(user=user, answer=answer)
     review_service.claim_decide(user=alice, claim=claim, decision="overturn", label="UNSUPPORTED", note="", expected_version=0)
     review_service.claim_decide(user=bob, claim=claim, decision="confirm", label=None, note="", expected_version=0)
-    review_service.answer_finish(user=alice, answer=answer)
-    review_service.decision_undo(user=alice, answer=answer)  # the finish: alice's pass opens again
-    assert ReviewPass.objects.get(answer=answer, reviewer=alice).status == "open"
     review_service.decision_undo(user=alice, answer=answer)  # her overturn
     mine = {r.reviewer.username: r.final_label for r in review_service.selectors.current_decisions(answer.pk)}
     assert mine == {"bob": "CONTRADICTED"}
@@ -218,6 +215,53 @@ def test_two_reviewers_hold_one_answer_at_once_and_each_undoes_only_their_own(al
         review_service.claim_decide(user=alice, claim=claim, decision="confirm", label=None, note="", expected_version=0)
     review_service.claim_decide(user=alice, claim=claim, decision="confirm", label=None, note="", expected_version=2)
     assert Claim.objects.get(pk=claim.pk).human_label == ""  # no final label while passes are open
+
+
+@pytest.mark.django_db
+def test_a_finished_blind_pass_cannot_be_reopened_while_another_is_open(client, alice, bob):
+    # The attack: finish, read the co-reviewer's decisions and note (no longer blind), undo the
+    # finish, copy them, finish again: the claim would be recorded `unanimous`.
+    answer = _double()
+    claim = make.flagged(answer)
+    for user in (alice, bob):
+        review_service.lease_next(user=user)
+    review_service.claim_decide(user=bob, claim=claim, decision="overturn", label="UNSUPPORTED",
+                                note="bob's reason", expected_version=0)
+    review_service.claim_decide(user=alice, claim=claim, decision="confirm", label=None, note="", expected_version=0)
+    review_service.answer_finish(user=alice, answer=answer)
+    client.force_login(alice)
+    assert "bob&#x27;s reason" in client.get(f"/review/{answer.pk}/").content.decode()  # what she saw
+    with pytest.raises(ReviewError, match="your review stays as you finished it"):
+        review_service.decision_undo(user=alice, answer=answer)
+    with pytest.raises(ReviewError):
+        review_service.claim_decide(user=alice, claim=claim, decision="overturn", label="UNSUPPORTED",
+                                    note="", expected_version=1)
+    response = client.post(f"/review/{answer.pk}/undo", follow=True)
+    assert "your review stays as you finished it" in response.content.decode()
+    assert ReviewPass.objects.get(answer=answer, reviewer=alice).status == "finished"
+    review_service.answer_finish(user=bob, answer=answer)
+    assert Claim.objects.get(pk=claim.pk).consensus_method != "unanimous"
+    assert Answer.objects.get(pk=answer.pk).review_status == "adjudicating"
+
+
+@pytest.mark.django_db
+def test_a_lead_who_reviewed_an_answer_cannot_adjudicate_it_another_lead_must(bob, lee):
+    answer = _double()
+    claim = make.flagged(answer)
+    for user in (lee, bob):
+        review_service.lease_next(user=user)
+    review_service.claim_decide(user=lee, claim=claim, decision="overturn", label="UNSUPPORTED", note="", expected_version=0)
+    review_service.claim_decide(user=bob, claim=claim, decision="confirm", label=None, note="", expected_version=0)
+    for user in (lee, bob):
+        review_service.answer_finish(user=user, answer=answer)
+    answer.refresh_from_db()
+    assert answer.review_status == "adjudicating"
+    assert not review_service.can_take(user=lee, answer=answer)
+    with pytest.raises(ReviewError, match="another lead settles"):
+        review_service.claim_decide(user=lee, claim=claim, decision="overturn", label="UNSUPPORTED", note="mine",
+                                    expected_version=claim.version)
+    assert Claim.objects.get(pk=claim.pk).consensus_method == ""
+    assert review_service.lease_take(user=make.user("olga", "lead"), answer=answer)
 
 
 @pytest.mark.django_db

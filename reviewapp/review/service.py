@@ -181,7 +181,7 @@ def lease_take(*, user, answer: Answer) -> bool:
         if locked is None:
             taken = False
         elif locked.review_status == ADJUDICATING:
-            taken = is_lead(user) and bool(
+            taken = is_lead(user) and not reviewed(user, locked) and bool(
                 Answer.objects.filter(pk=answer.pk, review_status=ADJUDICATING).filter(_lease_free(now) | Q(lease_holder=user))
                 .update(lease_holder=user, lease_expires_at=_lease_until(now)))
         else:
@@ -208,7 +208,7 @@ def can_take(*, user, answer: Answer) -> bool:
     """Whether a lease on `answer` is free for `user` now (what "Take this answer" would do; a read)."""
     now = timezone.now()
     if answer.review_status == ADJUDICATING:
-        return is_lead(user) and (not lease_live(answer) or answer.lease_holder_id == user.pk)
+        return is_lead(user) and not reviewed(user, answer) and (not lease_live(answer) or answer.lease_holder_id == user.pk)
     if answer.review_status != IN_REVIEW:
         return False
     return _open_to(Answer.objects.filter(pk=answer.pk), user, now).exists()
@@ -262,6 +262,8 @@ def lease_refusal(answer: Answer, user=None) -> str:
     if answer.review_status == ADJUDICATING:
         if user is not None and not is_lead(user):
             return "The reviewers disagree on this answer: a lead decides it."
+        if user is not None and reviewed(user, answer):
+            return "You reviewed this answer: another lead settles the disagreement you are part of."
         return str(LeaseHeld(answer))
     if answer.review_status != IN_REVIEW:
         return "This answer is not waiting for review."
@@ -282,6 +284,17 @@ def _require_lease(user, answer: Answer) -> None:
 def has_finished(user, answer: Answer) -> bool:
     """Whether `user` finished a pass on `answer`."""
     return ReviewPass.objects.filter(answer=answer, reviewer=user, status=FINISHED).exists()
+
+
+def _others_on(user, answer: Answer):
+    """The other reviewers' passes on `answer` that count: open or finished, not skipped."""
+    return ReviewPass.objects.filter(answer=answer).exclude(reviewer=user).exclude(status=SKIPPED)
+
+
+def reviewed(user, answer: Answer) -> bool:
+    """Whether `user` decided anything on `answer` as one of its reviewers: such a lead is a party to
+    a disagreement on it, and another lead settles it."""
+    return Review.objects.filter(answer=answer, reviewer=user, stage=REVIEW).exists()
 
 
 def blind_to_others(user, answer: Answer) -> bool:
@@ -607,10 +620,15 @@ def _undo(user, answer: Answer, last: Review) -> Claim:
 
 
 def _pass_undo(user, answer: Answer, last: Review) -> Claim:
-    """Undo a decision of my own pass (several reviewers): an undo row; my finished pass opens again."""
+    """Undo a decision of my own pass (several reviewers): an undo row; my finished pass opens again,
+    unless the review is blind and another reviewer has a pass on the answer: finishing showed me
+    their decisions, and copying them into a reopened pass would fake an independent agreement."""
     claim = last.claim
     if answer.review_status != IN_REVIEW:
         raise ReviewError("Every reviewer has finished this answer: nothing of yours can be undone now.")
+    if answer.reviews_blind and has_finished(user, answer) and _others_on(user, answer).exists():
+        raise ReviewError("You have finished this blind review and have seen the other reviewers' decisions: "
+                          "your review stays as you finished it. A lead settles any disagreement.")
     ReviewPass.objects.filter(answer=answer, reviewer=user, status=FINISHED).update(status=OPEN, finished_at=None)
     _require_lease(user, answer)
     with transaction.atomic():
