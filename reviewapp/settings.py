@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+import ipaddress
 from pathlib import Path
 
 import dj_database_url
@@ -140,13 +141,22 @@ AUTH_PASSWORD_VALIDATORS = [
 # not hashed: a flood of guesses costs no password-hashing CPU), and each further failure starts the
 # wait again. Failures are kept in axes' failure log and attempts (the admin's "Axes" section, where
 # deleting an attempt unlocks it; or `manage.py axes_reset`); a lockout is an AuditEvent. The address
-# is REMOTE_ADDR: behind a proxy, make the proxy set it (gunicorn --forwarded-allow-ips) or every
-# client would share the proxy's count.
+# is REMOTE_ADDR, or behind the reverse proxies named in TRUSTED_PROXIES the client's from
+# X-Forwarded-For (reviewapp/addresses.py), else every client would share the proxy's count.
+# The reverse proxies in front of the web (addresses or networks, comma-separated, e.g.
+# "10.0.0.5,172.18.0.0/16"): from them alone X-Forwarded-For names the client.
+TRUSTED_PROXIES = []
+for _proxy in env_list("TRUSTED_PROXIES", []):
+    try:
+        TRUSTED_PROXIES.append(ipaddress.ip_network(_proxy, strict=False))
+    except ValueError:
+        raise ImproperlyConfigured(f"TRUSTED_PROXIES: {_proxy!r} is not an address or network") from None
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "reviewapp.addresses.client_address"
 AXES_ENABLE_ACCESS_FAILURE_LOG = True
 AXES_LOCKOUT_CALLABLE = "reviewapp.accounts.signin.login_locked_out"
 LOGIN_URL = "/accounts/login/"
@@ -331,7 +341,7 @@ WEBHOOK_SECRET_GRACE_SECONDS = env_int("WEBHOOK_SECRET_GRACE_SECONDS", 86400, mi
 WEBHOOK_ALLOW_PRIVATE_URLS = env_bool("WEBHOOK_ALLOW_PRIVATE_URLS", DEBUG)
 # Requests per API token, "N/second|minute|hour|day" (moving window); "off" disables it.
 API_RATE_LIMIT = env_str("API_RATE_LIMIT", "600/minute")
-# Wrong bearer tokens per client address (REMOTE_ADDR) before that address gets 429 for the rest of
+# Wrong bearer tokens per client address (reviewapp.addresses: REMOTE_ADDR, or X-Forwarded-For from TRUSTED_PROXIES) before that address gets 429 for the rest of
 # the window, without the token being looked up; "off" disables it.
 API_AUTH_FAILURE_LIMIT = env_str("API_AUTH_FAILURE_LIMIT", "30/minute")
 for _name in ("API_RATE_LIMIT", "API_AUTH_FAILURE_LIMIT"):

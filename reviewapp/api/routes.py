@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from judges.types import JudgeRequest
 from reviewapp import selectors
+from reviewapp.addresses import client_address
 from reviewapp.api import otlp
 from reviewapp.api import ratelimit
 from reviewapp.db.errors import is_transient
@@ -45,7 +46,7 @@ class RateLimited(Exception):
 
 class BearerToken(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str):
-        address = request.META.get("REMOTE_ADDR", "")
+        address = client_address(request)
         wait = ratelimit.auth_failure_wait(address)
         if wait is not None:
             raise RateLimited(wait, f"too many invalid tokens from this address "
