@@ -341,8 +341,9 @@ WEBHOOK_SECRET_GRACE_SECONDS = env_int("WEBHOOK_SECRET_GRACE_SECONDS", 86400, mi
 WEBHOOK_ALLOW_PRIVATE_URLS = env_bool("WEBHOOK_ALLOW_PRIVATE_URLS", DEBUG)
 # Requests per API token, "N/second|minute|hour|day" (moving window); "off" disables it.
 API_RATE_LIMIT = env_str("API_RATE_LIMIT", "600/minute")
-# Wrong bearer tokens per client address (reviewapp.addresses: REMOTE_ADDR, or X-Forwarded-For from TRUSTED_PROXIES) before that address gets 429 for the rest of
-# the window, without the token being looked up; "off" disables it.
+# Wrong bearer tokens per client address (reviewapp.addresses: REMOTE_ADDR, or X-Forwarded-For
+# from TRUSTED_PROXIES) before that address gets 429 for the rest of the window, without the token
+# being looked up; "off" disables it.
 API_AUTH_FAILURE_LIMIT = env_str("API_AUTH_FAILURE_LIMIT", "30/minute")
 for _name in ("API_RATE_LIMIT", "API_AUTH_FAILURE_LIMIT"):
     if globals()[_name] == "off":
