@@ -1,5 +1,6 @@
-"""Security headers Django does not set itself, and the API's request size cap (a body of unknown
-size, chunked, is refused with 411 rather than read as empty).
+"""Security headers Django does not set itself (a CSP; no caching of what is not static), and the
+API's request size cap (a body of unknown size, chunked, is refused with 411 rather than read as
+empty).
 
 Every middleware here is async-capable: under ASGI (reviewapp/asgi.py) one sync-only middleware
 makes Django run the whole request, an awaited guardrail wait included, in a thread it blocks."""
@@ -38,6 +39,9 @@ def security_headers(get_response):
 
 def _with_csp(response):
     response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    # Pages, exports and API replies hold reviewers' and clients' data: no shared or browser cache
+    # keeps them (a proxy, or the browser's back button after sign-out). Static files set their own.
+    response.headers.setdefault("Cache-Control", "private, no-store")
     return response
 
 

@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
@@ -520,12 +521,18 @@ def adjudication(request: HttpRequest) -> HttpResponse:
 ASSIGN_PAGE = selectors.QUEUE_PAGE_SIZE  # more answers than a page at once: the lead confirms
 
 
+def _same_site(request: HttpRequest, url: str) -> str:
+    """`url` when it is a path on this site: "//evil.example/" also starts with a slash."""
+    safe = url_has_allowed_host_and_scheme(url, allowed_hosts=None, require_https=request.is_secure())
+    return url if safe and url.startswith("/") and not url.startswith("//") else ""
+
+
 @require_POST
 @lead_or_admin_required
 def assign(request: HttpRequest) -> HttpResponse:
     """Assign one answer (`answer`) or the answers the /answers/ filters match to a reviewer."""
     form = AssignForm(request.POST)
-    back = request.POST.get("back", "") if request.POST.get("back", "").startswith("/") else reverse("answers")
+    back = _same_site(request, request.POST.get("back", "")) or reverse("answers")
     if not form.is_valid():
         return bad_request(request, f"Not assigned: {form_errors(form)}", back=back)
     data = form.cleaned_data

@@ -72,6 +72,10 @@ def validate_url(url: str) -> str:
         raise InvalidWebhook("url", "must start with http:// or https://")
     if not parts.hostname:
         raise InvalidWebhook("url", "has no host")
+    if "%" in parts.hostname or any(char.isspace() for char in parts.hostname):
+        # A zone id ([fe80::1%25lo]) or encoded whitespace (127.0.0.1%2509) makes the check above
+        # see an unresolvable name while a resolver or HTTP library may read the address.
+        raise InvalidWebhook("url", "host must not contain a zone id (%25...), percent-encoding or whitespace")
     if parts.username is not None or parts.password is not None:
         raise InvalidWebhook("url", "must not contain credentials; authenticate deliveries by their signature")
     if parts.fragment:

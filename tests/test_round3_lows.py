@@ -1,0 +1,58 @@
+"""The low-severity findings of issue 28's attack run (items 10, 11, 12, 14): each test is named
+for the attack and failed on the code before the fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewapp.models import Answer
+from tests import factories as make
+
+pytestmark = pytest.mark.django_db
+
+
+# --- item 10: private pages are not cached ----------------------------------------------------------
+
+
+def test_private_pages_exports_and_the_api_say_private_no_store(client, api_token):
+    answer = make.in_review()
+    client.force_login(make.admin())
+    for url in (f"/review/{answer.pk}/", "/answers/", "/queue/", "/exports/download?format=jsonl"):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert {"private", "no-store"} <= {part.strip() for part in response["Cache-Control"].split(",")}, url
+    api = client.get(f"/api/v1/answers/{answer.public_id}", headers={"Authorization": f"Bearer {api_token}"})
+    assert api["Cache-Control"] == "private, no-store"
+
+
+# --- item 11: webhook URLs with zone ids or encoded whitespace ---------------------------------------
+
+
+@pytest.mark.parametrize("url", ["http://[fe80::1%25lo]:9999/", "http://127.0.0.1%2509:9999/",
+                                 "http://127.0.0.1%20:9999/"])
+def test_a_webhook_url_with_a_zone_id_or_encoded_whitespace_is_refused(hook_api, private_refused, url):
+    response = hook_api.put(url=url)
+    assert response.status_code == 400
+    error = response.json()["errors"][0]
+    assert error["field"] == "url" and "zone id" in error["message"]
+
+
+# --- item 12: /assign's back= stays on this site -----------------------------------------------------
+
+
+@pytest.mark.parametrize("back", ["//evil.example/", "/\\evil.example/", "https://evil.example/"])
+def test_assign_does_not_follow_back_to_another_site(client, back):
+    answer = make.in_review()
+    make.user("bob", "reviewer")
+    client.force_login(make.user("lee", "lead"))
+    response = client.post("/assign", {"reviewer": "bob", "answer": answer.pk, "back": back})
+    assert response.status_code == 302 and response["Location"] == "/answers/"
+
+
+def test_assign_still_goes_back_to_a_page_of_this_site(client):
+    answer = make.in_review()
+    make.user("bob", "reviewer")
+    client.force_login(make.user("lee", "lead"))
+    response = client.post("/assign", {"reviewer": "bob", "answer": answer.pk, "back": f"/review/{answer.pk}/"})
+    assert response["Location"] == f"/review/{answer.pk}/"
+    assert Answer.objects.get(pk=answer.pk).passes.count() == 1
