@@ -207,10 +207,13 @@ class AssignForm(forms.Form):
         self.fields["reviewer"].queryset = assignable_reviewers()
 
 
-class NoteForm(forms.Form):
-    """A reviewer's or admin's note: any text but a NUL."""
+NOTE_MAX_CHARS = 2000
 
-    note = forms.CharField(required=False, strip=False)
+
+class NoteForm(forms.Form):
+    """A reviewer's or admin's note: any text but a NUL, at most NOTE_MAX_CHARS (refused, not cut)."""
+
+    note = forms.CharField(required=False, strip=False, max_length=NOTE_MAX_CHARS)
 
 
 class CommentForm(forms.Form):

@@ -20,7 +20,8 @@ def bad_request(request: HttpRequest, error: str, *, back: str = "") -> HttpResp
 
 
 def posted_note(request: HttpRequest) -> str:
-    form = NoteForm({"note": request.POST.get("note", "")[:2000]})
+    # A browser counts a line break as one character against maxlength and sends two (CRLF).
+    form = NoteForm({"note": request.POST.get("note", "").replace("\r\n", "\n")})
     if not form.is_valid():
         raise BadRequest(f"Note not saved: {form_errors(form)}")
     return form.cleaned_data["note"]

@@ -56,3 +56,38 @@ def test_assign_still_goes_back_to_a_page_of_this_site(client):
     response = client.post("/assign", {"reviewer": "bob", "answer": answer.pk, "back": f"/review/{answer.pk}/"})
     assert response["Location"] == f"/review/{answer.pk}/"
     assert Answer.objects.get(pk=answer.pk).passes.count() == 1
+
+
+# --- item 14: a killed worker's run, and a long note on an added claim -------------------------------
+
+
+def test_a_killed_workers_run_is_marked_lost_when_the_sweeper_takes_its_answer_over(settings):
+    import uuid
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from reviewapp.judging.service import judge_config_for, start_run
+    from reviewapp.judging.sweeper import answers_sweep
+    from reviewapp.models import JudgeRun, Policy
+
+    settings.CELERY_TASK_DEFAULT_QUEUE = f"lost-run-test-{uuid.uuid4().hex[:8]}"  # nobody consumes it
+    answer = make.ingested()
+    run, _ = start_run(answer, judge_config_for(answer, Policy.current()))  # the worker that then died
+    Answer.objects.filter(pk=answer.pk).update(status="judging", judging_token=uuid.uuid4(),
+                                               judging_until=timezone.now() - timedelta(seconds=1))
+    assert answers_sweep().requeued == [answer.pk]
+    run.refresh_from_db()
+    assert run.status == JudgeRun.Status.FAILED and run.error.startswith("lost:") and run.finished_at
+    assert not JudgeRun.objects.filter(answer=answer, status="running").exists()
+
+
+def test_an_added_claims_note_over_2000_characters_is_refused_with_a_message_not_cut(client):
+    answer = make.in_review()
+    client.force_login(make.user("rita", "reviewer"))
+    page = client.get(f"/review/{answer.pk}/").content.decode()
+    assert 'aria-label="Note" maxlength="2000"' in page
+    response = client.post(f"/review/{answer.pk}/add-claim", {"text": "A 30-day pass", "label": "UNSUPPORTED",
+                                                              "note": "x" * 2500}, headers={"HX-Request": "true"})
+    assert response.status_code == 400 and "at most 2000 characters" in response.content.decode()
+    assert not answer.claims.filter(origin="reviewer").exists()

@@ -345,6 +345,15 @@ def _token(delivery_id: str | None) -> uuid.UUID:
         return uuid.uuid4()
 
 
+def lost_runs_close(answer_ids: list[int]) -> int:
+    """The runs still `running` on answers the sweeper took back from a lost worker: that worker
+    will never finish them (were it only slow, its result is dropped as superseded), so they are
+    closed as failed, "lost", instead of showing `running` beside the run that judged the answer."""
+    return JudgeRun.objects.filter(answer_id__in=answer_ids, status=JudgeRun.Status.RUNNING).update(
+        status=JudgeRun.Status.FAILED, finished_at=timezone.now(),
+        error="lost: the worker judging it stopped; the sweeper gave the answer to another delivery")
+
+
 def abandon_running_runs(answer: Answer) -> None:
     JudgeRun.objects.filter(answer=answer, status=JudgeRun.Status.RUNNING).update(
         status=JudgeRun.Status.FAILED, error="abandoned: the worker judging it was lost", finished_at=timezone.now()

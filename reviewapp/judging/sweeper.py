@@ -27,7 +27,9 @@ from django.utils import timezone
 
 from reviewapp import enqueue
 from reviewapp.models import Answer, AuditEvent, Policy
-from reviewapp.judging.service import abandon_running_runs, answer_fail, judge_config_for, mark_run_failed, start_run
+from reviewapp.judging.service import (
+    abandon_running_runs, answer_fail, judge_config_for, lost_runs_close, mark_run_failed, start_run,
+)
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +84,7 @@ def answers_sweep(*, batch: int = 500) -> Sweep:
             (sweep.given_up if answer.sweep_count >= settings.JUDGE_MAX_SWEEPS else sweep.requeued).append(answer.pk)
         lost_worker = [a.pk for a in stuck if a.status == Answer.Status.JUDGING and a.pk in sweep.requeued]
         Answer.objects.filter(pk__in=lost_worker).update(lost_count=F("lost_count") + 1)
+        lost_runs_close(lost_worker)
         Answer.objects.filter(pk__in=sweep.requeued).update(
             status=Answer.Status.QUEUED, judging_token=None, judging_until=None,
             sweep_count=F("sweep_count") + 1, updated_at=now,
