@@ -61,3 +61,6 @@ urlpatterns = [
     path("accounts/sso/callback", sso.sso_callback, name="sso_callback"),
     path("accounts/sso/denied", sso.sso_denied, name="sso_denied"),
 ]
+
+# The database down is a 503 page with Retry-After, not "Server Error (500)" (reviewapp/views.py).
+handler500 = "reviewapp.views.server_error"

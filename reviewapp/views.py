@@ -1,16 +1,20 @@
-"""Site pages that belong to no capability: sign-in, health checks, metrics."""
+"""Site pages that belong to no capability: sign-in, health checks, metrics, the error page."""
 
 from __future__ import annotations
 
 import hmac
+import sys
 
 from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template.loader import render_to_string
+from django.views import defaults
 from django.views.decorators.http import require_GET
 
 from reviewapp import metrics as metrics_series
+from reviewapp.db.errors import is_transient
 from reviewapp.judging import liveness
 
 
@@ -62,3 +66,18 @@ def metrics(request: HttpRequest) -> HttpResponse:
     except DatabaseError:
         return HttpResponse("database unavailable", status=503, content_type="text/plain")
     return HttpResponse(body, content_type=metrics_series.CONTENT_TYPE)
+
+
+DATABASE_RETRY_SECONDS = 15
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """handler500: an unhandled error. The database down or restarting is not a bug but a wait:
+    503 with Retry-After and a page that says so, rendered without the request (its context
+    would read the session and the user from that database). Anything else: Django's own 500."""
+    exc = sys.exc_info()[1]
+    if exc is None or not is_transient(exc):
+        return defaults.server_error(request)
+    response = HttpResponse(render_to_string("503.html", {"retry_after": DATABASE_RETRY_SECONDS}), status=503)
+    response["Retry-After"] = str(DATABASE_RETRY_SECONDS)
+    return response

@@ -91,3 +91,52 @@ def test_an_added_claims_note_over_2000_characters_is_refused_with_a_message_not
                                                               "note": "x" * 2500}, headers={"HX-Request": "true"})
     assert response.status_code == 400 and "at most 2000 characters" in response.content.decode()
     assert not answer.claims.filter(origin="reviewer").exists()
+
+
+# --- item 9: the database down ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def database_down(monkeypatch):
+    """Every query fails as with Postgres stopped (psycopg's error, as Django wraps it)."""
+    from django.db import OperationalError
+    from django.db.backends import utils
+
+    def refused(*args, **kwargs):
+        raise OperationalError("connection to server at 127.0.0.1, port 5432 failed: Connection refused")
+
+    def down():
+        for method in ("execute", "executemany"):
+            monkeypatch.setattr(utils.CursorWrapper, method, refused)
+
+    return down
+
+
+def test_a_page_with_the_database_down_is_a_readable_503_with_retry_after(database_down):
+    from django.test import Client
+
+    answer = make.in_review()
+    client = Client(raise_request_exception=False)
+    client.force_login(make.user("rita", "reviewer"))
+    database_down()
+    for url in ("/queue/", f"/review/{answer.pk}/"):
+        response = client.get(url)
+        assert response.status_code == 503 and int(response["Retry-After"]) > 0, url
+        assert "cannot reach its database" in response.content.decode()
+    action = client.post(f"/review/{answer.pk}/undo", headers={"HX-Request": "true"})
+    assert action.status_code == 503 and action["Retry-After"]
+
+
+def test_any_other_error_is_still_djangos_500(monkeypatch):
+    from django.test import Client
+
+    from reviewapp.review import views as review_views
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(review_views, "render", broken)
+    client = Client(raise_request_exception=False)
+    client.force_login(make.user("rita", "reviewer"))
+    response = client.get("/queue/")
+    assert response.status_code == 500 and "Retry-After" not in response
