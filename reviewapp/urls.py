@@ -25,6 +25,7 @@ urlpatterns = [
     path("review/<int:answer_id>/claims/<int:claim_id>/draft", review_views.note_draft, name="note_draft"),
     path("review/<int:answer_id>/claims/<int:claim_id>/note", review_views.note_edit, name="note_edit"),
     path("review/<int:answer_id>/undo", review_views.undo, name="undo"),
+    path("review/<int:answer_id>/reopen", review_views.reopen, name="reopen"),
     path("review/<int:answer_id>/add-claim", review_views.add_claim, name="add_claim"),
     path("review/<int:answer_id>/finish", review_views.finish, name="finish"),
     path("review/<int:answer_id>/take", review_views.lease_take, name="lease_take"),

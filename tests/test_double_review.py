@@ -245,6 +245,34 @@ def test_a_finished_blind_pass_cannot_be_reopened_while_another_is_open(client, 
 
 
 @pytest.mark.django_db
+def test_after_consensus_reopening_is_a_leads_audited_action(client, alice, bob, lee):
+    answer = _double()
+    claim = make.flagged(answer)
+    for user in (alice, bob):
+        review_service.lease_next(user=user)
+        review_service.claim_decide(user=user, claim=claim, decision="confirm", label=None, note="", expected_version=0)
+        review_service.answer_finish(user=user, answer=answer)
+    answer.refresh_from_db()
+    assert answer.review_status == "adjudicated" and Claim.objects.get(pk=claim.pk).consensus_method == "unanimous"
+    with pytest.raises(ReviewError):
+        review_service.decision_undo(user=alice, answer=answer)
+    client.force_login(alice)
+    assert client.post(f"/review/{answer.pk}/reopen").status_code == 403  # a reviewer
+    client.force_login(lee)
+    client.post(f"/review/{answer.pk}/reopen")
+    answer.refresh_from_db()
+    assert (answer.review_status, answer.lease_holder) == ("adjudicating", lee)
+    event = AuditEvent.objects.get(action="answer.reopened")
+    assert event.actor == lee and event.before["adjudicated_verdict"] and event.after == {"review_status": "adjudicating"}
+    claim.refresh_from_db()
+    review_service.claim_decide(user=lee, claim=claim, decision="overturn", label="UNSUPPORTED", note="lee",
+                                expected_version=claim.version)
+    review_service.answer_finish(user=lee, answer=answer)
+    answer.refresh_from_db()
+    assert answer.review_status == "adjudicated" and Claim.objects.get(pk=claim.pk).consensus_method == "lead"
+
+
+@pytest.mark.django_db
 def test_a_lead_who_reviewed_an_answer_cannot_adjudicate_it_another_lead_must(bob, lee):
     answer = _double()
     claim = make.flagged(answer)

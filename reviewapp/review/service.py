@@ -746,6 +746,30 @@ def _adjudicate(answer: Answer, user, *, waiting: str = IN_REVIEW) -> bool:
     return bool(done)
 
 
+def answer_reopen(*, user, answer: Answer) -> None:
+    """After consensus, a lead sends an answer of several reviewers back to a lead (themselves): the
+    claims keep their final labels until decided again, and the client hears of the answer once it
+    is adjudicated again. Reviewers cannot reopen it (their undo is closed), nor can a lead who
+    reviewed it; each reopening is an AuditEvent with the verdict it withdrew."""
+    if not is_lead(user):
+        raise ReviewError("Only a lead reopens an answer its reviewers settled.")
+    if not multi_review(answer):
+        raise ReviewError("One reviewer's answer is reopened by that reviewer's undo.")
+    if reviewed(user, answer):
+        raise ReviewError("You reviewed this answer: another lead reopens it.")
+    with transaction.atomic():
+        withdrawn = answer.adjudicated_verdict
+        done = Answer.objects.filter(pk=answer.pk, review_status=ADJUDICATED).update(
+            review_status=ADJUDICATING, adjudicated_verdict="", lease_holder=user,
+            lease_expires_at=_lease_until(timezone.now()))
+        if not done:
+            raise ReviewError("This answer is not adjudicated: there is nothing to reopen.")
+        audit_record(actor=user, actor_label=user.get_username(), action="answer.reopened", obj=answer,
+                     before={"review_status": ADJUDICATED, "adjudicated_verdict": withdrawn},
+                     after={"review_status": ADJUDICATING})
+    answer.refresh_from_db()
+
+
 def _reopen(answer: Answer, user) -> None:
     until = _lease_until(timezone.now())
     Answer.objects.filter(pk=answer.pk, review_status=ADJUDICATED).update(

@@ -331,6 +331,19 @@ def _next_in_order(answer: Answer, *, after: Claim) -> int:
 
 
 @require_POST
+@lead_or_admin_required
+def reopen(request: HttpRequest, answer_id: int) -> HttpResponse:
+    """A lead sends a settled answer of several reviewers back to adjudication (audited)."""
+    answer = _load(answer_id)
+    try:
+        review_service.answer_reopen(user=request.user, answer=answer)
+    except ReviewError as exc:
+        return _after_action(request, answer, selected=None, error=str(exc))
+    messages.success(request, "Reopened: decide the claims again and finish to adjudicate it anew.")
+    return _after_action(request, answer, selected=None)
+
+
+@require_POST
 @reviewer_required
 def note_draft(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
     """The note box of a claim, as it is typed (the page posts it a moment after each change): 204."""
