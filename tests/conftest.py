@@ -254,9 +254,11 @@ def wait_for(condition, timeout=30.0, interval=0.1):
         pytest.fail(str(exc))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """One headless Chromium for the session (the browser tests share it)."""
+    """One headless Chromium per browser test module. Not one for the session: playwright's sync
+    API keeps an asyncio loop running in this thread while it is open, and Django's test client
+    then cannot call an async view (the guardrail POST) in the modules that follow."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright Python package")
     # Playwright's sync API keeps an asyncio loop running in this thread, and Django refuses ORM
     # calls from a thread with a running loop. The ORM calls here are plain synchronous test code.

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
+import redis
 import yaml
 from django.test import Client
 
@@ -25,6 +26,7 @@ from tests.conftest import _test_database_url
 from tests.faultkit import free_port, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
+QUEUE = f"nobody-consumes-{os.getpid()}"  # the judge tasks the server sends wait here, unjudged
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
@@ -48,7 +50,7 @@ def start_web(tmp_path, workers: int | None = None, **env) -> tuple[subprocess.P
         compose_web_argv(port, workers), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
         env=os.environ | {"DATABASE_URL": _test_database_url(), "DEBUG": "false", "SECURE_SSL_REDIRECT": "false",
                           "ALLOWED_HOSTS": "127.0.0.1", "DATABASE_POOL_SIZE": "4",
-                          "CELERY_TASK_DEFAULT_QUEUE": f"nobody-consumes-{os.getpid()}"} | env)
+                          "CELERY_QUEUE": QUEUE} | env)
     base = f"http://127.0.0.1:{port}"
 
     def answers() -> bool:
@@ -68,6 +70,9 @@ def stop_web(server: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         server.kill()
         server.wait()
+    from django.conf import settings
+
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(QUEUE)
 
 
 def post_waiting(base: str, token: str, wait: float) -> tuple[int, float]:

@@ -238,9 +238,8 @@ def _state(request: HttpRequest, answer) -> dict[str, Any]:
 )
 async def answer_create(request: HttpRequest, response: HttpResponse, payload: JudgeRequest,
                         wait: float = Query(0, ge=0, le=waiting.MAX_WAIT_SECONDS, allow_inf_nan=False,
-                                            description="Seconds to wait for the verdict (guardrail mode): 200 "
-                                            "with the judged answer if it is ready in time, else 202 as without "
-                                            "it (at once when too many requests are waiting already)")):
+                                            description="Seconds to wait for the verdict (guardrail mode): 200 with "
+                                            "the judged answer if it is ready in time, else 202 as without it")):
     # Async so that a wait holds no request worker (issue 28): the ingest and the reads run in a
     # thread, the wait itself is an awaited Redis subscription (judging.waiting).
     if refused := _unknown_query(request, {"wait"}):
