@@ -129,3 +129,29 @@ def test_waits_past_the_process_and_token_caps_are_answered_202_at_once(tmp_path
     assert token_over[0] == 202 and token_over[1] < 1.5, token_over
     assert process_over[0] == 202 and process_over[1] < 1.5, process_over
     assert held[0] == other[0] == 202 and held[1] >= 5.5 and other[1] >= 5.5, (held, other)
+
+
+def test_a_chunked_body_past_the_cap_is_refused_as_it_arrives_under_asgi():
+    # Django's ASGI handler spools the whole body before middleware runs: without the cap a body
+    # of unknown length would be read to disk without end.
+    from asgiref.sync import async_to_sync
+    from django.conf import settings
+
+    from reviewapp.asgi import application
+
+    chunk, sent, replies = b"x" * 65536, [0], []
+
+    async def receive():
+        sent[0] += 1
+        return {"type": "http.request", "body": chunk, "more_body": sent[0] < 10_000}  # 655 MB offered
+
+    async def send(message):
+        replies.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+             "scheme": "http", "path": "/api/v1/answers", "raw_path": b"/api/v1/answers", "query_string": b"",
+             "root_path": "", "headers": [(b"host", b"127.0.0.1"), (b"transfer-encoding", b"chunked")],
+             "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8000)}
+    async_to_sync(application)(scope, receive, send)
+    assert replies[0]["status"] == 413
+    assert sent[0] * len(chunk) <= settings.API_MAX_BODY_BYTES + 2 * len(chunk)  # stopped reading at the cap
