@@ -26,7 +26,8 @@ def client_address(request: HttpRequest) -> str:
     remote = request.META.get("REMOTE_ADDR", "")
     if not _trusted(remote):
         return remote
-    forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
+    header = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    forwarded = [part.strip() for part in header.split(",") if part.strip()]
     for address in reversed(forwarded):
         if not _trusted(address):
             try:

@@ -63,7 +63,8 @@ class StaticFiles(WhiteNoiseMiddleware):
         return super().__call__(request)
 
     async def _acall(self, request):
-        static_file = self.find_file(request.path_info) if self.autorefresh else self.files.get(request.path_info)
+        path = request.path_info
+        static_file = self.find_file(path) if self.autorefresh else self.files.get(path)
         if static_file is not None:
             return self.serve(static_file, request)
         return await self.get_response(request)

@@ -130,7 +130,8 @@ def _spans_from_protobuf(body: bytes) -> list[Span]:
         raise OTLPError(f"the body is not an OTLP ExportTraceServiceRequest: {exc}") from None
     spans = []
     for resource_spans in request.resource_spans:
-        service = _service_of({kv.key: _proto_value(kv.value, kv.key) for kv in resource_spans.resource.attributes})
+        resource = resource_spans.resource.attributes
+        service = _service_of({kv.key: _proto_value(kv.value, kv.key) for kv in resource})
         for scope_spans in resource_spans.scope_spans:
             for span in scope_spans.spans:
                 spans.append(Span(trace_id=span.trace_id.hex(), span_id=span.span_id.hex(), name=span.name,
@@ -185,11 +186,12 @@ def _json_value(value: Any, key: str, depth: int = 0) -> Any:
     if not isinstance(value, dict):
         return None
     if "arrayValue" in value:
-        values = _list(_object(value["arrayValue"] or {}, f"{key[:100]}: arrayValue").get("values"), "arrayValue")
+        array = _object(value["arrayValue"] or {}, f"{key[:100]}: arrayValue")
+        values = _list(array.get("values"), "arrayValue")
         return [_json_value(item, key, depth + 1) for item in values]
     if "kvlistValue" in value:
-        return _json_attributes(_object(value["kvlistValue"] or {}, f"{key[:100]}: kvlistValue").get("values"),
-                                key, depth + 1)
+        kvlist = _object(value["kvlistValue"] or {}, f"{key[:100]}: kvlistValue")
+        return _json_attributes(kvlist.get("values"), key, depth + 1)
     if "intValue" in value:  # int64 is a string in OTLP/JSON
         return _int(value["intValue"])
     for key in ("stringValue", "doubleValue", "boolValue", "bytesValue"):
@@ -247,7 +249,7 @@ def runs_in(spans: list[Span]) -> Reading:
     for span in spans:
         by_trace.setdefault(span.trace_id, []).append(span)
     for trace_id, trace in by_trace.items():
-        retrievals = [(span, documents) for span in trace if (documents := _documents(span)) is not None]
+        retrievals = [(span, docs) for span in trace if (docs := _documents(span)) is not None]
         if not retrievals:
             continue
         answered = [(span, text) for span in trace if (text := _output_text(span))]
@@ -260,7 +262,8 @@ def runs_in(spans: list[Span]) -> Reading:
                 continue
             # The retrieval that fed this call: what ended before it started, else all of the trace's.
             before = ended[:bisect_right(ends, span.start_ns)] if span.start_ns else []
-            fed = [retrievals[r] for r in sorted(_latest(before or range(len(retrievals)), retrievals))]
+            chosen = _latest(before or range(len(retrievals)), retrievals)
+            fed = [retrievals[r] for r in sorted(chosen)]
             external_id = trace_id if len(answered) == 1 else f"{trace_id}:{span.span_id}"
             reading.runs.append(Run(payload=_payload(external_id, span, answer, fed), trace_id=trace_id,
                                     span_id=span.span_id))
@@ -271,7 +274,7 @@ def runs_in(spans: list[Span]) -> Reading:
 
 
 def _latest(candidates, retrievals: list[tuple[Span, list[dict]]]) -> list[int]:
-    """The last of `candidates` (indexes into retrievals) whose documents fill one answer's passages."""
+    """The last of `candidates` (indexes into retrievals) whose documents fill one answer."""
     chosen, passages = [], 0
     for index in reversed(candidates):
         if passages >= MAX_PASSAGES:
@@ -281,7 +284,8 @@ def _latest(candidates, retrievals: list[tuple[Span, list[dict]]]) -> list[int]:
     return chosen
 
 
-def _payload(external_id: str, llm: Span, answer: str, retrievals: list[tuple[Span, list[dict]]]) -> dict[str, Any]:
+def _payload(external_id: str, llm: Span, answer: str,
+             retrievals: list[tuple[Span, list[dict]]]) -> dict[str, Any]:
     passages, seen, seen_ids = [], set(), set()
     for _, documents in retrievals:
         for document in documents:
@@ -316,7 +320,8 @@ def _documents(span: Span) -> list[dict] | None:
                 found.setdefault(int(match[1]), {})[match[2]] = value
         return [_passage(found[n]) for n in sorted(found) if _text(found[n].get("content"))]
     if "gen_ai.retrieval.documents" in attributes:
-        documents = _json_or_value(attributes["gen_ai.retrieval.documents"], "gen_ai.retrieval.documents")
+        name = "gen_ai.retrieval.documents"
+        documents = _json_or_value(attributes[name], name)
         documents = documents if isinstance(documents, list) else []
         return [_passage(doc | {"content": doc.get("content", doc.get("text"))}) for doc in documents
                 if isinstance(doc, dict) and _text(doc.get("content", doc.get("text")))]
@@ -330,7 +335,8 @@ def _passage(document: dict) -> dict:
     if identifier and passage_id_problem(identifier) is None:
         passage["id"] = identifier
     score = document.get("score")
-    if isinstance(score, (int, float)) and not isinstance(score, bool) and math.isfinite(score) and abs(score) < 2**53:
+    number = isinstance(score, (int, float)) and not isinstance(score, bool)
+    if number and math.isfinite(score) and abs(score) < 2**53:  # what every JSON reader keeps exact
         passage["score"] = score
     metadata = _json_or_value(document.get("metadata"), "retrieval.documents.N.document.metadata")
     if isinstance(metadata, dict):
@@ -445,6 +451,6 @@ def export_response(reading: Reading, content_type: str, rejected: list[str] = (
             response.partial_success.rejected_spans = len(rejected) + reading.over_cap
             response.partial_success.error_message = message
         return response.SerializeToString(), PROTOBUF_TYPE
-    body = {"partialSuccess": {"rejectedSpans": str(len(rejected) + reading.over_cap), "errorMessage": message}
-            if message else {}}
+    refused = str(len(rejected) + reading.over_cap)
+    body = {"partialSuccess": {"rejectedSpans": refused, "errorMessage": message} if message else {}}
     return json.dumps(body).encode(), JSON_TYPE

@@ -39,7 +39,8 @@ def _item(limit: str) -> RateLimitItem:
 
 
 def retry_after(key: str, cost: int = 1) -> int | None:
-    """Count `cost` requests (answers) for `key`; None when they may proceed, else the seconds until they may."""
+    """Count `cost` requests (answers) for `key`; None when they may proceed, else the seconds
+    until they may."""
     return _apply(settings.API_RATE_LIMIT, key, count=True, cost=cost)
 
 

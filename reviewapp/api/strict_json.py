@@ -43,7 +43,7 @@ def check(value: Any) -> None:
             raise UnstorableJSON(path, "must be a finite number (NaN, Infinity and numbers beyond 1.8e308 are not stored)")
         if isinstance(item, int) and not isinstance(item, bool) and not INT_MIN <= item <= INT_MAX:
             # Postgres would store it, but every JSON encoder downstream (orjson) stops at 64 bits.
-            raise UnstorableJSON(path, "must be an integer within 64 bits; send a bigger number as a string")
+            raise UnstorableJSON(path, "must be an integer within 64 bits; send bigger ones as strings")
         if isinstance(item, str):
             _check_text(item, path)
         elif isinstance(item, dict):

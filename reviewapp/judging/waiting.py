@@ -70,7 +70,8 @@ def judged_announce(answer_id: int, state: Callable[[], dict[str, Any]] | None =
 async def _read_state(answer_id: int) -> dict[str, Any]:
     def read() -> dict[str, Any]:
         try:
-            return selectors.answer_state_json(Answer.objects.select_related("judged_by").get(pk=answer_id))
+            answer = Answer.objects.select_related("judged_by").get(pk=answer_id)
+            return selectors.answer_state_json(answer)
         finally:
             give_back_connection()
     return await sync_to_async(read)()
@@ -147,7 +148,7 @@ async def wait_slot(token_key: str) -> AsyncIterator[bool]:
                 log.warning("could not release a wait of token %s: %s", token_key[:8], exc)
 
 
-_async_clients: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis]" = weakref.WeakKeyDictionary()
+_async_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> aioredis.Redis
 
 
 def _async_redis() -> aioredis.Redis:

@@ -55,7 +55,8 @@ def exports(request: HttpRequest) -> HttpResponse:
     })
 
 
-def _streamed(request: HttpRequest, chunks: Iterator[bytes]) -> Iterator[bytes] | AsyncIterator[bytes]:
+def _streamed(request: HttpRequest,
+              chunks: Iterator[bytes]) -> Iterator[bytes] | AsyncIterator[bytes]:
     """Under ASGI Django reads a sync iterator whole into memory before sending it; an async one is
     sent as it comes. Each chunk is made in the request's own thread (its snapshot transaction)."""
     if not isinstance(request, ASGIRequest):
