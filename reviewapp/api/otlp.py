@@ -38,6 +38,7 @@ JSON_TYPE, PROTOBUF_TYPE = "application/json", "application/x-protobuf"
 # An index of at most 6 digits: int() of thousands of digits is refused by Python (and slow).
 _OI_DOCUMENT = re.compile(r"^retrieval\.documents\.(\d{1,6})\.document\.(id|content|score|metadata)$")
 _OI_MESSAGE = re.compile(r"^llm\.(input|output)_messages\.(\d{1,6})\.message\.(role|content)$")
+_LONG_INDEX = re.compile(r"^(retrieval\.documents|llm\.(input|output)_messages)\.\d{7,}\.")
 # Bounds on one export request, so its cost is bounded whatever it holds (issue 28): spans read,
 # answers made (each is a judging), attribute values nested, and a gzip body's inflated size.
 MAX_SPANS = 10_000
@@ -136,9 +137,21 @@ def _spans_from_protobuf(body: bytes) -> list[Span]:
             for span in scope_spans.spans:
                 spans.append(Span(trace_id=span.trace_id.hex(), span_id=span.span_id.hex(), name=span.name,
                                   start_ns=span.start_time_unix_nano, end_ns=span.end_time_unix_nano,
-                                  attributes={kv.key: _proto_value(kv.value, kv.key) for kv in span.attributes},
+                                  attributes=_checked({kv.key: _proto_value(kv.value, kv.key)
+                                                       for kv in span.attributes}),
                                   service=service))
     return spans
+
+
+def _checked(attributes: dict[str, Any]) -> dict[str, Any]:
+    """Refuse what the conventions cannot mean, naming it, rather than guess or ignore it."""
+    kind = attributes.get("openinference.span.kind")
+    if kind is not None and not isinstance(kind, str):
+        raise OTLPError(f"openinference.span.kind must be a string, not {type(kind).__name__}")
+    for key in attributes:
+        if _LONG_INDEX.match(key):
+            raise OTLPError(f"attribute {key[:40]}...: an index has at most 6 digits")
+    return attributes
 
 
 def _too_deep(key: str) -> OTLPError:
@@ -171,7 +184,8 @@ def _spans_from_json(document: Any) -> list[Span]:
                 spans.append(Span(trace_id=_id(span.get("traceId"), "traceId"), span_id=_id(span.get("spanId"), "spanId"),
                                   name=str(span.get("name", "")), start_ns=_int(span.get("startTimeUnixNano")),
                                   end_ns=_int(span.get("endTimeUnixNano")),
-                                  attributes=_json_attributes(span.get("attributes")), service=service))
+                                  attributes=_checked(_json_attributes(span.get("attributes"))),
+                                  service=service))
     return spans
 
 
