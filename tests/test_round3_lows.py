@@ -61,7 +61,7 @@ def test_assign_still_goes_back_to_a_page_of_this_site(client):
 # --- item 14: a killed worker's run, and a long note on an added claim -------------------------------
 
 
-def test_a_killed_workers_run_is_marked_lost_when_the_sweeper_takes_its_answer_over(settings):
+def test_a_killed_workers_run_is_closed_as_abandoned_when_the_sweeper_takes_its_answer_over(settings):
     import uuid
     from datetime import timedelta
 
@@ -78,7 +78,7 @@ def test_a_killed_workers_run_is_marked_lost_when_the_sweeper_takes_its_answer_o
                                                judging_until=timezone.now() - timedelta(seconds=1))
     assert answers_sweep().requeued == [answer.pk]
     run.refresh_from_db()
-    assert run.status == JudgeRun.Status.FAILED and run.error.startswith("lost:") and run.finished_at
+    assert run.status == JudgeRun.Status.FAILED and run.error.startswith("abandoned") and run.finished_at
     assert not JudgeRun.objects.filter(answer=answer, status="running").exists()
 
 

@@ -155,7 +155,7 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
     policy = policy_in_force(policy_key)
     if taken_over:
         # Runs left 'running' by the delivery whose hold was taken over (its worker died) are over.
-        abandon_running_runs(answer)
+        abandon_running_runs([answer.pk])
     config = judge_config_for(answer, policy)
     if answer.lost_count > settings.JUDGE_MAX_LOST:
         run, _ = (started, None) if started else start_run(answer, config)
@@ -345,19 +345,12 @@ def _token(delivery_id: str | None) -> uuid.UUID:
         return uuid.uuid4()
 
 
-def lost_runs_close(answer_ids: list[int]) -> int:
-    """The runs still `running` on answers the sweeper took back from a lost worker: that worker
-    will never finish them (were it only slow, its result is dropped as superseded), so they are
-    closed as failed, "lost", instead of showing `running` beside the run that judged the answer."""
+def abandon_running_runs(answer_ids: list[int]) -> int:
+    """Close the runs still `running` on these answers: the worker judging them was lost (the
+    redelivery that takes an answer over, or the sweeper giving it back as queued, says so). That
+    worker will never finish them (were it only slow, its result is dropped as superseded)."""
     return JudgeRun.objects.filter(answer_id__in=answer_ids, status=JudgeRun.Status.RUNNING).update(
-        status=JudgeRun.Status.FAILED, finished_at=timezone.now(),
-        error="lost: the worker judging it stopped; the sweeper gave the answer to another delivery")
-
-
-def abandon_running_runs(answer: Answer) -> None:
-    JudgeRun.objects.filter(answer=answer, status=JudgeRun.Status.RUNNING).update(
-        status=JudgeRun.Status.FAILED, error="abandoned: the worker judging it was lost", finished_at=timezone.now()
-    )
+        status=JudgeRun.Status.FAILED, error="abandoned: the worker judging it was lost", finished_at=timezone.now())
 
 
 def _hold(answer_id: int, token: uuid.UUID) -> store.Held | None:

@@ -28,7 +28,7 @@ from django.utils import timezone
 from reviewapp import enqueue
 from reviewapp.models import Answer, AuditEvent, Policy
 from reviewapp.judging.service import (
-    abandon_running_runs, answer_fail, judge_config_for, lost_runs_close, mark_run_failed, start_run,
+    abandon_running_runs, answer_fail, judge_config_for, mark_run_failed, start_run,
 )
 
 log = logging.getLogger(__name__)
@@ -84,7 +84,7 @@ def answers_sweep(*, batch: int = 500) -> Sweep:
             (sweep.given_up if answer.sweep_count >= settings.JUDGE_MAX_SWEEPS else sweep.requeued).append(answer.pk)
         lost_worker = [a.pk for a in stuck if a.status == Answer.Status.JUDGING and a.pk in sweep.requeued]
         Answer.objects.filter(pk__in=lost_worker).update(lost_count=F("lost_count") + 1)
-        lost_runs_close(lost_worker)
+        abandon_running_runs(lost_worker)
         Answer.objects.filter(pk__in=sweep.requeued).update(
             status=Answer.Status.QUEUED, judging_token=None, judging_until=None,
             sweep_count=F("sweep_count") + 1, updated_at=now,
@@ -109,7 +109,7 @@ def answers_sweep(*, batch: int = 500) -> Sweep:
 
 def _give_up(answer_id: int) -> None:
     answer = Answer.objects.get(pk=answer_id)
-    abandon_running_runs(answer)
+    abandon_running_runs([answer.pk])
     # A failed run holds the reason, as for any other judge failure (the API shows it as `error`).
     run, _ = start_run(answer, judge_config_for(answer, Policy.current()))
     mark_run_failed(run, f"gave up: not judged after {answer.sweep_count} re-enqueues by the sweeper", attempts=0)
