@@ -20,7 +20,7 @@ from django.core import signals
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from django.test import override_settings
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, assume, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from reviewapp.judging import waiting
@@ -33,7 +33,14 @@ EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "100"))
 # Responses seen, per operation and status; written to SCHEMATHESIS_REPORT (a path) when set.
 SEEN: Counter = Counter()
 
-schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_application())
+# A request the API refuses for its size (413, the body over API_MAX_BODY_BYTES; 411, a chunked body)
+# is rejected as the document says: schemathesis' default list of rejections leaves those two out.
+REJECTIONS = ["400", "401", "403", "404", "405", "406", "409", "411", "413", "415", "422", "428", "429", "5xx"]
+schema = schemathesis.openapi.from_wsgi(
+    "/api/v1/openapi.json", get_wsgi_application(),
+    config=schemathesis.config.SchemathesisConfig.from_dict(
+        {"checks": {"negative_data_rejection": {"expected-statuses": REJECTIONS}}}),
+)
 
 
 @schemathesis.check
@@ -67,6 +74,9 @@ def wsgi_in_test_transaction(settings, monkeypatch):
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.filter_too_much, HealthCheck.data_too_large])
 def test_the_api_matches_its_openapi_document(case, api_token, wsgi_in_test_transaction):
+    # A query parameter "mutated" into a one-item array goes on the wire as the same `?wait=0.0`
+    # its valid form does: not invalid input, whatever the generator meant by it.
+    assume(not any(isinstance(value, list) and len(value) == 1 for value in (case.query or {}).values()))
     response = case.call_and_validate(
         headers={"Authorization": f"Bearer {api_token}"},
         additional_checks=[bad_input_names_its_field],
