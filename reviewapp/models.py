@@ -101,6 +101,9 @@ class Answer(models.Model):
     # SHA-256 of what was posted to be judged (services.ingest.request_hash), so a repeated
     # external_id can tell a client's retry from a new answer; NULL: not known (stored before it).
     request_hash = models.CharField(max_length=64, null=True, blank=True)
+    # The conversation the answer is a turn of (the API's `session_id`, OpenInference `session.id`,
+    # GenAI `gen_ai.conversation.id`): a client's answers sharing it are one session, in posting order.
+    session_id = models.CharField(max_length=200, blank=True, default="", db_default="")
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_default=Status.QUEUED)
     # Which delivery of judge_answer owns this answer while it is judging, and until when.
@@ -166,6 +169,9 @@ class Answer(models.Model):
             models.Index(fields=["review_status"], name="answer_review_status"),
             # GET /api/v1/answers: a client's answers, newest first, in keyset pages.
             models.Index(fields=["client", "-created_at", "-public_id"], name="answer_client_newest"),
+            # A session's turns in order (selectors.session_turns), only answers that name one.
+            models.Index(fields=["client", "session_id", "created_at"], condition=~Q(session_id=""),
+                         name="answer_session_turns"),
         ]
 
     def __str__(self) -> str:
@@ -186,6 +192,16 @@ class Passage(models.Model):
     # The retriever's own view of the passage: shown to reviewers and exported, never judged.
     score = models.FloatField(null=True, blank=True)
     metadata = models.JSONField(default=dict, db_default={}, blank=True)
+    # A tool call's output (reviewapp.tools): which tool, which call, with what arguments. The text
+    # is the output as rendered; the header fields say where it came from, as for any passage.
+    class Kind(models.TextChoices):
+        DOCUMENT = "document"
+        TOOL = "tool"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.DOCUMENT, db_default=Kind.DOCUMENT)
+    tool_name = models.CharField(max_length=200, blank=True, default="", db_default="")
+    call_id = models.CharField(max_length=200, blank=True, default="", db_default="")
+    tool_arguments = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["position"]

@@ -82,9 +82,9 @@ def _param(field: models.Field, instance: models.Model):
 # --- ingest: the answer and its passages in one statement -----------------------------------------
 
 ANSWER_WRITTEN = ("client_id", "external_id", "question", "answer", "prior_turns", "metadata", "requested_profile",
-                  "request_hash", "created_at", "updated_at")
+                  "request_hash", "session_id", "created_at", "updated_at")
 PASSAGE_WRITTEN = ("answer_id", "pid", "position", "text", "tag", "agency", "title", "section", "source_url",
-                   "fetched_at", "score", "metadata")
+                   "fetched_at", "score", "metadata", "kind", "tool_name", "call_id", "tool_arguments")
 _ANSWER_FIELDS = insert_fields(Answer, ANSWER_WRITTEN)
 _PASSAGE_FIELDS = insert_fields(Passage, PASSAGE_WRITTEN)
 _PASSAGE_RECORD = [field for field in _PASSAGE_FIELDS if field.attname != "answer_id"]

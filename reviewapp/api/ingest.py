@@ -11,6 +11,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from judges import JudgeRequest
+from reviewapp.api import payload as api_payload
 from judges.profiles import UnknownProfile, get_profile
 from reviewapp import enqueue, store
 from reviewapp.models import Answer, ApiClient
@@ -40,7 +41,8 @@ class ExternalIdReused(Exception):
 
 # What is judged; external_id names it and metadata rides along (a retry may carry new trace ids).
 _HASHED_FIELDS = {"question", "answer", "prior_turns", "passages", "profile"}
-_LATER_PASSAGE_DEFAULTS = {"score": None, "metadata": {}}
+_LATER_PASSAGE_DEFAULTS = {"score": None, "metadata": {}, "kind": "document", "tool_name": None, "call_id": None,
+                           "arguments": None}
 
 
 def request_hash(request: JudgeRequest) -> str:
@@ -52,7 +54,7 @@ def request_hash(request: JudgeRequest) -> str:
         # Passage fields added later count only when given, so that a request stored before they
         # existed, sent again, hashes as it did then.
         for name, default in _LATER_PASSAGE_DEFAULTS.items():
-            if passage.get(name) == default:
+            if name in passage and passage[name] == default:
                 del passage[name]
     return hashlib.sha256(orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
@@ -93,11 +95,14 @@ def answer_ingest(*, client: ApiClient | None, request: JudgeRequest) -> Ingeste
 
 
 def _passage_fields(request: JudgeRequest) -> list[dict]:
-    """The request's passages as Passage fields, in order (absent header fields stored blank)."""
+    """The request's passages as Passage fields, in order (absent header fields stored blank; a
+    plain JudgeRequest's passages are documents)."""
     return [
         {"pid": p.id, "position": position, "text": p.text, "tag": p.tag or "", "agency": p.agency or "",
          "title": p.title or "", "section": p.section or "", "source_url": p.source_url or "",
-         "fetched_at": p.fetched_at or "", "score": p.score, "metadata": p.metadata}
+         "fetched_at": p.fetched_at or "", "score": p.score, "metadata": p.metadata,
+         "kind": getattr(p, "kind", "document"), "tool_name": getattr(p, "tool_name", None) or "",
+         "call_id": getattr(p, "call_id", None) or "", "tool_arguments": getattr(p, "arguments", None)}
         for position, p in enumerate(request.passages)
     ]
 
@@ -108,6 +113,7 @@ def _store(*, client: ApiClient | None, request: JudgeRequest, digest: str | Non
         client=client, external_id=request.external_id, question=request.question, answer=request.answer,
         prior_turns=[turn.model_dump() for turn in request.prior_turns], metadata=request.metadata,
         requested_profile=request.profile or "", request_hash=digest, created_at=now, updated_at=now,
+        session_id=getattr(request, "session_id", None) or "",
     )
     # Inside a caller's transaction, a savepoint, so that a repeat's IntegrityError leaves that
     # transaction usable; on its own the statement is atomic and needs no BEGIN / COMMIT.
@@ -127,7 +133,8 @@ def runs_ingest(*, client: ApiClient, payloads: list[dict]) -> tuple[list[Answer
     answers, refused = [], []
     for payload in payloads:
         try:
-            answers.append(answer_ingest(client=client, request=JudgeRequest.model_validate(payload)).answer)
+            request = api_payload.JudgeRequest.model_validate(payload)
+            answers.append(answer_ingest(client=client, request=request).answer)
         except ValidationError as exc:
             first = exc.errors()[0]
             refused.append(f"{'.'.join(str(part) for part in first['loc']) or 'run'}: {first['msg']}")

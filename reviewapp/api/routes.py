@@ -20,7 +20,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import HttpBearer
 from pydantic import BaseModel, Field, field_validator
 
-from judges.types import JudgeRequest
+from reviewapp.api import payload as api_payload
 from reviewapp import selectors
 from reviewapp.addresses import client_address
 from reviewapp.api import otlp
@@ -236,7 +236,7 @@ def _state(request: HttpRequest, answer) -> dict[str, Any]:
     "(at most 30 s) the reply waits for the verdict: 200 with the judged (or failed) answer when it is ready "
     "in time, else 202 as without it.",
 )
-async def answer_create(request: HttpRequest, response: HttpResponse, payload: JudgeRequest,
+async def answer_create(request: HttpRequest, response: HttpResponse, payload: api_payload.JudgeRequest,
                         wait: float = Query(0, ge=0, le=waiting.MAX_WAIT_SECONDS, allow_inf_nan=False,
                                             description="Seconds to wait for the verdict (guardrail mode): 200 with "
                                             "the judged answer if it is ready in time, else 202 as without it")):
