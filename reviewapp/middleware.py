@@ -78,7 +78,7 @@ def api_body_limit(get_response):
     the API turns that error into the same 413.)"""
 
     def refusal(request):
-        if request.path_info.startswith("/api/"):
+        if request.path_info.startswith(("/api/", "/mcp")):
             try:
                 length = int(request.META.get("CONTENT_LENGTH") or 0)
             except ValueError:

@@ -209,6 +209,8 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_choice("LOG_LEVEL", ("DEBUG", "INFO", "WARNING", "ERROR"), "INFO")},
+    # The MCP SDK logs every stateless /mcp exchange's start and end at INFO: noise, not news.
+    "loggers": {"mcp": {"level": "WARNING"}},
 }
 
 # --- The judge -------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from reviewapp.accounts import sso
 from reviewapp.api.routes import api
 from reviewapp.labels import example_views as example_views
 from reviewapp.labels import views as label_views
+from reviewapp.mcp import http as mcp_http
 from reviewapp.policy import views as policy_views
 from reviewapp.review import views as review_views
 from reviewapp.webhooks import views as webhook_views
@@ -55,6 +56,7 @@ urlpatterns = [
     path("webhooks/", webhook_views.webhooks, name="webhooks"),
     path("webhooks/deliveries/<int:delivery_id>/retry", webhook_views.webhook_retry, name="webhook_retry"),
     path("api/v1/", api.urls),
+    path("mcp", mcp_http.mcp_endpoint, name="mcp"),
     path("admin/", admin.site.urls),
     path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", views.LogoutView.as_view(), name="logout"),
