@@ -205,6 +205,7 @@ def answer_state(answer: Answer, claims: list[ClaimResult] | None = None) -> dic
     return {
         "id": answer.public_id,
         "external_id": answer.external_id,
+        "session_id": answer.session_id or None,
         "status": answer.status,
         "verdict": answer.verdict or None,
         "grounding_score": answer.grounding_score,

@@ -137,7 +137,7 @@ def passage_rows(answer_id: int) -> list[tuple]:
 # the newest policy's identity, so the cached policy is re-read only when an admin saved a new one.
 _HELD = f"""
     RETURNING id, client_id, public_id, external_id, created_at, question, answer, prior_turns, requested_profile,
-        lost_count, (SELECT id::text || '/' || xmin::text FROM reviewapp_policy ORDER BY version DESC LIMIT 1) AS policy_key,
+        session_id, lost_count, (SELECT id::text || '/' || xmin::text FROM reviewapp_policy ORDER BY version DESC LIMIT 1) AS policy_key,
         (SELECT json_agg(json_build_array({', '.join(f'p.{c}' for c in PASSAGE_COLUMNS)}) ORDER BY p.position)::text
          FROM reviewapp_passage p WHERE p.answer_id = reviewapp_answer.id) AS passages
 """
@@ -185,14 +185,14 @@ def answer_hold(answer_id: int, token, now: datetime, expires: datetime, *,
             taken_over = True
     if row is None:
         return None
-    (_, client_id, public_id, external_id, created_at, question, text, prior_turns, requested_profile, lost_count,
-     policy_key, passages, *run_id) = row
+    (_, client_id, public_id, external_id, created_at, question, text, prior_turns, requested_profile, session_id,
+     lost_count, policy_key, passages, *run_id) = row
     answer = Answer(
         id=answer_id, client_id=client_id, public_id=public_id, external_id=external_id, created_at=created_at,
         question=question, answer=text,
         # Django reads jsonb as text and leaves decoding to the field; a raw cursor does the same.
         prior_turns=json.loads(prior_turns) if isinstance(prior_turns, (str, bytes)) else prior_turns,
-        requested_profile=requested_profile, lost_count=lost_count, status=Answer.Status.JUDGING,
+        requested_profile=requested_profile, session_id=session_id, lost_count=lost_count, status=Answer.Status.JUDGING,
         judging_token=token, judging_until=expires, updated_at=now,
     )
     answer._state.adding = False  # an existing row, as if loaded
@@ -266,7 +266,8 @@ _RUN_SUCCEEDED = """
     WHERE id = %s AND (SELECT count(*) FROM superseded) >= 0 AND {gate}
 """
 # Claims and their evidence: the evidence finds its hold by position among the rows just
-# inserted, and its passage by pid among the answer's passages. Rows travel as JSON documents, not
+# inserted, and its passage by the row the judging service names (`passage_row`: a session's
+# earlier turn's passage is not the answer's), else by pid among the answer's passages. Rows travel as JSON documents, not
 # arrays (see _INGEST).
 _CLAIMS = f"""
     INSERT INTO {Claim._meta.db_table} ({_columns(_CLAIM_FIELDS)})
@@ -278,9 +279,10 @@ _CLAIMS = f"""
 _EVIDENCE = f"""
     INSERT INTO {Evidence._meta.db_table} ({_columns(_EVIDENCE_FIELDS)})
     SELECT {_select_list(_EVIDENCE_FIELDS, "e", {"claim_id": "claims.id", "passage_id": "passage.id"})}
-    FROM json_to_recordset(%s::json) AS e({_recordset(_EVIDENCE_RECORD, "claim_position integer")})
+    FROM json_to_recordset(%s::json) AS e({_recordset(_EVIDENCE_RECORD, "claim_position integer", "passage_row bigint")})
     JOIN claims ON claims.position = e.claim_position
-    LEFT JOIN reviewapp_passage passage ON passage.answer_id = %s AND passage.pid = e.passage_pid
+    LEFT JOIN reviewapp_passage passage ON passage.id = COALESCE(
+        e.passage_row, (SELECT p.id FROM reviewapp_passage p WHERE p.answer_id = %s AND p.pid = e.passage_pid))
 """
 
 

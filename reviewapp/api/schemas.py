@@ -33,6 +33,7 @@ class AnswerState(BaseModel):
 
     id: UUID = Field(description="The answer's opaque id (random: it says nothing of other answers)")
     external_id: str | None
+    session_id: str | None = Field(None, description="The conversation the answer is a turn of, as posted")
     status: Literal["queued", "judging", "judged", "failed"]
     verdict: Literal["GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED"] | None
     grounding_score: float | None

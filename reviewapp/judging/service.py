@@ -40,6 +40,7 @@ from reviewapp.db.errors import is_transient
 from reviewapp.models import Answer, Evidence, JudgeRun, Policy
 from reviewapp.labels.examples import example_set_in_force, example_set_of, worked_examples_for
 from reviewapp.policy.routing import decide_route, judge_failed_route
+from reviewapp.sessions import selectors as session_selectors
 from reviewapp.judging.waiting import judged_announce
 from reviewapp.webhooks.service import event_record
 
@@ -102,11 +103,22 @@ def judge_config_for(answer: Answer, policy: Policy) -> JudgeConfig:
 
 def passages_of(answer: Answer) -> list[tuple]:
     """passage_rows() of the answer, from its prefetched passages when the caller loaded them
-    (re-judge jobs and evaluations do), else from the database."""
+    (re-judge jobs and evaluations do), else from the database; then those of the session's earlier
+    turns the judge reads too (with_earlier_turns)."""
     prefetched = getattr(answer, "_prefetched_objects_cache", {}).get("passages")
     if prefetched is not None:
-        return [tuple(getattr(passage, column) for column in store.PASSAGE_COLUMNS) for passage in prefetched]
-    return store.passage_rows(answer.pk)
+        rows = [tuple(getattr(passage, column) for column in store.PASSAGE_COLUMNS) for passage in prefetched]
+    else:
+        rows = store.passage_rows(answer.pk)
+    return with_earlier_turns(answer, rows)
+
+
+def with_earlier_turns(answer: Answer, passages: list[tuple]) -> list[tuple]:
+    """The answer's passages and, in a session, the passages its earlier turns retrieved (prior-turn
+    context a claim may rest on, ids `turn<N>:<id>`; sessions.selectors.earlier_turn_passages)."""
+    if not answer.session_id:
+        return passages
+    return [*passages, *session_selectors.earlier_turn_passages(answer, passages)]
 
 
 def judge_request_for(answer: Answer, passages: list[tuple] | None = None) -> JudgeRequest:
@@ -152,6 +164,7 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
         return None
 
     taken_over, answer, policy_key, passages, started = held
+    passages = with_earlier_turns(answer, passages)
     policy = policy_in_force(policy_key)
     if taken_over:
         # Runs left 'running' by the delivery whose hold was taken over (its worker died) are over.
@@ -189,7 +202,7 @@ def _judge_held(answer: Answer, policy: Policy, config: JudgeConfig, passages: l
         return run
     escalation = _escalate(answer, policy, output, passages)
     try:
-        _succeed(answer, run, token, output, policy, escalation)
+        _succeed(answer, run, token, output, policy, escalation, passages)
     except HoldLost:
         mark_run_failed(run, "superseded: the hold on the answer expired and another delivery took over")
     except Exception as exc:  # whatever refused the result, the answer must not stay 'judging'
@@ -451,7 +464,7 @@ def _check_difference(claim: types.Claim, ev: types.Evidence, difference: types.
 
 
 def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutput, policy: Policy,
-             escalation: tuple[JudgeRun, JudgeOutput] | None = None) -> None:
+             escalation: tuple[JudgeRun, JudgeOutput] | None = None, passages: list[tuple] | None = None) -> None:
     # With an escalation, both runs are stored and the stronger judge's result is the one shown.
     shown_run, shown = escalation or (run, output)
     result = shown.result
@@ -467,14 +480,14 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
     # answer was still ours: if not, none of it is written.
     judged = store.Judged(token, route.review_status, reason[:300], route.priority, policy.pk, route.reviews,
                           policy.blind, now)
-    rows = result_rows(result)
+    rows = result_rows(result, passages)
     # One statement stores the result and judges the answer, atomic on its own; a transaction only
     # when there is more: the escalation's first run, or a webhook event row for the answer's client.
     # Inside a caller's transaction, a savepoint, so that a refused write leaves that transaction usable.
     with transaction.atomic() if escalation or answer.client_id is not None or connection.in_atomic_block \
             else nullcontext():
         if escalation:
-            run_record_success(answer, run, output)
+            run_record_success(answer, run, output, rows=result_rows(output.result, passages))
         if not run_record_success(answer, shown_run, shown, then=judged, rows=rows):
             raise HoldLost()  # nothing of this run was written; an escalation's first run is rolled back
         answer.status, answer.verdict, answer.grounding_score = Answer.Status.JUDGED, result.verdict, result.grounding_score
@@ -489,9 +502,12 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
         judged_announce(answer.pk, state)
 
 
-def result_rows(result) -> tuple[list[dict], list[dict]]:
+def result_rows(result, passages: list[tuple] | None = None) -> tuple[list[dict], list[dict]]:
     """A result's claims and evidence as the store writes them (store.CLAIM_WRITTEN and
-    EVIDENCE_WRITTEN by attname, the evidence with its claim's position)."""
+    EVIDENCE_WRITTEN by attname, the evidence with its claim's position). With the `passages` the
+    judge read (passage_rows() rows), each evidence names its passage's row too (`passage_row`):
+    the store needs it for a passage of an earlier turn, which is not the answer's own."""
+    row_ids = {pid: row_id for row_id, pid, *_ in passages or ()}
     # Only an id the judge invented can be longer than a real one; it matches no passage anyway.
     pid_length = Evidence._meta.get_field("passage_pid").max_length
     claim_rows = [
@@ -503,6 +519,7 @@ def result_rows(result) -> tuple[list[dict], list[dict]]:
     ]
     evidence_rows = [
         {"claim_position": position, "passage_pid": ev.passage_id[:pid_length], "position": index, "quote": ev.quote,
+         "passage_row": row_ids.get(ev.passage_id),
          "start": ev.span[0] if ev.span else None, "end": ev.span[1] if ev.span else None,
          "match": ev.match if ev.span else "not_found",
          # Differing words are marked inside the evidence's highlight: none without a span.
@@ -536,7 +553,7 @@ def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, th
     run.verdict = result.verdict
     run.grounding_score = result.grounding_score
     run.findings = result.model_dump(mode="json", include={"fabrications", "omissions", "rewrite_note"})
-    claim_rows, evidence_rows = rows or result_rows(result)
+    claim_rows, evidence_rows = rows or result_rows(result, passages_of(answer))
     return store.result_write(run, claim_rows, evidence_rows, judged=then)
 
 

@@ -39,10 +39,14 @@ from reviewapp.review import comments as comments_service
 from reviewapp.review import drafts as drafts_service
 from reviewapp.review import service as review_service
 from reviewapp.review.service import ReopenUnconfirmed, ReviewError
+from reviewapp.sessions import views as session_views
+from reviewapp.sessions.views import earlier_turns_context
 
 
 @reviewer_required
 def answers(request: HttpRequest) -> HttpResponse:
+    if "session" in request.GET:
+        return session_views.session(request, request.GET["session"])
     try:
         filters = _filters(request)
     except BadRequest as exc:
@@ -270,7 +274,8 @@ def review(request: HttpRequest, answer_id: int) -> HttpResponse:
     if request.GET.get("confirm_reopen") and answer.review_status == Answer.ReviewStatus.ADJUDICATED:
         context["confirm_reopen"] = REOPEN_QUESTION  # the no-JavaScript path of `u` on a finished answer
     return render(request, "reviewapp/review.html",
-                  context | comments_context(answer, user=request.user, others_hidden=context["blind_now"]))
+                  context | comments_context(answer, user=request.user, others_hidden=context["blind_now"])
+                  | earlier_turns_context(answer))
 
 
 def _after_action(request: HttpRequest, answer: Answer, *, selected: int | None, error: str = "",
