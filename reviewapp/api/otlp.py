@@ -12,6 +12,10 @@ attribute conventions are read:
 * OpenTelemetry's GenAI conventions: `gen_ai.retrieval.documents`, `gen_ai.retrieval.query.text`,
   `gen_ai.input.messages` / `gen_ai.output.messages` (JSON, messages made of parts).
 
+An agent's tool calls are evidence too: a TOOL span (OpenInference) or `execute_tool` span (GenAI)
+becomes a passage of kind "tool" for the LLM spans after it (tool_passage), and a run carries the
+session its spans name (`session.id`, `gen_ai.conversation.id`; session_id_of).
+
 Spans that are neither part of a run nor a run are counted, not refused. Nothing here stores:
 `runs_in(...)` returns ingest payloads for services.ingest.
 """
@@ -32,6 +36,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 
 from judges.types import MAX_PASSAGES, passage_id_problem
+from reviewapp import tools
 from reviewapp.api import strict_json
 
 JSON_TYPE, PROTOBUF_TYPE = "application/json", "application/x-protobuf"
@@ -263,10 +268,11 @@ def runs_in(spans: list[Span]) -> Reading:
     for span in spans:
         by_trace.setdefault(span.trace_id, []).append(span)
     for trace_id, trace in by_trace.items():
-        retrievals = [(span, docs) for span in trace if (docs := _documents(span)) is not None]
+        retrievals = [(span, docs) for span in trace if (docs := _evidence(span)) is not None]
         if not retrievals:
             continue
         answered = [(span, text) for span in trace if (text := _output_text(span))]
+        trace_session = session_id_of(trace)  # once a trace: a call's own span may name another
         ended = sorted((r for r in range(len(retrievals)) if retrievals[r][0].end_ns),
                        key=lambda r: retrievals[r][0].end_ns)
         ends = [retrievals[r][0].end_ns for r in ended]
@@ -279,8 +285,10 @@ def runs_in(spans: list[Span]) -> Reading:
             chosen = _latest(before or range(len(retrievals)), retrievals)
             fed = [retrievals[r] for r in sorted(chosen)]
             external_id = trace_id if len(answered) == 1 else f"{trace_id}:{span.span_id}"
-            reading.runs.append(Run(payload=_payload(external_id, span, answer, fed), trace_id=trace_id,
-                                    span_id=span.span_id))
+            payload = _payload(external_id, span, answer, fed)
+            if session := session_id_of([span]) or trace_session:
+                payload["session_id"] = session
+            reading.runs.append(Run(payload=payload, trace_id=trace_id, span_id=span.span_id))
             used.add((trace_id, span.span_id))
             used.update((trace_id, r.span_id) for r, _ in fed)
     reading.ignored_spans = len(spans) - len(used)
@@ -370,6 +378,8 @@ def _passage(document: dict) -> dict:
 
 def _query(span: Span) -> str:
     attributes = span.attributes
+    if str(attributes.get("openinference.span.kind", "")).upper() == "TOOL":
+        return ""  # its input is the call's arguments, not a question
     return _text(attributes.get("gen_ai.retrieval.query.text") or attributes.get("input.value"))
 
 
@@ -442,6 +452,68 @@ def _json_or_value(value: Any, name: str) -> Any:
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+# --- agents: tool spans as evidence, session ids --------------------------------------------------
+
+_SESSION_KEYS = ("session.id", "gen_ai.conversation.id")
+
+
+def _evidence(span: Span) -> list[dict] | None:
+    """The passages a span contributes: its retrieved documents, or its tool call's output (one
+    passage of kind "tool"); None when it contributes none."""
+    documents = _documents(span)
+    if documents is not None:
+        return documents
+    tool = tool_passage(span)
+    return [tool] if tool is not None else None
+
+
+def tool_passage(span: Span) -> dict | None:
+    """A tool span as an ingest passage of kind "tool", or None when the span is not a tool call with
+    an output: OpenInference's TOOL kind (`tool.name`, `input.value` the arguments, `output.value`
+    the result, `tool_call.id`) or a GenAI `execute_tool` span (`gen_ai.tool.name`,
+    `gen_ai.tool.call.id`, `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`)."""
+    attributes = span.attributes
+    if str(attributes.get("openinference.span.kind", "")).upper() == "TOOL":
+        name, call_id = attributes.get("tool.name"), attributes.get("tool_call.id") or attributes.get("tool.id")
+        arguments, output = attributes.get("input.value"), attributes.get("output.value")
+    elif attributes.get("gen_ai.operation.name") == "execute_tool":
+        name, call_id = attributes.get("gen_ai.tool.name"), attributes.get("gen_ai.tool.call.id")
+        arguments, output = attributes.get("gen_ai.tool.call.arguments"), attributes.get("gen_ai.tool.call.result")
+    else:
+        return None
+    text = tools.render_output(output) if isinstance(output, str) else ""
+    if not text.strip():
+        return None
+    passage: dict[str, Any] = {"kind": "tool", "tool_name": _tool_field(name) or span.name[:200] or "tool",
+                               "call_id": _tool_field(call_id) or span.span_id, "text": text}
+    arguments = _json_or_value(arguments)
+    if isinstance(arguments, (dict, list)) or (isinstance(arguments, str) and arguments):
+        try:
+            strict_json.check(arguments)  # NaN or a lone surrogate cannot be stored: left out
+            passage["arguments"] = arguments
+        except strict_json.UnstorableJSON:
+            pass
+    return passage
+
+
+def _tool_field(value: Any) -> str:
+    """A tool name or call id the payload accepts (printable, at most 200 characters), else ""."""
+    text = str(value).strip() if isinstance(value, (str, int)) else ""
+    return text if text.isprintable() and len(text) <= 200 else ""
+
+
+def session_id_of(spans: list[Span]) -> str | None:
+    """The session the first span naming one belongs to (OpenInference `session.id`, GenAI
+    `gen_ai.conversation.id`), if the payload accepts it as a session_id."""
+    for span in spans:
+        for key in _SESSION_KEYS:
+            value = span.attributes.get(key)
+            if isinstance(value, str) and value and value == value.strip() and value.isprintable() \
+                    and len(value) <= 200:
+                return value
+    return None
 
 
 # --- the reply ---------------------------------------------------------------------------------
