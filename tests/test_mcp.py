@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -23,12 +24,8 @@ from tests.conftest import _test_database_url, run_coroutine
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = {"check_answer", "get_answer", "find_answers", "queue_status", "flagged_claims"}
 # The README's example (its "MCP" section): one passage, one claim it supports and one it contradicts.
-README_EXAMPLE = {
-    "question": "Senior fare?",
-    "passages": [{"text": "Riders aged 65 and older pay $1.00 per ride. A 30-day pass costs $92.00.",
-                  "title": "Fare Policy"}],
-    "answer": "Riders aged 65 and older pay $1.00 per ride. A 30-day pass costs $75.00.",
-}
+README = (ROOT / "README.md").read_text()
+README_EXAMPLE = json.loads(re.search(r"`check_answer` with\n`(\{.*?\})`:", README, re.S).group(1))
 
 live = [pytest.mark.django_db(transaction=True)]
 pytestmark = live
@@ -110,7 +107,7 @@ def _calls(session_factory, *calls):
 
 BAD_ARGUMENTS = [
     ("check_answer", README_EXAMPLE | {"passages": [{"title": "no text"}]}, "passages.0.text"),
-    ("check_answer", README_EXAMPLE | {"passages": [{"kind": "tool", "output": "x"}]}, "tool_name"),
+    ("check_answer", README_EXAMPLE | {"passages": [{"kind": "tool", "output": "x"}]}, "passages.0.tool_name"),
     ("check_answer", README_EXAMPLE | {"answer": " "}, "answer"),
     ("check_answer", README_EXAMPLE | {"profile": "no_such_profile"}, "profile"),
     ("check_answer", README_EXAMPLE | {"wait_seconds": 99}, "wait_seconds"),
@@ -128,7 +125,7 @@ def test_a_bad_argument_is_an_mcp_error_naming_it(live_server, api_token, transp
     results = _calls(factory, *[(name, arguments) for name, arguments, _ in BAD_ARGUMENTS])
     for (name, _, field), result in zip(BAD_ARGUMENTS, results):
         assert result.isError, (name, field)
-        assert field in result.content[0].text, (field, result.content[0].text)
+        assert result.content[0].text.startswith(f"invalid argument {field}: "), (field, result.content[0].text)
     assert not Answer.objects.exists()
 
 

@@ -89,8 +89,25 @@ def find_answers_sync(client: ApiClient, filters: selectors.ClientAnswerFilters,
     return {"answers": [mcp_selectors.answer_summary(row) for row in rows], "next_cursor": following}
 
 
+class ClaimDeskMCP(FastMCP):
+    """FastMCP whose tool errors say only what was wrong: `invalid argument <field>: <why>`, whether
+    the SDK's argument check or a tool refused it (not the SDK's "Error executing tool ..." with
+    pydantic's report around it)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]):
+        try:
+            return await super().call_tool(name, arguments)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                raise _field_error(cause) from None
+            if isinstance(cause, ToolError):
+                raise cause from None
+            raise
+
+
 def build_server(**settings: Any) -> FastMCP:
-    server = FastMCP("claimdesk", instructions=INSTRUCTIONS, **settings)
+    server = ClaimDeskMCP("claimdesk", instructions=INSTRUCTIONS, **settings)
 
     @server.tool(title="Check an answer against its evidence")
     async def check_answer(
