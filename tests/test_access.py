@@ -28,6 +28,7 @@ ACCESS = {
     "healthz": (PUBLIC, ["get"]),
     "health": (PUBLIC, ["get"]),  # for monitors: hostnames and counts only (503 while no worker reports)
     "metrics": ("METRICS_TOKEN", ["get"]),  # a bearer token, not a session: tests/test_metrics.py
+    "mcp": ("API_TOKEN", ["post"]),  # the API's bearer token, not a session: tests/test_mcp.py
     "login": (PUBLIC, ["get"]),
     "logout": (PUBLIC, ["post"]),
     "sso_start": ("SSO", ["get"]),  # 404 unless single sign-on is configured: tests/test_sso.py

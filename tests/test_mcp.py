@@ -129,13 +129,17 @@ def test_a_bad_argument_is_an_mcp_error_naming_it(live_server, api_token, transp
     assert not Answer.objects.exists()
 
 
-def test_the_http_endpoint_refuses_a_missing_or_wrong_token(live_server, api_token):
+def test_the_http_endpoint_refuses_a_missing_or_wrong_token_and_all_but_post(live_server, api_token):
     import httpx
 
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     for headers in ({}, {"Authorization": "Bearer cdk_wrong"}):
         reply = httpx.post(f"{live_server.url}/mcp", json=body, headers=headers)
         assert reply.status_code == 401 and reply.headers["WWW-Authenticate"].startswith("Bearer")
+    # Stateless: no server-to-client stream to GET, no session to DELETE.
+    for method in ("GET", "DELETE"):
+        reply = httpx.request(method, f"{live_server.url}/mcp", headers={"Authorization": f"Bearer {api_token}"})
+        assert reply.status_code == 405 and reply.headers["Allow"] == "POST"
 
 
 def test_stdio_refuses_to_start_without_a_valid_token(api_token):

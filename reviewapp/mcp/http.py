@@ -23,7 +23,7 @@ from reviewapp.mcp.server import acting_client, server
 _bearer = BearerToken()
 
 
-def _unauthorized(detail: str, status: int = 401, **headers: str) -> JsonResponse:
+def _refused(detail: str, status: int = 401, **headers: str) -> JsonResponse:
     response = JsonResponse({"detail": detail, "errors": []}, status=status)
     for name, value in headers.items():
         response[name] = value
@@ -34,13 +34,13 @@ def _authenticated(request: HttpRequest):
     """The request's API client, or the error reply (the API's: 401 or 429)."""
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not token:
-        return None, _unauthorized("missing or invalid bearer token", **{"WWW-Authenticate": 'Bearer realm="claimdesk"'})
+        return None, _refused("missing or invalid bearer token", **{"WWW-Authenticate": 'Bearer realm="claimdesk"'})
     try:
         client = _bearer.authenticate(request, token)
     except RateLimited as exc:
-        return None, _unauthorized(exc.detail, 429, **{"Retry-After": str(exc.retry_after)})
+        return None, _refused(exc.detail, 429, **{"Retry-After": str(exc.retry_after)})
     if client is None:
-        return None, _unauthorized("missing or invalid bearer token", **{"WWW-Authenticate": 'Bearer realm="claimdesk"'})
+        return None, _refused("missing or invalid bearer token", **{"WWW-Authenticate": 'Bearer realm="claimdesk"'})
     return client, None
 
 
@@ -84,6 +84,10 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     client, refused = _authenticated(request)
     if refused is not None:
         return refused
+    if request.method != "POST":
+        # No server-to-client stream (GET) and no session to end (DELETE): the transport's 405.
+        return _refused("only POST: this endpoint is stateless, without a stream or a session", 405,
+                             Allow="POST")
     token = acting_client.set(client)
     try:
         status, headers, body = async_to_sync(_exchange)(_scope(request), request.body)
