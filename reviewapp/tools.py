@@ -2,10 +2,10 @@
 
 A tool passage carries the tool's name, the call's id and arguments, and its output. The output is
 the passage's text: a string as it came, a JSON value (or a string holding one) rendered to one
-line per record, `key: value; key: value` in the order the tool wrote them, so the same output always gives the same text and
-an evidence span into it always points at the same words. The judge sees a tool passage as an
-ordinary passage whose header says which call it came from (`tool_header`): data, never
-instructions, like any passage.
+line per record, `key: value; key: value` in the order the tool wrote them, so the same output
+always gives the same text and an evidence span into it always points at the same words. The
+judge sees a tool passage as an ordinary passage whose header says which call it came from
+(`tool_header`): data, never instructions, like any passage.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
-MAX_ARGUMENTS_CHARS = 300  # of the header line the judge and reviewers read; the arguments are stored whole
+MAX_ARGUMENTS_CHARS = 300  # in the header the judge and reviewers read; stored whole
 TOOL_TAG = "tool result"
 
 
@@ -47,7 +47,8 @@ def _fields(record: dict, prefix: str, lines: list[str], where: str = "") -> lis
             fields.append(f"{path}: {', '.join(map(_scalar, value))}" if value else f"{path}: []")
         elif isinstance(value, list):
             for index, item in enumerate(value):
-                _record_lines(item, f"{where}.{path}[{index}]" if where else f"{path}[{index}]", lines)
+                label = f"{where}.{path}[{index}]" if where else f"{path}[{index}]"
+                _record_lines(item, label, lines)
         else:
             fields.append(f"{path}: {_scalar(value)}")
     return fields
@@ -99,8 +100,10 @@ def call_signature(tool_name: str, arguments: Any) -> str:
     elif isinstance(arguments, dict):
         shown = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False, default=str)}"
                           for key, value in arguments.items())
+    elif isinstance(arguments, str):
+        shown = arguments
     else:
-        shown = json.dumps(arguments, ensure_ascii=False, default=str) if not isinstance(arguments, str) else arguments
+        shown = json.dumps(arguments, ensure_ascii=False, default=str)
     if len(shown) > MAX_ARGUMENTS_CHARS:
         shown = shown[:MAX_ARGUMENTS_CHARS - 1] + "…"
     return f"{tool_name}({shown})"

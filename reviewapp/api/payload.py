@@ -28,23 +28,25 @@ def _kind(info: ValidationInfo) -> str:
 
 
 class Passage(types.Passage):
-    kind: Literal["document", "tool"] = Field(
-        default="document", description='"tool": a tool call\'s output (give tool_name, and output or text)')
+    kind: Literal["document", "tool"] = Field(default="document", description=(
+        '"tool": a tool call\'s output (give tool_name, and output or text)'))
     tool_name: str | None = Field(default=None, min_length=1, max_length=MAX_TOOL_FIELD_CHARS,
-                                  validate_default=True, description="the tool called (kind tool only; required there)")
+                                  validate_default=True,
+                                  description="the tool called (kind tool only; required there)")
     call_id: str | None = Field(default=None, min_length=1, max_length=MAX_TOOL_FIELD_CHARS,
                                 description="the tool call's id (kind tool only)")
     arguments: dict[str, Any] | list[Any] | str | None = Field(
         default=None, description="the call's arguments, as the agent sent them (kind tool only)")
     output: Any = Field(default=None, exclude=True, description=(
-        "the tool's output (kind tool only), instead of text: a string as it is, or a JSON value (or a "
-        "string holding a JSON object or array) rendered as one `path: value` line per leaf, in order"))
+        "the tool's output (kind tool only), instead of text: a string as it is, or a JSON value "
+        "(or a string holding a JSON object or array) rendered as one line per record, its fields "
+        "`key: value` joined by '; ', in the tool's order"))
 
     @model_validator(mode="before")
     @classmethod
     def _output_is_text(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("kind") == "tool" and data.get("output") is not None \
-                and "text" not in data:
+        is_tool = isinstance(data, dict) and data.get("kind") == "tool"
+        if is_tool and data.get("output") is not None and "text" not in data:
             data = {**data, "text": tools.render_output(data["output"])}
         return data
 
@@ -78,7 +80,8 @@ class Passage(types.Passage):
     @model_validator(mode="after")
     def _tool_header(self) -> Passage:
         if self.kind == "tool" and self.tool_name:
-            header = tools.tool_header(tool_name=self.tool_name, call_id=self.call_id, arguments=self.arguments)
+            header = tools.tool_header(tool_name=self.tool_name, call_id=self.call_id,
+                                       arguments=self.arguments)
             self.tag = self.tag or header["tag"]
             self.title = self.title or header["title"]
             self.section = self.section or header["section"] or None

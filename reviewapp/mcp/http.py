@@ -21,6 +21,7 @@ from reviewapp.api.routes import BearerToken, RateLimited
 from reviewapp.mcp.server import acting_client, server
 
 _bearer = BearerToken()
+_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="claimdesk"'}
 
 
 def _refused(detail: str, status: int = 401, **headers: str) -> JsonResponse:
@@ -34,18 +35,19 @@ def _authenticated(request: HttpRequest):
     """The request's API client, or the error reply (the API's: 401 or 429)."""
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() != "bearer" or not token:
-        return None, _refused("missing or invalid bearer token", **{"WWW-Authenticate": 'Bearer realm="claimdesk"'})
+        return None, _refused("missing or invalid bearer token", **_CHALLENGE)
     try:
         client = _bearer.authenticate(request, token)
     except RateLimited as exc:
         return None, _refused(exc.detail, 429, **{"Retry-After": str(exc.retry_after)})
     if client is None:
-        return None, _refused("missing or invalid bearer token", **{"WWW-Authenticate": 'Bearer realm="claimdesk"'})
+        return None, _refused("missing or invalid bearer token", **_CHALLENGE)
     return client, None
 
 
 def _scope(request: HttpRequest) -> dict[str, Any]:
-    headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in request.headers.items()]
+    headers = [(name.lower().encode("latin-1"), value.encode("latin-1"))
+               for name, value in request.headers.items()]
     return {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": request.method,
         "scheme": request.scheme, "path": request.path, "raw_path": request.path.encode(),
@@ -57,7 +59,8 @@ def _scope(request: HttpRequest) -> dict[str, Any]:
 
 async def _exchange(scope: dict[str, Any], body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
     """One request through the SDK's transport: (status, headers, body)."""
-    manager = StreamableHTTPSessionManager(app=server._mcp_server, json_response=True, stateless=True)
+    manager = StreamableHTTPSessionManager(app=server._mcp_server, json_response=True,
+                                           stateless=True)
     delivered = False
     reply: dict[str, Any] = {"status": 500, "headers": [], "body": []}
 

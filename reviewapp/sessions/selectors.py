@@ -28,13 +28,14 @@ def earlier_turns(answer: Answer) -> list[Answer]:
     if not answer.session_id:
         return []
     before = Q(created_at__lt=answer.created_at) | Q(created_at=answer.created_at, id__lt=answer.pk)
-    return list(session_turns(session_id=answer.session_id, client_id=answer.client_id).filter(before)
-                .select_related("judged_by"))
+    turns = session_turns(session_id=answer.session_id, client_id=answer.client_id)
+    return list(turns.filter(before).select_related("judged_by"))
 
 
 @dataclass(frozen=True)
 class SessionVerdict:
-    verdict: str | None  # the worst turn's (a reviewer's verdict over the judge's); None while any turn is unjudged
+    # The worst turn's (a reviewer's verdict over the judge's); None while any turn is unjudged.
+    verdict: str | None
     turns: int
     judged: int
     flagged_turns: int  # turns whose verdict is not GROUNDED
@@ -66,10 +67,11 @@ def earlier_turn_passages(answer: Answer, passages: list[tuple]) -> list[tuple]:
     taken = {row[1] for row in passages}
     room = MAX_PASSAGES - len(passages)
     rows = []
-    for p in (Passage.objects.filter(answer__in=read).order_by("-answer__created_at", "-answer_id", "position")
-              .values_list("id", "answer_id", "pid", "position", "text", "tag", "agency", "title", "section",
-                           "source_url", "fetched_at")):
-        row_id, answer_id, pid, position, text, tag, agency, title, section, source_url, fetched_at = p
+    nearest_first = Passage.objects.filter(answer__in=read).order_by("-answer__created_at", "-answer_id",
+                                                                     "position")
+    for row_id, answer_id, pid, position, text, tag, *header_and_source in nearest_first.values_list(
+            "id", "answer_id", "pid", "position", "text", "tag", "agency", "title", "section", "source_url",
+            "fetched_at"):
         turn = number[answer_id]
         new_pid = f"turn{turn}:{pid}"
         if len(new_pid) > MAX_PASSAGE_ID_CHARS:
@@ -78,5 +80,5 @@ def earlier_turn_passages(answer: Answer, passages: list[tuple]) -> list[tuple]:
             continue
         taken.add(new_pid)
         header = f"earlier turn {turn}" + (f" · {tag}" if tag else "")
-        rows.append((row_id, new_pid, text, header[:200], agency, title, section, source_url, fetched_at))
+        rows.append((row_id, new_pid, text, header[:200], *header_and_source))
     return rows

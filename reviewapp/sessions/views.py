@@ -18,7 +18,8 @@ MAX_SESSION_ID_CHARS = Answer._meta.get_field("session_id").max_length
 def session(request: HttpRequest, session_id: str) -> HttpResponse:
     """Each client's turns of the session (a session id is a client's own), in order, with a verdict."""
     if len(session_id) > MAX_SESSION_ID_CHARS or not session_id.strip():
-        return bad_request(request, f"session: at most {MAX_SESSION_ID_CHARS} characters, not blank", back="/answers/")
+        return bad_request(request, f"session: at most {MAX_SESSION_ID_CHARS} characters, not blank",
+                           back="/answers/")
     turns = list(selectors.session_turns(session_id=session_id).select_related("client")
                  .order_by("client_id", "created_at", "id"))
     groups = [(client, rows, selectors.session_verdict(rows))
@@ -28,4 +29,5 @@ def session(request: HttpRequest, session_id: str) -> HttpResponse:
 
 def earlier_turns_context(answer: Answer) -> dict:
     turns = selectors.earlier_turns(answer)
-    return {"earlier_turns": turns, "session": selectors.session_verdict([*turns, answer]) if turns else None}
+    verdict = selectors.session_verdict([*turns, answer]) if turns else None
+    return {"earlier_turns": turns, "session": verdict}
