@@ -859,3 +859,61 @@ class SchedulerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class Comparison(models.Model):
+    """A pairwise comparison an admin started (reviewapp.pairwise): two judge configurations on the
+    same answers, or two pipelines' answers (metadata variant A and B) to the same question."""
+
+    class Kind(models.TextChoices):
+        JUDGES = "judges", "Two judges on the same answers"
+        PIPELINES = "pipelines", "Two pipelines (variant A and B) on the same questions"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    name = models.CharField(max_length=200)
+    side_a = models.CharField(max_length=400, help_text="judges: a run's config_key; pipelines: variant A's name")
+    side_b = models.CharField(max_length=400)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ComparisonItem(models.Model):
+    """One pair to decide: for judges, one answer and the two runs; for pipelines, two answers.
+    `a_on_left` is drawn when the item is made, so reviewers see the sides shuffled, blind to which
+    is which."""
+
+    comparison = models.ForeignKey(Comparison, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveIntegerField()
+    answer_a = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="+")
+    answer_b = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="+")
+    run_a = models.ForeignKey(JudgeRun, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    run_b = models.ForeignKey(JudgeRun, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    a_on_left = models.BooleanField()
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [models.UniqueConstraint(fields=["comparison", "position"], name="comparison_item_position")]
+
+
+class ComparisonChoice(models.Model):
+    """A reviewer's choice on one unit of an item (a claim whose labels differ, or the whole answer
+    for pipelines), stored unblinded: A, B, both right or both wrong."""
+
+    class Choice(models.TextChoices):
+        A = "A"
+        B = "B"
+        BOTH_RIGHT = "both_right", "Both right"
+        BOTH_WRONG = "both_wrong", "Both wrong"
+
+    item = models.ForeignKey(ComparisonItem, on_delete=models.CASCADE, related_name="choices")
+    unit = models.CharField(max_length=40, help_text='"answer", or the claim unit\'s key (selectors.units)')
+    category = models.CharField(max_length=20, blank=True)
+    choice = models.CharField(max_length=10, choices=Choice.choices)
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    decided_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["item", "unit", "reviewer"], name="comparison_choice_once")]

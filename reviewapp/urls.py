@@ -8,6 +8,7 @@ from reviewapp.api.routes import api
 from reviewapp.labels import example_views as example_views
 from reviewapp.labels import views as label_views
 from reviewapp.mcp import http as mcp_http
+from reviewapp.pairwise import views as pairwise_views
 from reviewapp.policy import views as policy_views
 from reviewapp.review import views as review_views
 from reviewapp.webhooks import views as webhook_views
@@ -57,6 +58,11 @@ urlpatterns = [
     path("webhooks/deliveries/<int:delivery_id>/retry", webhook_views.webhook_retry, name="webhook_retry"),
     path("api/v1/", api.urls),
     path("mcp", mcp_http.mcp_endpoint, name="mcp"),
+    path("compare/", pairwise_views.comparisons, name="comparisons"),
+    path("compare/<int:comparison_id>/", pairwise_views.compare, name="compare"),
+    path("compare/<int:comparison_id>/items/<int:item_id>/choose", pairwise_views.choose, name="compare_choose"),
+    path("compare/<int:comparison_id>/results", pairwise_views.comparison_results, name="comparison_results"),
+    path("compare/<int:comparison_id>/export.csv", pairwise_views.comparison_export, name="comparison_export"),
     path("admin/", admin.site.urls),
     path("accounts/login/", views.LoginView.as_view(), name="login"),
     path("accounts/logout/", views.LogoutView.as_view(), name="logout"),

@@ -14,7 +14,7 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from reviewapp.models import ExampleSet, Job, Policy, WebhookDelivery, WebhookEndpoint, WorkedExample
+from reviewapp.models import Comparison, ComparisonItem, ExampleSet, Job, Policy, WebhookDelivery, WebhookEndpoint, WorkedExample
 from reviewapp.api.clients import api_client_create
 from tests import factories as make
 from tests.factories import fare_payload
@@ -71,6 +71,11 @@ ACCESS = {
     "example_set_json": (ADMIN, ["get"]),
     "webhooks": (ADMIN, ["get"]),
     "webhook_retry": (ADMIN, ["post"]),
+    "comparisons": (ADMIN, ["get", "post"]),
+    "compare": (REVIEWER, ["get"]),
+    "compare_choose": (REVIEWER, ["post"]),
+    "comparison_results": (ADMIN, ["get"]),
+    "comparison_export": (ADMIN, ["get"]),
 }
 # Included URLconfs with their own access rules, tested below on their own terms.
 INCLUDED = ("api/v1/", "admin/")
@@ -118,11 +123,15 @@ def world():
                                               url="https://rag.example.org/hook", secret="whsec_x")
     delivery = WebhookDelivery.objects.create(endpoint=endpoint, answer=answer, event="answer.judged",
                                               event_id="evt_access", payload={}, status="failed")
+    comparison = Comparison.objects.create(kind="pipelines", name="c", side_a="A", side_b="B", created_by=admin)
+    item = ComparisonItem.objects.create(comparison=comparison, position=0, answer_a=answer, answer_b=answer,
+                                         a_on_left=True)
     return {
         "args": {
             "answer_id": answer.pk, "claim_id": make.flagged(answer).pk,
             "version": Policy.current().version, "job_id": job.pk,
-            "set_id": example_set.pk, "delivery_id": delivery.pk,
+            "set_id": example_set.pk, "delivery_id": delivery.pk, "comparison_id": comparison.pk,
+            "item_id": item.pk,
         },
         "users": {"visitor": make.user("vic"), REVIEWER: make.user("rita", "reviewer"), LEAD: make.user("lee", "lead"),
                   ADMIN: admin},
@@ -134,7 +143,7 @@ def _url(name, args):
     from django.urls.exceptions import NoReverseMatch
 
     for candidate in ([], ["answer_id"], ["answer_id", "claim_id"], ["version"], ["job_id"], ["set_id"],
-                      ["delivery_id"]):
+                      ["delivery_id"], ["comparison_id"], ["comparison_id", "item_id"]):
         try:
             return reverse(name, kwargs={k: args[k] for k in candidate})
         except NoReverseMatch:
