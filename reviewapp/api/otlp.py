@@ -488,7 +488,7 @@ def tool_passage(span: Span) -> dict | None:
         return None
     passage: dict[str, Any] = {"kind": "tool", "tool_name": _tool_field(name) or span.name[:200] or "tool",
                                "call_id": _tool_field(call_id) or span.span_id, "text": text}
-    arguments = _json_or_value(arguments)
+    arguments = _json_or_value(arguments, "tool arguments")
     if isinstance(arguments, (dict, list)) or (isinstance(arguments, str) and arguments):
         try:
             strict_json.check(arguments)  # NaN or a lone surrogate cannot be stored: left out

@@ -24,7 +24,7 @@ from reviewapp.api import payload as api_payload
 from reviewapp.api.ingest import ExternalIdReused, InvalidRequest, answer_ingest
 from reviewapp.judging import waiting
 from reviewapp.mcp import selectors as mcp_selectors
-from reviewapp.models import ApiClient
+from reviewapp.models import Answer, ApiClient
 
 acting_client: contextvars.ContextVar[ApiClient] = contextvars.ContextVar("acting_client")
 
@@ -56,8 +56,9 @@ def _state(answer) -> dict[str, Any]:
     return selectors.answer_state_json(answer)
 
 
-def check_answer_sync(client: ApiClient, arguments: dict[str, Any],
-                      wait_seconds: float) -> dict[str, Any]:
+def check_answer_ingest(client: ApiClient, arguments: dict[str, Any]) -> Answer:
+    """The answer `check_answer` posts, stored and queued (or the one stored before under its
+    external_id), as the API's ingest does."""
     try:
         request = api_payload.JudgeRequest.model_validate(arguments)
     except ValidationError as exc:
@@ -68,10 +69,7 @@ def check_answer_sync(client: ApiClient, arguments: dict[str, Any],
         raise ToolError(f"invalid argument {exc.field}: {exc.message}") from None
     except ExternalIdReused as exc:
         raise ToolError(f"invalid argument external_id: {exc}; use a new external_id") from None
-    state = waiting.judged_within(answer, wait_seconds) if wait_seconds else None
-    if state is None:
-        state = _state(selectors.answer_for_client(client=client, public_id=str(answer.public_id)))
-    return state
+    return answer
 
 
 def get_answer_sync(client: ApiClient, answer_id: str) -> dict[str, Any]:
@@ -131,7 +129,11 @@ def build_server(**settings: Any) -> FastMCP:
         claims with their labels and evidence, and a safe answer (only the supported text)."""
         arguments = {"answer": answer, "passages": passages, "question": question,
                      "external_id": external_id, "session_id": session_id, "profile": profile}
-        return await sync_to_async(check_answer_sync)(_client(), arguments, wait_seconds)
+        client = _client()
+        answer = await sync_to_async(check_answer_ingest)(client, arguments)
+        # Awaited, as the API's ?wait is: the wait holds no thread (judging.waiting).
+        state = await waiting.judged_within(answer, wait_seconds) if wait_seconds else None
+        return state if state is not None else await sync_to_async(get_answer_sync)(client, str(answer.public_id))
 
     @server.tool(title="An answer's verdict and claims")
     async def get_answer(
