@@ -9,6 +9,7 @@ import json
 import os
 import re
 import sys
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -168,3 +169,16 @@ def test_queue_status_and_flagged_claims_show_only_this_clients_open_work(live_s
     assert claim["evidence"] and claim["evidence"][0]["passage_id"] == "P2"
     assert [a["id"] for a in found["answers"]] == [str(waiting.public_id)]
     json.dumps(flagged)  # plain JSON, as any MCP client reads it
+
+
+def test_check_answer_past_the_tokens_cap_of_waits_answers_at_once_without_a_verdict(live_server, api_token,
+                                                                                    settings):
+    # No worker runs here: a wait would last its full 20 s. With no wait allowed for the token
+    # (issue 28's cap, shared with the API's ?wait), the answer comes back queued at once.
+    settings.API_WAITS_PER_TOKEN = 0
+    started = time.monotonic()
+    [result] = _calls(lambda: over_http(live_server.url, api_token),
+                      ("check_answer", README_EXAMPLE | {"wait_seconds": 20}))
+    assert not result.isError, result.content
+    assert _result(result)["status"] == "queued"
+    assert time.monotonic() - started < 10

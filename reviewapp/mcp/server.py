@@ -131,8 +131,13 @@ def build_server(**settings: Any) -> FastMCP:
                      "external_id": external_id, "session_id": session_id, "profile": profile}
         client = _client()
         answer = await sync_to_async(check_answer_ingest)(client, arguments)
-        # Awaited, as the API's ?wait is: the wait holds no thread (judging.waiting).
-        state = await waiting.judged_within(answer, wait_seconds) if wait_seconds else None
+        # Awaited and capped as the API's ?wait is: the wait holds no thread, and past the
+        # process's or the token's cap of waits it answers at once (judging.waiting).
+        state = None
+        if wait_seconds:
+            async with waiting.wait_slot(client.token_hash) as may_wait:
+                if may_wait:
+                    state = await waiting.judged_within(answer, wait_seconds)
         return state if state is not None else await sync_to_async(get_answer_sync)(client, str(answer.public_id))
 
     @server.tool(title="An answer's verdict and claims")
