@@ -916,7 +916,7 @@ def moved_in(claim: str, alignment: Alignment, known: Callable[[str], bool], min
     return None
 
 
-def _evident(alignment: Alignment, minimum: float, claim: str = "",
+def evident_difference(alignment: Alignment, minimum: float, claim: str = "",
              known: Callable[[str], bool] | None = None) -> Difference | None:
     """A difference that is evidence against the claim though the text has most of its words: a
     scale word (_EVIDENT_KINDS) while the rest copies the text, a hedge put into a copied
@@ -954,7 +954,7 @@ def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: floa
         if alignment is None:
             continue
         if not alignment.contradictions and alignment.coverage >= minimum - 1e-9 and (
-                _evident(alignment, minimum, claim, known) is None):
+                evident_difference(alignment, minimum, claim, known) is None):
             return None
         if best is None or alignment.coverage > best[0].coverage:
             best = (alignment, where)
@@ -967,7 +967,7 @@ def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: floa
     for difference in alignment.contradictions:
         if alignment.coverage_besides(difference) >= minimum - 1e-9:
             return Shortfall(CONTRADICTED, difference.explain(where).rstrip("."), coverage)
-    evident = _evident(alignment, minimum, claim, known)
+    evident = evident_difference(alignment, minimum, claim, known)
     if evident is not None:
         label = CONTRADICTED if evident.label == CONTRADICTED else PARTIALLY_SUPPORTED
         return Shortfall(label, evident.explain(where).rstrip("."), coverage)

@@ -12,6 +12,15 @@ from collections.abc import Callable
 from judges import lexicon
 from judges.text import META_STEMS, content_tokens, stem
 
+NEW_CONTENT_WORDS = 2  # new words that make a claim's content new: one is often the writer's own
+
+
+def is_new_content(new: list[str], words: int, coverage: float) -> bool:
+    """Whether a claim of `words` content words, `new` of them in no passage (`new_words`), says
+    something new: NEW_CONTENT_WORDS or more, outweighing the share (`coverage`) its closest
+    passage text holds of it. One new word is often a writer's own ("known", "located")."""
+    return len(new) >= NEW_CONTENT_WORDS and len(new) / max(words, 1) >= coverage
+
 
 def new_words(text: str, known: Callable[[str], bool], excused: frozenset[str] = frozenset()) -> list[str]:
     """The content words of `text` (as written, each once, in order) that no passage has in any

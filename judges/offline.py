@@ -57,13 +57,13 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from judges.align import ABSOLUTES, QUALIFIER_COVERAGE, Alignment, Difference, align, cased, hedges, moved_in
+from judges.align import ABSOLUTES, Alignment, Difference, align, cased, evident_difference, moved_in
 from judges.checks import provenance_mentions, provenance_verdict, quotations
 from judges.checks.bounds import MAX_CLAIMS, MAX_SCORED, Extent, checked_extent, unchecked_claim
 from judges.checks.spans import blank
 from judges.clauses import split_clauses
 from judges.markup import is_heading, plain_view, with_open_marks
-from judges.novelty import new_words
+from judges.novelty import is_new_content, new_words
 from judges.passages import CAUSAL, UnitIndex, index_units
 from judges.scoring import grounding_score, verdict_for
 from judges.silence import silence
@@ -92,7 +92,6 @@ OFFLINE_MODEL = "rules"
 # other half; the others are round values that were not tuned.
 SUPPORTED_AT = 0.55
 PARTIALLY_SUPPORTED_AT = 0.35
-NEW_CONTENT_WORDS = 2  # words no passage has that make a claim's content new (one is often the writer's own)
 NAME_WEIGHT = 2.0  # names and quantities weigh double
 WINDOW_CANDIDATES = 6  # the best-scoring units, over all passages, whose neighbours are tried
 
@@ -448,10 +447,9 @@ def _judge_claim(
         t for t in terms.names if not context.has_stem(t) and t not in context.question_stems
     )
     support = window.support if window else (0.0 if terms.weights or terms.quantities else 1.0)
-    new = new_words(said, context.has_stem, excused=context.question_stems)
     label, reasons = _label(
         said, terms, window, alignment, support, invented, _words_for(said, missing_names), context,
-        sentence_support=sentence_support, new=new,
+        sentence_support=sentence_support,
     )
     if missing and label == "PARTIALLY_SUPPORTED":
         reasons.append("Not in any passage: " + ", ".join(_shown(missing)) + ".")
@@ -527,7 +525,7 @@ def _window_at(terms: _Terms, context: _Request, p: int, units: tuple[int, ...])
 def _label(
     text: str, terms: _Terms, window: _Window | None, alignment: Alignment | None, support: float,
     invented: list[Quantity], missing_names: list[str], context: _Request,
-    sentence_support: float | None = None, new: list[str] = (),
+    sentence_support: float | None = None,
 ) -> tuple[str, list[str]]:
     where = context.request.passages[window.passage].id if window else None
     leaning = ""
@@ -566,7 +564,8 @@ def _label(
     # closest sentence holds of it. Words that are in the passages, only not in one sentence,
     # are a paraphrase or a synthesis: they lower the confidence, not the label.
     coverage = alignment.coverage if alignment is not None else 0.0
-    if len(new) >= NEW_CONTENT_WORDS and len(new) / max(len(terms.weights), 1) >= coverage:
+    new = new_words(text, context.has_stem, excused=context.question_stems)
+    if is_new_content(new, len(terms.weights), coverage):
         return "UNSUPPORTED", [f"New content: no passage has {', '.join(_shown(new, 4))}."]
     if terms.causal and not _window_causal(window, context):
         return "PARTIALLY_SUPPORTED", [f"It states a cause or effect that {where} does not."]
@@ -588,8 +587,6 @@ def _label(
 # as that sentence changed, not as another statement: the share of its other content words the
 # sentence has.
 CONTRADICTION_COVERAGE = 0.6
-# Differences that leave the claim short of SUPPORTED when its words are otherwise in the sentence.
-GAP_KINDS = frozenset({"scale"})
 
 
 def _contradiction(alignment: Alignment) -> Difference | None:
@@ -606,17 +603,10 @@ def _contradiction(alignment: Alignment) -> Difference | None:
 
 
 def _gap(alignment: Alignment | None) -> Difference | None:
-    """A slot where the aligned sentence says something weaker (GAP_KINDS), or a qualifier added
-    to an otherwise copied sentence."""
-    if alignment is None:
-        return None
-    for difference in alignment.differences:
-        besides = alignment.coverage_besides(difference)
-        if difference.kind in GAP_KINDS and besides >= CONTRADICTION_COVERAGE:
-            return difference
-        if difference.kind == "qualifier" and besides >= QUALIFIER_COVERAGE and hedges(difference.claim_words):
-            return difference
-    return None
+    """A slot where the aligned sentence says something weaker, or a qualifier added to an otherwise
+    copied sentence: the differences the quote check reads as evidence too
+    (judges.align.evident_difference)."""
+    return evident_difference(alignment, CONTRADICTION_COVERAGE) if alignment is not None else None
 
 
 def _borrowed(text: str, window: _Window, alignment: Alignment | None, context: _Request) -> Difference | None:

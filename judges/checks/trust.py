@@ -36,7 +36,7 @@ from judges.checks.matching import claim_span
 from judges.checks.provenance import provenance_mentions
 from judges.checks.spans import blank
 from judges.injection import find_injections, strip_invisible
-from judges.novelty import new_words
+from judges.novelty import is_new_content, new_words
 from judges.silence import silence
 from judges.text import META_STEMS, content_tokens, quantities, rough_pieces, split_sentences, stems
 from judges.types import Claim, JudgeRequest, JudgeResult, Passage
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
 # hold ALL of a SUPPORTED claim's content words.
 SUPPORT_MIN_UNDER_ATTACK = 1.0
 SUPPORT_MIN_WORDS = 3  # claims with fewer content words ("Yes, it is.") are not checked
-NEW_CONTENT_WORDS = 2  # words no passage has that make a claim's content new (see check_support)
 
 
 def trusted_passages(passages: Sequence[Passage]) -> tuple[list[Passage], dict[str, str]]:
@@ -153,9 +152,9 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
     # Past SENTENCES_UP_TO characters of passages, their sentences are the rough pieces: pysbd
     # costs ~0.2 ms a sentence, seconds for the passages one request may hold.
     rough = sum(len(p.text) for p in answer.passages) > SENTENCES_UP_TO
-    known = frozenset().union(*(_sentence_index(p.text, rough)[1] for p in trusted.values()))
+    known = _KnownStems([p.text for p in trusted.values()], rough)  # read only when a claim needs it
     # Without capitals in the answer, names are read by novelty against the passages (align.moved_in).
-    caseless = None if cased(answer.text) else known.__contains__
+    caseless = None if cased(answer.text) else known
     compared = [0]  # (passage sentence, claim stem) pairs compared, held to MAX_SCORED
     findings = []
     for claim in result.claims:
@@ -201,8 +200,8 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
         # New content: the claim says more that no passage has (in any form) than its closest text
         # holds of it. One new word is often a writer's own ("known", "located"); two are content.
         # Words of the question count as new: it is not evidence, and an attacker may write it.
-        new = new_words(text, known.__contains__)
-        if len(new) >= NEW_CONTENT_WORDS and len(new) / len(wanted) >= coverage:
+        new = new_words(text, known)
+        if is_new_content(new, len(wanted), coverage):
             findings.append(Finding(
                 check="support", span=span, lower_to="PARTIALLY_SUPPORTED", category=claim.category,
                 note=(f"Quote check: new content: no passage has {_listed(new)}, and the closest passage "
@@ -221,6 +220,19 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
 
 CLOSEST_SENTENCES = 3  # passage sentences, by shared content words, that a claim is aligned with
 SENTENCES_UP_TO = 500_000  # characters of a request's passages split by pysbd (see check_support)
+
+
+class _KnownStems:
+    """Whether a stem is one a trusted passage has: the passages' stems are gathered on the first
+    question, so a result whose every quote says its claim costs no sentence index."""
+
+    def __init__(self, texts: list[str], rough: bool):
+        self.texts, self.rough, self.stems = texts, rough, None
+
+    def __call__(self, word_stem: str) -> bool:
+        if self.stems is None:
+            self.stems = frozenset().union(*(_sentence_index(text, self.rough)[1] for text in self.texts))
+        return word_stem in self.stems
 
 
 def _listed(words: Sequence[str], limit: int = 4) -> str:
