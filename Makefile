@@ -7,7 +7,7 @@ PORT ?= 8000
 # two cores busy. A test module runs whole in one process (its module-scoped fixtures).
 TEST_PROCESSES ?= 2
 
-.PHONY: install run manage test test-fast bench bench-quick bench-steps bench-quick-steps check clean
+.PHONY: install run manage test test-fast bench bench-quick bench-steps bench-quick-steps bench-compare check clean
 
 # Reinstall when the dependencies change; otherwise reuse the venv.
 $(VENV)/.installed: pyproject.toml
@@ -42,36 +42,21 @@ test-fast: $(VENV)/.installed
 
 # Benchmarks (bench/README.md): each prints its figures and merges them into bench/results/latest.json.
 # Their Postgres and Redis come from where the tests' do (DATABASE_URL / CELERY_BROKER_URL, else
-# 127.0.0.1:5432 / 6379, else embedded ones for the run); BENCH_ENV puts the benchmarks in a
-# database and a Redis database of their own on those servers. The scale ones' database is created
-# first and dropped afterwards even when a benchmark fails (BENCH_DB must contain "bench"); the
-# ingest one also needs wrk.
+# 127.0.0.1:5432 / 6379, else embedded ones for the run); bench/steps.py (the one list of what each
+# target runs) puts the benchmarks in a database and a Redis database of their own on those servers.
+# The scale ones' database is created first and dropped afterwards even when a benchmark fails
+# (BENCH_DB must contain "bench"); the ingest one also needs wrk.
 BENCH_DB ?= claimdesk_bench
 BENCH_REDIS_DB ?= 12
+export BENCH_DB BENCH_REDIS_DB
 SERVERS = $(PY) -m reviewapp.embedded --use-local --
-BENCH_ENV = DATABASE_URL="$${DATABASE_URL%/*}/$(BENCH_DB)" CELERY_BROKER_URL="$${CELERY_BROKER_URL%/*}/$(BENCH_REDIS_DB)"
 
 # About 25 minutes on a shared 2-core box (the 100k-answer load alone takes 4-5).
 bench: $(VENV)/.installed
 	$(SERVERS) $(MAKE) --no-print-directory bench-steps
 
 bench-steps:
-	$(PY) bench/offline_judge.py
-	$(PY) bench/locator.py
-	$(PY) bench/judge_faults.py
-	$(PY) bench/redteam.py
-	$(BENCH_ENV) $(PY) bench/judge_throughput.py
-	$(BENCH_ENV) $(PY) bench/answer_cost.py
-	$(BENCH_ENV) $(PY) bench/rate_limit.py
-	$(BENCH_ENV) $(PY) bench/guardrail_wait.py
-	$(BENCH_ENV) $(PY) bench/wait_flood.py
-	$(BENCH_ENV) $(PY) bench/bench_db.py create
-	trap '$(BENCH_ENV) $(PY) bench/bench_db.py drop' EXIT; set -e; \
-	$(BENCH_ENV) $(PY) bench/scale_data.py --answers 100000; \
-	$(BENCH_ENV) $(PY) bench/queue_pages.py; \
-	$(BENCH_ENV) $(PY) bench/policy_preview.py; \
-	$(BENCH_ENV) $(PY) bench/export_labels.py; \
-	$(BENCH_ENV) $(PY) bench/ingest_load.py
+	$(PY) bench/steps.py full
 	$(PY) bench/report.py
 
 # Under 5 minutes: smaller sizes, one run each. Its figures are for spotting regressions, not targets
@@ -80,19 +65,15 @@ bench-quick: $(VENV)/.installed
 	$(SERVERS) $(MAKE) --no-print-directory bench-quick-steps
 
 bench-quick-steps:
-	$(PY) bench/offline_judge.py --answers 50 --sized-answers 8
-	$(PY) bench/locator.py --quick
-	$(BENCH_ENV) $(PY) bench/judge_throughput.py --quick
-	$(BENCH_ENV) $(PY) bench/answer_cost.py --quick
-	$(BENCH_ENV) $(PY) bench/rate_limit.py --quick
-	$(BENCH_ENV) $(PY) bench/guardrail_wait.py --quick
-	$(BENCH_ENV) $(PY) bench/bench_db.py create
-	trap '$(BENCH_ENV) $(PY) bench/bench_db.py drop' EXIT; set -e; \
-	$(BENCH_ENV) $(PY) bench/scale_data.py --answers 10000; \
-	$(BENCH_ENV) $(PY) bench/queue_pages.py --quick; \
-	$(BENCH_ENV) $(PY) bench/export_labels.py; \
-	$(BENCH_ENV) $(PY) bench/ingest_load.py --quick
+	$(PY) bench/steps.py quick
 	$(PY) bench/report.py
+
+# A guard against the next regression: the quick benchmarks of REF (a temporary worktree) and of
+# this checkout interleaved, A B B A, and each figure's ratio. ONLY=export_labels,answer_cost runs
+# a subset; ROUNDS=2 repeats the pattern.
+bench-compare: $(VENV)/.installed
+	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<commit> [ONLY=name,name] [ROUNDS=n]"; exit 2; }
+	$(SERVERS) $(PY) bench/compare.py $(REF) $(if $(ONLY),--only $(ONLY)) $(if $(ROUNDS),--rounds $(ROUNDS))
 
 check: $(VENV)/.installed
 	$(PY) manage.py check

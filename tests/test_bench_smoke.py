@@ -140,3 +140,12 @@ def test_the_double_review_bench_scripts_two_reviewers_and_a_lead_through_the_pa
     assert pair["pair"] == "alice-bob" and pair["claims"] == claims["flagged_decided_by_each"]
     assert {r: v["claims"] for r, v in s["agreement"]["vs_final"].items()} == {
         "alice": claims["flagged_decided_by_each"], "bob": claims["flagged_decided_by_each"]}
+
+
+def test_bench_compare_runs_an_old_commit_and_this_checkout_interleaved(bench, tmp_path):
+    table_file = tmp_path / "compare.json"
+    bench("bench/compare.py", "HEAD", "--only", "locator", "--json", str(table_file))
+    table = json.loads(table_file.read_text())
+    assert [run.split(" ")[2] for run in table["runs"]] == ["A", "B", "B", "A"]
+    locator = [line for line in table["figures"] if line["name"].startswith("locator")]
+    assert locator and all(len(line["ref"]) == len(line["head"]) == 2 and line["ratio"] > 0 for line in locator)
