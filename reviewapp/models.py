@@ -135,6 +135,9 @@ class Answer(models.Model):
     )
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     adjudicated_verdict = models.CharField(max_length=20, choices=VERDICT_CHOICES, blank=True, db_default="")
+    # The chance it had of being drawn for the audit sample, when it was (routing_reason "audit
+    # sample"): the miss rate weighs each audited answer by its inverse (reviewapp.labels.sampling).
+    audit_probability = models.FloatField(null=True, blank=True)
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -593,6 +596,16 @@ class Policy(AppendOnly):
     critical_categories = models.JSONField(default=default_critical_categories)
     critical_single_claim_blocks = models.BooleanField(default=True)
     audit_sample_rate = models.FloatField(default=0.05)
+    # Risk-based audit sampling (reviewapp.policy.routing.audit_probability): a passed answer
+    # scoring within audit_near_margin above the threshold, or holding a claim of confidence below
+    # audit_confidence_below, is audited with audit_near_rate (when higher), the rest with
+    # audit_sample_rate. Zeros: one rate for all, as before.
+    audit_near_rate = models.FloatField(default=0.0, db_default=0.0)
+    audit_near_margin = models.FloatField(default=0.05, db_default=0.05)
+    audit_confidence_below = models.FloatField(default=0.0, db_default=0.0)
+    # At most this share of passed answers may hold a human-flagged claim (None: no target); the
+    # miss rate's upper bound above it is an alert (reviewapp.labels.missrate).
+    miss_rate_target = models.FloatField(null=True, blank=True)
     lease_seconds = models.PositiveIntegerField(default=600)
     # Double review: how many different reviewers each answer in scope needs (1: one review, as
     # before), which answers are in scope, and whether each reviewer decides without seeing the others.
@@ -635,6 +648,13 @@ class Policy(AppendOnly):
                                    name="policy_multi_review_share_in_unit_range"),
             models.CheckConstraint(condition=Q(supported_confidence_floor__gte=0, supported_confidence_floor__lte=1),
                                    name="policy_confidence_floor_in_unit_range"),
+            models.CheckConstraint(
+                condition=Q(audit_near_rate__gte=0, audit_near_rate__lte=1, audit_near_margin__gte=0,
+                            audit_near_margin__lte=1, audit_confidence_below__gte=0, audit_confidence_below__lte=1),
+                name="policy_audit_sampling_in_unit_range"),
+            models.CheckConstraint(condition=Q(miss_rate_target__isnull=True)
+                                   | Q(miss_rate_target__gte=0, miss_rate_target__lte=1),
+                                   name="policy_miss_rate_target_in_unit_range"),
         ]
 
     def __str__(self) -> str:

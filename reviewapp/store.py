@@ -290,7 +290,8 @@ _EVIDENCE = f"""
 _ANSWER_JUDGED = """
     UPDATE reviewapp_answer SET status = 'judged', verdict = %s, grounding_score = %s, judged_by_id = %s,
         judged_at = %s, judging_token = NULL, judging_until = NULL, review_status = %s,
-        routing_reason = %s, priority = %s, policy_id = %s, reviews_required = %s, reviews_blind = %s, updated_at = %s
+        routing_reason = %s, priority = %s, policy_id = %s, reviews_required = %s, reviews_blind = %s,
+        audit_probability = %s, updated_at = %s
     WHERE id = %s AND judging_token = %s AND status = 'judging' RETURNING id
 """
 
@@ -305,6 +306,7 @@ class Judged(NamedTuple):
     reviews_required: int
     reviews_blind: bool
     at: datetime
+    audit_probability: float | None = None
 
 
 def result_write(run: JudgeRun, claim_rows: list[dict], evidence_rows: list[dict], *, judged: Judged | None = None):
@@ -319,8 +321,8 @@ def result_write(run: JudgeRun, claim_rows: list[dict], evidence_rows: list[dict
     else:
         judged_cte = f"judged AS ({_ANSWER_JUDGED}),"
         then_params = [run.verdict, run.grounding_score, run.pk, judged.at, judged.review_status, judged.routing_reason,
-                       judged.priority, judged.policy_id, judged.reviews_required, judged.reviews_blind, judged.at,
-                       run.answer_id, judged.token]
+                       judged.priority, judged.policy_id, judged.reviews_required, judged.reviews_blind,
+                       judged.audit_probability, judged.at, run.answer_id, judged.token]
         gate, returned = "EXISTS (SELECT 1 FROM judged)", "(SELECT id FROM judged)"
     answer_id = run.answer_id
     params = [

@@ -75,7 +75,7 @@ def _reroute(job: Job) -> None:
         answers = list(
             Answer.objects.filter(review_status__in=REROUTABLE, pk__gt=last_id).order_by("pk")
             .only("pk", "status", "grounding_score", "judged_by_id", "review_status", "routing_reason", "priority",
-                  "reviews_required")[:BATCH]
+                  "reviews_required", "audit_probability")[:BATCH]
         )
         if not answers:
             break
@@ -92,10 +92,11 @@ def _reroute(job: Job) -> None:
                 else decide_route(policy=policy, answer_id=answer.pk, grounding_score=answer.grounding_score or 0.0,
                                   claims=claims.get(answer.pk, []))
             )
-            if (route.review_status, route.reason, route.priority, route.reviews) != (
-                    answer.review_status, answer.routing_reason, answer.priority, answer.reviews_required):
+            if (route.review_status, route.reason, route.priority, route.reviews, route.audit_probability) != (
+                    answer.review_status, answer.routing_reason, answer.priority, answer.reviews_required,
+                    answer.audit_probability):
                 answer.review_status, answer.routing_reason, answer.priority = route.review_status, route.reason, route.priority
-                answer.reviews_required = route.reviews
+                answer.reviews_required, answer.audit_probability = route.reviews, route.audit_probability
                 changed.append(answer)
             answer.policy_id = policy.pk
         with transaction.atomic():
@@ -105,7 +106,7 @@ def _reroute(job: Job) -> None:
             for answer in changed:
                 Answer.objects.filter(pk=answer.pk, review_status__in=REROUTABLE).update(
                     review_status=answer.review_status, routing_reason=answer.routing_reason,
-                    priority=answer.priority, policy=policy)
+                    priority=answer.priority, audit_probability=answer.audit_probability, policy=policy)
                 Answer.objects.filter(pk=answer.pk, review_status__in=REROUTABLE).exclude(Exists(started)).update(
                     reviews_required=answer.reviews_required, reviews_blind=policy.blind)
             Answer.objects.filter(pk__in=[a.pk for a in answers], review_status__in=REROUTABLE).update(policy=policy)

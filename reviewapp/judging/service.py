@@ -479,7 +479,7 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
     # The answer's update rides on the statement storing the shown run, and says whether the
     # answer was still ours: if not, none of it is written.
     judged = store.Judged(token, route.review_status, reason[:300], route.priority, policy.pk, route.reviews,
-                          policy.blind, now)
+                          policy.blind, now, route.audit_probability)
     rows = result_rows(result, passages)
     # One statement stores the result and judges the answer, atomic on its own; a transaction only
     # when there is more: the escalation's first run, or a webhook event row for the answer's client.
@@ -495,6 +495,7 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
         answer.review_status, answer.routing_reason, answer.priority = route.review_status, reason[:300], route.priority
         answer.policy_id, answer.updated_at = policy.pk, now
         answer.reviews_required, answer.reviews_blind = route.reviews, policy.blind
+        answer.audit_probability = route.audit_probability
         # The API's view of the answer as committed, from what was just written, for a waiting
         # request and a webhook to send without reading it back; built only if one wants it.
         state = functools.cache(lambda: selectors.answer_state_json(answer, claims=selectors.claims_as_results(*rows)))
@@ -598,6 +599,7 @@ def answer_fail(*, answer_id: int, owned_by: uuid.UUID | None = None) -> bool:
             policy=policy,
             reviews_required=route.reviews,
             reviews_blind=policy.blind,
+            audit_probability=None,
             updated_at=now,
         )
         if failed:  # the client hears about a final failure too (status "failed", with the error)

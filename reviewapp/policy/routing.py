@@ -24,6 +24,9 @@ class RoutingPolicy(Protocol):
     critical_categories: list[str]
     critical_single_claim_blocks: bool
     audit_sample_rate: float
+    audit_near_rate: float
+    audit_near_margin: float
+    audit_confidence_below: float
     reviewers_per_answer: int
     multi_review_scope: str
     multi_review_share: float
@@ -37,6 +40,7 @@ class Route:
     kinds: tuple[str, ...]  # for counting: "score", "label:UNSUPPORTED", "critical:price", "audit", "failed"
     priority: int
     reviews: int = 1  # how many different reviewers must review it (Answer.reviews_required)
+    audit_probability: float | None = None  # its chance of the audit sample, when drawn for it
 
     @property
     def reason(self) -> str:
@@ -47,6 +51,22 @@ def in_audit_sample(answer_id: int, rate: float) -> bool:
     """Deterministic per answer, so re-running the judge routes the same answer the same way."""
     digest = hashlib.sha256(f"audit:{answer_id}".encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2**64 < rate
+
+
+def audit_probability(policy: RoutingPolicy, grounding_score: float,
+                      claims: Iterable[tuple[str, str] | tuple[str, str, float | None]]) -> float:
+    """A passed answer's chance of the audit sample: higher near the threshold, where the judge's
+    misses sit, or with a claim the judge is unsure of (audit_near_rate, when above the base
+    rate); audit_sample_rate elsewhere. Stored on each audited answer, since the miss rate weighs
+    it by the inverse (reviewapp.labels.sampling)."""
+    base = policy.audit_sample_rate
+    near_rate = policy.audit_near_rate or 0.0
+    if near_rate <= base:
+        return base
+    near = grounding_score < policy.score_threshold + (policy.audit_near_margin or 0.0)
+    below = policy.audit_confidence_below or 0.0
+    unsure = any(rest and rest[0] is not None and rest[0] < below for _, _, *rest in claims)
+    return near_rate if near or unsure else base
 
 
 def _in_share(answer_id: int, share: float) -> bool:
@@ -72,6 +92,7 @@ def decide_route(
 ) -> Route:
     """claims: (label, category) or (label, category, confidence) of the run that judged the answer."""
     claims = list(claims)
+    probability = audit_probability(policy, grounding_score, claims)
     reasons, kinds = [], []
     if grounding_score < policy.score_threshold:
         reasons.append(f"score {grounding_score:.2f} < {policy.score_threshold:.2f}")
@@ -99,9 +120,9 @@ def decide_route(
     if reasons:
         reviews = reviews_required(policy=policy, answer_id=answer_id, critical=bool(critical), audit=False)
         return Route(IN_REVIEW, tuple(reasons), tuple(dict.fromkeys(kinds)), priority, reviews)
-    if in_audit_sample(answer_id, policy.audit_sample_rate):
+    if in_audit_sample(answer_id, probability):
         reviews = reviews_required(policy=policy, answer_id=answer_id, critical=False, audit=True)
-        return Route(IN_REVIEW, ("audit sample",), ("audit",), 0, reviews)
+        return Route(IN_REVIEW, ("audit sample",), ("audit",), 0, reviews, audit_probability=probability)
     return Route(AUTO_PASSED, (), (), 0)
 
 

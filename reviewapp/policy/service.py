@@ -11,7 +11,8 @@ from reviewapp.audit import audit_record
 
 POLICY_FIELDS = (
     "score_threshold", "blocking_labels", "critical_categories", "critical_single_claim_blocks",
-    "audit_sample_rate", "lease_seconds", "reviewers_per_answer", "multi_review_scope", "multi_review_share", "blind",
+    "audit_sample_rate", "audit_near_rate", "audit_near_margin", "audit_confidence_below", "miss_rate_target",
+    "lease_seconds", "reviewers_per_answer", "multi_review_scope", "multi_review_share", "blind",
     "supported_confidence_floor", "judge_profile", "judge_backend", "judge_model",
     "escalation_profile", "escalation_backend", "escalation_model", "escalation_margin", "example_set",
 )

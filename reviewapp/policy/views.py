@@ -25,6 +25,7 @@ from reviewapp.judging import liveness
 from reviewapp.models import Job, Policy
 from reviewapp.pages import BadRequest, bad_request, int_or_none, posted_note
 from reviewapp.policy import service as policy_service
+from reviewapp.policy.forms import AuditSamplingForm
 
 
 def _history() -> list[tuple[Policy, list]]:
@@ -32,13 +33,22 @@ def _history() -> list[tuple[Policy, list]]:
     return [(p, policy_service.policy_diff_shown(older, p)) for p, older in zip(versions, versions[1:] + [None])]
 
 
-def _policy_page(request: HttpRequest, form: PolicyForm, status: int = 200,
+def _policy_forms(data=None, *, preview: bool = False) -> tuple[PolicyForm, AuditSamplingForm]:
+    if data is None:
+        initial = policy_service.policy_values(Policy.current())
+        return PolicyForm(initial=initial), AuditSamplingForm(initial=initial)
+    return PolicyForm(data, preview=preview), AuditSamplingForm(data)
+
+
+def _policy_page(request: HttpRequest, forms: tuple[PolicyForm, AuditSamplingForm], status: int = 200,
                  rejudge_form: RejudgeForm | None = None) -> HttpResponse:
     current = Policy.current()
+    form, audit_form = forms
     return render(request, "reviewapp/policy.html", {
         "current": current,
         "judge_in_force": selectors.judge_in_force(current),
         "form": form,
+        "audit_form": audit_form,
         "rejudge_form": rejudge_form or RejudgeForm(initial={
             "backend": settings.JUDGE_BACKEND, "model": "" if settings.JUDGE_BACKEND == "offline" else settings.JUDGE_MODEL}),
         "history": _history(),
@@ -51,28 +61,29 @@ def _policy_page(request: HttpRequest, form: PolicyForm, status: int = 200,
 @admin_required
 def policy(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
-        form = PolicyForm(request.POST)
-        if form.is_valid():
-            values = dict(form.cleaned_data)
+        form, audit_form = forms = _policy_forms(request.POST)
+        if all([form.is_valid(), audit_form.is_valid()]):
+            values = dict(form.cleaned_data) | audit_form.cleaned_data
             note = values.pop("note")
             created = policy_service.policy_create(user=request.user, values=values, note=note)
             messages.success(request, f"Policy v{created.version} is now in force for new judge runs.")
             return redirect("policy")
-        return _policy_page(request, form, status=400)
-    return _policy_page(request, PolicyForm(initial=policy_service.policy_values(Policy.current())))
+        return _policy_page(request, forms, status=400)
+    return _policy_page(request, _policy_forms())
 
 
 @require_POST
 @admin_required
 def policy_preview(request: HttpRequest) -> HttpResponse:
-    form = PolicyForm(request.POST, preview=True)
+    form, audit_form = _policy_forms(request.POST, preview=True)
     # Each field's message (or none, once corrected) goes beside it, swapped out of band.
     errors = "".join(render_to_string("reviewapp/policy.html#field-error", {"field": field, "oob": True})
-                     for field in form)
-    if not form.is_valid():
-        preview = render_to_string("reviewapp/policy.html#preview", {"preview_errors": form_errors(form)})
+                     for field in [*form, *audit_form])
+    if not all([form.is_valid(), audit_form.is_valid()]):
+        problems = "; ".join(filter(None, [form_errors(form), form_errors(audit_form)]))
+        preview = render_to_string("reviewapp/policy.html#preview", {"preview_errors": problems})
         return HttpResponse(preview + errors)
-    values = {k: v for k, v in form.cleaned_data.items() if k != "note"}
+    values = {k: v for k, v in (form.cleaned_data | audit_form.cleaned_data).items() if k != "note"}
     days = min(max(int_or_none(request.POST.get("days")) or 7, 1), 90)
     preview = selectors.routing_preview(current=Policy.current(), candidate=Policy(**values), days=days)
     return HttpResponse(render_to_string("reviewapp/policy.html#preview", {"preview": preview}) + errors)
@@ -104,8 +115,7 @@ def policy_reroute(request: HttpRequest) -> HttpResponse:
 def policy_rejudge(request: HttpRequest) -> HttpResponse:
     form = RejudgeForm(request.POST)
     if not form.is_valid():  # the page again, with the messages beside the fields
-        current = PolicyForm(initial=policy_service.policy_values(Policy.current()))
-        return _policy_page(request, current, status=400, rejudge_form=form)
+        return _policy_page(request, _policy_forms(), status=400, rejudge_form=form)
     data = form.cleaned_data
     ids = selectors.rejudge_answer_ids(since=data["since"], until=data["until"], review_status=data["review_status"],
                                        limit=data["limit"], include_golden=data["include_golden"])
