@@ -20,7 +20,7 @@ import django  # noqa: E402
 django.setup()
 
 from bench.results import record  # noqa: E402
-from reviewapp import selectors  # noqa: E402
+from reviewapp.policy import selectors  # noqa: E402
 from reviewapp.models import Answer, Policy  # noqa: E402
 
 

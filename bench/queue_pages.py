@@ -42,7 +42,7 @@ from django.test import Client  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from bench.results import record  # noqa: E402
-from reviewapp import selectors  # noqa: E402
+from reviewapp.review import selectors  # noqa: E402
 from reviewapp.labels import calibration
 from reviewapp.models import Answer, ApiClient, Claim, Evidence, JudgeRun, Passage, Policy  # noqa: E402
 

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-
-from reviewapp.forms import (
-    NoteForm,
-    form_errors,
-)
 
 
 class BadRequest(Exception):
@@ -17,6 +13,19 @@ class BadRequest(Exception):
 
 def bad_request(request: HttpRequest, error: str, *, back: str = "") -> HttpResponse:
     return render(request, "reviewapp/bad_request.html", {"error": error, "back": back}, status=400)
+
+
+NOTE_MAX_CHARS = 2000
+
+
+class NoteForm(forms.Form):
+    """A reviewer's or admin's note: any text but a NUL, at most NOTE_MAX_CHARS (refused, not cut)."""
+
+    note = forms.CharField(required=False, strip=False, max_length=NOTE_MAX_CHARS)
+
+
+def form_errors(form: forms.Form) -> str:
+    return "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())
 
 
 def posted_note(request: HttpRequest) -> str:

@@ -6,7 +6,9 @@ from urllib.parse import quote
 import pytest
 from django.utils import timezone
 
-from reviewapp import selectors
+from reviewapp.db import counts
+
+from reviewapp.review import selectors
 from reviewapp.models import Answer
 from reviewapp.api.clients import api_client_create
 from tests import factories as make
@@ -70,7 +72,7 @@ def test_pages_go_both_ways_newest_first_with_the_total(client, reviewer, monkey
 
 def test_past_the_exact_count_limit_the_total_is_the_planners_estimate(client, reviewer, monkeypatch):
     make.judged(GROUNDED)
-    monkeypatch.setattr(selectors, "EXACT_COUNTS_BELOW", 0)
+    monkeypatch.setattr(counts, "EXACT_COUNTS_BELOW", 0)
     response = client.get("/answers/?review_status=auto_passed")
     page = response.context["page"]
     assert page.estimated and page.total >= 0

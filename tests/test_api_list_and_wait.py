@@ -157,7 +157,7 @@ def _judged_in_process_hearing_the_announcement(client, token, payload):
 @pytest.mark.django_db(transaction=True)
 def test_the_announced_state_is_what_the_api_reads_back(client, api_token):
     # This answer has a CONTRADICTED claim with evidence, a safe answer and findings.
-    from reviewapp import selectors
+    from reviewapp.api import selectors
 
     answer_id, announced = _judged_in_process_hearing_the_announcement(client, api_token,
                                                                         fare_payload(external_id="announce-1"))

@@ -432,7 +432,7 @@ def test_a_policy_change_leaves_answers_already_routed_and_reroute_spares_starte
 
 @pytest.mark.django_db
 def test_the_client_hears_once_at_the_final_label_and_reads_adjudicating_meanwhile(alice, bob, lee):
-    from reviewapp import selectors
+    from reviewapp.api import selectors
     from reviewapp.models import WebhookDelivery
     from reviewapp.api.schemas import AnswerState
 

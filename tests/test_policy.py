@@ -234,7 +234,7 @@ def test_the_previews_counts_equal_what_the_reroute_then_does(admin_client):
                make.judged(GROUNDED + " Monthly passes cost $30.")]
     values = make.policy_form(Policy.current(), score_threshold=0.6, blocking_labels=["CONTRADICTED"],
                          critical_categories=[], audit_sample_rate=0, note="stricter on contradictions only")
-    from reviewapp import selectors
+    from reviewapp.policy import selectors
 
     candidate = Policy(**{k: v for k, v in values.items() if k != "note"} | {"critical_single_claim_blocks": True})
     preview = selectors.routing_preview(current=Policy.current(), candidate=candidate, days=7)

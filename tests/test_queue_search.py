@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from reviewapp import selectors
+from reviewapp.review import selectors
 from reviewapp.models import Answer
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,7 @@ from django.utils import timezone
 import judges
 from reviewapp.models import Answer, AuditEvent, Claim, Evidence, JudgeRun, Policy, Review, ReviewPass
 from reviewapp.review import service as review_service
-from reviewapp import selectors
+from reviewapp.api import selectors
 from reviewapp.judging.service import answer_judge, check_spans
 from reviewapp.review.service import DecisionConflict, LeaseHeld
 from tests import factories as make

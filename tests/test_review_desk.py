@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewapp import selectors
+from reviewapp.review import selectors
 from reviewapp.models import Answer, AuditEvent, Claim, NoteDraft, Review, ReviewPass, WebhookDelivery
 from reviewapp.review import service as review_service
 from reviewapp.review import views as review_views

@@ -9,7 +9,9 @@ import uuid
 import pytest
 from django.core.cache import cache
 
-from reviewapp import cache as shared_cache, selectors
+from reviewapp import cache as shared_cache
+
+from reviewapp.db import counts
 from reviewapp.labels import calibration
 from reviewapp.cache import SharedCache
 from tests import factories as make
@@ -65,7 +67,7 @@ def test_the_calibration_page_is_stored_where_every_web_process_reads_it(client,
 def test_pages_render_uncached_while_the_cache_is_unreachable(client, settings, prefix, monkeypatch, caplog):
     settings.CACHES = _shared(UNREACHABLE, prefix)
     settings.CALIBRATION_CACHE_SECONDS = 60
-    monkeypatch.setattr(selectors, "EXACT_COUNTS_BELOW", 0)  # the counters go through the cache too
+    monkeypatch.setattr(counts, "EXACT_COUNTS_BELOW", 0)  # the counters go through the cache too
     rita = make.user("rita", "reviewer")
     make.claim(make.answer(), "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
     client.force_login(make.admin())

@@ -171,7 +171,7 @@ def test_judging_records_one_delivery_with_the_apis_answer_shape():
     assert delivery.event_id.startswith("evt_") and delivery.next_attempt_at is not None
     payload = delivery.payload
     assert (payload["id"], payload["type"]) == (delivery.event_id, "answer.judged")
-    from reviewapp import selectors
+    from reviewapp.api import selectors
     from reviewapp.api.routes import AnswerOut
 
     # The API's own serializer, minus the url (which needs a request to build).

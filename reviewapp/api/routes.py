@@ -21,7 +21,8 @@ from ninja.security import HttpBearer
 from pydantic import BaseModel, Field, field_validator
 
 from reviewapp.api import payload as api_payload
-from reviewapp import selectors
+from reviewapp.api import selectors
+from reviewapp.webhooks import selectors as webhook_selectors
 from reviewapp.addresses import client_address
 from reviewapp.api import otlp
 from reviewapp.api import ratelimit
@@ -457,7 +458,7 @@ def webhook_deliveries(request: HttpRequest, status: Literal["pending", "deliver
                        limit: int = Query(50, ge=1, le=200)):
     if refused := _unknown_query(request, {"status", "limit"}):
         return refused
-    rows = selectors.webhook_deliveries(client=request.auth, status=status or "", limit=limit)
+    rows = webhook_selectors.webhook_deliveries(client=request.auth, status=status or "", limit=limit)
     return Status(200, [
         {"event_id": d.event_id, "event": d.event, "answer_id": d.answer_public_id, "status": d.status,
          "next_attempt_at": d.next_attempt_at if d.status == "pending" else None, "delivered_at": d.delivered_at,

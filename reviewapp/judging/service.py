@@ -35,7 +35,8 @@ import judges
 from judges import JudgeConfig, JudgeError, JudgeIdentity, JudgeOutput, JudgeRequest
 from judges import types
 from judges.ratelimit import RateLimitTimeout, RateLimitUnavailable, in_flight_limit_for
-from reviewapp import selectors, store
+from reviewapp import store
+from reviewapp.api import selectors
 from reviewapp.db.errors import is_transient
 from reviewapp.models import Answer, Evidence, JudgeRun, Policy
 from reviewapp.labels.examples import example_set_in_force, example_set_of, worked_examples_for

@@ -26,7 +26,7 @@ import redis.asyncio as aioredis
 from django.conf import settings
 from django.db import connection, transaction
 
-from reviewapp import selectors
+from reviewapp.api import selectors
 from reviewapp.models import Answer
 
 log = logging.getLogger(__name__)

@@ -26,7 +26,7 @@ from judges.eval import Outcome, Record, parse_record
 from judges.types import JudgeInfo, JudgeResult
 from reviewapp.labels.exports import human_truth
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy
-from reviewapp.selectors import claim_as_result
+from reviewapp.api.selectors import claim_as_result
 from reviewapp.labels.examples import (
     ExampleSetError, example_set_in_force, example_set_named, example_set_of, worked_examples_for,
 )

@@ -9,12 +9,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from judges.examples import MAX_EXAMPLES
-from reviewapp import selectors
+from reviewapp.labels import selectors
 from reviewapp.access import admin_required
-from reviewapp.forms import ExampleSetForm, ProfileFilterForm, form_errors
 from reviewapp.models import ExampleSet, Policy
 from reviewapp.labels import examples as examples_service
-from reviewapp.pages import bad_request
+from reviewapp.labels.forms import ExampleSetForm, ProfileFilterForm
+from reviewapp.pages import bad_request, form_errors
 
 
 def _ids(values: list[str]) -> list[int] | None:

@@ -19,7 +19,7 @@ from judges.passages import index_passage
 from judges.profiles import UnknownProfile, get_profile
 from judges.text import key_terms
 from reviewapp.models import Claim, ExampleSet, WorkedExample
-from reviewapp.selectors import overturned_claims
+from reviewapp.labels.selectors import overturned_claims
 from reviewapp.audit import audit_record
 
 EXCERPT_CONTEXT = 160  # characters kept either side of the evidence (or best sentence) in an excerpt

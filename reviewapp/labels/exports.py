@@ -41,7 +41,7 @@ from django.db.models import BooleanField, Max, Min, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from reviewapp import selectors
+from reviewapp.review import selectors
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Review
 
 SCHEMA_VERSION = "1"

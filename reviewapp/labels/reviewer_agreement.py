@@ -21,7 +21,7 @@ from typing import Any
 from django.conf import settings
 
 from judges.types import LABELS
-from reviewapp import selectors
+from reviewapp.review import selectors
 from reviewapp.labels import agreement
 from reviewapp.labels.agreement import Agreement, Figure
 from reviewapp.models import Claim, ConsensusMethod, DecisionMode, Review

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET
 
 from reviewapp.labels import calibration as calibration_selectors
 from reviewapp.labels import exports as export_selectors
-from reviewapp import selectors
+from reviewapp.db import counts
 from reviewapp.access import admin_required, lead_or_admin_required
 from reviewapp.labels.exports import FORMATS, BadFilter
 from reviewapp.labels.export_audit import export_audit
@@ -50,7 +50,7 @@ def exports(request: HttpRequest) -> HttpResponse:
     query.pop("format", None)
     return render(request, "reviewapp/exports.html", context | {
         # Counting a million decided claims takes seconds: on big tables the count is reused briefly.
-        "rows": selectors.counted(f"export_rows:{_filters_key(filters)}", export_selectors.decided_claims(filters).count),
+        "rows": counts.counted(f"export_rows:{_filters_key(filters)}", export_selectors.decided_claims(filters).count),
         "query": query.urlencode(),
     })
 

@@ -19,7 +19,7 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import Field, ValidationError
 
-from reviewapp import selectors
+from reviewapp.api import selectors
 from reviewapp.api import payload as api_payload
 from reviewapp.api.ingest import ExternalIdReused, InvalidRequest, answer_ingest
 from reviewapp.judging import waiting

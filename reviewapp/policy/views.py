@@ -11,21 +11,16 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from reviewapp import selectors
+from reviewapp.policy import selectors
 from reviewapp.access import (
     admin_required,
-)
-from reviewapp.forms import (
-    PolicyForm,
-    RejudgeForm,
-    form_errors,
 )
 from reviewapp.judging import jobs as jobs_service
 from reviewapp.judging import liveness
 from reviewapp.models import Job, Policy
-from reviewapp.pages import BadRequest, bad_request, int_or_none, posted_note
+from reviewapp.pages import BadRequest, bad_request, form_errors, int_or_none, posted_note
+from reviewapp.policy.forms import AuditSamplingForm, PolicyForm, RejudgeForm
 from reviewapp.policy import service as policy_service
-from reviewapp.policy.forms import AuditSamplingForm
 
 
 def _history() -> list[tuple[Policy, list]]:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from django.db import transaction
 
-from reviewapp import selectors
+from reviewapp.review import selectors
 from reviewapp.models import Answer, Claim, DecisionMode, NoteDraft
 from reviewapp.review import service as review_service
 from reviewapp.review.service import ReviewError

@@ -33,11 +33,11 @@ from django.utils import timezone
 
 from judges.scoring import verdict_for
 from judges.types import CATEGORIES, LABELS
-from reviewapp import selectors
+from reviewapp.review import selectors
 from reviewapp.access import ROLES, is_lead, is_lead_or_admin, is_reviewer
 from reviewapp.models import (Answer, AuditEvent, Claim, ConsensusMethod, DecisionMode, Policy, Review,
                               ReviewPass)
-from reviewapp.selectors import shown_claims_for_review
+from reviewapp.review.selectors import shown_claims_for_review
 from reviewapp.audit import audit_record
 from reviewapp.webhooks.service import event_record
 

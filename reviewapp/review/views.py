@@ -17,7 +17,8 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from judges.types import CATEGORIES, LABELS
-from reviewapp import selectors
+from reviewapp.api import selectors as api_selectors
+from reviewapp.review import selectors
 from reviewapp.access import (
     is_admin,
     is_lead,
@@ -25,18 +26,13 @@ from reviewapp.access import (
     lead_or_admin_required,
     reviewer_required,
 )
-from reviewapp.forms import (
-    AssignForm,
-    CommentForm,
-    QueueFilterForm,
-    form_errors,
-)
 from reviewapp.highlight import Differs, segments
 from reviewapp.labels.reviewer_agreement import reviewer_agreement
 from reviewapp.models import Answer, Claim, Evidence, Review
-from reviewapp.pages import BadRequest, bad_request, int_or_none, posted_note
+from reviewapp.pages import BadRequest, bad_request, form_errors, int_or_none, posted_note
 from reviewapp.review import comments as comments_service
 from reviewapp.review import drafts as drafts_service
+from reviewapp.review.forms import AssignForm, CommentForm, QueueFilterForm
 from reviewapp.review import service as review_service
 from reviewapp.review.service import ReopenUnconfirmed, ReviewError
 from reviewapp.sessions import views as session_views
@@ -188,7 +184,7 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
         "has_differences": any(isinstance(mark, Differs) for _, _, mark in answer_spans)
         or any(isinstance(mark, Differs) for spans in evidence_spans.values() for _, _, mark in spans),
         "run": run,
-        "failed_run": selectors.latest_failed_run(answer) if answer.status == Answer.Status.FAILED else None,
+        "failed_run": api_selectors.latest_failed_run(answer) if answer.status == Answer.Status.FAILED else None,
         "findings": run.findings if run else {},
         # Every other run on this answer (an escalation's first judge, re-judges), for comparison.
         "other_runs": answer.runs.exclude(pk=run.pk if run else None).order_by("started_at"),

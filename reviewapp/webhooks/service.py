@@ -28,7 +28,11 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from reviewapp import enqueue, selectors
+from reviewapp import enqueue
+
+from reviewapp.api import selectors as api_selectors
+
+from reviewapp.review import selectors
 from reviewapp.models import (
     WEBHOOK_EVENTS,
     Answer,
@@ -172,7 +176,7 @@ def live_endpoint(client: ApiClient) -> WebhookEndpoint | None:
 
 def answer_payload(answer: Answer) -> dict:
     """The API's view of the answer (the same shape as GET /api/v1/answers/<id>, without url)."""
-    return selectors.answer_state_json(Answer.objects.select_related("judged_by").get(pk=answer.pk))
+    return api_selectors.answer_state_json(Answer.objects.select_related("judged_by").get(pk=answer.pk))
 
 
 def adjudication_payload(answer: Answer) -> dict:

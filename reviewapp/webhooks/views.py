@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from reviewapp import selectors
+from reviewapp.webhooks import selectors
 from reviewapp.access import admin_required
 from reviewapp.models import WebhookDelivery
 from reviewapp.webhooks import service as webhooks_service
