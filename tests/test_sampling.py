@@ -10,6 +10,7 @@ import pytest
 
 from reviewapp.labels.sampling import (
     Reviewed,
+    curve_point,
     load_catch_curve,
     threshold_for_catch,
     weighted_share,
@@ -136,3 +137,13 @@ def test_choosing_the_threshold_for_a_catch_takes_the_lowest_that_reaches_it():
     assert threshold_for_catch(points, 0.6).threshold == 0.8
     assert threshold_for_catch(points, 0.61).threshold == 0.9
     assert threshold_for_catch(load_catch_curve(FIXTURE[2:3], [0.5]), 0.9) is None  # no flagged answer
+
+
+def test_the_one_pass_curve_equals_the_definition_at_every_threshold():
+    rng = random.Random(7)
+    answers = [Reviewed(round(rng.random(), 2), rng.random() < 0.1, rng.random() < 0.3,
+                        rng.choice([1.0, 0.5, 0.05])) for _ in range(500)]
+    thresholds = [t / 100 for t in range(101)]
+    for fast, slow in zip(load_catch_curve(answers, thresholds), (curve_point(answers, t) for t in thresholds)):
+        assert (fast.threshold, fast.load, fast.catch, fast.precision) == pytest.approx(
+            (slow.threshold, slow.load, slow.catch, slow.precision))

@@ -33,8 +33,8 @@ from reviewapp.labels import agreement
 from reviewapp.labels.agreement import Matrix, cohen_kappa, raw_agreement
 from reviewapp.models import Answer, Claim, ConsensusMethod, DecisionMode, Evidence
 from reviewapp.labels.reviewer_agreement import reviewers_agreement
+from reviewapp.policy.routing import AUDIT_REASON
 
-AUDIT_REASON = "audit sample"  # reviewapp.policy.routing's reason for a sampled answer
 DAYS = 30
 WEEKS = 12
 BAND_WEEKS = 8  # the drift band: up to this many weeks before this one
@@ -236,14 +236,19 @@ def _unverified_quotes() -> dict[tuple, dict[str, Any]]:
     }
 
 
+def human_flagged_claims():
+    """Claims a human flagged: decided not SUPPORTED, or added by a reviewer (the judge missed
+    them). An answer holding one is a miss when the policy passed it."""
+    flagged = ~Q(human_label="SUPPORTED") | Q(origin=Claim.Origin.REVIEWER)
+    return Claim.objects.exclude(decision="").filter(flagged)
+
+
 def audit_misses() -> dict[str, Any]:
     """The false-negative rate on the audit sample: of sampled answers (the policy passed them)
     that were adjudicated, the share where a human found a claim not SUPPORTED or added one."""
-    missed = Claim.objects.filter(answer=OuterRef("pk")).exclude(decision="").filter(
-        ~Q(human_label="SUPPORTED") | Q(origin=Claim.Origin.REVIEWER))
     rows = (
         Answer.objects.filter(routing_reason=AUDIT_REASON, review_status=Answer.ReviewStatus.ADJUDICATED)
-        .annotate(missed=Exists(missed))
+        .annotate(missed=Exists(human_flagged_claims().filter(answer=OuterRef("pk"))))
         .values_list("judged_by__profile", "judged_by__prompt_version", "judged_by__model")
         .annotate(answers=Count("id"), misses=Count("id", filter=Q(missed=True)))
         .order_by()

@@ -52,6 +52,11 @@ class Estimate:
     missed: int  # reviewed answers with a human-flagged claim, unweighted
     effective: float  # n_eff: how many answers of equal weight the interval is worth
 
+    @property
+    def weighted(self) -> bool:
+        """Its answers had different chances of the sample: the interval is worth fewer answers."""
+        return abs(self.effective - self.answers) >= 0.5
+
     def above(self, target: float | None) -> bool:
         """The interval's upper bound passes the target: the miss rate may well be above it."""
         return target is not None and self.high is not None and self.high > target
@@ -111,7 +116,22 @@ def curve_point(answers: Sequence[Reviewed], threshold: float) -> CurvePoint:
 
 
 def load_catch_curve(answers: Sequence[Reviewed], thresholds: Iterable[float]) -> list[CurvePoint]:
-    return [curve_point(answers, t) for t in thresholds]
+    """curve_point at each threshold (in ascending order), in one pass over the answers sorted by
+    score: an answer sent at one threshold is sent at every higher one."""
+    weighed = [(a, 1.0 / a.probability) for a in answers if a.probability > 0]
+    total = sum(w for _, w in weighed)
+    flagged = sum(w for a, w in weighed if a.human_flagged)
+    to_review = sum(w for a, w in weighed if a.flagged_otherwise)
+    caught = sum(w for a, w in weighed if a.flagged_otherwise and a.human_flagged)
+    by_score = sorted((a.score, w, a.human_flagged) for a, w in weighed if not a.flagged_otherwise)
+    points, i = [], 0
+    for threshold in sorted(thresholds):
+        while i < len(by_score) and by_score[i][0] < threshold:
+            _, w, human = by_score[i]
+            to_review, caught, i = to_review + w, caught + (w if human else 0.0), i + 1
+        points.append(CurvePoint(threshold, _ratio(to_review, total), _ratio(caught, flagged),
+                                 _ratio(caught, to_review)))
+    return points
 
 
 def threshold_for_catch(points: Sequence[CurvePoint], catch: float) -> CurvePoint | None:

@@ -16,6 +16,8 @@ from django.views.decorators.http import require_GET
 
 from reviewapp.labels import calibration as calibration_selectors
 from reviewapp.labels import exports as export_selectors
+from reviewapp.labels import missrate
+from reviewapp.models import Policy
 from reviewapp.db import counts
 from reviewapp.access import admin_required, lead_or_admin_required
 from reviewapp.labels.exports import FORMATS, BadFilter
@@ -103,4 +105,12 @@ def export_manifest(request: HttpRequest) -> HttpResponse:
 @lead_or_admin_required
 def calibration(request: HttpRequest) -> HttpResponse:
     return render(request, "reviewapp/calibration.html", calibration_selectors.cached_calibration_page()
-                  | {"cache_seconds": settings.CALIBRATION_CACHE_SECONDS})
+                  | {"cache_seconds": settings.CALIBRATION_CACHE_SECONDS,
+                     **_miss_rate_context()})
+
+
+def _miss_rate_context() -> dict:
+    rates = missrate.miss_rates(target=Policy.current().miss_rate_target)
+    groups = [("By client", rates["by_client"]), ("By judge", rates["by_judge"]),
+              ("By category", rates["by_category"])]
+    return {"miss_rate": rates, "miss_rate_groups": groups}

@@ -16,6 +16,7 @@ LABEL_PRIORITY = {"CONTRADICTED": 300, "UNSUPPORTED": 200, "PARTIALLY_SUPPORTED"
 CRITICAL_BONUS = 50
 JUDGE_FAILED_PRIORITY = 250
 IN_REVIEW, AUTO_PASSED = "in_review", "auto_passed"
+AUDIT_REASON = "audit sample"  # the routing reason of a passed answer drawn for the audit sample
 
 
 class RoutingPolicy(Protocol):
@@ -122,7 +123,8 @@ def decide_route(
         return Route(IN_REVIEW, tuple(reasons), tuple(dict.fromkeys(kinds)), priority, reviews)
     if in_audit_sample(answer_id, probability):
         reviews = reviews_required(policy=policy, answer_id=answer_id, critical=False, audit=True)
-        return Route(IN_REVIEW, ("audit sample",), ("audit",), 0, reviews, audit_probability=probability)
+        return Route(IN_REVIEW, (AUDIT_REASON,), ("audit",), 0, reviews,
+                     audit_probability=probability)
     return Route(AUTO_PASSED, (), (), 0)
 
 

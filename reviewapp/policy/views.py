@@ -17,6 +17,7 @@ from reviewapp.access import (
 )
 from reviewapp.judging import jobs as jobs_service
 from reviewapp.judging import liveness
+from reviewapp.labels import missrate
 from reviewapp.models import Job, Policy
 from reviewapp.pages import BadRequest, bad_request, form_errors, int_or_none, posted_note
 from reviewapp.policy.forms import AuditSamplingForm, PolicyForm, RejudgeForm
@@ -35,11 +36,29 @@ def _policy_forms(data=None, *, preview: bool = False) -> tuple[PolicyForm, Audi
     return PolicyForm(data, preview=preview), AuditSamplingForm(data)
 
 
+def _catch_asked(request: HttpRequest) -> tuple[int | None, str]:
+    """?catch=90 (a whole percentage): the catch to choose the threshold for, or a message."""
+    raw = request.GET.get("catch", "").strip()
+    value = int_or_none(raw)
+    if raw and (value is None or not 1 <= value <= 100):
+        return None, "catch: a whole percentage from 1 to 100."
+    return value, ""
+
+
 def _policy_page(request: HttpRequest, forms: tuple[PolicyForm, AuditSamplingForm], status: int = 200,
                  rejudge_form: RejudgeForm | None = None) -> HttpResponse:
     current = Policy.current()
     form, audit_form = forms
+    catch, catch_error = _catch_asked(request)
+    curve = missrate.load_catch(current, catch=None if catch is None else catch / 100)
+    chosen = curve["chosen"].point if curve["chosen"] else None
+    if chosen is not None and not form.is_bound:  # the chosen threshold fills the form, unsaved
+        form.initial["score_threshold"] = chosen.threshold
     return render(request, "reviewapp/policy.html", {
+        "miss_rate": missrate.miss_rates(target=current.miss_rate_target),
+        "curve": curve,
+        "catch_asked": catch,
+        "catch_error": catch_error,
         "current": current,
         "judge_in_force": selectors.judge_in_force(current),
         "form": form,
@@ -50,7 +69,7 @@ def _policy_page(request: HttpRequest, forms: tuple[PolicyForm, AuditSamplingFor
         "jobs": selectors.jobs()[:10],
         "routed_earlier": selectors.routed_under_older_policy(current),
         "health": liveness.worker_status(),
-    }, status=status)
+    }, status=400 if catch_error else status)
 
 
 @admin_required
