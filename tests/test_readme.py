@@ -40,7 +40,7 @@ def test_the_judge_the_readme_names_is_the_one_the_pages_show(client, settings, 
     admin = get_user_model().objects.create_user("ada", password="pw-ada-123", is_staff=True)
     admin.groups.add(Group.objects.get_or_create(name="admin")[0], Group.objects.get_or_create(name="reviewer")[0])
     client.force_login(admin)
-    assert f"<td>{name}</td>" in client.get("/queue/").content.decode()
+    assert f'<td data-label="Judge">{name}</td>' in client.get("/queue/").content.decode()
     policy = client.get("/policy/").content.decode()
     assert f'New answers are judged by <b id="judge-in-force">{name} (offline)</b>' in policy
     assert "(the JUDGE_BACKEND setting: offline)" in policy and "gpt-4o-mini" not in policy.split("judge-in-force")[1][:40]

@@ -152,7 +152,7 @@ def test_queue_pages_by_keyset_without_gaps_or_repeats(client, rita):
     seen, url = [], "/queue/"
     while url:
         body = client.get(url).content.decode()
-        seen += [int(pk) for pk in re.findall(r'<td><a href="/review/(\d+)/">', body)]
+        seen += [int(pk) for pk in re.findall(r'<td data-label="#"><a href="/review/(\d+)/">', body)]
         more = re.search(r'href="\?([^"]*after=[^"]+)">Next 50', body)
         url = f"/queue/?{html.unescape(more.group(1))}" if more else ""
     assert len(seen) == len(set(seen)) == 121

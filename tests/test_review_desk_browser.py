@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import Group
 
-from reviewapp.models import Answer, AnswerComment, Claim, WebhookDelivery
+from reviewapp.models import Answer, AnswerComment, Claim, NoteDraft, WebhookDelivery
 from tests import factories as make
 from tests.conftest import CHROMIUM
 from tests.test_browser import PASSWORD, TWO_FLAGS, _sign_in
@@ -81,6 +81,40 @@ def test_a_typed_note_survives_esc_a_move_a_reload_and_goes_with_the_finish(page
     assert page.js_errors == []
 
 
+def test_n_with_an_unsaved_note_asks_in_the_page_esc_stays_and_enter_leaves_with_the_draft(page, live_server):
+    make.user("rita", "reviewer")
+    answer = make.judged(TWO_FLAGS)
+    first = answer.claims.exclude(label="SUPPORTED").order_by("position").first()
+    _take(page, answer)
+    later = make.judged(TWO_FLAGS.replace("$1.50", "$1.60"))  # what `n` opens next
+    page.keyboard.press("e")
+    page.keyboard.type("check the senior fare")
+    page.keyboard.press("Escape")
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))  # the browser's confirm(): none
+    page.keyboard.press("n")
+    question = page.locator("#leave-confirm")
+    question.wait_for()
+    assert f"Your note on {first.cid} is not saved with a decision" in question.inner_text()
+    assert page.evaluate("document.activeElement.value") == "leave"  # Enter leaves
+    page.keyboard.press("j")  # keys do nothing behind the dialog
+    assert _selected(page) == first.pk
+    page.keyboard.press("Escape")  # stays: the dialog closes, nothing else happens
+    assert not question.is_visible() and page.url.endswith(f"/review/{answer.pk}/")
+    page.keyboard.press("s")  # skip asks the same
+    question.wait_for()
+    page.keyboard.press("Escape")
+    page.keyboard.press("n")
+    question.wait_for()
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    page.wait_for_url(f"**/review/{later.pk}/")
+    assert dialogs == []
+    assert NoteDraft.objects.get(claim=first).text == "check the senior fare"  # the draft stayed
+    assert Answer.objects.get(pk=answer.pk).review_status == "in_review"  # left, not skipped
+    assert page.js_errors == []
+
+
 # --- the layout -------------------------------------------------------------------------------
 
 
@@ -136,6 +170,64 @@ def test_on_a_390_px_phone_the_toolbar_stays_in_reach_and_buttons_are_finger_siz
     assert finish["height"] >= 44
     page.screenshot(path="/tmp/desk-390.png")
     page.screenshot(path="/tmp/desk-390-full.png", full_page=True)
+    assert page.js_errors == []
+
+
+# Every visible button narrower in height than a finger, as "text: height".
+SMALL_BUTTONS = """() => Array.from(document.querySelectorAll('button')).filter(b => b.offsetParent)
+  .map(b => [b.textContent.trim().slice(0, 30), Math.round(b.getBoundingClientRect().height)]).filter(([, h]) => h < 44)"""
+
+
+def test_on_a_390_px_phone_every_queue_column_is_on_screen_and_every_button_finger_sized(page, live_server):
+    make.user("rita", "reviewer")
+    answer = make.judged(TWO_FLAGS)
+    page.set_viewport_size({"width": 390, "height": 844})
+    _sign_in(page, "/queue/")
+    page.wait_for_url("**/queue/")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    row = page.locator("table.queue tbody tr").first
+    for column in ("Why it is here", "Score", "Judge"):  # each named by its header, whole, on screen
+        cell = row.locator(f"td[data-label='{column}']")
+        box = cell.bounding_box()
+        assert cell.is_visible() and box["x"] >= 0 and box["x"] + box["width"] <= 390, (column, box)
+        assert page.evaluate("c => getComputedStyle(c, '::before').content", cell.element_handle()) == f'"{column}: "'
+    assert row.locator("td[data-label='Judge']").inner_text() == f"{answer.judged_by.profile}@{answer.judged_by.prompt_version}"
+    assert page.evaluate(SMALL_BUTTONS) == []
+    page.screenshot(path="/tmp/desk-390-queue.png", full_page=True)
+    page.goto(f"/review/{answer.pk}/")
+    page.keyboard.press("t")
+    page.locator("#finish-form button:not([disabled])").wait_for()
+    assert page.evaluate(SMALL_BUTTONS) == []
+    assert page.js_errors == []
+
+
+def test_a_claim_is_added_by_keyboard_selection_in_the_answers_copy(page, live_server):
+    make.user("rita", "reviewer")
+    answer = make.judged(TWO_FLAGS)
+    _take(page, answer)
+    start = TWO_FLAGS.index("reduced fare")
+    selected = _selected(page)
+    box = page.locator("#add-claim textarea.select-source")
+    box.focus()
+    page.keyboard.press("Control+Home")
+    for _ in range(start + 2):  # into "reduced": the claim widens to whole words
+        page.keyboard.press("ArrowRight")
+    for _ in range(len("duced fa")):
+        page.keyboard.press("Shift+ArrowRight")
+    form = page.locator("#add-claim")
+    assert form.locator("input[name=text]").input_value() == "duced fa"
+    assert "filled" in form.get_attribute("class")
+    page.keyboard.press("j")  # a key in the copy moves no claim, decides nothing and edits nothing
+    assert box.input_value() == TWO_FLAGS and _selected(page) == selected
+    form.locator("select[name=category]").select_option("price")
+    form.locator("select[name=label]").select_option("CONTRADICTED")
+    form.locator("button[type=submit]").focus()
+    with page.expect_response(lambda r: r.url.endswith("/add-claim")) as added:
+        page.keyboard.press("Enter")
+    assert added.value.status == 200
+    claim = Claim.objects.get(answer=answer, origin="reviewer")
+    assert (claim.text, claim.category, claim.human_label) == ("reduced fare", "price", "CONTRADICTED")
+    assert (claim.answer_start, claim.answer_end) == (start, start + len("reduced fare"))
     assert page.js_errors == []
 
 

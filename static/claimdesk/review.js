@@ -116,14 +116,30 @@
       .map((box) => box.closest(".claim-card")?.querySelector(".claim-top b")?.textContent || "a claim");
   }
 
-  // n and s leave the answer: the drafts stay on the server, but say so before going.
+  // n and s leave the answer: the drafts stay on the server, but an in-page dialog says so before
+  // going (Enter leaves, Esc stays; keys do nothing behind it).
+  let leaving = null;
   function leaveAsking(selector) {
     const button = document.querySelector(selector);
+    const dialog = document.getElementById("leave-confirm");
     if (!button) return;
     const notes = unsavedNotes();
-    if (notes.length && !window.confirm(`Your note on ${notes.join(", ")} is not saved with a decision; it stays a draft for when you come back. Leave anyway?`)) return;
-    flushDrafts().then(() => button.click());
+    if (!notes.length || !dialog) return flushDrafts().then(() => button.click());
+    const which = notes.length === 1 ? `Your note on ${notes[0]} is` : `Your notes on ${notes.join(", ")} are`;
+    document.getElementById("leave-notes").textContent =
+      `${which} not saved with a decision. ${notes.length === 1 ? "It stays a draft" : "They stay drafts"}, shown again when you come back to this answer.`;
+    leaving = button;
+    dialog.returnValue = "";
+    dialog.showModal();
+    dialog.querySelector("button[value=leave]").focus();
   }
+  document.addEventListener("close", (event) => {
+    // "close" is queued: a late one, from a dialog already opened again, is not this answer's.
+    if (event.target.id !== "leave-confirm" || event.target.open) return;
+    const button = leaving;
+    leaving = null;
+    if (event.target.returnValue === "leave" && button) flushDrafts().then(() => button.click());
+  }, true);  // "close" does not bubble
 
   // After `f`, the next answer opens unless the reviewer chose to stay (kept in this browser).
   const STAY_KEY = "claimdesk.stayAfterFinish";
@@ -164,6 +180,7 @@
       return;
     }
     if (typing) return;
+    if (document.getElementById("leave-confirm")?.open) return;  // Enter and Esc are the dialog's
     if (document.getElementById("help")?.open && event.key !== "?") return;  // the dialog has the keys
     // A held key repeats: fine for moving, never for an action (one press, one request).
     if (event.repeat && event.key !== "j" && event.key !== "k") return;
@@ -205,8 +222,30 @@
   });
 
   // Selecting answer text fills the "add a claim the judge missed" form with its exact offsets
-  // (the server widens them to whole words). selectionchange: a mouse, a finger or Shift+arrows.
+  // (the server widens them to whole words): in the pinned answer by mouse or finger, or in the
+  // form's read-only copy of the answer by keyboard (Shift+arrows) or finger too.
+  function fillClaim(start, end, text) {
+    const form = document.getElementById("add-claim");
+    if (!form || end <= start) return;
+    form.elements.start.value = start;
+    form.elements.end.value = end;
+    form.elements.text.value = text;
+    form.classList.add("filled");
+  }
+  function fillFromCopy(box) {
+    if (box?.matches?.("textarea.select-source")) {
+      fillClaim(box.selectionStart, box.selectionEnd, box.value.slice(box.selectionStart, box.selectionEnd));
+    }
+  }
+  // The copy takes a caret and a selection but no edit (a read-only box takes neither in Chromium).
+  document.addEventListener("beforeinput", (event) => {
+    if (event.target.matches?.("textarea.select-source")) event.preventDefault();
+  });
+  for (const type of ["select", "keyup", "pointerup"]) {
+    document.addEventListener(type, (event) => fillFromCopy(event.target), true);
+  }
   document.addEventListener("selectionchange", () => {
+    if (document.activeElement?.matches("textarea.select-source")) return fillFromCopy(document.activeElement);
     const selection = window.getSelection();
     const answer = document.getElementById("answer-text");
     const form = document.getElementById("add-claim");
@@ -218,11 +257,8 @@
     const range = selection.getRangeAt(0);
     const start = offset(range.startContainer, range.startOffset);
     const end = offset(range.endContainer, range.endOffset);
-    if (start === null || end === null || end <= start) return;
-    form.elements.start.value = start;
-    form.elements.end.value = end;
-    form.elements.text.value = selection.toString();
-    form.classList.add("filled");
+    if (start === null || end === null) return;
+    fillClaim(start, end, selection.toString());
   });
 
   // Keep the lease while the page is open; say so if it was lost; give it back on leaving.
