@@ -32,7 +32,7 @@ from pydantic import ValidationError  # noqa: E402
 
 from bench.workload import claim_audit_reply, payload  # noqa: E402
 from judges import checks  # noqa: E402
-from judges.offline import judge_offline  # noqa: E402
+from judges.backends.offline.judge import judge_offline  # noqa: E402
 from judges.profiles import get_profile  # noqa: E402
 from judges.types import JudgeInfo, JudgeRequest, JudgeResult  # noqa: E402
 

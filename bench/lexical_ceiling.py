@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rapidfuzz import fuzz  # noqa: E402
 
 from judges.eval import load_dataset  # noqa: E402
-from judges.offline import _CITATION_MARK, judge_offline  # noqa: E402
+from judges.backends.offline.judge import _CITATION_MARK, judge_offline  # noqa: E402
 from judges.text import stem  # noqa: E402
 
 _WORD = re.compile(r"[A-Za-z0-9]+")

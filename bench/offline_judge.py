@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.results import record  # noqa: E402
 from judges import passages  # noqa: E402
-from judges.offline import judge_offline  # noqa: E402
+from judges.backends.offline.judge import judge_offline  # noqa: E402
 from judges.types import JudgeRequest  # noqa: E402
 
 SEED = 20260816

@@ -21,7 +21,7 @@ from pydantic import ValidationError  # noqa: E402
 
 from judges import checks  # noqa: E402
 from judges.checks import trust  # noqa: E402
-from judges.offline import judge_offline  # noqa: E402
+from judges.backends.offline.judge import judge_offline  # noqa: E402
 from judges.types import JudgeRequest  # noqa: E402
 
 THRESHOLDS = (0.5, 0.6, 0.7)

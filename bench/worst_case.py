@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.results import record  # noqa: E402
 from judges import passages as passage_index  # noqa: E402
 from judges.checks import apply_checks  # noqa: E402
-from judges.offline import judge_offline  # noqa: E402
+from judges.backends.offline.judge import judge_offline  # noqa: E402
 from judges.text import split_sentences  # noqa: E402
 from judges.types import (  # noqa: E402
     MAX_ANSWER_CHARS, MAX_PASSAGE_CHARS, MAX_PASSAGES, MAX_TURNS, Claim, JudgeRequest, JudgeResult,

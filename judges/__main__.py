@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from judges.engine import JudgeConfig, JudgeError, judge
-from judges.offline import OFFLINE_PROFILE, OFFLINE_VERSION
+from judges.backends.offline.judge import OFFLINE_PROFILE, OFFLINE_VERSION
 from judges.types import JudgeRequest
 
 EXIT_OK = 0

@@ -20,7 +20,7 @@ __all__ = ["Backend", "JudgeConfig", "JudgeError", "JudgeIdentity", "JudgeOutput
 
 def identify(config: JudgeConfig) -> JudgeIdentity:
     if config.backend == "offline":
-        from judges.offline import OFFLINE_MODEL, OFFLINE_PROFILE, OFFLINE_VERSION
+        from judges.backends.offline.judge import OFFLINE_MODEL, OFFLINE_PROFILE, OFFLINE_VERSION
 
         return JudgeIdentity(OFFLINE_PROFILE, OFFLINE_VERSION, "offline", OFFLINE_MODEL)
     profile = _profile(config)
@@ -59,7 +59,7 @@ def _judge_with_backend(request: JudgeRequest, config: JudgeConfig) -> JudgeOutp
     if not request.passages:
         return _judge_without_passages(request, config)
     if config.backend == "offline":
-        from judges.offline import judge_offline
+        from judges.backends.offline.judge import judge_offline
 
         result = judge_offline(request)
         return JudgeOutput(result=result, raw_output=result.model_dump_json())
@@ -78,7 +78,7 @@ def _judge_without_passages(request: JudgeRequest, config: JudgeConfig) -> Judge
     (there is nothing to weigh the answer against, and a call would cost money and time). The
     offline judge's claim split gives the claims; the result names the configured judge, with
     zero attempts, since the run is recorded under that judge's identity."""
-    from judges.offline import judge_offline
+    from judges.backends.offline.judge import judge_offline
 
     started = time.perf_counter()
     result = judge_offline(request)

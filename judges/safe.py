@@ -1,7 +1,7 @@
 """The guardrail view of a judged answer: only what the judge found SUPPORTED, and text that claims
 nothing, is handed back.
 
-Every clause (`judges.clauses`) that overlaps a PARTIALLY_SUPPORTED, UNSUPPORTED or CONTRADICTED
+Every clause (`text.clauses`) that overlaps a PARTIALLY_SUPPORTED, UNSUPPORTED or CONTRADICTED
 claim's span is removed; a subordinate clause or an aside goes with the clause it leans on; an
 answer particle ("Yes," / "No," opening a sentence, or a bare "Yes." sentence) goes when the
 clause it answers with goes. The kept text is the original's, byte for byte, except where a removal
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from judges.clauses import ANSWER_PARTICLE, LEADING_JOINT, Piece, clause_pieces
+from judges.text.clauses import ANSWER_PARTICLE, LEADING_JOINT, Piece, clause_pieces
 from judges.text import Span, split_sentences
 from judges.types import Claim
 

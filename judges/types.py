@@ -196,10 +196,10 @@ class JudgeRequest(_Strict):
 
 class Difference(BaseModel):
     """Words by which the claim and this evidence's text differ, as the judge's aligner read them
-    (judges.align): offsets only, never the words themselves, so nothing is shown that is not in
+    (offline/align): offsets only, never the words themselves, so nothing is shown that is not in
     the answer or the passage."""
 
-    kind: str  # judges.align.Difference.kind: number, entity, negation_added, swap, opposite, ...
+    kind: str  # offline/align Difference.kind: number, entity, negation_added, swap, opposite, ...
     span: Span | None = None  # into the passage text, inside the evidence span; None: nothing there
     answer_span: Span | None = None  # into the answer text, inside the claim's span; None: nothing there
 

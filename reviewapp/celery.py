@@ -16,7 +16,7 @@ def _load_judges(**kwargs):
     thread's first task would wait on that import while holding its answer's claim."""
     from judges.backends import openai_chat  # noqa: F401
     from judges.checks import apply_checks  # noqa: F401
-    from judges.offline import judge_offline  # noqa: F401
+    from judges.backends.offline.judge import judge_offline  # noqa: F401
     from judges.profiles import list_profiles
 
     list_profiles()

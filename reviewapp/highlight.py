@@ -19,7 +19,7 @@ class Differs:
     inside the claim's highlight in the answer and inside its evidence's in the passage."""
 
     claim: Any
-    kind: str  # judges.align's kind of difference: number, entity, negation_added, swap, ...
+    kind: str  # offline/align's kind of difference: number, entity, negation_added, swap, ...
 
 
 @dataclass(frozen=True)

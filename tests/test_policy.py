@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 import judges
-from judges.offline import OFFLINE_VERSION
+from judges.backends.offline.judge import OFFLINE_VERSION
 from reviewapp.models import Answer, AuditEvent, Job, JudgeRun, Policy
 from reviewapp.judging import jobs as jobs_service
 from reviewapp.policy.routing import decide_route, in_audit_sample

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from judges.offline import OFFLINE_PROFILE, OFFLINE_VERSION
+from judges.backends.offline.judge import OFFLINE_PROFILE, OFFLINE_VERSION
 from reviewapp.models import Answer
 from reviewapp.judging.service import answer_judge
 

@@ -14,7 +14,7 @@ supports nothing; the rewrite note names it). Then:
    judge becomes PARTIALLY_SUPPORTED.
 7. **Support** -- a SUPPORTED claim, on every backend and profile, must be said by its verified
    quote or by one of the trusted passage sentences closest to it: aligned with the claim
-   (judges.align), the text covers QUOTE_COVERAGE of its content words and disagrees on no
+   (backends/offline/align), the text covers QUOTE_COVERAGE of its content words and disagrees on no
    number, unit, name, negation or opposite. Else PARTIALLY_SUPPORTED, or CONTRADICTED when a
    sentence it otherwise copies says otherwise. When anything in the request (question, turns,
    passages, answer) addresses the judge, the text must hold all of its content words.
@@ -29,7 +29,7 @@ from functools import lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING
 
-from judges.align import QUOTE_COVERAGE, cased, quote_shortfall
+from judges.backends.offline.align import QUOTE_COVERAGE, cased, quote_shortfall
 from judges.checks.bounds import MAX_SCORED
 from judges.checks.findings import Finding
 from judges.checks.matching import claim_span
@@ -126,7 +126,7 @@ def steering_texts(request: JudgeRequest) -> list[str]:
 def check_support(answer: Answer, result: JudgeResult, under_attack: bool = False) -> list[Finding]:
     """A claim is SUPPORTED only if passage text says it, whatever the backend and profile: the
     judge's verified quotes, else the trusted passage sentences closest to the claim
-    (CLOSEST_SENTENCES), are aligned with the claim (judges.align.quote_shortfall). One of them
+    (CLOSEST_SENTENCES), are aligned with the claim (offline/align's quote_shortfall). One of them
     must cover QUOTE_COVERAGE of the claim's content words and disagree with it on no number,
     unit, name, negation or opposite. So a judge that obeys an injected instruction, or marks a
     claim SUPPORTED and quotes the most similar real sentence, cannot pass a fabricated claim: its
@@ -146,7 +146,7 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
     content word of the claim (SUPPORT_MIN_UNDER_ATTACK): a request that tries to steer the judge
     should reach a human anyway."""
     if result.judge.backend == "offline" and not under_attack:
-        return []  # its labels are this aligner's own reading of its evidence (judges.offline)
+        return []  # its labels are this aligner's own reading of its evidence (offline/judge)
     minimum = SUPPORT_MIN_UNDER_ATTACK if under_attack else QUOTE_COVERAGE
     trusted = {p.id: p for p in answer.passages if p.text.strip()}
     # Past SENTENCES_UP_TO characters of passages, their sentences are the rough pieces: pysbd
@@ -245,7 +245,7 @@ SYNTHESIS_QUOTES = 4  # the first quotes of a claim that are also read two at a 
 def _quoted(claim: Claim, trusted: dict[str, Passage]) -> list[tuple[str, str]]:
     """The passage text of the claim's verified quotes in trusted passages, with their passage; and
     each two of the first SYNTHESIS_QUOTES together: a claim may rest on two quotes (synthesis
-    across sentences or passages), each part of it aligned with its own (judges.align reads an
+    across sentences or passages), each part of it aligned with its own (offline/align reads an
     adjacent pair of sentences as one source, each word in its own sentence)."""
     quotes = [(e.passage_id, trusted[e.passage_id].text[slice(*e.span)]) for e in claim.evidence
               if e.match != "not_found" and e.span is not None and e.passage_id in trusted]

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from judges.examples import WorkedExamples
-from judges.offline import CATEGORY_RULES
+from judges.backends.offline.judge import CATEGORY_RULES
 from judges.profiles.base import Normalized, RenderedPrompt
 from judges.profiles.locate import locate_in_answer
 from judges.profiles.parsing import extract_json, validate

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 
-from judges.offline import OFFLINE_PROFILE, OFFLINE_VERSION
+from judges.backends.offline.judge import OFFLINE_PROFILE, OFFLINE_VERSION
 from judges.profiles import list_profiles
 from judges.types import CATEGORIES, LABELS
 from reviewapp.labels.examples import example_set_problem

@@ -1,9 +1,9 @@
-"""The aligner (judges.align) and the offline judge's labels built on it."""
+"""The aligner (judges.backends.offline.align) and the offline judge's labels built on it."""
 
 import pytest
 
-from judges.align import Shortfall, align, quote_shortfall
-from judges.offline import judge_offline
+from judges.backends.offline.align import Shortfall, align, quote_shortfall
+from judges.backends.offline.judge import judge_offline
 from judges.types import JudgeRequest
 
 

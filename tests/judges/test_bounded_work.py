@@ -14,13 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench import worst_case
-from judges import offline
+from judges.backends.offline import judge as offline
 from judges import passages as passage_index
 from judges.checks import apply, apply_checks, provenance, trust
 from judges.checks.bounds import (
     MAX_CITATIONS, MAX_CLAIMS, MAX_PIECES, MAX_QUOTATIONS, MAX_VALUES, checked_extent,
 )
-from judges.offline import judge_offline
+from judges.backends.offline.judge import judge_offline
 from judges.text import rough_pieces, sentences, split_sentences, stems
 from judges.types import JudgeRequest
 from tests.judges.checking import backend_result, sentence_claims

@@ -9,7 +9,7 @@ import pytest
 import judges
 from judges.checks import apply_checks, provenance_verdict
 from judges.engine import JudgeOutput
-from judges.offline import judge_offline
+from judges.backends.offline.judge import judge_offline
 from judges.types import Claim, Fabrication, JudgeInfo, JudgeRequest, JudgeResult
 from tests.judges.checking import (
     RANK,

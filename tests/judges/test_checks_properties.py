@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from judges.checks import Answer, apply_checks
-from judges.offline import judge_offline
+from judges.backends.offline.judge import judge_offline
 from judges.scoring import grounding_score, verdict_for
 from judges.text import quantities, quantity_values, split_sentences
 from judges.types import LABELS, Claim, JudgeInfo, JudgeRequest, JudgeResult

@@ -10,7 +10,7 @@ import pytest
 
 from judges import checks
 from judges.eval import load_dataset
-from judges.offline import judge_offline
+from judges.backends.offline.judge import judge_offline
 
 _GOLDEN = Path(__file__).resolve().parents[2] / "reviewapp" / "demo_data" / "golden.jsonl"
 _RECORDS, _ = load_dataset(_GOLDEN)

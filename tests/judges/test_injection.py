@@ -236,7 +236,7 @@ def test_a_100k_character_hostile_text_is_read_in_bounded_time(text):
 # --- the new signals reach the checks -------------------------------------------------------------
 
 from judges.checks import apply_checks, trusted_passages  # noqa: E402
-from judges.offline import judge_offline  # noqa: E402
+from judges.backends.offline.judge import judge_offline  # noqa: E402
 from judges.types import JudgeRequest  # noqa: E402
 
 _FARES = "The regular adult fare is $2.75 per ride. Children under 5 ride free with a paying adult."

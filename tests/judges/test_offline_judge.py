@@ -5,10 +5,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import judges
-from judges import checks, offline
-from judges.clauses import split_clauses
+from judges import checks
+from judges.backends.offline import judge as offline
+from judges.text.clauses import split_clauses
 from judges.types import JudgeRequest, Passage
-from judges.offline import OFFLINE_MODEL, OFFLINE_PROFILE, OFFLINE_VERSION, judge_offline
+from judges.backends.offline.judge import (OFFLINE_MODEL, OFFLINE_PROFILE, OFFLINE_VERSION,
+                                           judge_offline)
 
 GROUNDED = (
     "The regular adult fare is $2.75 per ride. "
@@ -267,7 +269,7 @@ def test_a_short_clause_stays_with_its_sentence(fare_request):
 
 
 def test_split_clauses_handles_relative_clauses_and_parentheticals():
-    from judges.offline import split_clauses
+    from judges.backends.offline.judge import split_clauses
 
     text = (
         "The museum, which opened in 1901 on the river bank (it was later rebuilt after a fire), "

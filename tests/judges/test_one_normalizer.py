@@ -148,7 +148,7 @@ def test_texts_overlap_across_quotation_marks_and_invisible_characters():
     "The café in Zürich opens at 9:30 and serves crème brûlée.",
 ])
 def test_the_offline_judge_reads_an_nfd_passage_as_its_nfc_answer(sentence):
-    from judges.offline import judge_offline
+    from judges.backends.offline.judge import judge_offline
 
     [claim] = judge_offline(request_with(sentence, nfd(CAFE))).claims
     assert claim.label == "SUPPORTED", claim.explanation

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from judges.checks import apply_checks, trusted_passages
 from judges.injection import find_injections, strip_invisible
-from judges.offline import judge_offline
+from judges.backends.offline.judge import judge_offline
 from judges.profiles import OutputError, get_profile
 from judges.profiles.parsing import extract_json
 from judges.profiles.render import new_delimiter, render_prompt, untrusted_texts

@@ -5,7 +5,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judges.offline import judge_offline
+from judges.backends.offline.judge import judge_offline
 from judges.types import JudgeRequest, Passage
 from judges.safe import safe_answer
 from judges.types import Claim

@@ -16,7 +16,7 @@ Normalization:
   becomes a SUPPORTED claim spanning the sentence, without evidence: the judge found no unsupported
   claim in it;
 * claims are ordered by position in the answer (unplaced ones last) and numbered c1, c2, ...;
-  categories come from keywords (judges.offline's rules);
+  categories come from keywords (judges.backends.offline.judge's rules);
 * grounding_score is the share of those claims that are SUPPORTED, i.e. of the sentences left
   standing plus the unsupported claims (judges.scoring.grounding_score), and the verdict is
   judges.scoring.verdict_for(claims). A not-grounded reply always yields at least one UNSUPPORTED

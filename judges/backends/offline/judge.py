@@ -4,7 +4,7 @@ It is the default when no model endpoint is configured, so the app runs on a bar
 
 Claims. Every answer sentence that states something is split at clause boundaries ("; ",
 ", and/but/while/whereas/although ...", ", which/who/where ...", a parenthetical) when both sides
-keep at least MIN_CLAUSE_WORDS content words (`judges.clauses`); each piece is one claim with its
+keep at least MIN_CLAUSE_WORDS content words (`text.clauses`); each piece is one claim with its
 exact answer span.
 Hedges, redirects ("contact customer service"), lead-ins ending in ":" and references to the text
 itself ("Here is a summary of the passage") are not claims.
@@ -26,7 +26,7 @@ Labels, in order:
 * a provenance sentence that agrees with the passage headers (`checks.provenance_verdict`) is
   SUPPORTED, with the header as the reason; a statement that the sources are silent on X ("the
   policy does not specify X") is SUPPORTED when no unit covers X, else UNSUPPORTED;
-* the claim is aligned with its window (`judges.align`), which picks the one unit it was taken
+* the claim is aligned with its window (`align.py`), which picks the one unit it was taken
   from, or both when it needs both; a two-unit window the aligner does not need is cut to that one
   unit, so a neighbour's words never support the claim (v4);
 * CONTRADICTED when the aligned sentence says otherwise in one slot while the rest of the claim
@@ -57,11 +57,12 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from judges.align import ABSOLUTES, Alignment, Difference, align, cased, evident_difference, moved_in
+from judges.backends.offline.align import (
+    ABSOLUTES, Alignment, Difference, align, cased, evident_difference, moved_in)
 from judges.checks import provenance_mentions, provenance_verdict, quotations
 from judges.checks.bounds import MAX_CLAIMS, MAX_SCORED, Extent, checked_extent, unchecked_claim
 from judges.checks.spans import blank
-from judges.clauses import split_clauses
+from judges.text.clauses import split_clauses
 from judges.markup import is_heading, plain_view, with_open_marks
 from judges.novelty import is_new_content, new_words
 from judges.passages import CAUSAL, UnitIndex, index_units
@@ -481,7 +482,7 @@ def _words_for(text: str, wanted: list[str]) -> list[str]:
 
 
 def _alignment(said: str, window: _Window, context: _Request) -> Alignment | None:
-    """The claim aligned with the window's sentence (or both, when it needs both: `judges.align`)."""
+    """The claim aligned with the window's sentence (or both, when it needs both: `align.py`)."""
     index = context.indexes[window.passage]
     start = index.spans[window.units[0]][0]
     text = index.text[start:index.spans[window.units[-1]][1]]
@@ -605,7 +606,7 @@ def _contradiction(alignment: Alignment) -> Difference | None:
 def _gap(alignment: Alignment | None) -> Difference | None:
     """A slot where the aligned sentence says something weaker, or a qualifier added to an otherwise
     copied sentence: the differences the quote check reads as evidence too
-    (judges.align.evident_difference)."""
+    (judges.backends.offline.align.evident_difference)."""
     return evident_difference(alignment, CONTRADICTION_COVERAGE) if alignment is not None else None
 
 
