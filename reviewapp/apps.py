@@ -18,6 +18,7 @@ class ReviewAppConfig(AppConfig):
         # Register the Celery tasks in every process (the worker's autodiscovery finds them
         # imported): reviewapp/enqueue.py sends them by name, so services never import them.
         import reviewapp.judging.tasks  # noqa: F401
+        import reviewapp.labels.tasks  # noqa: F401
         import reviewapp.webhooks.tasks  # noqa: F401
 
 

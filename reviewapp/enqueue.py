@@ -29,6 +29,10 @@ def run_job_later(job_id: int) -> None:
     _task("run_job").delay(job_id)
 
 
+def evaluate_miss_rate_later() -> None:
+    _task("evaluate_miss_rate").delay()
+
+
 def deliver_webhook_later(delivery_id: int) -> None:
     _task("deliver_webhook").delay(delivery_id)
 

@@ -668,6 +668,19 @@ class Policy(AppendOnly):
         )[0]
 
 
+class AlertState(models.Model):
+    """Whether an alert's condition holds, so that it fires once per crossing: it is switched on by
+    a conditional UPDATE (of concurrent checks, one fires it) and off when the condition stops."""
+
+    name = models.CharField(max_length=40, unique=True)  # the webhook event, e.g. alert.miss_rate
+    active = models.BooleanField(default=False)
+    changed_at = models.DateTimeField(null=True, blank=True)
+    detail = models.JSONField(default=dict, blank=True)  # the figures when it last changed
+
+    def __str__(self) -> str:
+        return f"{self.name} ({'on' if self.active else 'off'})"
+
+
 class AuditEvent(AppendOnly):
     """Who did what to which object, with its state before and after."""
 

@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 
 from reviewapp.models import Policy
 from reviewapp.audit import audit_record
+from reviewapp import enqueue
 
 POLICY_FIELDS = (
     "score_threshold", "blocking_labels", "critical_categories", "critical_single_claim_blocks",
@@ -64,6 +65,8 @@ def policy_create(*, user, values: dict[str, Any], note: str) -> Policy:
                                                **{f: values[f] for f in POLICY_FIELDS})
                 audit_record(actor=user, actor_label=user.get_username(), action="policy.created", obj=policy,
                              before=_recorded(current), after=_recorded(policy), note=note.strip())
+                if policy.miss_rate_target != current.miss_rate_target:  # a new target: check alert.miss_rate
+                    transaction.on_commit(enqueue.evaluate_miss_rate_later, robust=True)
                 return policy
         except IntegrityError:
             if attempt == 2:

@@ -40,6 +40,8 @@ from reviewapp.models import (Answer, AuditEvent, Claim, ConsensusMethod, Decisi
 from reviewapp.review.selectors import shown_claims_for_review
 from reviewapp.audit import audit_record
 from reviewapp.webhooks.service import event_record
+from reviewapp.policy.routing import AUDIT_REASON
+from reviewapp import enqueue
 
 IN_REVIEW = Answer.ReviewStatus.IN_REVIEW
 ADJUDICATING = Answer.ReviewStatus.ADJUDICATING
@@ -743,6 +745,8 @@ def _adjudicate(answer: Answer, user, *, waiting: str = IN_REVIEW) -> bool:
                      before={"verdict": answer.verdict}, after={"adjudicated_verdict": verdict})
         answer.refresh_from_db()
         event_record(answer=answer, event="answer.adjudicated")
+        if answer.routing_reason == AUDIT_REASON:  # the miss rate moved: alert.miss_rate is checked
+            transaction.on_commit(enqueue.evaluate_miss_rate_later, robust=True)
     return bool(done)
 
 
