@@ -5,7 +5,8 @@
 Each answer gets 10 passages' worth of text in 2 passages, one succeeded JudgeRun and 5-15
 claims with mixed labels and categories, each claim with one quote located in P1; about 40% are
 routed to review. Every claim carries a reviewer's decision (9 in 10 confirmed, the rest
-overturned), so the export and /calibration/ read a million decided claims, their worst case.
+overturned) and its Review row, so the export and /calibration/ read a million decided claims
+with each reviewer's decision, their worst case.
 Deterministic (seeded). Records the load time in bench/results/latest.json.
 """
 
@@ -33,7 +34,7 @@ from judges.types import CATEGORIES  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 
 from bench.results import record  # noqa: E402
-from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Policy  # noqa: E402
+from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Policy, Review  # noqa: E402
 from reviewapp.store import insert_fields  # noqa: E402
 
 LABELS = ["SUPPORTED"] * 6 + ["PARTIALLY_SUPPORTED", "UNSUPPORTED", "UNSUPPORTED", "CONTRADICTED"]
@@ -86,7 +87,7 @@ def generate(answers: int, claims_range: tuple[int, int], seed: int = 7) -> dict
                                rng.choice(CATEGORIES), "bench claim", None, "judge", human,
                                "confirm" if human == label else "overturn", reviewer.pk, min(created + timedelta(hours=1), now), 1, ""))
     # Claim ids, positions and cids count per run; one quote per claim, in P1.
-    fixed, evidence_rows, per_run = [], [], {}
+    fixed, evidence_rows, review_rows, per_run = [], [], [], {}
     for index, row in enumerate(claim_rows):
         n = per_run.get(row[0], 0)
         per_run[row[0]] = n + 1
@@ -94,6 +95,9 @@ def generate(answers: int, claims_range: tuple[int, int], seed: int = 7) -> dict
         fixed.append((claim_id,) + row[:2] + (n, f"c{n + 1}") + row[4:])
         p1 = first["passage"] + 2 * (row[1] - first_id)
         evidence_rows.append((claim_id, p1, "P1", 0, QUOTE, QUOTE_START, QUOTE_START + len(QUOTE), "exact"))
+        human, decision, reviewer_id, decided_at = row[12:16]
+        review_rows.append((claim_id, row[1], reviewer_id, decision, human, "", 1, "explicit", "review",
+                            "wrong_value" if decision == "overturn" else "", rng.randint(2_000, 60_000), decided_at))
     built = time.monotonic()
     # One transaction: a load that fails half-way leaves nothing behind for the next run to trust.
     with transaction.atomic(), connection.cursor() as cursor:
@@ -111,10 +115,12 @@ def generate(answers: int, claims_range: tuple[int, int], seed: int = 7) -> dict
               "decided_at", "version", "note"], fixed)
         _copy(cursor, Evidence, ["claim_id", "passage_id", "passage_pid", "position", "quote", "start", "end",
               "match"], evidence_rows)
+        _copy(cursor, Review, ["claim_id", "answer_id", "reviewer_id", "decision", "final_label", "note",
+              "claim_version", "decision_mode", "stage", "reason", "time_spent_ms", "created_at"], review_rows)
         cursor.execute(
             "UPDATE reviewapp_answer a SET judged_by_id = r.id FROM reviewapp_judgerun r "
             "WHERE r.answer_id = a.id AND a.id >= %s", [first_id])
-        for table in ("answer", "judgerun", "claim", "passage", "evidence"):
+        for table in ("answer", "judgerun", "claim", "passage", "evidence", "review"):
             cursor.execute(f"SELECT setval(pg_get_serial_sequence('reviewapp_{table}', 'id'), "
                            f"(SELECT max(id) FROM reviewapp_{table}))")
     with connection.cursor() as cursor:
