@@ -332,6 +332,36 @@ def test_the_number_of_queries_does_not_grow_with_the_rows_of_a_batch():
     assert counts[0] == counts[1] <= 8
 
 
+@pytest.mark.django_db
+def test_every_reviewers_decisions_are_read_once_a_batch_not_once_a_claim():
+    from django.test.utils import CaptureQueriesContext
+
+    rita, remy = make.user("rita", "reviewer"), make.user("remy", "reviewer")
+
+    def add_answer():
+        a = make.answer()
+        for label in ("SUPPORTED", "UNSUPPORTED"):
+            claim = make.claim(a, label, label, reviewer=rita)
+            for reviewer in (rita, remy):
+                Review.objects.create(claim=claim, answer=a, reviewer=reviewer, decision="confirm",
+                                      final_label=label, claim_version=1, note=f"{reviewer.username} agrees")
+
+    counts, reviews_read = [], []
+    for answers in (1, 4):
+        while Answer.objects.count() < answers:
+            add_answer()
+        with CaptureQueriesContext(connection) as queries:
+            rows = _jsonl()
+        assert len(rows) == 2 * answers
+        assert all([r["reviewer"] for r in row["reviews"]] == ["rita", "remy"] for row in rows)
+        counts.append(len(queries))
+        reviews_read.append([f'FROM "{Claim._meta.db_table}"' in query["sql"] for query in queries
+                             if Review._meta.db_table in query["sql"]])
+    assert counts[0] == counts[1]
+    # One query reads the reviews of a batch, and it is not the claims' own (no subquery per claim).
+    assert reviews_read == [[False], [False]]
+
+
 # --- context a training set needs (issue 30) ---------------------------------------------------------
 
 

@@ -8,8 +8,8 @@ counts the rows into a manifest.
 Rows come in (answer id, claim id) order, read in keyset batches of at most BATCH claims and
 written CHUNK rows a chunk. On Postgres, JSONL and CSV: each batch is one query for the claims, in
 which Postgres makes each claim's own part of its line (its quotes and reviewer included), one
-for their answers, one for their answers' passages and one for their runs, however many rows it
-holds; two reader threads, each on its own connection in the same snapshot, take blocks of BLOCK
+for their reviews (each reviewer's decisions, also made by Postgres), one for their answers, one
+for their answers' passages and one for their runs, however many rows it holds; two reader threads, each on its own connection in the same snapshot, take blocks of BLOCK
 answer ids in turn while this thread puts the lines together, encoding each answer's and run's
 part once per batch (see the fast encoders below, held byte for byte to the plain ones by
 tests/test_exports_parity.py). Golden records go through the plain reference encoders.
@@ -197,17 +197,18 @@ class LineBatch:
     answers: dict[int, tuple]  # as in Batch
     passages: dict[int, list]
     runs: dict[int, tuple]
+    reviews: dict[int, str]  # by claim id: its reviews' part of the line (Postgres's), if it has any
 
 
 def _line_batches(claims: QuerySet[Claim], fmt: str) -> Iterator[LineBatch]:
-    """BATCH claims at a time with their answers, passages and runs: four queries per batch."""
+    """BATCH claims at a time with their answers, passages, runs and reviews: five queries per batch."""
     own = RawSQL(CLAIM_JSONL if fmt == "jsonl" else CLAIM_CSV, ())
     # The confidence is encoded here, not by Postgres: a float8's text (1) is not orjson's (1.0).
     rows = claims.annotate(own=own).values_list("id", "answer_id", "run_id", "own", "confidence")
     for batch in _keyset(rows):
         answer_ids = {c[1] for c in batch}
         yield LineBatch(batch, _answers(answer_ids), _passages(answer_ids, fmt == "jsonl"),
-                        _runs({c[2] for c in batch}))
+                        _runs({c[2] for c in batch}), _review_parts([c[0] for c in batch], fmt))
 
 
 @contextmanager
@@ -541,7 +542,7 @@ def _json_line(obj: dict[str, Any]) -> bytes:
 #
 # At a million rows the per-row work is the export's cost, and one Python thread (the GIL) did all
 # of it: ~16 us of CPU a row reading values and quote rows and encoding them, while Postgres used
-# ~5. So each claim's own part of its line (claim_id .. reviews, quotes included)
+# ~5. So each claim's own part of its line (claim_id .. consensus_method, quotes included; its reviews)
 # comes made by Postgres in the claims query (CLAIM_JSONL, CLAIM_CSV below), on the other core;
 # Python encodes each answer's part (question, answer text and, in JSONL, ~2 KB of passages on
 # each of the answer's 5-15 claims) and each run's part once per batch, and joins the four parts
@@ -592,21 +593,37 @@ def _sql_quotes(element: Callable[[str], str], opening: str, closing: str) -> st
             f"""'[]') FROM "{Evidence._meta.db_table}" e WHERE e.claim_id = {_CLAIM}.id)""")
 
 
-def _sql_reviews(element: Callable[[str], str], opening: str, closing: str) -> str:
-    """The claim's reviews as orjson writes _reviews' list (the same rows: per reviewer and stage
-    the latest decision not undone), each review's JSON put through `element`, as _sql_quotes."""
-    review = (f"""concat('{{"reviewer":', to_json(u.username), ',"stage":', to_json(r.stage), """
-              f"""',"label":', to_json(r.final_label), ',"decision":', to_json(r.decision), """
-              f"""',"decision_mode":', to_json(r.decision_mode), ',"note":', to_json(r.note), """
-              f"""',"reason":', to_json(r.reason), """
-              f"""',"time_spent_ms":', coalesce(r.time_spent_ms::text, 'null'), '}}')""")
-    table = f'"{Review._meta.db_table}"'
-    current = (f"SELECT DISTINCT ON (x.reviewer_id, x.stage) x.* FROM {table} x "
-               f"WHERE x.claim_id = {_CLAIM}.id AND x.decision <> 'undo' "
-               f"AND NOT EXISTS (SELECT 1 FROM {table} y WHERE y.undoes_id = x.id) "
-               f"ORDER BY x.reviewer_id, x.stage, x.id DESC")
-    return (f"(SELECT coalesce('{opening}' || string_agg({element(review)}, ',' ORDER BY r.id) || '{closing}', "
-            f"""'[]') FROM ({current}) r JOIN "{get_user_model()._meta.db_table}" u ON u.id = r.reviewer_id)""")
+def _review_parts(claim_ids: list[int], fmt: str) -> dict[int, str]:
+    """Each claim's reviews as its line's last own part (`,"reviews":[...]`, or the CSV cell
+    after a comma) for the claims that have any, as orjson or csv write _reviews' list: one query
+    a batch. As a subquery of each claim's part (a DISTINCT ON sort and an anti join per claim,
+    reviews or none) they cost Postgres 7-16 us a row of the 25-45 it spent, the export's bound.
+
+    The rows are selectors.current_reviews' (the parity tests hold the two together), found among
+    the batch's own reviews: an undo is on the claim it undoes. Asked of the whole table, "not
+    undone" made Postgres hash every review once a batch."""
+    review = ("""concat('{"reviewer":', to_json(u.username), ',"stage":', to_json(r.stage), """
+              """',"label":', to_json(r.final_label), ',"decision":', to_json(r.decision), """
+              """',"decision_mode":', to_json(r.decision_mode), ',"note":', to_json(r.note), """
+              """',"reason":', to_json(r.reason), """
+              """',"time_spent_ms":', coalesce(r.time_spent_ms::text, 'null'), '}')""")
+    if fmt == "csv":  # JSON in a cell, quoted as csv quotes it (never a formula)
+        review = f"""replace({review}, '"', '""')"""
+    opening, closing = (',"[', ']"') if fmt == "csv" else (',"reviews":[', "]")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'WITH batch AS MATERIALIZED (SELECT * FROM "{Review._meta.db_table}" WHERE claim_id = ANY(%s::bigint[])) '
+            f"SELECT r.claim_id, string_agg({review}, ',' ORDER BY r.id) FROM ("
+            "SELECT DISTINCT ON (x.claim_id, x.reviewer_id, x.stage) x.* FROM batch x "
+            f"WHERE x.decision <> '{Review.Decision.UNDO.value}' "
+            "AND NOT EXISTS (SELECT 1 FROM batch y WHERE y.undoes_id = x.id) "
+            "ORDER BY x.claim_id, x.reviewer_id, x.stage, x.id DESC) r "
+            f'JOIN "{get_user_model()._meta.db_table}" u ON u.id = r.reviewer_id GROUP BY r.claim_id',
+            ["{" + ",".join(map(str, claim_ids)) + "}"])
+        return {claim_id: opening + reviews + closing for claim_id, reviews in cursor.fetchall()}
+
+
+NO_REVIEWS = {"jsonl": ',"reviews":[]', "csv": ",[]"}
 
 
 # concat() builds a part in one call (a chain of || makes and copies a new string at every step).
@@ -622,8 +639,7 @@ CLAIM_JSONL = (
     f"""',"note":', to_json({_CLAIM}.note), """
     f"""',"reviewer":', coalesce((SELECT to_json(u.username)::text {_REVIEWER}), 'null'), """
     f"""',"decided_at":', coalesce(to_json({_DECIDED_AT})::text, 'null'), """
-    f"""',"consensus_method":', to_json({_CLAIM}.consensus_method), """
-    f"""',"reviews":', {_sql_reviews(lambda review: review, "[", "]")})"""
+    f"""',"consensus_method":', to_json({_CLAIM}.consensus_method))"""
 )
 
 
@@ -656,21 +672,22 @@ CLAIM_CSV = "concat_ws(',', " + ", ".join((
     f"coalesce((SELECT {_sql_csv_text('u.username')} {_REVIEWER}), '')",
     f"coalesce({_DECIDED_AT}, '')",  # starts with the year's digits: never a formula, no comma
     _sql_csv_text(f"{_CLAIM}.consensus_method"),
-    _sql_reviews(lambda review: f"""replace({review}, '"', '""')""", '"[', ']"'),  # JSON, as the quotes
 )) + ")"
 
 
 def _stitched(batch: LineBatch, answer_parts: dict[int, tuple[str, str]], run_parts: dict[int, str],
-              confidence: Callable[[float | None], str]) -> Iterator[tuple[int, bytes]]:
+              confidence: Callable[[float | None], str], no_reviews: str) -> Iterator[tuple[int, bytes]]:
     """The batch's lines, CHUNK at a time: each is its answer's head, the claim's own part, its
-    confidence, its run's part and its answer's tail, joined as they are (each part brings the
-    separators it needs)."""
+    reviews, its confidence, its run's part and its answer's tail, joined as they are (each part
+    brings the separators it needs)."""
+    reviews = batch.reviews
     for first in range(0, len(batch.claims), CHUNK):
         parts = []
-        for _, answer_id, run_id, own, claim_confidence in batch.claims[first:first + CHUNK]:
+        for claim_id, answer_id, run_id, own, claim_confidence in batch.claims[first:first + CHUNK]:
             head, tail = answer_parts[answer_id]
-            parts += (head, own, confidence(claim_confidence), run_parts[run_id], tail)
-        yield len(parts) // 5, "".join(parts).encode()
+            parts += (head, own, reviews.get(claim_id, no_reviews), confidence(claim_confidence),
+                      run_parts[run_id], tail)
+        yield len(parts) // 6, "".join(parts).encode()
 
 
 def _jsonl_batch(batch: LineBatch) -> Iterator[tuple[int, bytes]]:
@@ -687,7 +704,7 @@ def _jsonl_batch(batch: LineBatch) -> Iterator[tuple[int, bytes]]:
     runs = {run_id: "," + orjson.dumps({"judge_profile": profile, "judge_version": version, "judge_model": model,
                                         "judge_backend": backend}).decode()[1:-1]
             for run_id, (profile, version, model, backend) in batch.runs.items()}
-    return _stitched(batch, answers, runs, _jsonl_confidence)
+    return _stitched(batch, answers, runs, _jsonl_confidence, NO_REVIEWS["jsonl"])
 
 
 def _jsonl_confidence(value: float | None) -> str:
@@ -717,7 +734,8 @@ def _csv_batch(batch: LineBatch) -> Iterator[tuple[int, bytes]]:
                in batch.answers.items()}
     runs = {run_id: "," + cells(run) for run_id, run in batch.runs.items()}
     # (csv writes a row of one empty cell as "", a null as nothing, as the reference's middle cells)
-    return _stitched(batch, answers, runs, lambda value: "," + ("" if value is None else cells((value,))))
+    return _stitched(batch, answers, runs, lambda value: "," + ("" if value is None else cells((value,))),
+                     NO_REVIEWS["csv"])
 
 
 def export_stream(fmt: str, filters: ExportFilters) -> Iterator[bytes]:
