@@ -1,12 +1,27 @@
 import os
 
-from celery import Celery, signals
+from celery import Celery, shared_task, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
 
 app = Celery("reviewapp")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["reviewapp.judging", "reviewapp.webhooks"])
+
+# Tasks were named "reviewapp.tasks.<function>" before they moved to their folders.
+FORMER_TASK_PREFIX = "reviewapp.tasks."
+
+
+def task(**options):
+    """A Celery task named after its module path ("reviewapp.judging.tasks.judge_answer": the name
+    leads to its file), also registered under its former name ("reviewapp.tasks.judge_answer") so
+    that messages a previous release queued still run. The former names go one release on."""
+
+    def register(function):
+        shared_task(name=FORMER_TASK_PREFIX + function.__name__, **options)(function)
+        return shared_task(name=f"{function.__module__}.{function.__name__}", **options)(function)
+
+    return register
 
 
 @signals.worker_init.connect
@@ -27,11 +42,11 @@ def _beat_schedule() -> dict:
     from django.conf import settings
 
     return {
-        "sweep-stuck-answers": {"task": "reviewapp.tasks.sweep_stuck_answers",
+        "sweep-stuck-answers": {"task": "reviewapp.judging.tasks.sweep_stuck_answers",
                                 "schedule": settings.JUDGE_SWEEP_INTERVAL_SECONDS},
-        "canary": {"task": "reviewapp.tasks.canary_dispatch", "schedule": settings.CANARY_INTERVAL_SECONDS},
+        "canary": {"task": "reviewapp.judging.tasks.canary_dispatch", "schedule": settings.CANARY_INTERVAL_SECONDS},
         # A delivery whose task was lost (broker down at commit, a purged queue) is sent again.
-        "resend-overdue-webhooks": {"task": "reviewapp.tasks.resend_overdue_webhooks",
+        "resend-overdue-webhooks": {"task": "reviewapp.webhooks.tasks.resend_overdue_webhooks",
                                     "schedule": settings.WEBHOOK_RESEND_INTERVAL_SECONDS},
     }
 
@@ -76,7 +91,7 @@ def _beat_started(sender=None, **kwargs):
 def _beat_sent(sender=None, **kwargs):
     """Beat's heartbeat: stamped by the process that publishes the canary dispatch (beat, or the
     demo's worker running it with -B), not by the worker that later runs it."""
-    if sender != "reviewapp.tasks.canary_dispatch":
+    if sender != "reviewapp.judging.tasks.canary_dispatch":
         return
     from reviewapp.judging.liveness import beat_sent
 

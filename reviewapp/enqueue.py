@@ -14,30 +14,30 @@ from celery import current_app
 
 
 def _task(name: str):
-    return current_app.tasks[f"reviewapp.tasks.{name}"]
+    return current_app.tasks[name]
 
 
 def judge_answer_later(answer_id: int) -> None:
-    _task("judge_answer").delay(answer_id)
+    _task("reviewapp.judging.tasks.judge_answer").delay(answer_id)
 
 
 def rejudge_answer_later(job_id: int, answer_id: int) -> None:
-    _task("rejudge_answer").delay(job_id, answer_id)
+    _task("reviewapp.judging.tasks.rejudge_answer").delay(job_id, answer_id)
 
 
 def run_job_later(job_id: int) -> None:
-    _task("run_job").delay(job_id)
+    _task("reviewapp.judging.tasks.run_job").delay(job_id)
 
 
 def evaluate_miss_rate_later() -> None:
-    _task("evaluate_miss_rate").delay()
+    _task("reviewapp.labels.tasks.evaluate_miss_rate").delay()
 
 
 def deliver_webhook_later(delivery_id: int) -> None:
-    _task("deliver_webhook").delay(delivery_id)
+    _task("reviewapp.webhooks.tasks.deliver_webhook").delay(delivery_id)
 
 
 def canary_later(sent_at: str, *, expires: float, queue=None) -> None:
     """A canary on `queue` (a worker's own: celery's `worker_direct(hostname)`), or on the judge queue."""
     options = {"queue": queue} if queue else {}
-    _task("canary").apply_async((sent_at,), expires=expires, **options)
+    _task("reviewapp.judging.tasks.canary").apply_async((sent_at,), expires=expires, **options)

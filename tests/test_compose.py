@@ -231,8 +231,8 @@ def test_beat_runs_the_same_celery_app_and_schedules_the_sweeper_the_canary_and_
     assert _celery_app_name(argv) == _celery_app_name(_step(_service(compose, "worker")["command"], "celery"))
     app = importlib.import_module("reviewapp.celery").app
     tasks = {entry["task"] for entry in app.conf.beat_schedule.values()}
-    assert tasks == {"reviewapp.tasks.sweep_stuck_answers", "reviewapp.tasks.canary_dispatch",
-                     "reviewapp.tasks.resend_overdue_webhooks"}
+    assert tasks == {"reviewapp.judging.tasks.sweep_stuck_answers", "reviewapp.judging.tasks.canary_dispatch",
+                     "reviewapp.webhooks.tasks.resend_overdue_webhooks"}
     for module in ("reviewapp.judging.tasks", "reviewapp.webhooks.tasks"):  # what the worker's autodiscovery imports
         importlib.import_module(module)
     assert tasks <= set(app.tasks)

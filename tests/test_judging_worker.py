@@ -56,6 +56,22 @@ def test_a_grounded_answer_is_auto_passed_or_sampled(api, celery_worker):
     assert Answer.objects.get(public_id=answer_id).policy == Policy.current()
 
 
+def test_a_message_queued_under_the_former_task_name_is_still_judged(api, celery_worker, monkeypatch):
+    """A message a previous release queued names "reviewapp.tasks.judge_answer": it still runs."""
+    from celery import current_app
+
+    from reviewapp import enqueue
+
+    monkeypatch.setattr(enqueue, "judge_answer_later", lambda answer_id: None)  # only the old-name message
+    answer_id = api.post(fare_payload()).json()["id"]
+    pk = Answer.objects.get(public_id=answer_id).pk
+    assert Answer.objects.get(pk=pk).status == "queued"
+    current_app.send_task("reviewapp.tasks.judge_answer", (pk,))
+    body = wait_for(lambda: _judged(api, answer_id))
+    assert body["status"] == "judged"
+    assert [c["label"] for c in body["claims"]] == ["SUPPORTED", "CONTRADICTED"]
+
+
 def test_a_task_delivered_three_times_produces_one_claim_set(api, celery_worker):
     answer_id = api.post(fare_payload()).json()["id"]
     pk = Answer.objects.get(public_id=answer_id).pk  # the task takes the primary key

@@ -3,10 +3,10 @@
 import random
 from datetime import datetime
 
-from celery import shared_task
 from django.conf import settings
 from django.db import DatabaseError
 
+from reviewapp.celery import task
 from reviewapp.db.errors import is_transient
 from reviewapp.judging import liveness
 from reviewapp.judging.jobs import answer_rejudge, job_run
@@ -17,10 +17,8 @@ from reviewapp.judging.sweeper import answers_sweep
 def _backoff(retries: int) -> float:
     return min(settings.JUDGE_RETRY_BACKOFF_SECONDS * 2**retries, 300) * random.uniform(0.8, 1.2)
 
-# Task names are the ones from before tasks moved to their folders: messages already queued name them.
 
-
-@shared_task(name="reviewapp.tasks.judge_answer", bind=True, max_retries=settings.JUDGE_MAX_RETRIES)
+@task(bind=True, max_retries=settings.JUDGE_MAX_RETRIES)
 def judge_answer(self, answer_id: int) -> None:
     countdown = _backoff(self.request.retries)
     try:
@@ -38,27 +36,27 @@ def judge_answer(self, answer_id: int) -> None:
         raise self.retry(exc=exc, countdown=countdown)
 
 
-@shared_task(name="reviewapp.tasks.sweep_stuck_answers")
+@task()
 def sweep_stuck_answers() -> None:
     answers_sweep()
 
 
-@shared_task(name="reviewapp.tasks.canary_dispatch")
+@task()
 def canary_dispatch() -> None:
     liveness.canary_dispatch()
 
 
-@shared_task(name="reviewapp.tasks.canary", bind=True)
+@task(bind=True)
 def canary(self, sent_at: str) -> None:
     liveness.canary_consumed(hostname=self.request.hostname, sent_at=datetime.fromisoformat(sent_at))
 
 
-@shared_task(name="reviewapp.tasks.run_job")
+@task()
 def run_job(job_id: int) -> None:
     job_run(job_id=job_id)
 
 
-@shared_task(name="reviewapp.tasks.rejudge_answer", bind=True, max_retries=settings.JUDGE_MAX_RETRIES)
+@task(bind=True, max_retries=settings.JUDGE_MAX_RETRIES)
 def rejudge_answer(self, job_id: int, answer_id: int) -> None:
     try:
         answer_rejudge(job_id=job_id, answer_id=answer_id)

@@ -1,17 +1,15 @@
 """Celery tasks that send webhook deliveries: thin wrappers that load by id and call the service."""
 
 
-from celery import shared_task
 from django.conf import settings
 from django.db import DatabaseError
 
+from reviewapp.celery import task
 from reviewapp.db.errors import is_transient
 from reviewapp.webhooks.service import SENDING_MARGIN_SECONDS, deliveries_resend_due, delivery_send
 
-# Task names are the ones from before tasks moved to their folders: messages already queued name them.
 
-
-@shared_task(name="reviewapp.tasks.deliver_webhook", bind=True, max_retries=None)  # the service counts attempts (WEBHOOK_MAX_ATTEMPTS), not Celery
+@task(bind=True, max_retries=None)  # the service counts attempts (WEBHOOK_MAX_ATTEMPTS), not Celery
 def deliver_webhook(self, delivery_id: int) -> None:
     try:
         outcome = delivery_send(delivery_id=delivery_id)
@@ -23,6 +21,6 @@ def deliver_webhook(self, delivery_id: int) -> None:
         raise self.retry(countdown=outcome.retry_in)
 
 
-@shared_task(name="reviewapp.tasks.resend_overdue_webhooks")
+@task()
 def resend_overdue_webhooks() -> None:
     deliveries_resend_due(older_than_seconds=settings.WEBHOOK_RESEND_AFTER_SECONDS)
