@@ -36,6 +36,9 @@ from reviewapp.policy.routing import AUDIT_REASON, IN_REVIEW, decide_route
 WINDOW_DAYS = 90  # recent enough to follow the policy in force, long enough for a few hundred audits
 THRESHOLDS = [step / 100 for step in range(0, 101, 2)]
 DURATIONS = 2000  # the newest finished reviews whose median time is "seconds per answer"
+# The curve reads each answer's claims through the routing code itself (one definition of the
+# rules), so the page reads the newest this many adjudicated answers, not all of them.
+CURVE_ANSWERS = 5000
 
 
 @dataclass(frozen=True)
@@ -113,14 +116,16 @@ def _other_rules(policy: Policy) -> Policy:
 
 
 def reviewed_answers(policy: Policy, since: datetime) -> list[Reviewed]:
-    """Adjudicated answers judged since `since`, as the curve reads them under `policy`'s other rules."""
+    """The newest adjudicated answers judged since `since` (up to CURVE_ANSWERS), as the curve
+    reads them under `policy`'s other rules."""
     answers = list(
         Answer.objects.filter(review_status=Answer.ReviewStatus.ADJUDICATED, judged_at__gte=since,
                               grounding_score__isnull=False, judged_by__isnull=False)
         .annotate(human=Exists(human_flagged_claims().filter(answer=OuterRef("pk"))),
                   sample_rate=F("policy__audit_sample_rate"))
+        .order_by("-judged_at")
         .values_list("pk", "judged_by_id", "grounding_score", "routing_reason", "audit_probability", "sample_rate",
-                     "human"))
+                     "human")[:CURVE_ANSWERS])
     claims: dict[int, list[tuple]] = defaultdict(list)
     for run_id, label, category, confidence in Claim.objects.filter(
             run_id__in=[row[1] for row in answers], origin=Claim.Origin.JUDGE).values_list(
