@@ -143,4 +143,5 @@ def test_choosing_a_catch_puts_the_lowest_threshold_reaching_it_in_the_form(curv
     assert re.search(r'name="score_threshold" value="0.62"', page)
     assert "<svg" in page and "Load, catch and precision by threshold" in page
     bad = client.get("/policy/?catch=ninety")
-    assert bad.status_code == 400 and "catch: a whole percentage from 1 to 100." in bad.content.decode()
+    assert bad.status_code == 400 and "catch: Enter a whole number." in bad.content.decode()
+    assert "catch: Ensure this value is less than or equal to 100." in client.get("/policy/?catch=101").content.decode()

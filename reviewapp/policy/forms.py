@@ -185,3 +185,9 @@ class AuditSamplingForm(forms.Form):
             if field in data and data[field] is None:
                 data[field] = default
         return data
+
+
+class CatchForm(forms.Form):
+    """/policy/?catch=90: the catch (a whole percentage) to choose the threshold for."""
+
+    catch = forms.IntegerField(min_value=1, max_value=100, required=False)

@@ -20,7 +20,7 @@ from reviewapp.judging import liveness
 from reviewapp.labels import missrate
 from reviewapp.models import Job, Policy
 from reviewapp.pages import BadRequest, bad_request, form_errors, int_or_none, posted_note
-from reviewapp.policy.forms import AuditSamplingForm, PolicyForm, RejudgeForm
+from reviewapp.policy.forms import AuditSamplingForm, CatchForm, PolicyForm, RejudgeForm
 from reviewapp.policy import service as policy_service
 
 
@@ -36,20 +36,13 @@ def _policy_forms(data=None, *, preview: bool = False) -> tuple[PolicyForm, Audi
     return PolicyForm(data, preview=preview), AuditSamplingForm(data)
 
 
-def _catch_asked(request: HttpRequest) -> tuple[int | None, str]:
-    """?catch=90 (a whole percentage): the catch to choose the threshold for, or a message."""
-    raw = request.GET.get("catch", "").strip()
-    value = int_or_none(raw)
-    if raw and (value is None or not 1 <= value <= 100):
-        return None, "catch: a whole percentage from 1 to 100."
-    return value, ""
-
-
 def _policy_page(request: HttpRequest, forms: tuple[PolicyForm, AuditSamplingForm], status: int = 200,
                  rejudge_form: RejudgeForm | None = None) -> HttpResponse:
     current = Policy.current()
     form, audit_form = forms
-    catch, catch_error = _catch_asked(request)
+    catch_form = CatchForm(request.GET)
+    catch_error = "" if catch_form.is_valid() else form_errors(catch_form)
+    catch = catch_form.cleaned_data.get("catch") if not catch_error else None
     curve = missrate.load_catch(current, catch=None if catch is None else catch / 100)
     chosen = curve["chosen"].point if curve["chosen"] else None
     if chosen is not None and not form.is_bound:  # the chosen threshold fills the form, unsaved
