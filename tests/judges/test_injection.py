@@ -258,3 +258,20 @@ def test_a_role_reassignment_in_the_answer_flags_it_and_puts_the_judge_under_att
     flagged = [c for c in result.claims if "role reassignment" in c.explanation]
     assert flagged and all(c.label == "UNSUPPORTED" for c in flagged)
     assert result.verdict != "GROUNDED"
+
+
+def test_a_text_with_fewer_percent_escapes_than_a_run_needs_is_not_scanned_for_one():
+    # The count is a shortcut for the run's pattern: it may skip only texts the pattern cannot match.
+    import random
+
+    from judges.injection import _PERCENT_ESCAPE, _PERCENT_RUN, PERCENT_MIN_ESCAPES
+
+    rng = random.Random(31)
+    pieces = ["%20", "%4a", "%zz", "%", "%2", "50%", "a", "fare", " ", "\n", "%%41"]
+    matched = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14)))
+        if any(_PERCENT_RUN.finditer(text)):
+            matched += 1
+            assert len(_PERCENT_ESCAPE.findall(text)) >= PERCENT_MIN_ESCAPES, text
+    assert matched > 30  # the texts reach the pattern, not only the shortcut
