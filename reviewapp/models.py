@@ -628,6 +628,9 @@ class Policy(AppendOnly):
     # Worked examples for the judge profile's prompt (only when the set is for that profile@version).
     example_set = models.ForeignKey("ExampleSet", null=True, blank=True, on_delete=models.PROTECT, related_name="+",
                                     help_text="Empty: the profile's own prompt, no worked examples")
+    # Annotation guidelines for reviewers, markdown (rendered without raw HTML), versioned with the
+    # rest of the policy: the history says who changed them, when and why.
+    guidelines = models.TextField(blank=True, default="", db_default="")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT)
     created_at = models.DateTimeField(auto_now_add=True)
     note = models.TextField()

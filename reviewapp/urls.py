@@ -42,6 +42,7 @@ urlpatterns = [
     path("policy/", policy_views.policy, name="policy"),
     path("policy/preview", policy_views.policy_preview, name="policy_preview"),
     path("policy/<int:version>/rollback", policy_views.policy_rollback, name="policy_rollback"),
+    path("policy/guidelines", policy_views.policy_guidelines, name="policy_guidelines"),
     path("policy/reroute", policy_views.policy_reroute, name="policy_reroute"),
     path("policy/rejudge", policy_views.policy_rejudge, name="policy_rejudge"),
     path("jobs/<int:job_id>/", policy_views.job_progress, name="job_progress"),

@@ -60,6 +60,7 @@ ACCESS = {
     "policy_preview": (ADMIN, ["post"]),
     "policy_rollback": (ADMIN, ["post"]),
     "policy_reroute": (ADMIN, ["post"]),
+    "policy_guidelines": (ADMIN, ["post"]),
     "policy_rejudge": (ADMIN, ["post"]),
     "job_progress": (ADMIN, ["get"]),
     "exports": (ADMIN, ["get"]),

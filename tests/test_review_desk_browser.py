@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import Group
 
-from reviewapp.models import Answer, AnswerComment, Claim, NoteDraft, WebhookDelivery
+from reviewapp.models import Answer, AnswerComment, Claim, NoteDraft, Policy, WebhookDelivery
+from reviewapp.policy import service as policy_service
 from tests import factories as make
 from tests.conftest import CHROMIUM
 from tests.test_browser import PASSWORD, TWO_FLAGS, _sign_in
@@ -231,6 +232,34 @@ def test_a_claim_is_added_by_keyboard_selection_in_the_answers_copy(page, live_s
     assert page.js_errors == []
 
 
+def test_g_opens_the_guidelines_beside_the_claims_and_they_stay_open_through_a_decision_and_a_reload(page, live_server):
+    rita = make.user("rita", "reviewer")
+    policy_service.guidelines_update(user=make.admin(), note="rules",
+                                     text="## Prices\n\nConfirm a price only when **the passage** states it.")
+    answer = six_claims()
+    _take(page, answer)
+    panel = page.locator("#guidelines")
+    assert not panel.is_visible()
+    page.keyboard.press("g")
+    panel.wait_for()
+    assert panel.locator("h2", has_text="Prices").is_visible() and "policy v2" in panel.inner_text()
+    assert page.locator(".toolbar .guidelines-toggle").get_attribute("aria-expanded") == "true"
+    # Beside the claims, not over them: the selected card and its Confirm button stay clickable.
+    claims, shown = page.locator(".columns > .left").bounding_box(), panel.bounding_box()
+    assert shown["x"] >= claims["x"] + claims["width"] - 1, (claims, shown)
+    with page.expect_response(lambda r: "/decide" in r.url):
+        page.locator(".claim-card.selected button.confirm").click()
+    page.wait_for_function("() => document.querySelector('#claim-count b')?.textContent === '1/6'")
+    assert panel.is_visible()  # a decision's redraw leaves it open
+    page.reload()
+    panel.wait_for()  # so does a reload (kept in this browser)
+    assert page.locator(".toolbar .guidelines-toggle").get_attribute("aria-expanded") == "true"
+    page.keyboard.press("g")
+    assert not panel.is_visible()
+    assert Policy.current().guidelines.startswith("## Prices") and rita.is_active
+    assert page.js_errors == []
+
+
 # --- keys -------------------------------------------------------------------------------------
 
 
@@ -290,6 +319,8 @@ def test_axe_finds_nothing_serious_on_the_review_page_with_comments_open_and_on_
     found = {}
     page.locator("#comments > summary").click()
     page.locator("#comments .comment-form").wait_for()
+    page.keyboard.press("g")  # the guidelines panel open too
+    page.locator("#guidelines").wait_for()
     found["review"] = Axe().run(page).response["violations"]
     page.keyboard.press("?")
     page.locator("#help").wait_for()

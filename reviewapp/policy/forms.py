@@ -191,3 +191,15 @@ class CatchForm(forms.Form):
     """/policy/?catch=90: the catch (a whole percentage) to choose the threshold for."""
 
     catch = forms.IntegerField(min_value=1, max_value=100, required=False)
+
+
+class GuidelinesForm(forms.Form):
+    """The reviewers' annotation guidelines (markdown): saved as a new policy version."""
+
+    guidelines = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 12}), required=False, max_length=20_000,
+        label="Annotation guidelines",
+        help_text="Markdown (headings, lists, emphasis, links; raw HTML shows as text, an image as a link). "
+                  "Reviewers read them beside every answer.")
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=2000, label="Why this change",
+                           help_text="Required; kept with the version.")

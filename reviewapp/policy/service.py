@@ -16,7 +16,9 @@ POLICY_FIELDS = (
     "lease_seconds", "reviewers_per_answer", "multi_review_scope", "multi_review_share", "blind",
     "supported_confidence_floor", "judge_profile", "judge_backend", "judge_model",
     "escalation_profile", "escalation_backend", "escalation_model", "escalation_margin", "example_set",
+    "guidelines",
 )
+GUIDELINES_MAX_CHARS = 20_000
 
 
 def policy_values(policy: Policy) -> dict[str, Any]:
@@ -47,22 +49,34 @@ def shown_value(value: Any) -> str:
     return str(value) if value != "" else "(the setting)"
 
 
+def _shown_guidelines(text: str | None) -> str:
+    """Guidelines in a history row: their length and first words (the page shows them whole)."""
+    if not text:
+        return "none"
+    words = " ".join(text.split())
+    return f"{len(text.split())} words: {words[:60]}{'…' if len(words) > 60 else ''}"
+
+
 def policy_diff_shown(old: Policy | None, new: Policy) -> list[tuple[str, str, str]]:
     """policy_diff as the history shows it; a change only in how "empty" is spelt is no change."""
-    shown = [(field, shown_value(before), shown_value(after)) for field, before, after in policy_diff(old, new)]
+    shown = [(field, _shown_guidelines(before), _shown_guidelines(after)) if field == "guidelines"
+             else (field, shown_value(before), shown_value(after)) for field, before, after in policy_diff(old, new)]
     return [(field, before, after) for field, before, after in shown
             if before != after and not (before == "—" and after in ("(the setting)", "none"))]
 
 
 def policy_create(*, user, values: dict[str, Any], note: str) -> Policy:
+    """A new version: `values` over the current version's (under the same lock as its number, so a
+    guidelines edit, which names only the guidelines, never undoes a routing change saved meanwhile)."""
     if not note.strip():
         raise ValueError("Say why the policy changes: the note is required.")
     for attempt in range(3):  # two admins saving at once: the version number decides, then retry
         try:
             with transaction.atomic():
                 current = Policy.current()
+                merged = policy_values(current) | values
                 policy = Policy.objects.create(version=current.version + 1, created_by=user, note=note.strip(),
-                                               **{f: values[f] for f in POLICY_FIELDS})
+                                               **{f: merged[f] for f in POLICY_FIELDS})
                 audit_record(actor=user, actor_label=user.get_username(), action="policy.created", obj=policy,
                              before=_recorded(current), after=_recorded(policy), note=note.strip())
                 if policy.miss_rate_target != current.miss_rate_target:  # a new target: check alert.miss_rate
@@ -78,3 +92,14 @@ def policy_rollback(*, user, version: int, note: str) -> Policy:
     """Roll back = a new version carrying an old version's values."""
     old = Policy.objects.get(version=version)
     return policy_create(user=user, values=policy_values(old), note=f"Roll back to v{version}. {note}".strip())
+
+
+def guidelines_update(*, user, text: str, note: str) -> Policy:
+    """New annotation guidelines: a policy version like any change (audited, in the history, rolled
+    back with the rest); the routing values stay as they are."""
+    text = text.replace("\r\n", "\n").strip()
+    if len(text) > GUIDELINES_MAX_CHARS:
+        raise ValueError(f"guidelines: at most {GUIDELINES_MAX_CHARS:,} characters.")
+    if text == Policy.current().guidelines:
+        raise ValueError("guidelines: unchanged; edit them before saving.")
+    return policy_create(user=user, values={"guidelines": text}, note=note)

@@ -20,7 +20,7 @@ from reviewapp.judging import liveness
 from reviewapp.labels import missrate
 from reviewapp.models import Job, Policy
 from reviewapp.pages import BadRequest, bad_request, form_errors, int_or_none, posted_note
-from reviewapp.policy.forms import AuditSamplingForm, CatchForm, PolicyForm, RejudgeForm
+from reviewapp.policy.forms import AuditSamplingForm, CatchForm, GuidelinesForm, PolicyForm, RejudgeForm
 from reviewapp.policy import service as policy_service
 
 
@@ -37,7 +37,7 @@ def _policy_forms(data=None, *, preview: bool = False) -> tuple[PolicyForm, Audi
 
 
 def _policy_page(request: HttpRequest, forms: tuple[PolicyForm, AuditSamplingForm], status: int = 200,
-                 rejudge_form: RejudgeForm | None = None) -> HttpResponse:
+                 rejudge_form: RejudgeForm | None = None, guidelines_form: GuidelinesForm | None = None) -> HttpResponse:
     current = Policy.current()
     form, audit_form = forms
     catch_form = CatchForm(request.GET)
@@ -58,6 +58,7 @@ def _policy_page(request: HttpRequest, forms: tuple[PolicyForm, AuditSamplingFor
         "audit_form": audit_form,
         "rejudge_form": rejudge_form or RejudgeForm(initial={
             "backend": settings.JUDGE_BACKEND, "model": "" if settings.JUDGE_BACKEND == "offline" else settings.JUDGE_MODEL}),
+        "guidelines_form": guidelines_form or GuidelinesForm(initial={"guidelines": current.guidelines}),
         "history": _history(),
         "jobs": selectors.jobs()[:10],
         "routed_earlier": selectors.routed_under_older_policy(current),
@@ -107,6 +108,22 @@ def policy_rollback(request: HttpRequest, version: int) -> HttpResponse:
     created = policy_service.policy_rollback(user=request.user, version=version, note=note)
     messages.success(request, f"Rolled back: policy v{created.version} carries v{version}'s values.")
     return redirect("policy")
+
+
+@require_POST
+@admin_required
+def policy_guidelines(request: HttpRequest) -> HttpResponse:
+    form = GuidelinesForm(request.POST)
+    if form.is_valid():
+        try:
+            created = policy_service.guidelines_update(user=request.user, text=form.cleaned_data["guidelines"],
+                                                       note=form.cleaned_data["note"])
+        except ValueError as exc:
+            form.add_error("guidelines", str(exc).removeprefix("guidelines: "))
+        else:
+            messages.success(request, f"Policy v{created.version}: reviewers now read these guidelines.")
+            return redirect(reverse("policy") + "#guidelines")
+    return _policy_page(request, _policy_forms(), status=400, guidelines_form=form)
 
 
 @require_POST

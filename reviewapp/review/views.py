@@ -28,7 +28,7 @@ from reviewapp.access import (
 )
 from reviewapp.highlight import Differs, segments
 from reviewapp.labels.reviewer_agreement import reviewer_agreement
-from reviewapp.models import Answer, Claim, Evidence, Review
+from reviewapp.models import Answer, Claim, Evidence, Policy, Review
 from reviewapp.pages import BadRequest, bad_request, form_errors, int_or_none, posted_note
 from reviewapp.review import comments as comments_service
 from reviewapp.review import drafts as drafts_service
@@ -271,7 +271,7 @@ def review(request: HttpRequest, answer_id: int) -> HttpResponse:
         context["confirm_reopen"] = REOPEN_QUESTION  # the no-JavaScript path of `u` on a finished answer
     return render(request, "reviewapp/review.html",
                   context | comments_context(answer, user=request.user, others_hidden=context["blind_now"])
-                  | earlier_turns_context(answer))
+                  | earlier_turns_context(answer) | {"guidelines": Policy.current()})
 
 
 def _after_action(request: HttpRequest, answer: Answer, *, selected: int | None, error: str = "",

@@ -2,8 +2,24 @@ import json
 import re
 
 from django import template
+from django.utils.safestring import SafeString, mark_safe
+from markdown_it import MarkdownIt
 
 register = template.Library()
+
+# CommonMark with raw HTML off (a tag is shown as text), no images (nothing loads from elsewhere),
+# and markdown-it's own link check (no javascript: or data: links).
+_GUIDELINES = MarkdownIt("commonmark", {"html": False}).disable("image")
+
+
+def _link_open(renderer, tokens, idx, options, env):
+    # A link opens in a new tab: leaving the review page would give its lease back.
+    tokens[idx].attrSet("target", "_blank")
+    tokens[idx].attrSet("rel", "noopener noreferrer")
+    return renderer.renderToken(tokens, idx, options, env)
+
+
+_GUIDELINES.add_render_rule("link_open", _link_open)
 
 LABEL_ICONS = {"SUPPORTED": "✓", "PARTIALLY_SUPPORTED": "◐", "CONTRADICTED": "✗", "UNSUPPORTED": "?"}
 WORST_FIRST = ("CONTRADICTED", "UNSUPPORTED", "PARTIALLY_SUPPORTED", "SUPPORTED")
@@ -101,3 +117,10 @@ def leans_on_prior_turns(question: str) -> bool:
 def shown_json(value) -> str:
     """A metadata value as text: strings as they are, anything else as compact JSON."""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+@register.filter
+def guidelines_html(text: str) -> SafeString:
+    """Annotation guidelines (markdown an admin wrote) as HTML: every character of the text is
+    escaped by the renderer, which emits only its own tags."""
+    return mark_safe(_GUIDELINES.render(text or ""))  # noqa: S308 - html off: the renderer escapes all text

@@ -61,6 +61,22 @@
     else help.showModal();
   }
 
+  // `g`: the annotation guidelines in a side panel, open or closed as last left in this browser.
+  const GUIDELINES_KEY = "claimdesk.guidelinesOpen";
+  function showGuidelines(open) {
+    const aside = document.getElementById("guidelines");
+    if (!aside) return;
+    aside.hidden = !open;
+    for (const button of document.querySelectorAll(".toolbar .guidelines-toggle")) {
+      button.setAttribute("aria-expanded", String(open));
+    }
+  }
+  function toggleGuidelines() {
+    const open = document.getElementById("guidelines")?.hidden === true;
+    localStorage.setItem(GUIDELINES_KEY, open ? "1" : "0");
+    showGuidelines(open);
+  }
+
   // --- notes: kept as drafts on the server as they are typed ---------------------------------
   // A note box's text is posted to its draft URL DRAFT_DELAY_MS after the last change (and at
   // once on Esc, blur or any action key), so a redraw, a move, a reload or leaving keeps it; the
@@ -204,6 +220,7 @@
       n: () => leaveAsking("#next-form button"),
       t: () => document.querySelector("#take-form button")?.click(),
       s: () => leaveAsking("#skip-form button"),
+      g: toggleGuidelines,
       "?": toggleHelp,
     };
     const action = actions[event.key];
@@ -215,6 +232,7 @@
 
   document.addEventListener("click", (event) => {
     if (event.target.closest(".help-toggle")) return toggleHelp();
+    if (event.target.closest(".guidelines-toggle")) return toggleGuidelines();
     const card = event.target.closest(".claim-card");
     if (card && !event.target.closest("button, textarea, input, summary")) return select(card.dataset.claim);
     const seg = event.target.closest(".claim-seg");
@@ -284,6 +302,7 @@
   document.addEventListener("htmx:afterSwap", (event) => {
     if (event.detail.target?.id === "comments") return;  // a comment moves no claim
     applyStaySetting();
+    showGuidelines(localStorage.getItem(GUIDELINES_KEY) === "1");  // the swapped toolbar's button
     select(panel()?.dataset.selected, { scroll: true });
     document.querySelector("#reopen-form button")?.focus();
   });
@@ -297,6 +316,7 @@
   });
   document.addEventListener("DOMContentLoaded", () => {
     applyStaySetting();
+    showGuidelines(localStorage.getItem(GUIDELINES_KEY) === "1");
     if (location.hash === "#comments") document.getElementById("comments")?.setAttribute("open", "");
     select(panel()?.dataset.selected, { scroll: true });
     document.querySelector("#reopen-form button")?.focus();
