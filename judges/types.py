@@ -19,8 +19,26 @@ Label = Literal["SUPPORTED", "PARTIALLY_SUPPORTED", "CONTRADICTED", "UNSUPPORTED
 LABELS: tuple[str, ...] = ("SUPPORTED", "PARTIALLY_SUPPORTED", "CONTRADICTED", "UNSUPPORTED")
 # Labels that mean "a human should look at this claim".
 FLAGGED_LABELS: frozenset[str] = frozenset({"PARTIALLY_SUPPORTED", "CONTRADICTED", "UNSUPPORTED"})
+# How bad a label is, the one order everything uses: the checks only ever lower a label along it,
+# routing reviews the worst first, a highlight covering several claims takes the worst one's colour.
+# CONTRADICTED is worst: the passages say otherwise, where UNSUPPORTED only lacks their backing.
+LABEL_SEVERITY: dict[str, int] = {"SUPPORTED": 0, "PARTIALLY_SUPPORTED": 1, "UNSUPPORTED": 2, "CONTRADICTED": 3}
+# The labels of a claim the passages do not back at all: its quote is only the closest text there is.
+NOT_SUPPORTED_LABELS: frozenset[str] = frozenset({"UNSUPPORTED", "CONTRADICTED"})
 
 Verdict = Literal["GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED"]
+VERDICT_SEVERITY: dict[str, int] = {"GROUNDED": 0, "MOSTLY_GROUNDED": 1, "UNGROUNDED": 2}
+
+
+def worse_label(*labels: str) -> str:
+    """The worst of the labels given (LABEL_SEVERITY)."""
+    return max(labels, key=LABEL_SEVERITY.__getitem__)
+
+
+def worse_verdict(*verdicts: str) -> str:
+    """The least grounded of the verdicts given (VERDICT_SEVERITY)."""
+    return max(verdicts, key=VERDICT_SEVERITY.__getitem__)
+
 Category = Literal[
     "price", "age", "document", "program", "process", "date", "quote", "citation",
     "statistic", "entity", "provenance", "other",

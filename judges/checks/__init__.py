@@ -16,7 +16,7 @@ Shared by them: `answer` (the answer read once), `findings` (what a check found)
 """
 
 from judges.checks.answer import Answer
-from judges.checks.apply import LABEL_RANK, MAX_NOTES_PER_CLAIM, VERDICT_RANK, apply_checks
+from judges.checks.apply import MAX_NOTES_PER_CLAIM, apply_checks
 from judges.checks.citations import (
     CITATION_MIN_RECALL, CitationMarker, check_citations, citation_markers, resolve_citation,
 )
@@ -34,9 +34,9 @@ from judges.checks.trust import (
 )
 
 __all__ = [
-    "CITATION_MIN_RECALL", "LABEL_RANK", "MAX_NOTES_PER_CLAIM", "PROVENANCE_FILLER", "QUOTE_MIN_CHARS",
+    "CITATION_MIN_RECALL", "MAX_NOTES_PER_CLAIM", "PROVENANCE_FILLER", "QUOTE_MIN_CHARS",
     "QUOTE_MIN_WORDS", "SUPPORT_MIN_UNDER_ATTACK", "SUPPORT_MIN_WORDS",
-    "VERDICT_RANK", "Answer", "CitationMarker", "Finding", "ProvenanceMention", "ProvenanceVerdict",
+    "Answer", "CitationMarker", "Finding", "ProvenanceMention", "ProvenanceVerdict",
     "Quotation",
     "apply_checks", "check_answer_injections", "check_citations", "check_evidence", "check_numbers",
     "check_provenance", "check_quotations", "check_support", "citation_markers", "find_in_passages",

@@ -34,11 +34,11 @@ from judges.checks.trust import (
 )
 from judges.injection import find_injections, original_span, strip_invisible
 from judges.scoring import grounding_score, verdict_for
-from judges.types import Claim, Fabrication, JudgeRequest, JudgeResult, Span
+from judges.types import (
+    LABEL_SEVERITY, NOT_SUPPORTED_LABELS, Claim, Fabrication, JudgeRequest, JudgeResult, Span, worse_verdict,
+)
 
 
-LABEL_RANK = {"SUPPORTED": 0, "PARTIALLY_SUPPORTED": 1, "UNSUPPORTED": 2, "CONTRADICTED": 2}
-VERDICT_RANK = {"GROUNDED": 0, "MOSTLY_GROUNDED": 1, "UNGROUNDED": 2}
 
 
 def apply_checks(request: JudgeRequest, result: JudgeResult) -> JudgeResult:
@@ -161,7 +161,7 @@ def _apply(findings: list[Finding], answer: Answer, result: JudgeResult) -> Judg
     if labels_changed or confidence_changed:
         score = min(score, grounding_score(claims))
     if labels_changed:
-        verdict = _less_grounded(verdict, verdict_for(claims))
+        verdict = worse_verdict(verdict, verdict_for(claims))
     if added_fabrication and verdict == "GROUNDED":
         verdict = "MOSTLY_GROUNDED"
     return result.model_copy(update={
@@ -185,7 +185,7 @@ def _with_unread(result: JudgeResult, unread: list[Claim]) -> JudgeResult:
     return result.model_copy(update={
         "claims": claims,
         "grounding_score": min(result.grounding_score, grounding_score(claims)),
-        "verdict": _less_grounded(result.verdict, verdict_for(claims)),
+        "verdict": worse_verdict(result.verdict, verdict_for(claims)),
         "rewrite_note": _rewrite_note(result.rewrite_note, [c for c, was in zip(lowered, unread) if c.label != was.label]),
     })
 
@@ -202,12 +202,12 @@ def _hits(finding: Finding, answer: Answer, claims: list[Claim], spans: list[Spa
 
 
 def _lower(label: str, to: str) -> str:
-    """`label` lowered to `to` if that is lower; never raised. CONTRADICTED stays CONTRADICTED."""
-    return to if LABEL_RANK[to] > LABEL_RANK[label] else label
-
-
-def _less_grounded(first: str, second: str) -> str:
-    return max(first, second, key=VERDICT_RANK.__getitem__)
+    """`label` lowered to `to` if that is worse (LABEL_SEVERITY); never raised. A claim already
+    not supported keeps its label: a check says that a claim lacks support, and does not re-decide
+    whether the judge's UNSUPPORTED is a CONTRADICTED (nor the other way round)."""
+    if label in NOT_SUPPORTED_LABELS:
+        return label
+    return to if LABEL_SEVERITY[to] > LABEL_SEVERITY[label] else label
 
 
 class _Reported:

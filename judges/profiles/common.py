@@ -17,8 +17,6 @@ from judges.profiles.parsing import extract_json, validate
 from judges.profiles.render import PromptTemplate, load_template, render_prompt
 from judges.types import JudgeRequest
 
-_VERDICT_ORDER = ("GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED")
-
 
 class TemplateProfile:
     """One version of a profile: `<folder>/<version>.txt` is its prompt.
@@ -89,8 +87,3 @@ def category_of(text: str) -> str:
         if pattern.search(text):
             return category
     return "other"
-
-
-def worse_verdict(*verdicts: str) -> str:
-    """The least grounded of the verdicts given."""
-    return max(verdicts, key=_VERDICT_ORDER.index)

@@ -11,8 +11,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Protocol
 
-# Worse labels are reviewed first (DESIGN.md: CONTRADICTED before UNSUPPORTED before PARTIAL).
-LABEL_PRIORITY = {"CONTRADICTED": 300, "UNSUPPORTED": 200, "PARTIALLY_SUPPORTED": 100, "SUPPORTED": 0}
+from judges.types import LABEL_SEVERITY
+
+# Worse labels are reviewed first: CONTRADICTED 300, UNSUPPORTED 200, PARTIALLY_SUPPORTED 100.
+LABEL_PRIORITY = {label: 100 * severity for label, severity in LABEL_SEVERITY.items()}
 CRITICAL_BONUS = 50
 JUDGE_FAILED_PRIORITY = 250
 IN_REVIEW, AUTO_PASSED = "in_review", "auto_passed"

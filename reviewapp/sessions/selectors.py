@@ -6,13 +6,12 @@ from dataclasses import dataclass
 
 from django.db.models import Q, QuerySet
 
-from judges.types import MAX_PASSAGE_ID_CHARS, MAX_PASSAGES
+from judges.types import MAX_PASSAGE_ID_CHARS, MAX_PASSAGES, worse_verdict
 from reviewapp.models import Answer, Passage
 
 # How many earlier turns' passages a turn's judge reads (the nearest first): a long chat's first
 # turns rarely hold what its latest answer rests on, and the request stays within MAX_PASSAGES.
 EARLIER_TURNS_READ = 5
-_VERDICT_ORDER = ("UNGROUNDED", "MOSTLY_GROUNDED", "GROUNDED")
 
 
 def session_turns(*, session_id: str, client_id: int | None = None) -> QuerySet[Answer]:
@@ -49,7 +48,7 @@ def session_verdict(turns: list[Answer]) -> SessionVerdict:
     """A session is as grounded as its worst turn: one UNGROUNDED turn makes it UNGROUNDED."""
     verdicts = [turn_verdict(turn) for turn in turns]
     known = [v for v in verdicts if v]
-    worst = min(known, key=_VERDICT_ORDER.index) if known and len(known) == len(verdicts) else None
+    worst = worse_verdict(*known) if known and len(known) == len(verdicts) else None
     return SessionVerdict(verdict=worst, turns=len(turns), judged=len(known),
                           flagged_turns=sum(1 for v in known if v != "GROUNDED"))
 

@@ -5,6 +5,8 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
+from judges.types import LABEL_SEVERITY, NOT_SUPPORTED_LABELS
+
 register = template.Library()
 
 # CommonMark with raw HTML off (a tag is shown as text), no images (nothing loads from elsewhere),
@@ -22,7 +24,6 @@ def _link_open(renderer, tokens, idx, options, env):
 _GUIDELINES.add_render_rule("link_open", _link_open)
 
 LABEL_ICONS = {"SUPPORTED": "✓", "PARTIALLY_SUPPORTED": "◐", "CONTRADICTED": "✗", "UNSUPPORTED": "?"}
-WORST_FIRST = ("CONTRADICTED", "UNSUPPORTED", "PARTIALLY_SUPPORTED", "SUPPORTED")
 # Passage ids safe as they are in an HTML id, a CSS selector and a URL fragment.
 PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]+")
 
@@ -41,19 +42,15 @@ def label_icon(label: str) -> str:
 @register.filter
 def worst_label(claims) -> str:
     """The label a highlighted segment is drawn with when several claims cover it."""
-    labels = {c.human_label or c.label for c in claims}
-    return next((label for label in WORST_FIRST if label in labels), "")
+    labels = {c.human_label or c.label for c in claims} & LABEL_SEVERITY.keys()
+    return max(labels, key=LABEL_SEVERITY.__getitem__, default="")
 
 
 @register.filter
 def closest_only(claims) -> bool:
     """A passage segment that supports none of its claims, even in part: the judge's closest text
     for claims it found unsupported or contradicted, shown apart from real evidence."""
-    return all((c.human_label or c.label) in NOT_SUPPORTING for c in claims)
-
-
-# The labels whose quoted passage text is only the closest there is (PARTIALLY_SUPPORTED's supports a part).
-NOT_SUPPORTING = ("UNSUPPORTED", "CONTRADICTED")
+    return all((c.human_label or c.label) in NOT_SUPPORTED_LABELS for c in claims)
 
 
 @register.filter

@@ -6,8 +6,6 @@ from judges.checks import apply_checks
 from judges.scoring import grounding_score, verdict_for
 from judges.types import Claim, JudgeInfo, JudgeRequest, JudgeResult
 
-RANK = {"SUPPORTED": 0, "PARTIALLY_SUPPORTED": 1, "UNSUPPORTED": 2, "CONTRADICTED": 2}
-VERDICT_RANK = {"GROUNDED": 0, "MOSTLY_GROUNDED": 1, "UNGROUNDED": 2}
 
 
 def backend_result(answer: str, *claims: tuple[str, str], locate: bool = True, verdict: str | None = None) -> JudgeResult:

@@ -10,10 +10,8 @@ import judges
 from judges.checks import apply_checks, provenance_verdict
 from judges.engine import JudgeOutput
 from judges.backends.offline.judge import judge_offline
-from judges.types import Claim, Fabrication, JudgeInfo, JudgeRequest, JudgeResult
+from judges.types import LABEL_SEVERITY, VERDICT_SEVERITY, Claim, Fabrication, JudgeInfo, JudgeRequest, JudgeResult
 from tests.judges.checking import (
-    RANK,
-    VERDICT_RANK,
     assert_spans_exact,
     backend_result,
     checked,
@@ -115,10 +113,10 @@ def test_checks_never_raise_a_label_and_never_remove_a_claim_or_fabrication(fare
         assert len(after.claims) >= len(before.claims)
         for old, new in zip(before.claims, after.claims):
             assert (new.id, new.text, new.answer_span) == (old.id, old.text, old.answer_span)
-            assert RANK[new.label] >= RANK[old.label]
+            assert LABEL_SEVERITY[new.label] >= LABEL_SEVERITY[old.label]
             assert new.explanation.startswith(old.explanation)
         assert after.fabrications[:len(before.fabrications)] == before.fabrications
-        assert VERDICT_RANK[after.verdict] >= VERDICT_RANK[before.verdict]
+        assert VERDICT_SEVERITY[after.verdict] >= VERDICT_SEVERITY[before.verdict]
         assert after.grounding_score <= before.grounding_score
         assert_spans_exact(request, after)
         JudgeResult.model_validate(after.model_dump())  # still a valid result

@@ -9,10 +9,8 @@ from judges.checks import Answer, apply_checks
 from judges.backends.offline.judge import judge_offline
 from judges.scoring import grounding_score, verdict_for
 from judges.text import quantities, quantity_values, split_sentences
-from judges.types import LABELS, Claim, JudgeInfo, JudgeRequest, JudgeResult
+from judges.types import LABEL_SEVERITY, LABELS, VERDICT_SEVERITY, Claim, JudgeInfo, JudgeRequest, JudgeResult
 
-RANK = {"SUPPORTED": 0, "PARTIALLY_SUPPORTED": 1, "UNSUPPORTED": 2, "CONTRADICTED": 2}
-VERDICT_RANK = {"GROUNDED": 0, "MOSTLY_GROUNDED": 1, "UNGROUNDED": 2}
 
 PASSAGES = [
     {"id": "P1", "text": "The regular adult fare is $2.75 per ride. Riders aged 65 and older pay $1.35. "
@@ -64,11 +62,11 @@ def test_checks_only_add_findings(case):
     assert len(after.claims) >= len(before.claims)
     for old, new in zip(before.claims, after.claims):
         assert (new.id, new.text, new.answer_span, new.category) == (old.id, old.text, old.answer_span, old.category)
-        assert RANK[new.label] >= RANK[old.label]
+        assert LABEL_SEVERITY[new.label] >= LABEL_SEVERITY[old.label]
         assert new.explanation.startswith(old.explanation)
     assert len({claim.id for claim in after.claims}) == len(after.claims)
     assert after.fabrications[:len(before.fabrications)] == before.fabrications
-    assert VERDICT_RANK[after.verdict] >= VERDICT_RANK[before.verdict]
+    assert VERDICT_SEVERITY[after.verdict] >= VERDICT_SEVERITY[before.verdict]
     assert after.grounding_score <= before.grounding_score
     for fabrication in after.fabrications[len(before.fabrications):]:
         assert request.answer[slice(*fabrication.answer_span)] == fabrication.text

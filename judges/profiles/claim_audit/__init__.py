@@ -30,11 +30,11 @@ from typing import Literal
 
 from judges.locate import distrust_unverified_quotes
 from judges.profiles.base import Normalized
-from judges.profiles.common import TemplateProfile, claim_ids, place_claims, worse_verdict
+from judges.profiles.common import TemplateProfile, claim_ids, place_claims
 from judges.profiles.locate import locate_in_answer, locate_quote, resolve_passage_id
 from judges.profiles.parsing import NonBlank, RawModel, array, enum, strict_object, string
 from judges.scoring import grounding_score, verdict_for
-from judges.types import CATEGORIES, LABELS, Claim, Fabrication, JudgeRequest, Omission
+from judges.types import CATEGORIES, LABELS, Claim, Fabrication, JudgeRequest, Omission, worse_verdict
 
 VERDICTS = ("GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED")
 FABRICATION_KINDS = ("quote", "citation", "statistic", "entity", "date")
