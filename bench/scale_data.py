@@ -124,7 +124,10 @@ def generate(answers: int, claims_range: tuple[int, int], seed: int = 7) -> dict
             cursor.execute(f"SELECT setval(pg_get_serial_sequence('reviewapp_{table}', 'id'), "
                            f"(SELECT max(id) FROM reviewapp_{table}))")
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE")  # planner statistics for the new rows, as autovacuum would in time
+        # Planner statistics and the visibility map for the new rows, as autovacuum gives them in
+        # time: without the map every count reads the table (the queue's counters 22-37 ms against
+        # 1.4-4.5 from their indexes at 10k answers), a cost no running deployment pays.
+        cursor.execute("VACUUM ANALYZE")
     return {"answers": answers, "claims": len(fixed), "build_s": built - started, "copy_s": time.monotonic() - built}
 
 

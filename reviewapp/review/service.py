@@ -795,12 +795,9 @@ class Progress:
 
 def review_progress(*, user) -> Progress:
     start_of_day = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
-    # Decisions a reviewer made: not undos, not the claims finishing accepted in bulk.
-    decisions_today = (Review.objects.filter(created_at__gte=start_of_day, decision_mode=DecisionMode.EXPLICIT)
-                       .filter(undone_by__isnull=True)  # an undone decision was taken back
-                       .exclude(decision=Review.Decision.UNDO))
-    return Progress(
-        remaining=selectors.waiting_count(),
-        mine_today=decisions_today.filter(reviewer=user).count(),
-        everyone_today=decisions_today.count(),
-    )
+    # Decisions a reviewer made: not undos, not the claims finishing accepted in bulk, not undone.
+    decisions_today = selectors.standing_reviews(
+        Review.objects.filter(created_at__gte=start_of_day, decision_mode=DecisionMode.EXPLICIT))
+    # Both counts in one pass over the day's decisions (two counts read them twice).
+    today = decisions_today.aggregate(mine=Count("pk", filter=Q(reviewer=user)), everyone=Count("*"))
+    return Progress(remaining=selectors.waiting_count(), mine_today=today["mine"], everyone_today=today["everyone"])
