@@ -23,6 +23,7 @@ urlpatterns = [
     path("answers/", review_views.answers, name="answers"),
     path("answers/<int:answer_id>/", RedirectView.as_view(pattern_name="review"), name="answer_detail"),
     path("review/<int:answer_id>/", review_views.review, name="review"),
+    path("review/<int:answer_id>/runs/<int:run_id>/", review_views.run_compare, name="run_compare"),
     path("review/<int:answer_id>/claims/<int:claim_id>/decide", review_views.decide, name="decide"),
     path("review/<int:answer_id>/claims/<int:claim_id>/draft", review_views.note_draft, name="note_draft"),
     path("review/<int:answer_id>/claims/<int:claim_id>/note", review_views.note_edit, name="note_edit"),

@@ -40,6 +40,7 @@ ACCESS = {
     "queue_next": (REVIEWER, ["post"]),
     "answers": (REVIEWER, ["get"]),
     "review": (REVIEWER, ["get"]),
+    "run_compare": (REVIEWER, ["get"]),
     "decide": (REVIEWER, ["post"]),
     "undo": (REVIEWER, ["post"]),
     "note_draft": (REVIEWER, ["post"]),
@@ -132,7 +133,7 @@ def world():
             "answer_id": answer.pk, "claim_id": make.flagged(answer).pk,
             "version": Policy.current().version, "job_id": job.pk,
             "set_id": example_set.pk, "delivery_id": delivery.pk, "comparison_id": comparison.pk,
-            "item_id": item.pk,
+            "item_id": item.pk, "run_id": answer.judged_by_id,
         },
         "users": {"visitor": make.user("vic"), REVIEWER: make.user("rita", "reviewer"), LEAD: make.user("lee", "lead"),
                   ADMIN: admin},
@@ -144,7 +145,7 @@ def _url(name, args):
     from django.urls.exceptions import NoReverseMatch
 
     for candidate in ([], ["answer_id"], ["answer_id", "claim_id"], ["version"], ["job_id"], ["set_id"],
-                      ["delivery_id"], ["comparison_id"], ["comparison_id", "item_id"]):
+                      ["delivery_id"], ["comparison_id"], ["comparison_id", "item_id"], ["answer_id", "run_id"]):
         try:
             return reverse(name, kwargs={k: args[k] for k in candidate})
         except NoReverseMatch:

@@ -68,9 +68,14 @@ def job_run(*, job_id: int) -> None:
                                              finished_at=timezone.now())
 
 
+# The answers a re-route changed that its job row links to (the count says how many in all).
+CHANGED_IDS_KEPT = 100
+
+
 def _reroute(job: Job) -> None:
     policy = Policy.current()
     last_id = 0
+    changed_ids: list[int] = []
     while True:
         answers = list(
             Answer.objects.filter(review_status__in=REROUTABLE, pk__gt=last_id).order_by("pk")
@@ -110,7 +115,9 @@ def _reroute(job: Job) -> None:
                 Answer.objects.filter(pk=answer.pk, review_status__in=REROUTABLE).exclude(Exists(started)).update(
                     reviews_required=answer.reviews_required, reviews_blind=policy.blind)
             Answer.objects.filter(pk__in=[a.pk for a in answers], review_status__in=REROUTABLE).update(policy=policy)
-            Job.objects.filter(pk=job.pk).update(done=F("done") + len(answers), changed=F("changed") + len(changed))
+            changed_ids += [a.pk for a in changed][:CHANGED_IDS_KEPT - len(changed_ids)]
+            Job.objects.filter(pk=job.pk).update(done=F("done") + len(answers), changed=F("changed") + len(changed),
+                                                 params=job.params | {"changed_ids": changed_ids})
     Job.objects.filter(pk=job.pk).update(status=Job.Status.DONE, finished_at=timezone.now())
 
 

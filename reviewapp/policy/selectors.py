@@ -8,6 +8,7 @@ from typing import Any
 
 from django.contrib.postgres.aggregates import ArrayAgg
 from django.db.models import Count, F, Min, Q, QuerySet, Value
+from django.db.models.functions import JSONObject
 from django.conf import settings
 from django.utils import timezone
 
@@ -47,11 +48,12 @@ def judge_in_force(policy) -> str:
 
 def jobs() -> QuerySet[Job]:
     """Admin jobs, newest first, each with `failed_runs`: the re-judge runs that failed, and
-    `answer_ids`: the answers a re-judge ran on (its runs), for the job's row to link to."""
+    `answer_runs`: {answer, run} for each run a re-judge made, by answer, for the job's row to link
+    to the answer and to its two runs side by side."""
     return Job.objects.select_related("created_by").annotate(
         failed_runs=Count("runs", filter=Q(runs__status=JudgeRun.Status.FAILED)),
-        answer_ids=ArrayAgg("runs__answer_id", filter=Q(runs__isnull=False), order_by="runs__answer_id",
-                            distinct=True, default=Value([])))
+        answer_runs=ArrayAgg(JSONObject(answer="runs__answer_id", run="runs__id"), filter=Q(runs__isnull=False),
+                             order_by=("runs__answer_id", "runs__id"), default=Value([])))
 
 
 def routed_under_older_policy(current: Policy) -> int:

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from reviewapp.db.counts import count_of, counted
 from reviewapp.db.keyset import PageOrder, keyset_ids
-from reviewapp.models import Answer, AnswerComment, ApiClient, AuditEvent, Claim, Review, ReviewPass
+from reviewapp.models import Answer, AnswerComment, ApiClient, AuditEvent, Claim, JudgeRun, Review, ReviewPass
 
 
 def posted_answers() -> QuerySet[Answer]:
@@ -347,3 +347,46 @@ def reviewer_progress() -> list[ReviewerProgress]:
 
 def claim_history(claim: Claim) -> list:
     return list(claim.reviews.select_related("reviewer").order_by("created_at", "id"))
+
+
+@dataclass(frozen=True)
+class ComparedClaim:
+    """One row of two runs side by side: the answer's own run's claim and the other run's claim
+    on the same answer text (either may be missing: a claim only one judge found)."""
+
+    shown: Claim | None
+    other: Claim | None
+
+    @property
+    def differs(self) -> bool:
+        return self.shown is None or self.other is None or self.shown.label != self.other.label
+
+
+def _overlap(a: Claim, b: Claim) -> int:
+    if None in (a.answer_start, a.answer_end, b.answer_start, b.answer_end):
+        return int(a.text.strip() == b.text.strip())
+    return max(0, min(a.answer_end, b.answer_end) - max(a.answer_start, b.answer_start))
+
+
+def run_comparison(answer: Answer, other: JudgeRun) -> list[ComparedClaim]:
+    """The answer's own run's claims beside `other`'s (a re-judge's, an escalation's first judge),
+    each paired with the other claim covering most of the same answer text, in answer order."""
+    def judge_claims(run_id: int | None) -> list[Claim]:
+        return list(Claim.objects.filter(run_id=run_id, origin=Claim.Origin.JUDGE).order_by("position"))
+
+    others = judge_claims(other.pk)
+    rows = []
+    for claim in judge_claims(answer.judged_by_id) if answer.judged_by_id else []:
+        best = max(others, key=lambda o: _overlap(claim, o), default=None)
+        if best is not None and _overlap(claim, best) > 0:
+            others.remove(best)
+            rows.append(ComparedClaim(claim, best))
+        else:
+            rows.append(ComparedClaim(claim, None))
+    rows += [ComparedClaim(None, o) for o in others]
+
+    def place(row: ComparedClaim) -> tuple[int, int]:
+        claim = row.shown or row.other
+        return (claim.answer_start if claim.answer_start is not None else len(answer.answer), claim.position)
+
+    return sorted(rows, key=place)

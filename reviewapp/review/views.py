@@ -28,7 +28,7 @@ from reviewapp.access import (
 )
 from reviewapp.highlight import Differs, segments
 from reviewapp.labels.reviewer_agreement import reviewer_agreement
-from reviewapp.models import Answer, Claim, Evidence, Policy, Review
+from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy, Review
 from reviewapp.pages import BadRequest, bad_request, form_errors, int_or_none, posted_note
 from reviewapp.review import comments as comments_service
 from reviewapp.review import drafts as drafts_service
@@ -414,6 +414,18 @@ def add_claim(request: HttpRequest, answer_id: int) -> HttpResponse:
     except ReviewError as exc:
         return _after_action(request, answer, selected=None, error=str(exc))
     return _after_action(request, answer, selected=claim.pk)
+
+
+@reviewer_required
+def run_compare(request: HttpRequest, answer_id: int, run_id: int) -> HttpResponse:
+    """Another judge run on an answer (a re-judge's) beside the answer's own, claim by claim."""
+    answer = _load(answer_id)
+    other = get_object_or_404(JudgeRun.objects.select_related("job"), pk=run_id, answer=answer)
+    rows = selectors.run_comparison(answer, other)
+    return render(request, "reviewapp/run_compare.html", {
+        "answer": answer, "shown": answer.judged_by, "other": other, "rows": rows,
+        "differing": sum(row.differs for row in rows),
+    })
 
 
 @require_POST
