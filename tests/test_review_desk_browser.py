@@ -306,6 +306,23 @@ def test_u_after_finishing_asks_before_reopening_and_the_client_is_told(page, li
     assert page.js_errors == []
 
 
+def _disputed() -> Answer:
+    """An answer two reviewers decided differently, waiting for a lead (as on /adjudication/)."""
+    from reviewapp.review import service as review_service
+    from tests.test_double_review import _double
+
+    answer = _double()
+    claim = make.flagged(answer)
+    for name, label in (("alice", "UNSUPPORTED"), ("bob", "CONTRADICTED")):
+        user = make.user(name, "reviewer")
+        review_service.lease_next(user=user)
+        review_service.claim_decide(user=user, claim=claim, decision="overturn", label=label, note="",
+                                    expected_version=0)
+        review_service.answer_finish(user=user, answer=answer)
+    assert Answer.objects.get(pk=answer.pk).review_status == "adjudicating"
+    return answer
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_axe_finds_nothing_serious_on_the_review_page_with_comments_open_and_on_adjudication(page, live_server, scheme):
     from axe_playwright_python.sync_playwright import Axe
@@ -325,8 +342,13 @@ def test_axe_finds_nothing_serious_on_the_review_page_with_comments_open_and_on_
     page.keyboard.press("?")
     page.locator("#help").wait_for()
     found["review+help"] = Axe().run(page).response["violations"]
+    disputed = _disputed()
     page.goto("/adjudication/")
+    page.locator(f"a[href='/review/{disputed.pk}/']").first.wait_for()  # a row to check, not an empty list
     found["adjudication"] = Axe().run(page).response["violations"]
+    page.goto(f"/review/{disputed.pk}/")  # a lead's view: the reviewers' decisions side by side
+    page.locator("table.pass-decisions.disagree").first.wait_for()
+    found["review (lead)"] = Axe().run(page).response["violations"]
     serious = {where: [(v["id"], [n["target"] for n in v["nodes"]]) for v in violations
                        if v["impact"] in ("serious", "critical")] for where, violations in found.items()}
     assert serious == {where: [] for where in found}, serious
