@@ -21,6 +21,7 @@ in `always`, the missed) sentences' claims, grouped by their first words.
     python bench/oracle.py                          # report half, claim_audit@v1
     python bench/oracle.py --split all --examples   # both halves, 5 examples per note group
     python bench/oracle.py --limit 40 --no-record   # a smoke run
+    python bench/oracle.py --style tokenized        # lowercased, PTB-tokenized (CNN/DailyMail style)
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from typing import Any
 sys.path.append(str(Path(__file__).resolve().parent.parent))
 
 from bench.checklist import DATA, DATASETS  # noqa: E402
+from bench.minimal_edits import tokenized  # noqa: E402
 from bench.results import record as record_figure  # noqa: E402
 from judges.engine import JudgeConfig, JudgeError, judge  # noqa: E402
 from judges.eval import Record, load_dataset, record_split, span_label_is_positive  # noqa: E402
@@ -88,6 +90,35 @@ _WORDY = re.compile(r"[^\W_]")
 def record_gold(record: Record) -> list[GoldSentence]:
     return gold_sentences(record.request.answer, record.hallucinated,
                           [(s.start, s.end, s.label) for s in record.spans])
+
+
+STYLES = ("plain", "tokenized")
+
+
+def styled_record(record: Record, style: str) -> tuple[JudgeRequest, list[GoldSentence]]:
+    """The record's request and gold sentences in `style` (bench.minimal_edits.STYLES): for
+    `tokenized`, question, passages and answer lowercased and PTB-tokenized as CNN/DailyMail ships
+    text, each gold sentence tokenized on its own so that it keeps its class (what lies between
+    sentences, citation markers alone, is tokenized with them)."""
+    gold = record_gold(record)
+    if style == "plain":
+        return record.request, gold
+    answer, pieces, cursor, out = record.request.answer, [], 0, []
+    for g in gold:
+        gap = tokenized(answer[cursor:g.start]).strip()
+        if gap:
+            pieces.append(gap)
+        start = sum(len(p) + 1 for p in pieces)
+        sentence = tokenized(answer[g.start:g.end]).strip()
+        pieces.append(sentence)
+        out.append(GoldSentence(start, start + len(sentence), g.supported))
+        cursor = g.end
+    if tokenized(answer[cursor:]).strip():
+        pieces.append(tokenized(answer[cursor:]).strip())
+    request = record.request
+    passages = [p.model_copy(update={"text": tokenized(p.text)}) for p in request.passages]
+    return request.model_copy(update={"answer": " ".join(pieces), "passages": passages,
+                                      "question": tokenized(request.question or "")}), out
 
 
 # --- the fake LLM ----------------------------------------------------------------------------------
@@ -280,17 +311,17 @@ class Row:
 
 
 def run_records(records: Sequence[Record], dataset: str, mode: str, fake: FakeOpenAI, llm: OracleLLM,
-                profile: str) -> list[Row]:
+                profile: str, style: str = "plain") -> list[Row]:
     config = openai_config(fake, profile)
     llm.mode = mode
     rows = []
     for record in records:
-        gold = record_gold(record)
-        llm.request, llm.gold = record.request, gold
-        split = record_split(record.request)
-        answer = record.request.answer
+        request, gold = styled_record(record, style)
+        llm.request, llm.gold = request, gold
+        split = record_split(record.request)  # of the record as shipped: the halves stay the same
+        answer = request.answer
         try:
-            result = judge(record.request, config).result
+            result = judge(request, config).result
         except JudgeError as error:
             rows += [Row(dataset, record.id, split, mode, answer[g.start:g.end], g.supported, None, str(error))
                      for g in gold]
@@ -428,6 +459,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", nargs="*", type=Path, default=[DATA / name for name in DATASETS])
     parser.add_argument("--split", choices=("tune", "report", "all"), default="report")
     parser.add_argument("--profile", default="claim_audit@v1")
+    parser.add_argument("--style", choices=STYLES, default="plain",
+                        help="tokenized: passages and answers lowercased and PTB-tokenized (styled_record)")
     parser.add_argument("--modes", nargs="*", choices=MODES, default=list(MODES))
     parser.add_argument("--limit", type=int, default=None, help="at most N records per dataset")
     parser.add_argument("--top", type=int, default=8, help="note groups shown per dataset and mode")
@@ -451,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, records in datasets:
             for mode in args.modes:
                 t0, before = time.perf_counter(), llm.requests
-                rows = run_records(records, name, mode, fake, llm, args.profile)
+                rows = run_records(records, name, mode, fake, llm, args.profile, args.style)
                 all_rows += rows
                 print(f"{name} {mode}: {len(records)} records, {len(rows)} sentences, "
                       f"{llm.requests - before} LLM requests in {time.perf_counter() - t0:.1f} s", flush=True)
@@ -468,7 +501,8 @@ def main(argv: list[str] | None = None) -> int:
                 for mode in args.modes
             }
     print()
-    print(format_table(by_key, args.profile, args.split))
+    print(format_table(by_key, args.profile, args.split) if args.style == "plain"
+          else f"text style: {args.style}\n" + format_table(by_key, args.profile, args.split))
     print(f"\n{len(all_rows)} sentence outcomes in {seconds:.1f} s; lowered/flagged = a claim over the sentence "
           f"not SUPPORTED, a fabrication over it, or no claim over it")
     for name, _ in datasets:
@@ -479,19 +513,21 @@ def main(argv: list[str] | None = None) -> int:
                                 args.top, args.examples))
 
     if not args.no_record and not args.limit:
-        command = f"python bench/oracle.py --split {args.split} --profile {args.profile}"
+        styled_as = "" if args.style == "plain" else f" {args.style}"
+        command = f"python bench/oracle.py --split {args.split} --profile {args.profile}" + (
+            f" --style {args.style}" if styled_as else "")
         for (name, part), modes in by_key.items():
             if part != args.split and not (args.split == "all" and part == "all"):
                 continue
             if "perfect" in modes:
                 f = modes["perfect"]
-                record_figure(f"oracle perfect LLM supported lowered {name} {part} {args.profile}",
+                record_figure(f"oracle perfect LLM supported lowered {name} {part} {args.profile}{styled_as}",
                               100.0 * f.lowered_share, "%", target=100 * LOWERED_TARGET, higher_is_better=False,
                               command=command, sentences=f.supported, lowered=f.lowered, errors=f.errors,
                               clean_answers=f.clean_answers, clean_answers_lowered=f.clean_lowered)
             if "always" in modes:
                 f = modes["always"]
-                record_figure(f"oracle always-SUPPORTED LLM unsupported caught {name} {part} {args.profile}",
+                record_figure(f"oracle always-SUPPORTED LLM unsupported caught {name} {part} {args.profile}{styled_as}",
                               100.0 * f.caught_share, "%", target=100 * CAUGHT_TARGET, command=command,
                               sentences=f.unsupported, caught=f.caught, errors=f.errors,
                               hallucinated_answers=f.bad_answers, hallucinated_answers_caught=f.bad_caught)

@@ -319,6 +319,24 @@ def kinds(word: str) -> frozenset[tuple[str, int]]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=65536)
+def name_like(word: str) -> bool:
+    """Whether a lowercase word reads as a name rather than a word: WordNet has none of its base
+    forms in any part of speech ("jigokudani", "kilmarnock"), or every sense it has is a named
+    instance of a class ("london", "tuscany"; not "began", whose base "begin" is also a person).
+    For text without capitals, where no case marks a name."""
+    word = _clean(word)
+    if not _WORD.fullmatch(word):
+        return False
+    wordnet = _wn()
+    for base in _lemmas(word):
+        for pos in _FILES:
+            for offset in wordnet.offsets(base, pos):
+                if pos != "n" or not any(p[0] == "@i" for p in wordnet.synset("n", offset).pointers):
+                    return False  # a sense that is a word, not a name
+    return True
+
+
 def in_one_class(a: str, b: str) -> bool:
     """Whether two different words name two instances of one class (`kinds`) and are not one name
     in other forms or a synonym of it: "paris" for "london", "july" for "june"."""
@@ -355,4 +373,4 @@ def load() -> float:
     return time.perf_counter() - start
 
 
-__all__ = ["SENSES", "LexiconUnavailable", "antonyms", "data_dir", "forms", "in_one_class", "kinds", "lemma", "load", "related", "synonyms"]
+__all__ = ["SENSES", "LexiconUnavailable", "antonyms", "data_dir", "forms", "in_one_class", "kinds", "lemma", "load", "name_like", "related", "synonyms"]

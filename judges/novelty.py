@@ -28,12 +28,16 @@ def new_words(text: str, known: Callable[[str], bool], excused: frozenset[str] =
     Words about the text itself (META_STEMS) and the `excused` stems are never new."""
     found: dict[str, None] = {}
     for token in content_tokens(text):
-        if token.stem in META_STEMS or token.stem in excused or known(token.stem):
-            continue
         word = text[slice(*token.span)]
-        if not _said_otherwise(word.lower(), known):
+        if token.stem not in excused and is_new_word(word, token.stem, known):
             found.setdefault(word)
     return list(found)
+
+
+def is_new_word(word: str, word_stem: str, known: Callable[[str], bool]) -> bool:
+    """Whether no passage has `word` (its stem `word_stem`) in any form: neither its stem nor that
+    of one of its forms is `known`. A word about the text itself (META_STEMS) is never new."""
+    return word_stem not in META_STEMS and not known(word_stem) and not _said_otherwise(word.lower(), known)
 
 
 def _said_otherwise(word: str, known: Callable[[str], bool]) -> bool:

@@ -177,12 +177,14 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
         if len(wanted) < SUPPORT_MIN_WORDS:
             continue
         quoted = _quoted(claim, trusted)
-        shortfall = quote_shortfall(text, quoted, minimum, absence_is_evidence=under_attack, known=caseless)
+        shortfall = quote_shortfall(text, quoted, minimum, absence_is_evidence=under_attack, known=caseless,
+                                    passages_have=known)
         if shortfall is None:
             continue
         # The judge may have quoted part of what says the claim, or the wrong sentence.
         closest = quote_shortfall(text, _closest_sentences(wanted, answer.passages, rough, compared), minimum,
-                                  quoted=False, absence_is_evidence=under_attack, known=caseless)
+                                  quoted=False, absence_is_evidence=under_attack, known=caseless,
+                                  passages_have=known)
         if closest is None:
             continue
         # Evidence against the claim, wherever it was read; a quote that shares none of the claim's

@@ -290,3 +290,47 @@ def test_a_common_noun_named_from_the_sentence_before_stays_supported():
                    "The war began in 1337 when the king of France laid claim to Gascony.",
                    "The Hundred Years' War began in 1337.")
     assert claim.label == "SUPPORTED"
+
+
+# --- lowercased text: a name no passage has, in a slot (issue 27) ------------------------------------
+
+MACAQUES = ("macaques at jigokudani monkey park are notable for visiting the hot springs in the winter . "
+            "wilk started his career with greta in 1990 .")
+
+
+def _passages_have(text: str):
+    from judges.text import stems
+    found = stems(text)
+    return lambda word_stem: word_stem in found
+
+
+def test_in_lowercased_text_a_name_no_passage_has_in_a_slot_is_evidence():
+    claim = "macaques at london stock exchange are notable for visiting the hot springs in the winter ."
+    shortfall = quote_shortfall(claim, [("P1", MACAQUES)], passages_have=_passages_have(MACAQUES))
+    assert shortfall is not None and shortfall.label == "PARTIALLY_SUPPORTED"
+    assert shortfall.reason == "P1 says 'jigokudani monkey park' where the claim says 'london stock exchange'"
+    # Without the passages' words to read novelty by, the quote holds enough of it to say it.
+    assert quote_shortfall(claim, [("P1", MACAQUES)]) is None
+
+
+def test_in_lowercased_text_a_slot_that_held_a_name_reads_a_new_word_there_as_another_name():
+    claim = "wilk started his career with national grid in 1990 ."  # "greta": a name WordNet lacks
+    shortfall = quote_shortfall(claim, [("P1", MACAQUES)], passages_have=_passages_have(MACAQUES))
+    assert shortfall is not None and shortfall.label == "PARTIALLY_SUPPORTED", shortfall
+
+
+@pytest.mark.parametrize("claim", [
+    "he began his career with greta in 1990 .",  # a pronoun for the name: the words are the writer's own
+    "macaques at jigokudani monkey park are famous for visiting the hot springs in the winter .",
+    "wilk started his career with greta in 1990 .",
+])
+def test_in_lowercased_text_new_wording_is_no_evidence(claim):
+    shortfall = quote_shortfall(claim, [("P1", MACAQUES)], passages_have=_passages_have(MACAQUES))
+    assert shortfall is None or shortfall.label is None, shortfall
+
+
+def test_in_cased_text_a_new_word_in_a_slot_is_no_evidence():
+    source = "Locke will speak at a press conference on Friday."
+    claim = "Locke will address the Kilmarnock media at a press conference on Friday."
+    shortfall = quote_shortfall(claim, [("P1", source)], passages_have=_passages_have(source))
+    assert shortfall is None or shortfall.label is None, shortfall

@@ -20,7 +20,8 @@ from bench.controls import KINDS as CONTROL_KINDS
 from bench.controls import make
 from bench.minimal_edits import tokenized
 from bench.oracle import (
-    Judges, OracleLLM, closest, figures, gold_sentences, note_group, passage_sentences, run_records, split_notes,
+    Judges, OracleLLM, closest, figures, gold_sentences, note_group, passage_sentences, record_gold, run_records,
+    split_notes, styled_record,
 )
 from judges.eval import parse_record
 from judges.types import JudgeRequest
@@ -106,6 +107,20 @@ def test_gold_sentences_follow_the_spans_or_the_record():
     benign = gold_sentences(SUMMARY, False, [(0, 3, "Benign")])
     assert all(g.supported for g in benign)
     assert not any(g.supported for g in gold_sentences(INVENTED, True, []))  # HAGRID: the record's label
+
+
+def test_a_styled_record_is_tokenized_and_each_gold_sentence_keeps_its_class():
+    hagrid, faith = _records()
+    record = parse_record(faith[0])
+    request, gold = styled_record(record, "tokenized")
+    assert request.answer == tokenized(SUMMARY) and request.passages[0].text == tokenized(BRIDGE)
+    assert [(request.answer[g.start:g.end], g.supported) for g in gold] == [
+        ("the golden gate bridge opened in 1937 .", True),
+        ("it was painted gold by its builders in 1940 .", False),
+    ]
+    assert styled_record(record, "plain") == (record.request, record_gold(record))
+    request, gold = styled_record(parse_record(hagrid[1]), "tokenized")  # "... Paris. [1]": the marker kept
+    assert request.answer.endswith("paris . [ 1 ]") and [g.supported for g in gold] == [False]
 
 
 def test_the_fake_quotes_the_closest_passage_sentence_exactly():

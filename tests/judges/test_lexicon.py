@@ -100,3 +100,12 @@ def test_ten_thousand_lookups_take_under_half_a_second_after_load():
     for a, b in pairs:  # most words seen for the first time here: not only cache hits
         lexicon.related(a, b)
     assert time.perf_counter() - start < 0.5
+
+
+@pytest.mark.parametrize(("word", "expected"), [
+    ("jigokudani", True), ("kilmarnock", True), ("london", True), ("tuscany", True),  # unknown, or only named instances
+    ("began", False), ("born", False), ("waters", False),  # words, though "Begin", "Born", "Waters" are people
+    ("church", False), ("paris", False), ("history", False), ("ca n't", False), ("", False),
+])
+def test_name_like_reads_a_name_without_capitals(word, expected):
+    assert lexicon.name_like(word) is expected

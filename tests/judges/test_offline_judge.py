@@ -509,3 +509,16 @@ def test_the_agency_a_provenance_statement_names_is_no_new_name(fare_request):
     request = fare_request("The regular adult fare is $2.75 per ride, according to the Metro fare policy fetched on 2026-08-16.")
     [claim] = judges.judge(request, judges.JudgeConfig(backend="offline")).result.claims
     assert claim.label == "SUPPORTED", claim.explanation
+
+
+def test_in_lowercased_text_a_name_no_passage_has_in_a_slot_is_unsupported():
+    passage = ("macaques at jigokudani monkey park are notable for visiting the hot springs in the winter . "
+               "wilk started his career with greta in 1990 .")
+    request = JudgeRequest(passages=[{"id": "P1", "text": passage}],
+                           answer="macaques at london stock exchange are notable for visiting the hot springs in the winter .")
+    [claim] = judge_offline(request).claims
+    assert claim.label == "UNSUPPORTED"
+    assert claim.explanation == "P1 says 'jigokudani monkey park' where the claim says 'london stock exchange'."
+    for answer in ("he began his career with greta in 1990 .", "wilk started his career with greta in 1990 ."):
+        [claim] = judge_offline(JudgeRequest(passages=[{"id": "P1", "text": passage}], answer=answer)).claims
+        assert claim.label == "SUPPORTED", (answer, claim.explanation)

@@ -45,6 +45,7 @@ from difflib import SequenceMatcher
 from functools import cached_property, lru_cache
 
 from judges import lexicon
+from judges.novelty import is_new_word
 from judges.text import (
     MONTHS, NUMBER_WORDS, STOPWORDS, WORD_LETTERS, Span, fold_accents, normalize_number, rough_pieces, stem,
 )
@@ -916,22 +917,71 @@ def moved_in(claim: str, alignment: Alignment, known: Callable[[str], bool], min
     return None
 
 
+def new_in_slot(claim: str, alignment: Alignment, passages_have: Callable[[str], bool],
+                minimum: float) -> Difference | None:
+    """For text written without capitals, where no case marks a name: a slot of a sentence the
+    claim otherwise copies (`minimum` of its other words), where the sentence has other content
+    words and every content word the claim puts there is one that no passage has in any form
+    (judges.novelty, against the passages' stems `passages_have`): "macaques at [london stock
+    exchange]" for "macaques at [jigokudani monkey park]". The counterpart of `moved_in` (words
+    the passages have elsewhere). In cased text a capital marks a name and this reads nothing: on
+    the dev files' tune halves a new word in a slot there was the writer's own wording far more
+    often than another thing ("address the media" for "speak", "CEO" for "chief executive")."""
+    if cased(claim):
+        return None
+    for difference in alignment.differences:
+        if difference.kind != "substitution" or difference.claim_span is None or not difference.source_words:
+            continue
+        start, end = difference.claim_span
+        slot = [t for t in alignment.claim_tokens
+                if t.content and start <= t.span[0] < end and t.norm not in alignment.source_norms]
+        if slot and all(is_new_word(claim[slice(*t.span)], t.norm, passages_have) for t in slot) and (
+                (_names_in(claim, slot) or _all_names(difference.source_words))
+                and alignment.coverage_besides(difference) >= max(minimum, QUALIFIER_COVERAGE) - 1e-9):
+            return Difference("entity", difference.claim_span, difference.source_span, UNSUPPORTED,
+                              difference.claim_words, difference.source_words)
+    return None
+
+
+def _names_in(text: str, found: Sequence[Token]) -> bool:
+    """Whether one of the tokens reads as a name without capitals (judges.lexicon.name_like)."""
+    try:
+        return any(t.content and t.norm not in STOPWORDS and lexicon.name_like(text[slice(*t.span)]) for t in found)
+    except lexicon.LexiconUnavailable:
+        return False
+
+
+def _all_names(text: str) -> bool:
+    """Whether every content word of `text` reads as a name without capitals (its slot held a name)."""
+    found = [t for t in tokens(text) if t.content]
+    try:
+        return bool(found) and all(t.kind != "number" and lexicon.name_like(text[slice(*t.span)]) for t in found)
+    except lexicon.LexiconUnavailable:
+        return False
+
+
 def evident_difference(alignment: Alignment, minimum: float, claim: str = "",
-             known: Callable[[str], bool] | None = None) -> Difference | None:
+             known: Callable[[str], bool] | None = None,
+             passages_have: Callable[[str], bool] | None = None) -> Difference | None:
     """A difference that is evidence against the claim though the text has most of its words: a
     scale word (_EVIDENT_KINDS) while the rest copies the text, a hedge put into a copied
-    sentence, or, given the passages' `known` stems (a caseless answer), a slot `moved_in`."""
+    sentence, or, given the passages' `known` stems (a caseless answer), a slot `moved_in`; given
+    `passages_have` (the passages' stems), a slot filled with a word no passage has (`new_in_slot`)."""
     for difference in alignment.differences:
         besides = alignment.coverage_besides(difference)
         if (difference.kind in _EVIDENT_KINDS and besides >= minimum - 1e-9) or (
                 difference.kind == "qualifier" and besides >= QUALIFIER_COVERAGE and hedges(difference.claim_words)):
             return difference
-    return moved_in(claim, alignment, known, minimum) if known is not None else None
+    moved = moved_in(claim, alignment, known, minimum) if known is not None else None
+    if moved is None and passages_have is not None:
+        return new_in_slot(claim, alignment, passages_have, minimum)
+    return moved
 
 
 def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: float = QUOTE_COVERAGE, *,
                     quoted: bool = True, absence_is_evidence: bool = False,
-                    known: Callable[[str], bool] | None = None) -> Shortfall | None:
+                    known: Callable[[str], bool] | None = None,
+                    passages_have: Callable[[str], bool] | None = None) -> Shortfall | None:
     """Why none of `quotes` (pairs of where, text: verified passage text said to support `claim`,
     "P1" naming its passage) says the claim, or None when one does: it covers `minimum` of the
     claim's content and disagrees with it on no number, name, negation or opposite.
@@ -954,7 +1004,7 @@ def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: floa
         if alignment is None:
             continue
         if not alignment.contradictions and alignment.coverage >= minimum - 1e-9 and (
-                evident_difference(alignment, minimum, claim, known) is None):
+                evident_difference(alignment, minimum, claim, known, passages_have) is None):
             return None
         if best is None or alignment.coverage > best[0].coverage:
             best = (alignment, where)
@@ -967,7 +1017,7 @@ def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: floa
     for difference in alignment.contradictions:
         if alignment.coverage_besides(difference) >= minimum - 1e-9:
             return Shortfall(CONTRADICTED, difference.explain(where).rstrip("."), coverage)
-    evident = evident_difference(alignment, minimum, claim, known)
+    evident = evident_difference(alignment, minimum, claim, known, passages_have)
     if evident is not None:
         label = CONTRADICTED if evident.label == CONTRADICTED else PARTIALLY_SUPPORTED
         return Shortfall(label, evident.explain(where).rstrip("."), coverage)

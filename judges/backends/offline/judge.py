@@ -58,7 +58,7 @@ import time
 from dataclasses import dataclass, field
 
 from judges.backends.offline.align import (
-    ABSOLUTES, Alignment, Difference, align, cased, evident_difference, moved_in)
+    ABSOLUTES, Alignment, Difference, align, cased, evident_difference, moved_in, new_in_slot)
 from judges.checks import provenance_mentions, provenance_verdict, quotations
 from judges.checks.bounds import MAX_CLAIMS, MAX_SCORED, Extent, checked_extent, unchecked_claim
 from judges.checks.spans import blank
@@ -550,6 +550,12 @@ def _label(
             text, alignment, context.has_stem, CONTRADICTION_COVERAGE)
         if moved is not None:
             return "CONTRADICTED", [moved.explain(where)]
+        # Without capitals, a name no passage has, put in the slot of the sentence's own words
+        # (the checks read it the same way: judges.align.new_in_slot).
+        named = None if cased(context.request.answer) else new_in_slot(
+            text, alignment, context.has_stem, CONTRADICTION_COVERAGE)
+        if named is not None:
+            return "UNSUPPORTED", [named.explain(where)]
 
     if invented:
         shown = ", ".join(f"'{q.text}'" for q in invented)
