@@ -237,19 +237,19 @@ def main() -> int:
            higher_is_better=False, command=COMMAND, answers=answers)
 
     explain("queue default (ids of the first page)",
-            default.order_by("-priority", "created_at", "id").values("id")[:51])
+            default.in_queue_order().values("id")[:51])
     explain("queue label=CONTRADICTED", selectors.queue_answers(
-        filters=selectors.QueueFilters(label="CONTRADICTED"), user=user).order_by("-priority", "created_at", "id")
+        filters=selectors.QueueFilters(label="CONTRADICTED"), user=user).in_queue_order()
         .values("id")[:51])
     rare = urls["queue search (rare)"].split("q=", 1)[1].replace("+", " ")
     explain(f"queue search '{rare}' (rare words: the few answers holding them)", _searched(rare, user))
     explain("queue since today", selectors.queue_answers(
-        filters=selectors.QueueFilters(since=today), user=user).order_by("-priority", "created_at", "id")
+        filters=selectors.QueueFilters(since=today), user=user).in_queue_order()
         .values("id")[:51])
     explain("queue search 'reduced fare' (common words: queue order)", _searched("reduced fare", user))
     explain("queue search 'bicycle' (no match)", _searched("bicycle", user))
     explain("queue search 'ride 12' (prefix, ~10%)", _searched("ride 12", user))
-    explain("queue deep page (keyset)", _after(default, deep).order_by("-priority", "created_at", "id").values("id")[:51])
+    explain("queue deep page (keyset)", _after(default, deep).in_queue_order().values("id")[:51])
     explain("review page claims", Claim.objects.filter(run_id=shaped.judged_by_id).order_by("position"))
     print(f"\n{failures} of {len(urls) + 1} pages above {TARGET_MS} ms at p95; "
           f"load average now {os.getloadavg()[0]:.2f}")
@@ -287,7 +287,7 @@ def next_answer_times(repeats: int) -> tuple[float, float, float]:
 def _searched(text: str, user):
     """The ids of the first page of a search, as queue_page asks for them."""
     query = selectors.queue_answers(filters=selectors.QueueFilters(q=text), user=user)
-    return query.order_by("-priority", "created_at", "id").values("id")[:51]
+    return query.in_queue_order().values("id")[:51]
 
 
 def _after(qs, cursor: str):

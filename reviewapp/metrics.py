@@ -98,7 +98,7 @@ def _review() -> Iterator[Metric]:
     now = timezone.now()
     waiting = Answer.objects.filter(review_status=Answer.ReviewStatus.IN_REVIEW)
     figures = waiting.aggregate(n=Count("*"), oldest=Min("created_at"),
-                                leased=Count("pk", filter=Q(lease_expires_at__gte=now)))
+                                leased=Count("pk", filter=Answer.live_lease(now)))
     yield GaugeMetricFamily("claimdesk_review_queue_depth", "Answers waiting for review", value=figures["n"])
     oldest = (now - figures["oldest"]).total_seconds() if figures["oldest"] else 0
     yield GaugeMetricFamily("claimdesk_review_queue_oldest_age_seconds",

@@ -71,6 +71,19 @@ class ApiClient(models.Model):
         return cls.TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
+class AnswerQuerySet(models.QuerySet):
+    # The review queue's order: highest priority first, then the oldest, the id breaking ties (a
+    # total order, so the queue's pages, `n` and the leads' lists agree on which answer is first).
+    QUEUE_ORDER = ("-priority", "created_at", "id")
+
+    def in_queue_order(self) -> AnswerQuerySet:
+        return self.order_by(*self.QUEUE_ORDER)
+
+    def leased(self, now) -> AnswerQuerySet:
+        """Answers whose latest lease is live at `now`."""
+        return self.filter(Answer.live_lease(now))
+
+
 class Answer(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -176,6 +189,23 @@ class Answer(models.Model):
             models.Index(fields=["client", "session_id", "created_at"], condition=~Q(session_id=""),
                          name="answer_session_turns"),
         ]
+
+    objects = AnswerQuerySet.as_manager()
+
+    @staticmethod
+    def live_lease(now) -> Q:
+        """Somebody holds the answer's latest lease and it has not run out at `now` (release clears
+        both fields, so an answer without it is free)."""
+        return Q(lease_holder__isnull=False, lease_expires_at__gte=now)
+
+    @staticmethod
+    def live_hold(now) -> Q:
+        """A worker's hold on the answer (while judging it) that has not run out at `now`; store.py
+        takes a hold with the same rule in its SQL."""
+        return Q(judging_until__gte=now)
+
+    def lease_live(self, now) -> bool:
+        return self.lease_holder_id is not None and self.lease_expires_at is not None and self.lease_expires_at >= now
 
     def __str__(self) -> str:
         return f"Answer {self.pk} ({self.status})"
@@ -529,6 +559,16 @@ class AnswerComment(AppendOnly):
         return f"comment {self.pk} on answer {self.answer_id}"
 
 
+class ReviewPassQuerySet(models.QuerySet):
+    def live(self, now) -> ReviewPassQuerySet:
+        """Open passes whose lease has not run out at `now`."""
+        return self.filter(ReviewPass.live_lease(now))
+
+    def holding_place(self, now) -> ReviewPassQuerySet:
+        """Open passes that hold a place on their answer: a live lease, or an assignment by a lead."""
+        return self.filter(ReviewPass.live_lease(now) | Q(status=ReviewPass.Status.OPEN, assigned_by__isnull=False))
+
+
 class ReviewPass(models.Model):
     """One reviewer's pass over one answer: the reviewer's own lease on it (several reviewers hold
     one answer at once when it needs several reviews) and whether they finished or skipped it.
@@ -563,6 +603,17 @@ class ReviewPass(models.Model):
             models.CheckConstraint(condition=Q(status__in=["open", "finished", "skipped"]), name="reviewpass_status_known"),
         ]
         indexes = [models.Index(fields=["reviewer", "status"], name="reviewpass_reviewer_status")]
+
+    objects = ReviewPassQuerySet.as_manager()
+
+    @staticmethod
+    def live_lease(now) -> Q:
+        """The pass is open and its lease has not run out at `now`: the one definition of a live
+        lease, for passes (Answer.live_lease is the answer's latest lease)."""
+        return Q(status=ReviewPass.Status.OPEN, lease_expires_at__gte=now)
+
+    def is_live(self, now) -> bool:
+        return self.status == self.Status.OPEN and self.lease_expires_at is not None and self.lease_expires_at >= now
 
     def __str__(self) -> str:
         return f"{self.reviewer} on answer {self.answer_id} ({self.status})"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable
+from uuid import UUID
 
+from django.db import models
 from django.db.models import Q, QuerySet
 
 
@@ -15,6 +18,18 @@ class PageOrder:
     (field, descending, how a cursor's value parses) per key, the primary key last."""
 
     keys: tuple[tuple[str, bool, Callable[[str], Any]], ...]
+
+    @classmethod
+    def of(cls, model: type[models.Model], order_by: Sequence[str]) -> PageOrder:
+        """The keyset form of `model`'s `order_by` ("-field" names, a unique field last), each
+        cursor value parsed by its field's type."""
+        keys = []
+        for name in order_by:
+            field = model._meta.get_field(name.lstrip("-"))
+            parse = (datetime.fromisoformat if isinstance(field, models.DateTimeField)
+                     else UUID if isinstance(field, models.UUIDField) else int)
+            keys.append((name.lstrip("-"), name.startswith("-"), parse))
+        return cls(tuple(keys))
 
     def order_by(self, *, backwards: bool = False) -> list[str]:
         return [("-" if descending != backwards else "") + name for name, descending, _ in self.keys]

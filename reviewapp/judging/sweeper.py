@@ -48,9 +48,9 @@ class Sweep:
 def stuck_answers(now=None):
     now = now or timezone.now()
     quiet_since = now - timedelta(seconds=settings.JUDGE_SWEEP_AFTER_SECONDS)
-    no_live_claim = Q(judging_until__isnull=True) | Q(judging_until__lt=now)
+    no_live_claim = ~Answer.live_hold(now)
     lost_message = Q(status=Answer.Status.QUEUED, updated_at__lt=quiet_since) & no_live_claim
-    lost_worker = Q(status=Answer.Status.JUDGING, judging_until__lt=now)
+    lost_worker = Q(status=Answer.Status.JUDGING, judging_until__isnull=False) & no_live_claim
     return Answer.objects.filter(lost_message | lost_worker)
 
 

@@ -16,7 +16,8 @@ from django.utils import timezone
 
 from reviewapp.db.counts import count_of, counted
 from reviewapp.db.keyset import PageOrder, keyset_ids
-from reviewapp.models import Answer, AnswerComment, ApiClient, AuditEvent, Claim, JudgeRun, Review, ReviewPass
+from reviewapp.models import (Answer, AnswerComment, AnswerQuerySet, ApiClient, AuditEvent, Claim, JudgeRun,
+                              Review, ReviewPass)
 
 
 def posted_answers() -> QuerySet[Answer]:
@@ -56,7 +57,7 @@ class QueueFilters:
 
 
 def queue_answers(*, filters: QueueFilters, user) -> QuerySet[Answer]:
-    """Answers waiting for review that match the filters (unordered; see QUEUE_ORDER)."""
+    """Answers waiting for review that match the filters (unordered; see AnswerQuerySet.in_queue_order)."""
     return filtered_answers(Answer.objects.filter(review_status=Answer.ReviewStatus.IN_REVIEW), filters=filters,
                             user=user, waiting_only=True)
 
@@ -81,8 +82,8 @@ def filtered_answers(qs: QuerySet[Answer], *, filters: QueueFilters, user, waiti
         name, _, version = filters.profile.partition("@")
         qs = qs.filter(judged_by__profile=name, **({"judged_by__prompt_version": version} if version else {}))
     if filters.mine:  # leased to me, or assigned to me by a lead
-        mine = ReviewPass.objects.filter(answer=OuterRef("pk"), reviewer=user, status=ReviewPass.Status.OPEN)
-        qs = qs.filter(Exists(mine.filter(Q(lease_expires_at__gte=timezone.now()) | Q(assigned_by__isnull=False))))
+        mine = ReviewPass.objects.filter(answer=OuterRef("pk"), reviewer=user).holding_place(timezone.now())
+        qs = qs.filter(Exists(mine))
     for field in ("status", "verdict", "review_status"):
         if getattr(filters, field):
             qs = qs.filter(**{field: getattr(filters, field)})
@@ -177,7 +178,7 @@ def day_start(day: date) -> datetime:
     return datetime.combine(day, datetime.min.time(), tzinfo=timezone.get_current_timezone())
 
 
-QUEUE_ORDER = PageOrder((("priority", True, int), ("created_at", False, datetime.fromisoformat), ("id", False, int)))
+QUEUE_ORDER = PageOrder.of(Answer, AnswerQuerySet.QUEUE_ORDER)  # the keyset form of in_queue_order()
 
 
 NEWEST_FIRST = PageOrder((("created_at", True, datetime.fromisoformat), ("id", True, int)))
@@ -230,9 +231,7 @@ def queue_counts(filters: QueueFilters = QueueFilters(), user=None) -> dict[str,
     def compute() -> dict[str, int]:
         # count(*), not count(id): the review_status index alone answers it (count(id) reads the table).
         counts = dict(answers.values_list("review_status").annotate(n=Count("*")).order_by())
-        counts["leased"] = answers.filter(
-            review_status=Answer.ReviewStatus.IN_REVIEW, lease_expires_at__gte=timezone.now()
-        ).count()
+        counts["leased"] = answers.filter(review_status=Answer.ReviewStatus.IN_REVIEW).leased(timezone.now()).count()
         counts["failed"] = answers.filter(status=Answer.Status.FAILED).count()
         # Waiting for the judge: not `unrouted`, which golden-set answers (never routed) are too.
         judging = (Answer.Status.QUEUED, Answer.Status.JUDGING)
@@ -320,7 +319,7 @@ def adjudication_queue() -> QuerySet[Answer]:
     disputed = ArrayAgg("claims__cid", filter=Q(claims__human_label="", claims__run_id=F("judged_by_id")),
                         order_by="claims__position", default=Value([]))
     return (Answer.objects.filter(review_status=Answer.ReviewStatus.ADJUDICATING).annotate(disputed=disputed)
-            .select_related("client", "lease_holder", "judged_by").order_by("-priority", "created_at", "id"))
+            .select_related("client", "lease_holder", "judged_by").in_queue_order())
 
 
 @dataclass(frozen=True)
@@ -338,7 +337,7 @@ def reviewer_progress() -> list[ReviewerProgress]:
     waiting = Q(answer__review_status=Answer.ReviewStatus.IN_REVIEW)
     rows = (ReviewPass.objects.values("reviewer__username").annotate(
         assigned=Count("pk", filter=Q(status=open_, assigned_by__isnull=False) & waiting),
-        open=Count("pk", filter=Q(status=open_, lease_expires_at__gte=timezone.now()) & waiting),
+        open=Count("pk", filter=ReviewPass.live_lease(timezone.now()) & waiting),
         done=Count("pk", filter=Q(status=finished)),
         skipped=Count("pk", filter=Q(status=skipped)),
     ).order_by("reviewer__username"))

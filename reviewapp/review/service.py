@@ -48,7 +48,6 @@ ADJUDICATING = Answer.ReviewStatus.ADJUDICATING
 ADJUDICATED = Answer.ReviewStatus.ADJUDICATED
 OPEN, FINISHED, SKIPPED = ReviewPass.Status.OPEN, ReviewPass.Status.FINISHED, ReviewPass.Status.SKIPPED
 REVIEW, ADJUDICATION = Review.Stage.REVIEW, Review.Stage.ADJUDICATION
-QUEUE_ORDER = ("-priority", "created_at", "id")
 # lease_next: candidates found full once locked (another reviewer took the last place meanwhile)
 # are passed over; after this many it gives up rather than loop.
 LEASE_TRIES = 5
@@ -85,7 +84,7 @@ class DecisionConflict(ReviewError):
 
 
 def _lease_free(now) -> Q:
-    return Q(lease_holder__isnull=True) | Q(lease_expires_at__lt=now)
+    return ~Answer.live_lease(now)
 
 
 def _lease_until(now):
@@ -102,7 +101,7 @@ def multi_review(answer: Answer) -> bool:
 
 def _takes_place(now) -> Q:
     """A pass that holds one of its answer's places: finished, or open with a live lease or an assignment."""
-    return Q(status=FINISHED) | Q(status=OPEN) & (Q(lease_expires_at__gte=now) | Q(assigned_by__isnull=False))
+    return Q(status=FINISHED) | ReviewPass.live_lease(now) | Q(status=OPEN, assigned_by__isnull=False)
 
 
 def _open_to(queue, user, now):
@@ -130,14 +129,14 @@ def lease_next(*, user, queue=None, leaving: int | None = None) -> Answer | None
         queue = queue.exclude(pk=leaving)
         lease_release(user=user, answer_id=leaving)
     mine = ReviewPass.objects.filter(answer=OuterRef("pk"), reviewer=user, status=OPEN)
-    for own in (mine.filter(lease_expires_at__gte=now), mine.filter(assigned_by__isnull=False)):
-        for answer in queue.filter(Exists(own)).order_by(*QUEUE_ORDER)[:LEASE_TRIES]:
+    for own in (mine.live(now), mine.filter(assigned_by__isnull=False)):
+        for answer in queue.filter(Exists(own)).in_queue_order()[:LEASE_TRIES]:
             if lease_take(user=user, answer=answer):
                 return answer
     passed_over: list[int] = []
     for _ in range(LEASE_TRIES):
         with transaction.atomic():
-            candidates = _open_to(queue, user, now).exclude(pk__in=passed_over).order_by(*QUEUE_ORDER)
+            candidates = _open_to(queue, user, now).exclude(pk__in=passed_over).in_queue_order()
             # Skip answers another reviewer is taking; if every one left is being taken right now
             # (two reviewers wanting the last answer's two places), wait for one: such a lock is brief.
             answer = (candidates.select_for_update(skip_locked=True, of=("self",)).first()
@@ -159,8 +158,7 @@ def _take_locked(user, answer: Answer, now) -> bool:
     mine = ReviewPass.objects.filter(answer=answer, reviewer=user).first()
     if mine is not None and mine.status == FINISHED:
         return False
-    holds = mine is not None and mine.status == OPEN and (
-        mine.assigned_by_id is not None or (mine.lease_expires_at is not None and mine.lease_expires_at >= now))
+    holds = mine is not None and (mine.is_live(now) or mine.status == OPEN and mine.assigned_by_id is not None)
     if not holds:
         taken = ReviewPass.objects.filter(answer=answer).filter(_takes_place(now)).exclude(reviewer=user).count()
         if taken >= answer.reviews_required:
@@ -194,8 +192,7 @@ def lease_take(*, user, answer: Answer) -> bool:
 
 def lease_live(answer: Answer) -> bool:
     """Whether somebody holds the answer's latest lease and it has not expired."""
-    return answer.lease_holder_id is not None and answer.lease_expires_at is not None \
-        and answer.lease_expires_at >= timezone.now()
+    return answer.lease_live(timezone.now())
 
 
 def holds_lease(*, user, answer: Answer) -> bool:
@@ -203,7 +200,7 @@ def holds_lease(*, user, answer: Answer) -> bool:
     if answer.review_status == ADJUDICATING:
         return answer.lease_holder_id == user.pk and lease_live(answer)
     return answer.review_status == IN_REVIEW and ReviewPass.objects.filter(
-        answer=answer, reviewer=user, status=OPEN, lease_expires_at__gte=timezone.now()).exists()
+        answer=answer, reviewer=user).live(timezone.now()).exists()
 
 
 def can_take(*, user, answer: Answer) -> bool:
@@ -219,9 +216,9 @@ def can_take(*, user, answer: Answer) -> bool:
 def lease_renew(*, user, answer_id: int) -> bool:
     now = timezone.now()
     until = _lease_until(now)
-    mine = Q(lease_holder=user, lease_expires_at__gte=now)
-    renewed = ReviewPass.objects.filter(answer_id=answer_id, reviewer=user, status=OPEN, lease_expires_at__gte=now,
-                                        answer__review_status=IN_REVIEW).update(lease_expires_at=until)
+    mine = Q(Answer.live_lease(now), lease_holder=user)
+    renewed = (ReviewPass.objects.filter(answer_id=answer_id, reviewer=user, answer__review_status=IN_REVIEW)
+               .live(now).update(lease_expires_at=until))
     Answer.objects.filter(mine, pk=answer_id, review_status=IN_REVIEW).update(lease_expires_at=until)
     adjudicating = Answer.objects.filter(mine, pk=answer_id, review_status=ADJUDICATING).update(lease_expires_at=until)
     return bool(renewed or adjudicating)

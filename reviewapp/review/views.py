@@ -570,7 +570,7 @@ def assign(request: HttpRequest) -> HttpResponse:
         except BadRequest as exc:
             return bad_request(request, str(exc), back=back)
         waiting = selectors.filtered_answers(selectors.posted_answers(), filters=filters, user=request.user)
-        ids = list(waiting.filter(review_status=Answer.ReviewStatus.IN_REVIEW).order_by("-priority", "created_at", "id")
+        ids = list(waiting.filter(review_status=Answer.ReviewStatus.IN_REVIEW).in_queue_order()
                    .values_list("pk", flat=True)[: review_service.ASSIGN_MAX])
         if len(ids) > ASSIGN_PAGE and not request.POST.get("confirm_many"):
             return bad_request(request, f"Not assigned: these filters match {len(ids)} waiting answers, "
