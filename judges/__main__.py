@@ -1,5 +1,5 @@
 """Command line: `python -m judges check --input REQUEST.json`, `python -m judges profiles` and
-`python -m judges eval --dataset FILE.jsonl` (see judges/eval.py for what it measures).
+`python -m judges eval --dataset FILE.jsonl` (see judges/eval/ for what it measures).
 
 Exit codes of `check`: 0 judged, 1 judged but grounding_score < --fail-under, 2 bad input,
 3 the judge itself failed (JudgeError).

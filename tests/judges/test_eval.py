@@ -202,7 +202,7 @@ def test_detector_baselines_use_the_same_records_and_count_n_per_detector():
                    result=result(claim((0, 5), "UNSUPPORTED"))),
         ev.Outcome(ev.parse_record(record("c", answer, True, metadata={"gpt_4o": 1})), error="judge failed"),
     ]
-    blocks = ev.baselines([o for o in outcomes if o.result is not None])
+    blocks = ev.baseline_figures([o for o in outcomes if o.result is not None])
     assert blocks["gpt_4o"]["n"] == 2  # record c failed in our judge, so it is not scored for anyone
     assert blocks["gpt_4o"]["precision"] == 0.5
     assert blocks["gpt_4o"]["recall"] == 1.0
@@ -273,7 +273,7 @@ def test_a_judge_error_is_listed_and_left_out_of_the_figures(monkeypatch):
 
         return JudgeOutput(result=result(claim((0, 7), "SUPPORTED")), raw_output="")
 
-    monkeypatch.setattr(ev, "judge", flaky_judge)
+    monkeypatch.setattr(ev.run, "judge", flaky_judge)
     outcomes = ev.run_judge(records, JudgeConfig(), workers=2)
     assert [o.record.id for o in outcomes] == ["r0", "r1", "r2"]  # file order, whatever the pool did
     report = ev.build_report(outcomes)
