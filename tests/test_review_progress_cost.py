@@ -39,3 +39,26 @@ def test_mine_and_everyones_decisions_today_come_from_one_query_and_leave_out_un
 def test_the_undone_check_reads_the_undo_rows_index_not_the_review_table():
     sql = str(selectors.standing_reviews(Review.objects.filter(claim_id__in=[1, 2])).query)
     assert "NOT EXISTS" in sql and '"undoes_id" IS NOT NULL' in sql
+
+
+@pytest.mark.django_db
+def test_filtered_queue_counters_come_from_one_query_with_the_unfiltered_meaning():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from reviewapp.models import Answer
+
+    reviewer = make.user("rita", "reviewer")
+    flagged = [make.answer(review_status="in_review") for _ in range(3)]
+    for answer in flagged:
+        make.claim(answer, "UNSUPPORTED")
+    make.claim(make.answer(review_status="in_review"), "SUPPORTED")  # not matched by the filter
+    make.claim(make.answer(review_status="adjudicated"), "UNSUPPORTED")
+    Answer.objects.filter(pk=flagged[0].pk).update(lease_holder=reviewer,
+                                                   lease_expires_at=timezone.now() + timedelta(minutes=5))
+    filters = selectors.QueueFilters(label="UNSUPPORTED")
+    with CaptureQueriesContext(connection) as queries:
+        counts = selectors.queue_counts(filters, reviewer)
+    assert counts == {"in_review": 3, "adjudicated": 1, "leased": 1, "failed": 0, "not_judged": 0}
+    assert sum(f'FROM "{Answer._meta.db_table}"' in q["sql"] for q in queries) == 1

@@ -229,6 +229,8 @@ def queue_counts(filters: QueueFilters = QueueFilters(), user=None) -> dict[str,
     answers = filtered_answers(Answer.objects.all(), filters=filters, user=user) if filters.active() else Answer.objects
 
     def compute() -> dict[str, int]:
+        if filters.active():
+            return _filtered_counts(answers)
         # count(*), not count(id): the review_status index alone answers it (count(id) reads the table).
         counts = dict(answers.values_list("review_status").annotate(n=Count("*")).order_by())
         counts["leased"] = answers.filter(review_status=Answer.ReviewStatus.IN_REVIEW).leased(timezone.now()).count()
@@ -243,6 +245,21 @@ def queue_counts(filters: QueueFilters = QueueFilters(), user=None) -> dict[str,
         # Per user too: "assigned to me" counts differ between reviewers.
         key += ":" + hashlib.sha256(repr((filters, getattr(user, "pk", None))).encode()).hexdigest()[:32]
     return counted(key, compute)
+
+
+def _filtered_counts(answers: QuerySet[Answer]) -> dict[str, int]:
+    """queue_counts' counters of filtered answers in one pass: each filter (a label's or a
+    category's claims, a search) is a join every counter would repeat, four times its cost (92 of
+    the 221 ms of SQL of /queue/?label=PARTIALLY_SUPPORTED at 10k answers). Unfiltered, the
+    counters' own indexes answer each of them faster than one pass over the table."""
+    in_review = Q(review_status=Answer.ReviewStatus.IN_REVIEW)
+    counts = answers.aggregate(
+        **{status: Count("pk", filter=Q(review_status=status)) for status in Answer.ReviewStatus.values},
+        leased=Count("pk", filter=in_review & Q(lease_expires_at__gte=timezone.now())),
+        failed=Count("pk", filter=Q(status=Answer.Status.FAILED)),
+        not_judged=Count("pk", filter=Q(status__in=(Answer.Status.QUEUED, Answer.Status.JUDGING))),
+    )
+    return {key: n for key, n in counts.items() if n or key in ("leased", "failed", "not_judged")}
 
 
 SKIPPED = "answer.skipped"  # the AuditEvent action of a reviewer's skip (services.review.answer_skip)
