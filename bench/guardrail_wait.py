@@ -5,7 +5,8 @@ and p95 <= 50 ms over the judge's own time. A benchmark, not a test.
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk CELERY_BROKER_URL=redis://127.0.0.1:6379/12 \\
         python bench/guardrail_wait.py [--quick] [--answers 200] [--clients 8] [--llm-latency 0.3]
 
-Real processes: gunicorn (2 sync workers) serving the app on a free port, one Celery worker
+Real processes: gunicorn (2 workers; uvicorn's, serving the ASGI app as docker-compose.yml does,
+unless --worker-class says sync or gthread) serving the app on a free port, one Celery worker
 subprocess (thread pool, on a connection pool of --pool-size as compose's worker), and for the
 `openai` backend the fake LLM (tests/fake_openai.py) answering after a fixed latency; the database
 is one of the bench's own (DATABASE_URL's server, database `<name>_guardrail_bench`, or
@@ -268,7 +269,8 @@ def measure(api: Api, bodies, *, mode: str, backend: str, llm_url: str, clients:
 
 
 def report(backend: str, mode: str, clients: int, results: list[dict], *, command: str, setup: dict) -> None:
-    web = "" if setup["gunicorn"].startswith("sync") else f", gunicorn {setup['gunicorn']}"  # sync: the figure of record
+    # uvicorn, as compose runs the web, is the figure of record; the others are named.
+    web = "" if setup["gunicorn"].startswith("uvicorn") else f", gunicorn {setup['gunicorn']}"
     label = f"guardrail {mode} ({backend}, {clients} client{'s' if clients > 1 else ''}{web})"
     wall = [r["wall_ms"] for r in results]
     cpu = results[0]["cpu_ms_per_answer"]
@@ -331,8 +333,9 @@ def main() -> int:
     parser.add_argument("--llm-latency", type=float, default=0.3, help="the fake LLM's seconds per request")
     parser.add_argument("--backend", action="append", choices=("offline", "openai"),
                         help="repeatable; default both")
-    parser.add_argument("--worker-class", default="sync", choices=("sync", "gthread"),
-                        help="gunicorn's (2 workers; gthread: 4 threads each)")
+    parser.add_argument("--worker-class", default="uvicorn", choices=("uvicorn", "sync", "gthread"),
+                        help="gunicorn's (2 workers): uvicorn serves the ASGI app as compose does (the wait "
+                             "an async view); sync, as compose did before; gthread, 4 threads each")
     parser.add_argument("--worker-threads", type=int, default=8, help="the Celery worker's thread pool")
     parser.add_argument("--pool-size", type=int, default=8,
                         help="the worker's DATABASE_POOL_SIZE, as compose's has one (0: Celery reconnects every task)")
