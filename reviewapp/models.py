@@ -729,7 +729,7 @@ class AlertState(models.Model):
     name = models.CharField(max_length=40, unique=True)  # the webhook event, e.g. alert.miss_rate
     active = models.BooleanField(default=False)
     changed_at = models.DateTimeField(null=True, blank=True)
-    detail = models.JSONField(default=dict, blank=True)  # the figures when it last changed
+    detail = models.JSONField(default=dict, blank=True)  # the figures of its latest evaluation
 
     def __str__(self) -> str:
         return f"{self.name} ({'on' if self.active else 'off'})"
@@ -812,7 +812,8 @@ class WorkedExample(AppendOnly):
 
 # --- webhooks --------------------------------------------------------------------------------
 
-WEBHOOK_EVENTS = ("answer.judged", "answer.adjudicated", "answer.reopened")
+# alert.miss_rate is about the passed answers, not one answer: its deliveries have no answer.
+WEBHOOK_EVENTS = ("answer.judged", "answer.adjudicated", "answer.reopened", "alert.miss_rate")
 
 
 def default_webhook_events() -> list[str]:
@@ -875,7 +876,8 @@ class WebhookDelivery(models.Model):
         FAILED = "failed"
 
     endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries")
-    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="webhook_deliveries")
+    answer = models.ForeignKey(Answer, null=True, blank=True, on_delete=models.CASCADE,
+                               related_name="webhook_deliveries")
     event = models.CharField(max_length=40, choices=_choices(WEBHOOK_EVENTS))
     # The receiver's idempotency key: the same on every attempt of this delivery.
     event_id = models.CharField(max_length=40, unique=True)

@@ -7,7 +7,7 @@ import pytest
 
 from reviewapp import enqueue
 from reviewapp.labels.alerts import MISS_RATE, miss_rate_evaluate
-from reviewapp.models import AlertState, AuditEvent, Policy
+from reviewapp.models import AlertState, ApiClient, AuditEvent, Policy, WebhookDelivery
 from reviewapp.policy.service import policy_create, policy_values
 from reviewapp.review import service as review_service
 from tests import factories as make
@@ -33,6 +33,17 @@ def test_the_alert_fires_once_per_crossing_and_clears_when_the_bound_falls_under
     _target(0.2)
     assert miss_rate_evaluate() == "fired"
     assert AuditEvent.objects.filter(action=MISS_RATE).count() == 2
+
+
+def test_each_crossing_makes_one_delivery_per_endpoint_that_chose_it_and_none_elsewhere(fixed_case):  # noqa: F811
+    _, chose = make.webhook_endpoint(events=[MISS_RATE])
+    make.webhook_endpoint(client=ApiClient.objects.create(name="quiet", token_hash="q" * 64, token_prefix="cdk_q"))
+    _target(0.2)
+    miss_rate_evaluate()
+    miss_rate_evaluate()
+    [delivery] = WebhookDelivery.objects.all()
+    assert (delivery.endpoint, delivery.answer, delivery.event) == (chose, None, MISS_RATE)
+    assert delivery.payload["data"]["miss_rate"]["high"] == pytest.approx(0.53336, abs=1e-5)
 
 
 @pytest.mark.django_db

@@ -361,7 +361,7 @@ def otlp_traces(request: HttpRequest):
 
 # --- webhooks --------------------------------------------------------------------------------
 
-WebhookEvent = Literal["answer.judged", "answer.adjudicated", "answer.reopened"]
+WebhookEvent = Literal["answer.judged", "answer.adjudicated", "answer.reopened", "alert.miss_rate"]
 
 
 class WebhookIn(BaseModel):
@@ -440,7 +440,7 @@ class WebhookAttemptOut(BaseModel):
 class WebhookDeliveryOut(BaseModel):
     event_id: str
     event: str
-    answer_id: UUID = Field(description="The answer's `id`")
+    answer_id: UUID | None = Field(description="The answer's `id`; null for `alert.miss_rate`")
     status: Literal["pending", "delivered", "failed"]
     attempts: list[WebhookAttemptOut]
     next_attempt_at: datetime | None

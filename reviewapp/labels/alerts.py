@@ -15,8 +15,9 @@ from django.utils import timezone
 from reviewapp.audit import audit_record
 from reviewapp.labels import missrate
 from reviewapp.models import AlertState, Policy
+from reviewapp.webhooks.service import MISS_RATE_ALERT, team_event_record
 
-MISS_RATE = "alert.miss_rate"
+MISS_RATE = MISS_RATE_ALERT  # the webhook event, the AlertState's name and the AuditEvent's action
 
 
 def miss_rate_figures(rates: dict, policy: Policy) -> dict:
@@ -37,12 +38,12 @@ def miss_rate_evaluate(*, now: datetime | None = None) -> str:
     AlertState.objects.get_or_create(name=MISS_RATE)
     state = AlertState.objects.filter(name=MISS_RATE)
     with transaction.atomic():
-        if rates["above"]:
-            if not state.filter(active=False).update(active=True, changed_at=now, detail=figures):
-                return "unchanged"
+        if rates["above"] and state.filter(active=False).update(active=True, changed_at=now, detail=figures):
             audit_record(actor_label="system", action=MISS_RATE, obj=state.get(), after=figures)
+            team_event_record(event=MISS_RATE, data={"miss_rate": figures})
             return "fired"
-        if state.filter(active=True).update(active=False, changed_at=now, detail=figures):
+        if not rates["above"] and state.filter(active=True).update(active=False, changed_at=now, detail=figures):
             audit_record(actor_label="system", action=f"{MISS_RATE}.cleared", obj=state.get(), after=figures)
             return "cleared"
+        state.update(detail=figures)  # the latest figures; changed_at stays the crossing's time
     return "unchanged"

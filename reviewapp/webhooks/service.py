@@ -49,7 +49,7 @@ from reviewapp.webhooks.signing import DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_
 
 log = logging.getLogger(__name__)
 
-JUDGED, ADJUDICATED, REOPENED = WEBHOOK_EVENTS
+JUDGED, ADJUDICATED, REOPENED, MISS_RATE_ALERT = WEBHOOK_EVENTS
 USER_AGENT = "ClaimDesk-Webhooks/1"
 # How long past its timeout a held delivery stays held: a worker that died mid-send lets go.
 SENDING_MARGIN_SECONDS = 30
@@ -236,6 +236,22 @@ def event_record(*, answer: Answer, event: str, state: Callable[[], dict] | None
     # pending and `manage.py webhooks_resend` (or an admin's "retry now") sends it later.
     transaction.on_commit(lambda: enqueue.deliver_webhook_later(delivery.pk), robust=True)
     return [delivery]
+
+
+def team_event_record(*, event: str, data: dict) -> list[WebhookDelivery]:
+    """An event about the team's work rather than one answer (alert.miss_rate), for every live
+    endpoint that chose it: its deliveries have no answer. Call inside the transaction that
+    recorded what happened; the tasks are enqueued once it commits."""
+    now = timezone.now()
+    deliveries = []
+    for endpoint in WebhookEndpoint.objects.filter(removed_at__isnull=True, active=True, events__contains=[event]):
+        event_id = f"evt_{uuid.uuid4().hex}"
+        delivery = WebhookDelivery.objects.create(
+            endpoint=endpoint, answer=None, event=event, event_id=event_id, next_attempt_at=now,
+            payload={"id": event_id, "type": event, "created": now.isoformat(), "data": data})
+        transaction.on_commit(lambda pk=delivery.pk: enqueue.deliver_webhook_later(pk), robust=True)
+        deliveries.append(delivery)
+    return deliveries
 
 
 # --- sending ---------------------------------------------------------------------------------
