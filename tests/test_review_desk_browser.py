@@ -139,6 +139,8 @@ def test_both_panes_keep_300_px_and_the_toolbar_its_clicks_with_comments(page, l
     _take(page, answer)
     left, right, pinned = page.evaluate(PANES)
     assert left >= 300 and right >= 300, (left, right)
+    assert page.locator(".toolbar").bounding_box()["height"] < 50  # one line of buttons, not two
+    assert "{#" not in page.locator("body").inner_text()  # no template comment shows as text
     assert page.locator("#answer-text").is_visible() and pinned <= 0.25 * size[1] + 1
     assert all(ok for _, ok in page.evaluate(CLICKABLE)), page.evaluate(CLICKABLE)
     # The selected card's buttons are inside its pane, not cut off.
@@ -243,17 +245,19 @@ def test_g_opens_the_guidelines_beside_the_claims_and_they_stay_open_through_a_d
     page.keyboard.press("g")
     panel.wait_for()
     assert panel.locator("h2", has_text="Prices").is_visible() and "policy v2" in panel.inner_text()
-    assert page.locator(".toolbar .guidelines-toggle").get_attribute("aria-expanded") == "true"
+    assert page.locator(".review-head .guidelines-toggle").get_attribute("aria-expanded") == "true"
     # Beside the claims, not over them: the selected card and its Confirm button stay clickable.
     claims, shown = page.locator(".columns > .left").bounding_box(), panel.bounding_box()
     assert shown["x"] >= claims["x"] + claims["width"] - 1, (claims, shown)
+    assert all(ok for _, ok in page.evaluate(CLICKABLE)), page.evaluate(CLICKABLE)  # the toolbar above it too
+    page.screenshot(path="/tmp/desk-guidelines.png")
     with page.expect_response(lambda r: "/decide" in r.url):
         page.locator(".claim-card.selected button.confirm").click()
     page.wait_for_function("() => document.querySelector('#claim-count b')?.textContent === '1/6'")
     assert panel.is_visible()  # a decision's redraw leaves it open
     page.reload()
     panel.wait_for()  # so does a reload (kept in this browser)
-    assert page.locator(".toolbar .guidelines-toggle").get_attribute("aria-expanded") == "true"
+    assert page.locator(".review-head .guidelines-toggle").get_attribute("aria-expanded") == "true"
     page.keyboard.press("g")
     assert not panel.is_visible()
     assert Policy.current().guidelines.startswith("## Prices") and rita.is_active

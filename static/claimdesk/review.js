@@ -67,10 +67,18 @@
     const aside = document.getElementById("guidelines");
     if (!aside) return;
     aside.hidden = !open;
-    for (const button of document.querySelectorAll(".toolbar .guidelines-toggle")) {
+    // At desktop width it lies over the passages, from their top down: the head and the toolbar
+    // above it keep their clicks (their height varies with alerts and the pinned answer).
+    const columns = document.querySelector(".columns");
+    const wide = window.matchMedia("(min-width: 900px)").matches;
+    aside.style.top = wide && columns ? `${Math.max(8, Math.round(columns.getBoundingClientRect().top))}px` : "";
+    for (const button of document.querySelectorAll(".review-head .guidelines-toggle")) {
       button.setAttribute("aria-expanded", String(open));
     }
   }
+  window.addEventListener("resize", () => {
+    if (document.getElementById("guidelines")?.hidden === false) showGuidelines(true);
+  });
   function toggleGuidelines() {
     const open = document.getElementById("guidelines")?.hidden === true;
     localStorage.setItem(GUIDELINES_KEY, open ? "1" : "0");
