@@ -176,12 +176,14 @@ def test_on_a_390_px_phone_the_toolbar_stays_in_reach_and_buttons_are_finger_siz
     assert page.js_errors == []
 
 
-# Every visible button narrower in height than a finger, as "text: height".
-SMALL_BUTTONS = """() => Array.from(document.querySelectorAll('button')).filter(b => b.offsetParent)
-  .map(b => [b.textContent.trim().slice(0, 30), Math.round(b.getBoundingClientRect().height)]).filter(([, h]) => h < 44)"""
+# Every visible control less tall than a finger, as [text or name, height].
+SMALL_BUTTONS = """() => Array.from(document.querySelectorAll(
+  'button, select, textarea, input:not([type=checkbox]):not([type=radio]):not([type=hidden])')).filter(b => b.offsetParent)
+  .map(b => [(b.textContent.trim() || b.name).slice(0, 30), Math.round(b.getBoundingClientRect().height)])
+  .filter(([, h]) => h < 44)"""
 
 
-def test_on_a_390_px_phone_every_queue_column_is_on_screen_and_every_button_finger_sized(page, live_server):
+def test_on_a_390_px_phone_every_queue_column_is_on_screen_and_every_control_finger_sized(page, live_server):
     make.user("rita", "reviewer")
     answer = make.judged(TWO_FLAGS)
     page.set_viewport_size({"width": 390, "height": 844})
