@@ -145,7 +145,9 @@ def line_chart(title: str, xlabels: list[str], series: list[tuple[str, list[floa
         title=title,
         lines=lines,
         grid=[(y(v), f"{v:.0%}") for v in (0.0, 0.25, 0.5, 0.75, 1.0)],
-        xlabels=[(x(i), label) for i, label in enumerate(xlabels) if i % every == 0 or i == len(xlabels) - 1],
+        # The last label too, unless it would sit on the one before it.
+        xlabels=[(x(i), label) for i, label in enumerate(xlabels)
+                 if i % every == 0 or (i == len(xlabels) - 1 and i % every >= every / 2)],
     )
 
 
