@@ -36,7 +36,7 @@ def drafts_clear(user, claim_ids: Iterable[int]) -> None:
 def own_decisions(user, answer: Answer) -> dict[int, tuple[str, str, str, int]]:
     """(decision, label, note, version) of each claim `user` may edit the note of: their own
     decisions in a pass of several reviewers, else the claims' stored decisions."""
-    if review_service.multi_review(answer) and answer.review_status == Answer.ReviewStatus.IN_REVIEW:
+    if selectors.multi_review(answer) and answer.review_status == Answer.ReviewStatus.IN_REVIEW:
         versions = selectors.own_versions(answer, user)
         return {r.claim_id: (r.decision, r.final_label, r.note, versions.get(r.claim_id, 0))
                 for r in selectors.current_decisions(answer.pk, reviewer=user)}

@@ -406,3 +406,83 @@ def run_comparison(answer: Answer, other: JudgeRun) -> list[ComparedClaim]:
         return (claim.answer_start if claim.answer_start is not None else len(answer.answer), claim.position)
 
     return sorted(rows, key=place)
+
+
+# --- what a reviewer may see ---------------------------------------------------------------------
+
+
+def multi_review(answer: Answer) -> bool:
+    """Whether the answer's reviewers decide apart, each in their own pass (several reviews asked for)."""
+    return answer.reviews_required > 1
+
+
+def has_finished(user, answer: Answer) -> bool:
+    """Whether `user` finished a pass on `answer`."""
+    return ReviewPass.objects.filter(answer=answer, reviewer=user, status=ReviewPass.Status.FINISHED).exists()
+
+
+def blind_to_others(user, answer: Answer) -> bool:
+    """Whether `user` must not see the other reviewers' decisions and comments on `answer` yet:
+    several reviews asked for, blind, still waiting for review, and `user` has not finished."""
+    return (multi_review(answer) and answer.reviews_blind and answer.review_status == Answer.ReviewStatus.IN_REVIEW
+            and not has_finished(user, answer))
+
+
+def pending_claims(answer: Answer) -> QuerySet[Claim]:
+    """Flagged judge claims nobody has decided yet: the answer is adjudicated when none are left."""
+    return shown_claims_for_review(answer).filter(origin=Claim.Origin.JUDGE, decision="").exclude(label="SUPPORTED")
+
+
+@dataclass(frozen=True)
+class SeenClaims:
+    """An answer's claims as one reviewer may see them (claims_seen_by)."""
+
+    claims: list[Claim]
+    multi: bool  # several reviewers decide apart
+    blind: bool  # the other reviewers' decisions, history and comments are hidden from this one for now
+    pending: int  # flagged claims still to decide (in a pass of several: by this reviewer)
+
+
+def claims_seen_by(user, answer: Answer) -> SeenClaims:
+    """The claims a reviewer sees, fitted to what they may see (in memory; nothing is saved). One
+    review asked for: as stored. Several: while the answer waits for review, each claim shows the
+    user's own decision; blind, until they finish, none of the others' decisions or history. Once
+    the others' decisions may be seen, each claim carries `pass_decisions`, every reviewer's."""
+    claims = list(shown_claims_for_review(answer).select_related("decided_by")
+                  .prefetch_related("evidence", "reviews__reviewer"))
+    multi = multi_review(answer)
+    waiting = answer.review_status == Answer.ReviewStatus.IN_REVIEW
+    blind = blind_to_others(user, answer)
+    if multi and waiting:
+        mine = {r.claim_id: r for r in current_decisions(answer.pk, reviewer=user)}
+        versions = own_versions(answer, user)
+        for claim in claims:
+            own = mine.get(claim.pk)
+            claim.human_label, claim.decision = (own.final_label, own.decision) if own else ("", "")
+            claim.note, claim.decision_mode = (own.note, own.decision_mode) if own else ("", "")
+            claim.decided_by = user if own else None
+            claim.version = versions.get(claim.pk, 0)
+    others: dict[int, list] = {}
+    if multi and not blind:
+        for review in current_decisions(answer.pk):
+            others.setdefault(review.claim_id, []).append(review)
+    for claim in claims:
+        claim.shown_history = [r for r in claim.reviews.all() if not blind or r.reviewer_id == user.pk]
+        claim.pass_decisions = others.get(claim.pk, [])
+        labels = {r.final_label for r in claim.pass_decisions}
+        claim.reviewers_disagree = len(labels) > 1
+    if multi:
+        pending = sum(1 for c in claims if not c.decision and (c.label != "SUPPORTED" or not waiting))
+    else:
+        pending = pending_claims(answer).count()
+    return SeenClaims(claims, multi, blind, pending)
+
+
+def comments_seen_by(user, answer: Answer, *, blind: bool | None = None) -> tuple[list[AnswerComment], int]:
+    """The answer's thread as `user` may see it, and how many comments it hides: a blind reviewer
+    sees only their own until they finish. `blind`: blind_to_others, when the caller knows it."""
+    if blind is None:
+        blind = blind_to_others(user, answer)
+    thread = answer_comments(answer)
+    shown = [c for c in thread if c.author_id == user.pk] if blind else thread
+    return shown, len(thread) - len(shown)

@@ -37,7 +37,8 @@ from reviewapp.review import selectors
 from reviewapp.access import ROLES, is_lead, is_lead_or_admin, is_reviewer
 from reviewapp.models import (Answer, AuditEvent, Claim, ConsensusMethod, DecisionMode, Policy, Review,
                               ReviewPass)
-from reviewapp.review.selectors import shown_claims_for_review
+# Reads of what a reviewer may see, used by the writes here too (one definition, in selectors).
+from reviewapp.review.selectors import has_finished, multi_review, pending_claims, shown_claims_for_review
 from reviewapp.audit import audit_record
 from reviewapp.webhooks.service import event_record
 from reviewapp.policy.routing import AUDIT_REASON
@@ -89,11 +90,6 @@ def _lease_free(now) -> Q:
 
 def _lease_until(now):
     return now + timedelta(seconds=Policy.current().lease_seconds)
-
-
-def multi_review(answer: Answer) -> bool:
-    """Whether the answer's reviewers decide apart, each in their own pass (several reviews asked for)."""
-    return answer.reviews_required > 1
 
 
 # --- leases ----------------------------------------------------------------------------------
@@ -280,11 +276,6 @@ def _require_lease(user, answer: Answer) -> None:
     raise ReviewError(lease_refusal(answer, user))
 
 
-def has_finished(user, answer: Answer) -> bool:
-    """Whether `user` finished a pass on `answer`."""
-    return ReviewPass.objects.filter(answer=answer, reviewer=user, status=FINISHED).exists()
-
-
 def _others_on(user, answer: Answer):
     """The other reviewers' passes on `answer` that count: open or finished, not skipped."""
     return ReviewPass.objects.filter(answer=answer).exclude(reviewer=user).exclude(status=SKIPPED)
@@ -294,13 +285,6 @@ def reviewed(user, answer: Answer) -> bool:
     """Whether `user` decided anything on `answer` as one of its reviewers: such a lead is a party to
     a disagreement on it, and another lead settles it."""
     return Review.objects.filter(answer=answer, reviewer=user, stage=REVIEW).exists()
-
-
-def blind_to_others(user, answer: Answer) -> bool:
-    """Whether `user` must not see the other reviewers' decisions and comments on `answer` yet:
-    several reviews asked for, blind, still waiting for review, and `user` has not finished."""
-    return (multi_review(answer) and answer.reviews_blind and answer.review_status == Answer.ReviewStatus.IN_REVIEW
-            and not has_finished(user, answer))
 
 
 # --- assignment ------------------------------------------------------------------------------
@@ -647,11 +631,6 @@ def _pass_undo(user, answer: Answer, last: Review) -> Claim:
 
 
 # --- consensus and adjudication --------------------------------------------------------------
-
-
-def pending_claims(answer: Answer):
-    """Flagged judge claims nobody has decided yet: the answer is adjudicated when none are left."""
-    return shown_claims_for_review(answer).filter(origin=Claim.Origin.JUDGE, decision="").exclude(label="SUPPORTED")
 
 
 def pending_claims_for(user, answer: Answer):

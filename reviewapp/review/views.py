@@ -148,10 +148,8 @@ def _redirect(request: HttpRequest, url: str) -> HttpResponse:
 
 def _review_context(request: HttpRequest, answer: Answer, *, selected: int | None = None) -> dict:
     user = request.user
-    claims = list(
-        selectors.shown_claims_for_review(answer).select_related("decided_by").prefetch_related("evidence", "reviews__reviewer")
-    )
-    seen = _as_seen_by(user, answer, claims)
+    seen = selectors.claims_seen_by(user, answer)
+    claims = seen.claims
     drafts = drafts_service.drafts_for(user, answer)
     for claim in claims:
         # What the note box shows: the reviewer's draft (typed, not yet saved with a decision) over the note.
@@ -195,14 +193,14 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
         "holds_lease": holds,
         "decidable": decidable,
         "adjudicating": adjudicating,
-        "can_add_claim": decidable and not adjudicating and not review_service.multi_review(answer),
+        "can_add_claim": decidable and not adjudicating and not seen.multi,
         "read_only": read_only,
         "held_by_other": read_only and not review_service.can_take(user=user, answer=answer),
         "held_message": review_service.lease_refusal(answer, user) if read_only else "",
-        "pending": seen["pending"],
+        "pending": seen.pending,
         "decided_count": sum(1 for c in claims if c.decision),
-        "multi_review": seen["multi"],
-        "blind_now": seen["blind"],
+        "multi_review": seen.multi,
+        "blind_now": seen.blind,
         "progress": review_service.review_progress(user=user),
         "is_admin": is_admin(user),
         "reviewers": review_service.assignable_reviewers() if is_lead_or_admin(user) else [],
@@ -218,39 +216,6 @@ def _differing(ev: Evidence, claim: Claim, side: str, within: tuple[int, int]) -
             start, end = difference[side]
             spans.append((max(start, within[0]), min(end, within[1]), Differs(claim, difference["kind"])))
     return spans
-
-
-def _as_seen_by(user, answer: Answer, claims: list[Claim]) -> dict:
-    """Fit the claims to what `user` may see (in memory; nothing is saved). One review asked for:
-    as stored. Several: while the answer waits for review, each claim shows the user's own
-    decision; with `blind`, until they finish, none of the others' decisions or history. Once the
-    others' decisions may be seen, each claim carries `pass_decisions`, every reviewer's, side by side."""
-    multi = review_service.multi_review(answer)
-    waiting = answer.review_status == Answer.ReviewStatus.IN_REVIEW
-    blind = review_service.blind_to_others(user, answer)
-    if multi and waiting:
-        mine = {r.claim_id: r for r in selectors.current_decisions(answer.pk, reviewer=user)}
-        versions = selectors.own_versions(answer, user)
-        for claim in claims:
-            own = mine.get(claim.pk)
-            claim.human_label, claim.decision = (own.final_label, own.decision) if own else ("", "")
-            claim.note, claim.decision_mode = (own.note, own.decision_mode) if own else ("", "")
-            claim.decided_by = user if own else None
-            claim.version = versions.get(claim.pk, 0)
-    others: dict[int, list] = {}
-    if multi and not blind:
-        for review in selectors.current_decisions(answer.pk):
-            others.setdefault(review.claim_id, []).append(review)
-    for claim in claims:
-        claim.shown_history = [r for r in claim.reviews.all() if not blind or r.reviewer_id == user.pk]
-        claim.pass_decisions = others.get(claim.pk, [])
-        labels = {r.final_label for r in claim.pass_decisions}
-        claim.reviewers_disagree = len(labels) > 1
-    if multi:
-        pending = sum(1 for c in claims if not c.decision and (c.label != "SUPPORTED" or not waiting))
-    else:
-        pending = review_service.pending_claims(answer).count()
-    return {"multi": multi, "blind": blind, "pending": pending}
 
 
 def _load(answer_id: int) -> Answer:
@@ -505,11 +470,8 @@ COMMENTS = "reviewapp/_comments.html"
 def comments_context(answer: Answer, *, user, form: CommentForm | None = None, others_hidden: bool | None = None) -> dict:
     """What the partial needs. `others_hidden`: show `user` only their own comments and how many
     others there are (a blind review, until the reviewer has finished; found out when not given)."""
-    if others_hidden is None:
-        others_hidden = review_service.blind_to_others(user, answer)
-    thread = selectors.answer_comments(answer)
-    shown = [c for c in thread if c.author_id == user.pk] if others_hidden else thread
-    return {"answer": answer, "comments": shown, "comments_hidden": len(thread) - len(shown),
+    shown, hidden = selectors.comments_seen_by(user, answer, blind=others_hidden)
+    return {"answer": answer, "comments": shown, "comments_hidden": hidden,
             "comment_form": form or CommentForm()}
 
 
