@@ -8,12 +8,11 @@ from __future__ import annotations
 import time
 
 from judges.budget import BudgetSpent, within_cpu_budget
+# The types the engine and its backends exchange live in judges.types and judges.config (backends
+# import them from there, the engine imports the backends); re-exported for the engine's callers.
+from judges.config import Backend, JudgeConfig
 from judges.examples import versioned
-# The types the engine and its backends exchange live in judges.types (backends import them from
-# there, the engine imports the backends); they are re-exported here for the engine's callers.
-from judges.types import (
-    Backend, JudgeConfig, JudgeError, JudgeIdentity, JudgeInfo, JudgeOutput, JudgeRequest,
-)
+from judges.types import JudgeError, JudgeIdentity, JudgeInfo, JudgeOutput, JudgeRequest
 
 __all__ = ["Backend", "JudgeConfig", "JudgeError", "JudgeIdentity", "JudgeOutput", "identify", "judge"]
 

@@ -1,7 +1,9 @@
 """Imports point one way: no import cycle among the modules of reviewapp/ and judges/, counting
-imports inside functions (a lazy import still ties the two modules together); judges/ never imports
-Django or reviewapp; no service imports the tasks module (tasks call services; services send tasks
-through reviewapp/enqueue.py, by name). Read from the source (the AST), nothing is imported."""
+imports inside functions (a lazy import still ties the two modules together) and imports only type
+checkers read (under `if TYPE_CHECKING:`: a reader still needs one module to understand the other);
+judges/ never imports Django or reviewapp; no service imports the tasks module (tasks call services;
+services send tasks through reviewapp/enqueue.py, by name). Read from the source (the AST), nothing
+is imported."""
 
 from __future__ import annotations
 
@@ -28,12 +30,8 @@ MODULES = _modules()
 
 
 def _statements(tree: ast.AST):
-    """Every node of the tree except what sits under `if TYPE_CHECKING:`: an import there is only
-    read by type checkers (the annotations are strings at run time), never run."""
+    """Every node of the tree, those under `if TYPE_CHECKING:` included."""
     for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
-            yield from (n for child in node.orelse for n in [child, *_statements(child)])
-            continue
         yield node
         yield from _statements(node)
 
@@ -94,8 +92,22 @@ def _a_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-def test_an_import_only_for_type_checkers_is_not_an_edge():
-    assert "judges.examples" not in _graph()["judges.types"]  # under `if TYPE_CHECKING:`
+def test_an_import_only_for_type_checkers_is_an_edge_too(tmp_path):
+    source = tmp_path / "reader.py"
+    source.write_text("from typing import TYPE_CHECKING\n\n"
+                      "if TYPE_CHECKING:\n    from judges.checks.answer import Answer\n")
+    assert "judges.checks.answer" in _imported("judges.checks.reader", source)
+
+
+def test_the_check_fails_on_a_cycle_of_type_only_imports(tmp_path):
+    """checks/answer imported checks/quotes, which imported checks/answer for its types only."""
+    (tmp_path / "answer.py").write_text("from judges.checks.quotes import quotations\n")
+    (tmp_path / "quotes.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                        "    from judges.checks.answer import Answer\n")
+    graph = {"judges.checks.answer": _imported("judges.checks.answer", tmp_path / "answer.py"),
+             "judges.checks.quotes": _imported("judges.checks.quotes", tmp_path / "quotes.py")}
+    graph = {module: targets & set(graph) for module, targets in graph.items()}
+    assert _a_cycle(graph) == ["judges.checks.answer", "judges.checks.quotes", "judges.checks.answer"]
 
 
 def test_the_check_sees_the_modules_and_their_lazy_imports():

@@ -52,7 +52,8 @@ from judges.ratelimit import (
     in_flight_limit_for,
     limiter_for,
 )
-from judges.types import JudgeConfig, JudgeError, JudgeInfo, JudgeOutput, JudgeRequest, JudgeResult, Usage
+from judges.config import JudgeConfig
+from judges.types import JudgeError, JudgeInfo, JudgeOutput, JudgeRequest, JudgeResult, Usage
 
 RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 FORMATS = ("json_schema", "json_object", "text")

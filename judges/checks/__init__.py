@@ -12,7 +12,9 @@ rule, each module's docstring stating it:
 - `apply` -- runs them all and lands the findings on the claims (lower, never raise; add only).
 
 Shared by them: `answer` (the answer read once), `findings` (what a check found), `matching`
-(text matching after normalization) and `spans` (masks and overlap lookups over the answer).
+(text matching after normalization), `spans` (masks and overlap lookups over the answer), and the
+readers `answer` uses, below every check so that no check and `answer` import each other:
+`quoted` (the quotations in a text) and `mentions` (its provenance statements).
 """
 
 from judges.checks.answer import Answer
@@ -22,12 +24,11 @@ from judges.checks.citations import (
 )
 from judges.checks.findings import Finding
 from judges.checks.matching import find_in_passages
+from judges.checks.mentions import ProvenanceMention, ProvenanceVerdict, provenance_mentions
 from judges.checks.numbers import check_numbers
-from judges.checks.provenance import (
-    PROVENANCE_FILLER, ProvenanceMention, ProvenanceVerdict, check_provenance, provenance_mentions,
-    provenance_verdict,
-)
-from judges.checks.quotes import QUOTE_MIN_CHARS, QUOTE_MIN_WORDS, Quotation, check_quotations, quotations
+from judges.checks.provenance import PROVENANCE_FILLER, check_provenance, provenance_verdict
+from judges.checks.quoted import QUOTE_MIN_CHARS, QUOTE_MIN_WORDS, Quotation, quotations
+from judges.checks.quotes import check_quotations
 from judges.checks.trust import (
     SUPPORT_MIN_UNDER_ATTACK, SUPPORT_MIN_WORDS, check_answer_injections,
     check_evidence, check_support, trusted_passages,

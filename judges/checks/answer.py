@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cached_property
 
-from judges.checks.provenance import ProvenanceMention, provenance_mentions
-from judges.checks.quotes import Quotation, quotations
+from judges.checks.mentions import ProvenanceMention, provenance_mentions
+from judges.checks.quoted import Quotation, quotations
 from judges.checks.spans import SpanIndex
 from judges.passages import index_units
 from judges.text import Quantity, quantities, split_sentences

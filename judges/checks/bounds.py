@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from judges.checks.citations import CITATION_MARKER
 from judges.checks.findings import Finding
-from judges.checks.quotes import quotations
+from judges.checks.quoted import quotations
 from judges.text import quantities, rough_pieces
 from judges.types import Claim
 

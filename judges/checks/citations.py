@@ -20,17 +20,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
+from judges.checks.answer import Answer
 from judges.checks.findings import Finding
 from judges.checks.spans import blank
 from judges.passages import index_units
 from judges.silence import silence
 from judges.text import META_STEMS, content_words, quantities, stem
 from judges.types import Fabrication, Passage, Span
-
-if TYPE_CHECKING:
-    from judges.checks.answer import Answer
 
 
 # Share of a citing sentence's content words the cited passages must contain (and every number).

@@ -11,15 +11,11 @@ here: citation markers, list numbers opening a line, URLs, quantities inside a c
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from judges.checks.answer import Answer
 from judges.checks.findings import Finding
 from judges.checks.spans import Mask
 from judges.text import Quantity
 from judges.types import Fabrication
-
-if TYPE_CHECKING:
-    from judges.checks.answer import Answer
 
 
 def check_numbers(answer: Answer) -> list[Finding]:

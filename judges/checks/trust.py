@@ -27,22 +27,19 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import chain
-from typing import TYPE_CHECKING
 
 from judges.backends.offline.align import QUOTE_COVERAGE, cased, quote_shortfall
+from judges.checks.answer import Answer
 from judges.checks.bounds import MAX_SCORED
 from judges.checks.findings import Finding
 from judges.checks.matching import claim_span
-from judges.checks.provenance import provenance_mentions
+from judges.checks.mentions import provenance_mentions
 from judges.checks.spans import blank
 from judges.injection import find_injections, strip_invisible
 from judges.novelty import is_new_content, new_words
 from judges.silence import silence
 from judges.text import META_STEMS, content_tokens, quantities, rough_pieces, split_sentences, stems
 from judges.types import Claim, JudgeRequest, JudgeResult, Passage
-
-if TYPE_CHECKING:
-    from judges.checks.answer import Answer
 
 
 # When anything in the request addresses the judge, the judge's SUPPORTED is suspect: one text must
