@@ -255,7 +255,7 @@ def _filtered_counts(answers: QuerySet[Answer]) -> dict[str, int]:
     in_review = Q(review_status=Answer.ReviewStatus.IN_REVIEW)
     counts = answers.aggregate(
         **{status: Count("pk", filter=Q(review_status=status)) for status in Answer.ReviewStatus.values},
-        leased=Count("pk", filter=in_review & Q(lease_expires_at__gte=timezone.now())),
+        leased=Count("pk", filter=in_review & Answer.live_lease(timezone.now())),
         failed=Count("pk", filter=Q(status=Answer.Status.FAILED)),
         not_judged=Count("pk", filter=Q(status__in=(Answer.Status.QUEUED, Answer.Status.JUDGING))),
     )
