@@ -95,6 +95,18 @@ def record_gold(record: Record) -> list[GoldSentence]:
 STYLES = ("plain", "tokenized")
 
 
+def _joined(styled: str, gap: str, sentence: str = "") -> str:
+    """`styled` followed by `gap` tokenized, then `sentence`: one space between pieces, a newline
+    where the gap had one (a list item opens its line in either style)."""
+    words = tokenized(gap).strip()
+    glue = "\n" if "\n" in gap else " "
+    for piece in (words, sentence):
+        if piece:
+            styled = f"{styled}{glue}{piece}" if styled else piece
+            glue = " "
+    return styled
+
+
 def styled_record(record: Record, style: str) -> tuple[JudgeRequest, list[GoldSentence]]:
     """The record's request and gold sentences in `style` (bench.minimal_edits.STYLES): for
     `tokenized`, question, passages and answer lowercased and PTB-tokenized as CNN/DailyMail ships
@@ -103,21 +115,16 @@ def styled_record(record: Record, style: str) -> tuple[JudgeRequest, list[GoldSe
     gold = record_gold(record)
     if style == "plain":
         return record.request, gold
-    answer, pieces, cursor, out = record.request.answer, [], 0, []
+    answer, styled, cursor, out = record.request.answer, "", 0, []
     for g in gold:
-        gap = tokenized(answer[cursor:g.start]).strip()
-        if gap:
-            pieces.append(gap)
-        start = sum(len(p) + 1 for p in pieces)
         sentence = tokenized(answer[g.start:g.end]).strip()
-        pieces.append(sentence)
-        out.append(GoldSentence(start, start + len(sentence), g.supported))
+        styled = _joined(styled, answer[cursor:g.start], sentence)
+        out.append(GoldSentence(len(styled) - len(sentence), len(styled), g.supported))
         cursor = g.end
-    if tokenized(answer[cursor:]).strip():
-        pieces.append(tokenized(answer[cursor:]).strip())
+    styled = _joined(styled, answer[cursor:])
     request = record.request
     passages = [p.model_copy(update={"text": tokenized(p.text)}) for p in request.passages]
-    return request.model_copy(update={"answer": " ".join(pieces), "passages": passages,
+    return request.model_copy(update={"answer": styled, "passages": passages,
                                       "question": tokenized(request.question or "")}), out
 
 

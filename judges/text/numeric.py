@@ -209,8 +209,9 @@ _NUMBER_WORD_RUN = re.compile(
     r"(?<![A-Za-z])(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")(?![A-Za-z])",
     re.IGNORECASE | re.ASCII,
 )
-# "1." or "2)" opening a line is a list item's number, not a quantity.
-_LIST_ORDINAL = re.compile(r"^[ \t]*(?:[-*•][ \t]+)?(\d{1,3})[.)](?=\s)", re.MULTILINE)
+# "1." or "2)" opening a line is a list item's number, not a quantity; tokenized text (as
+# CNN/DailyMail ships it) writes "1 .".
+_LIST_ORDINAL = re.compile(r"^[ \t]*(?:[-*•][ \t]+)?(\d{1,3})[ \t]?[.)](?=\s)", re.MULTILINE)
 
 # The scans below find the same matches as the patterns' finditer, trying each pattern only where
 # it can begin (`matches_at`), found with str.find or a pattern the regex engine skips ahead on.

@@ -121,6 +121,9 @@ def test_a_styled_record_is_tokenized_and_each_gold_sentence_keeps_its_class():
     assert styled_record(record, "plain") == (record.request, record_gold(record))
     request, gold = styled_record(parse_record(hagrid[1]), "tokenized")  # "... Paris. [1]": the marker kept
     assert request.answer.endswith("paris . [ 1 ]") and [g.supported for g in gold] == [False]
+    listed = parse_record({**faith[0], "answer": "Two bridges:\n1. The Golden Gate Bridge opened in 1937.", "spans": []})
+    request, gold = styled_record(listed, "tokenized")  # a list item still opens its line
+    assert request.answer == "two bridges :\n1 . the golden gate bridge opened in 1937 ." and len(gold) == 2
 
 
 def test_the_fake_quotes_the_closest_passage_sentence_exactly():

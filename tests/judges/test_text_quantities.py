@@ -100,6 +100,11 @@ def test_citation_markers_list_numbers_urls_and_identifiers_are_not_quantities()
     assert texts(text) == ["$2.75"]
 
 
+def test_a_list_number_of_tokenized_text_is_not_a_quantity():
+    # CNN/DailyMail's tokenized text writes "1 ." for "1."; a number ending a sentence still counts.
+    assert texts("two works :\n1 . the iliad\n2 ) the odyssey , in 24 books .\nit has 12 .") == ["24", "12"]
+
+
 def test_numbers_is_unchanged_for_the_offline_judge():
     # `numbers` still reads digits only: the offline judge v1 relies on it.
     assert [m.value for m in numbers("On January 5, 2027 at 8:00")] == ["5", "2027", "8", "0"]
