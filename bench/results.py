@@ -77,6 +77,10 @@ def record(
         "machine": machine(),
         **extra,
     }
+    if RESULTS.exists() and not RESULTS.is_file():
+        # BENCH_RESULTS=/dev/null means "keep no record": renaming a file onto a device would
+        # replace the machine's /dev/null with a regular file.
+        return row
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     # A lock file, so two benches finishing together cannot lose each other's rows.
     with open(RESULTS.with_suffix(".lock"), "w") as lock:

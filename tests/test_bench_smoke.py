@@ -149,3 +149,16 @@ def test_bench_compare_runs_an_old_commit_and_this_checkout_interleaved(bench, t
     assert [run.split(" ")[2] for run in table["runs"]] == ["A", "B", "B", "A"]
     locator = [line for line in table["figures"] if line["name"].startswith("locator")]
     assert locator and all(len(line["ref"]) == len(line["head"]) == 2 and line["ratio"] > 0 for line in locator)
+
+
+def test_a_results_path_that_is_no_file_keeps_no_record(tmp_path, monkeypatch):
+    """BENCH_RESULTS=/dev/null: the atomic rename would turn the machine's /dev/null into a file."""
+    from bench import results
+
+    sink = tmp_path / "sink"
+    os.mkfifo(sink)
+    monkeypatch.setattr(results, "RESULTS", sink)
+    row = results.record("bench-smoke-devnull", 1.0, "ms")
+    assert row["name"] == "bench-smoke-devnull"
+    assert sink.is_fifo()
+    assert not sink.with_suffix(".tmp").exists()
