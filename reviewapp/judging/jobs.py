@@ -72,6 +72,12 @@ def job_run(*, job_id: int) -> None:
 CHANGED_IDS_KEPT = 100
 
 
+# Route.answer_fields the re-route job does not compare, and those an answer keeps once a reviewer
+# has started it (its passes count on the number of reviews it started with).
+UNCOMPARED = ("policy_id", "reviews_blind")
+KEPT_ONCE_STARTED = ("reviews_required", "reviews_blind")
+
+
 def _reroute(job: Job) -> None:
     policy = Policy.current()
     last_id = 0
@@ -97,25 +103,22 @@ def _reroute(job: Job) -> None:
                 else decide_route(policy=policy, answer_id=answer.pk, grounding_score=answer.grounding_score or 0.0,
                                   claims=claims.get(answer.pk, []))
             )
-            if (route.review_status, route.reason, route.priority, route.reviews, route.audit_probability) != (
-                    answer.review_status, answer.routing_reason, answer.priority, answer.reviews_required,
-                    answer.audit_probability):
-                answer.review_status, answer.routing_reason, answer.priority = route.review_status, route.reason, route.priority
-                answer.reviews_required, answer.audit_probability = route.reviews, route.audit_probability
-                changed.append(answer)
+            fields = route.answer_fields(policy_id=policy.pk, blind=policy.blind)
+            # Every policy routes anew, so the policy is not a change; nor is blindness, not read here.
+            if any(getattr(answer, name) != value for name, value in fields.items() if name not in UNCOMPARED):
+                changed.append((answer, fields))
             answer.policy_id = policy.pk
         with transaction.atomic():
             # Only answers still re-routable now: one adjudicated meanwhile keeps its decision. One a
             # reviewer has started keeps the number of reviews it started with (its passes count on it).
             started = ReviewPass.objects.filter(answer=OuterRef("pk"))
-            for answer in changed:
-                Answer.objects.filter(pk=answer.pk, review_status__in=REROUTABLE).update(
-                    review_status=answer.review_status, routing_reason=answer.routing_reason,
-                    priority=answer.priority, audit_probability=answer.audit_probability, policy=policy)
+            for answer, fields in changed:
+                routed = {name: value for name, value in fields.items() if name not in KEPT_ONCE_STARTED}
+                Answer.objects.filter(pk=answer.pk, review_status__in=REROUTABLE).update(**routed)
                 Answer.objects.filter(pk=answer.pk, review_status__in=REROUTABLE).exclude(Exists(started)).update(
-                    reviews_required=answer.reviews_required, reviews_blind=policy.blind)
+                    **{name: fields[name] for name in KEPT_ONCE_STARTED})
             Answer.objects.filter(pk__in=[a.pk for a in answers], review_status__in=REROUTABLE).update(policy=policy)
-            changed_ids += [a.pk for a in changed][:CHANGED_IDS_KEPT - len(changed_ids)]
+            changed_ids += [a.pk for a, _ in changed][:CHANGED_IDS_KEPT - len(changed_ids)]
             Job.objects.filter(pk=job.pk).update(done=F("done") + len(answers), changed=F("changed") + len(changed),
                                                  params=job.params | {"changed_ids": changed_ids})
     Job.objects.filter(pk=job.pk).update(status=Job.Status.DONE, finished_at=timezone.now())

@@ -40,7 +40,7 @@ from reviewapp.api import selectors
 from reviewapp.db.errors import is_transient
 from reviewapp.models import Answer, Evidence, JudgeRun, Policy
 from reviewapp.labels.examples import example_set_in_force, example_set_of, worked_examples_for
-from reviewapp.policy.routing import decide_route, judge_failed_route
+from reviewapp.policy.routing import decide_route, escalation_due, judge_failed_route
 from reviewapp.sessions import selectors as session_selectors
 from reviewapp.judging.waiting import judged_announce
 from reviewapp.webhooks.service import event_record
@@ -330,18 +330,12 @@ def escalation_config_for(answer: Answer, policy: Policy) -> JudgeConfig | None:
     )
 
 
-def escalation_due(policy: Policy, answer_id: int, result) -> bool:
-    """The first judge flagged the answer, or scored it within the margin of the threshold."""
-    route = decide_route(policy=policy, answer_id=answer_id, grounding_score=result.grounding_score,
-                         claims=[(c.label, c.category, c.confidence) for c in result.claims])
-    flagged = route.review_status == "in_review" and route.kinds != ("audit",)
-    return flagged or abs(result.grounding_score - policy.score_threshold) <= policy.escalation_margin
-
-
 def _escalate(answer: Answer, policy: Policy, first: JudgeOutput,
               passages: list[tuple] | None = None) -> tuple[JudgeRun, JudgeOutput] | None:
     config = escalation_config_for(answer, policy)
-    if config is None or not escalation_due(policy, answer.pk, first.result):
+    if config is None or not escalation_due(
+            policy=policy, answer_id=answer.pk, grounding_score=first.result.grounding_score,
+            claims=[(c.label, c.category, c.confidence) for c in first.result.claims]):
         return None
     run, config_error = start_run(answer, config)
     try:
@@ -479,8 +473,8 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
     reason = f"escalated to {shown_run.profile}@{shown_run.prompt_version} ({shown_run.model}): {route.reason}" if escalation else route.reason
     # The answer's update rides on the statement storing the shown run, and says whether the
     # answer was still ours: if not, none of it is written.
-    judged = store.Judged(token, route.review_status, reason[:300], route.priority, policy.pk, route.reviews,
-                          policy.blind, now, route.audit_probability)
+    routed = route.answer_fields(policy_id=policy.pk, blind=policy.blind, reason=reason)
+    judged = store.Judged(token=token, at=now, **routed)
     rows = result_rows(result, passages)
     # One statement stores the result and judges the answer, atomic on its own; a transaction only
     # when there is more: the escalation's first run, or a webhook event row for the answer's client.
@@ -493,10 +487,9 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
             raise HoldLost()  # nothing of this run was written; an escalation's first run is rolled back
         answer.status, answer.verdict, answer.grounding_score = Answer.Status.JUDGED, result.verdict, result.grounding_score
         answer.judged_by, answer.judged_at, answer.judging_token, answer.judging_until = shown_run, now, None, None
-        answer.review_status, answer.routing_reason, answer.priority = route.review_status, reason[:300], route.priority
-        answer.policy_id, answer.updated_at = policy.pk, now
-        answer.reviews_required, answer.reviews_blind = route.reviews, policy.blind
-        answer.audit_probability = route.audit_probability
+        answer.updated_at = now
+        for name, value in routed.items():
+            setattr(answer, name, value)
         # The API's view of the answer as committed, from what was just written, for a waiting
         # request and a webhook to send without reading it back; built only if one wants it.
         state = functools.cache(lambda: selectors.answer_state_json(answer, claims=selectors.claims_as_results(*rows)))
@@ -590,19 +583,8 @@ def answer_fail(*, answer_id: int, owned_by: uuid.UUID | None = None) -> bool:
     policy = Policy.current()
     route = judge_failed_route(policy, answer_id)
     with transaction.atomic():
-        failed = rows.update(
-            status=Answer.Status.FAILED,
-            judging_token=None,
-            judging_until=None,
-            review_status=route.review_status,
-            routing_reason=route.reason,
-            priority=route.priority,
-            policy=policy,
-            reviews_required=route.reviews,
-            reviews_blind=policy.blind,
-            audit_probability=None,
-            updated_at=now,
-        )
+        failed = rows.update(status=Answer.Status.FAILED, judging_token=None, judging_until=None, updated_at=now,
+                             **route.answer_fields(policy_id=policy.pk, blind=policy.blind))
         if failed:  # the client hears about a final failure too (status "failed", with the error)
             event_record(answer=Answer.objects.get(pk=answer_id), event="answer.judged")
             judged_announce(answer_id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Protocol
+from typing import Any, Iterable, Protocol
 
 from judges.types import LABEL_SEVERITY
 
@@ -18,6 +18,7 @@ LABEL_PRIORITY = {label: 100 * severity for label, severity in LABEL_SEVERITY.it
 CRITICAL_BONUS = 50
 JUDGE_FAILED_PRIORITY = 250
 IN_REVIEW, AUTO_PASSED = "in_review", "auto_passed"
+ROUTING_REASON_MAX = 300  # Answer.routing_reason's length
 AUDIT_REASON = "audit sample"  # the routing reason of a passed answer drawn for the audit sample
 
 
@@ -34,6 +35,7 @@ class RoutingPolicy(Protocol):
     multi_review_scope: str
     multi_review_share: float
     supported_confidence_floor: float
+    escalation_margin: float
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,14 @@ class Route:
     @property
     def reason(self) -> str:
         return "; ".join(self.reasons) if self.reasons else "passed policy"
+
+    def answer_fields(self, *, policy_id: int, blind: bool, reason: str | None = None) -> dict[str, Any]:
+        """The answer's fields this route sets, by name: the one mapping the worker's SQL
+        (store.Judged), its in-memory answer, a failed answer and the re-route job all write.
+        `reason`: another wording of the route's reason (an escalation's); cut to the column."""
+        return {"review_status": self.review_status, "routing_reason": (reason or self.reason)[:ROUTING_REASON_MAX],
+                "priority": self.priority, "policy_id": policy_id, "reviews_required": self.reviews,
+                "reviews_blind": blind, "audit_probability": self.audit_probability}
 
 
 def in_audit_sample(answer_id: int, rate: float) -> bool:
@@ -128,6 +138,15 @@ def decide_route(
         return Route(IN_REVIEW, (AUDIT_REASON,), ("audit",), 0, reviews,
                      audit_probability=probability)
     return Route(AUTO_PASSED, (), (), 0)
+
+
+def escalation_due(*, policy: RoutingPolicy, answer_id: int, grounding_score: float,
+                   claims: Iterable[tuple[str, str] | tuple[str, str, float | None]]) -> bool:
+    """Whether a second judge looks before a human: the first judge's result would go to review
+    (an audit draw aside), or it scored within the escalation margin of the threshold."""
+    route = decide_route(policy=policy, answer_id=answer_id, grounding_score=grounding_score, claims=claims)
+    flagged = route.review_status == IN_REVIEW and route.kinds != ("audit",)
+    return flagged or abs(grounding_score - policy.score_threshold) <= policy.escalation_margin
 
 
 def unsure_claims(policy: RoutingPolicy, claims: Iterable[tuple]) -> int:
