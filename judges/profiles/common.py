@@ -10,7 +10,6 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from judges.examples import WorkedExamples
-from judges.backends.offline.judge import CATEGORY_RULES
 from judges.profiles.base import Normalized, RenderedPrompt
 from judges.profiles.locate import locate_in_answer
 from judges.profiles.parsing import extract_json, validate
@@ -78,12 +77,3 @@ def claim_ids(given: Sequence[str | None]) -> list[str]:
     if all(cleaned) and len(set(cleaned)) == len(cleaned):
         return cleaned
     return [f"c{number}" for number in range(1, len(given) + 1)]
-
-
-def category_of(text: str) -> str:
-    """A DESIGN.md category by keywords (the offline judge's rules): price, document, age, ...,
-    or "other"."""
-    for category, pattern in CATEGORY_RULES:
-        if pattern.search(text):
-            return category
-    return "other"

@@ -57,6 +57,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from judges.categories import category_for
 from judges.backends.offline.align import (
     ABSOLUTES, Alignment, Difference, align, cased, evident_difference, moved_in, new_in_slot)
 from judges.checks import provenance_mentions, provenance_verdict, quotations
@@ -106,31 +107,6 @@ HEDGE_WORDS = frozenset(
     staff suggest support sure team telephone time touch visit want web website
     """.split()
 )
-
-# Capitalized on purpose: "may" the verb is not May the month.
-_MONTH_NAME = (
-    r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December"
-    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\b\.?"
-)
-
-# Ordered: the first rule that matches names the category, so "Seniors pay $1.35" is a price
-# claim, "Seniors need a Medicare card" a document claim and "Seniors ride at half fare" an age one.
-CATEGORY_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("quote", re.compile(r"[\"“”][^\"“”]{3,}[\"“”]")),
-    ("price", re.compile(
-        r"[$€£]\s?\d|\b\d+(?:\.\d+)?\s*(?:dollars?|cents?)\b|\b(?:free|costs?|price[sd]?)\b", re.I)),
-    ("document", re.compile(
-        r"\bIDs?\b|\b(?:card|proof|documents?|documentation|certificate|passport|license)s?\b", re.I)),
-    ("age", re.compile(
-        r"\b(?:ages?|aged|years? old|seniors?|child(?:ren)?|kids?|youth|minors?|infants?)\b", re.I)),
-    ("provenance", re.compile(r"\b(?:fetched|retrieved|source|according to|published|last updated)\b", re.I)),
-    ("date", re.compile(r"\b(?:19|20)\d\d\b|\b(?:deadline|expires?|until|effective)\b|" + _MONTH_NAME)),
-    ("program", re.compile(r"\b(?:programs?|discounts?|reduced fares?|half fare|pass(?:es)?)\b", re.I)),
-    ("process", re.compile(
-        r"\b(?:apply|applie[sd]|applica|submi|visit|regist|enrol|renew|sign\w* up|mail)\w*", re.I)),
-)
-
-
 
 _COURTESY_REQUEST = re.compile(r"(?:^|[,;:]\s*)please\b", re.IGNORECASE)
 _WORD_SPLIT = re.compile(r"[A-Za-z]+")
@@ -761,10 +737,6 @@ def _shifted(span: Span | None, by: int) -> Span | None:
 
 def _shown(terms: list[str], limit: int = 6) -> list[str]:
     return [f"'{t}'" for t in terms[:limit]] + ([f"{len(terms) - limit} more"] if len(terms) > limit else [])
-
-
-def category_for(sentence: str) -> str:
-    return next((name for name, pattern in CATEGORY_RULES if pattern.search(sentence)), "other")
 
 
 def rewrite_note(claims: list[Claim]) -> str:

@@ -26,9 +26,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from judges.categories import category_for
 from judges.locate import distrust_unverified_quotes
 from judges.profiles.base import Normalized
-from judges.profiles.common import TemplateProfile, category_of, claim_ids, place_claims
+from judges.profiles.common import TemplateProfile, claim_ids, place_claims
 from judges.profiles.locate import locate_quote
 from judges.profiles.parsing import NonBlank, RawModel, array, enum, strict_object, string
 from judges.scoring import grounding_score, verdict_for
@@ -94,7 +95,7 @@ class ClaimVerification(TemplateProfile):
                 explanation = f"{explanation} {note}".strip()
             claims.append(Claim(
                 id=claim_id, text=text, answer_span=span, label=item.verification_status,
-                category=category_of(text), evidence=evidence, explanation=explanation,
+                category=category_for(text), evidence=evidence, explanation=explanation,
             ))
         # SUPPORTED needs the exact supporting text: none quoted, or a quote that is in no passage,
         # leaves the claim unverified, so PARTIALLY_SUPPORTED.

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from judges.categories import category_for
 from judges.examples import WorkedExamples
 from judges.profiles.base import Normalized, OutputError, RenderedPrompt
-from judges.profiles.common import TemplateProfile, category_of
+from judges.profiles.common import TemplateProfile
 from judges.profiles.locate import locate_in_answer
 from judges.profiles.parsing import NonBlank, RawModel, array, strict_object, string
 from judges.profiles.render import render_prompt
@@ -108,7 +109,7 @@ class FarePolicy(TemplateProfile):
             claim_text = answer[span[0]:span[1]] if span else text
             placed.append((span, Claim(
                 id="", text=claim_text, answer_span=span, label="UNSUPPORTED",
-                category=category_of(claim_text), explanation=explanation,
+                category=category_for(claim_text), explanation=explanation,
             )))
 
         flagged = [span for span, _ in placed if span]
@@ -123,7 +124,7 @@ class FarePolicy(TemplateProfile):
             text = answer[span[0]:span[1]]
             placed.append((span, Claim(
                 id="", text=text, answer_span=span, label="SUPPORTED",
-                category=category_of(text), explanation=NO_UNSUPPORTED_CLAIM + caveat,
+                category=category_for(text), explanation=NO_UNSUPPORTED_CLAIM + caveat,
             )))
 
         # Stable: unplaced claims go last in the judge's order.

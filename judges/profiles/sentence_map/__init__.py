@@ -25,9 +25,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Literal
 
+from judges.categories import category_for
 from judges.examples import WorkedExamples
 from judges.profiles.base import Normalized, OutputError, RenderedPrompt
-from judges.profiles.common import TemplateProfile, category_of
+from judges.profiles.common import TemplateProfile
 from judges.profiles.parsing import RawModel, array, enum, strict_object, string
 from judges.profiles.render import render_prompt
 from judges.scoring import grounding_score, verdict_for
@@ -129,7 +130,7 @@ class SentenceMap(TemplateProfile):
             text = request.answer[span[0]:span[1]]
             claims.append(Claim(
                 id=f"c{index + 1}", text=text, answer_span=span, label=LABEL_FOR[item.verdict],
-                category=category_of(text), explanation=item.reason or "",
+                category=category_for(text), explanation=item.reason or "",
             ))
         return Normalized(verdict=verdict_for(claims), grounding_score=grounding_score(claims), claims=claims)
 
