@@ -5,12 +5,14 @@ Blanked (replaced by spaces; line breaks stay): HTML tags and comments, code fen
 code backticks, Markdown heading hashes, list bullets, emphasis marks (`**`, `__`, `*`, `_` at a
 word's edge), images, and a link's brackets and target (`[text](url)` keeps `text`). Citation
 markers such as "[P1]" are no links and stay. A heading's text is a title, not a claim
-(`is_heading`).
+(`is_heading`), and a lead-in ending in a colon introduces the claims after it (`is_lead_in`).
 """
 
 from __future__ import annotations
 
 import re
+
+from judges.text import quantities
 
 _MARKUP = re.compile(
     r"<!--.*?-->"                                  # an HTML comment
@@ -40,6 +42,13 @@ def is_heading(text: str, start: int) -> bool:
     """Whether the line part starting at `start` is a Markdown heading: a title, not a claim."""
     line_start = text.rfind("\n", 0, start) + 1
     return _HEADING.match(text, line_start) is not None and not text[line_start:start].strip(" \t#")
+
+
+def is_lead_in(sentence: str) -> bool:
+    """Whether a sentence only introduces what follows it: it ends in a colon and states no
+    quantity ("Here is what the policy says:", "Key points include:"). The claims are what it
+    introduces; a count ("The passage names three topics:") is a claim of its own."""
+    return sentence.rstrip().endswith(":") and not quantities(sentence)
 
 
 def with_open_marks(text: str, span: tuple[int, int]) -> tuple[int, int]:

@@ -36,6 +36,7 @@ from judges.checks.matching import claim_span
 from judges.checks.mentions import provenance_mentions
 from judges.checks.spans import blank
 from judges.injection import find_injections, strip_invisible
+from judges.markup import is_lead_in
 from judges.novelty import is_new_content, new_words
 from judges.silence import silence
 from judges.text import META_STEMS, content_tokens, quantities, rough_pieces, split_sentences, stems
@@ -166,8 +167,8 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
             ))
             continue
         text = strip_invisible(answer.text[slice(*span)])[0]
-        if silence(text):
-            continue
+        if silence(text) or is_lead_in(text):
+            continue  # a statement that the sources are silent, or a lead-in to the claims after it
         text = blank(text, [m.span for m in provenance_mentions(text, answer.request)]
                      + [q.span for q in quantities(text) if q.is_date or q.is_time])
         wanted = {t.stem for t in content_tokens(text)} - META_STEMS

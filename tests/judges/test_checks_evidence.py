@@ -113,3 +113,12 @@ def test_without_capitals_a_slot_filled_with_what_the_passages_name_elsewhere_is
     claim = _judged([passage], "the blaxploitation film emerged in the middle east during the early 1970s .",
                     [("P1", "the blaxploitation film emerged in the united states during the early 1970s .")])
     assert claim.label == "CONTRADICTED" and "'united states' where the claim says 'middle east'" in claim.explanation
+
+
+def test_a_lead_in_is_no_claim_for_the_quote_check_as_for_the_offline_judge():
+    # "Here's ...:" introduces the claims after it; the offline judge reads no claim in it either.
+    lead_in = "Here's a concise summary of the passage, covering the core pieces of information:"
+    claim = _judged([STATIONS], lead_in, [("P1", "The pass is sold at every station.")])
+    assert (claim.label, claim.explanation) == ("SUPPORTED", "The passage says so.")
+    # Without its colon it is a sentence like any other, and no passage says it.
+    assert _judged([STATIONS], lead_in.rstrip(":") + ".", [("P1", "The pass is sold at every station.")]).label != "SUPPORTED"

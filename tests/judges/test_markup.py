@@ -27,3 +27,10 @@ def test_the_view_has_the_texts_length_and_line_breaks_and_only_blanks(text):
     view = plain_view(text)
     assert len(view) == len(text)
     assert all(v == t or (v == " " and t not in "\r\n") for v, t in zip(view, text))
+
+
+def test_a_lead_in_ends_in_a_colon_and_counts_nothing():
+    from judges.markup import is_lead_in
+    assert is_lead_in("Key points include:") and is_lead_in("Here is what the policy says:  ")
+    assert not is_lead_in("The fare rose to $3: a record.")  # the colon does not end it
+    assert not is_lead_in("The fare is $2.75 on these lines:")  # a quantity is a claim of its own

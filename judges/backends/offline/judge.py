@@ -64,7 +64,7 @@ from judges.checks import provenance_mentions, provenance_verdict, quotations
 from judges.checks.bounds import MAX_CLAIMS, MAX_SCORED, Extent, checked_extent, unchecked_claim
 from judges.checks.spans import blank
 from judges.text.clauses import split_clauses
-from judges.markup import is_heading, plain_view, with_open_marks
+from judges.markup import is_heading, is_lead_in, plain_view, with_open_marks
 from judges.novelty import is_new_content, new_words
 from judges.passages import CAUSAL, UnitIndex, index_units
 from judges.scoring import grounding_score, verdict_for
@@ -268,8 +268,8 @@ def _is_claim(sentence: str, redirect_words: frozenset[str]) -> bool:
     words = content_words(_CITATION_MARK.sub(" ", sentence))
     if not words and not has_number:
         return False
-    if sentence.rstrip().endswith(":") and not has_number:
-        return False  # a lead-in such as "Here is what the policy says:" introduces claims
+    if is_lead_in(sentence):
+        return False  # "Here is what the policy says:" introduces claims
     if has_number:
         return True
     courtesy = _COURTESY_REQUEST.search(sentence)
