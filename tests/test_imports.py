@@ -142,3 +142,27 @@ TASK_MODULES = {m for m in MODULES if m.endswith(".tasks")}
 def test_only_the_worker_side_imports_a_tasks_module(module):
     """Tasks import services; services send tasks through reviewapp/enqueue.py, by name."""
     assert not _imported(module, MODULES[module]) & TASK_MODULES
+
+
+# What reviewapp may import from judges (docs/architecture.md, "reviewapp and judges"): the entry
+# point and the contract, and the few modules whose one definition both sides share.
+JUDGES_FOR_REVIEWAPP = {
+    "judges",  # the entry point: judge, identify, JudgeConfig, JudgeError, request and result
+    "judges.types",  # the result contract, labels and how bad each is
+    "judges.eval",  # the figures, shared with `python -m judges eval`
+    "judges.profiles",  # the profiles and versions a form offers
+    "judges.examples",  # worked examples a policy attaches to a config
+    "judges.scoring",  # the verdict of human labels, as of the judge's
+    "judges.safe",  # the safe answer the API returns
+    "judges.ratelimit",  # the fleet-wide limits the worker waits on and /metrics counts
+    "judges.text", "judges.passages",  # an example's excerpt, cut as the judge reads passages
+}
+# The worker imports the backends when it starts, not inside its first task (reviewapp/celery.py).
+WARM_UP = {"judges.backends", "judges.backends.openai_chat", "judges.checks", "judges.backends.offline.judge"}
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("reviewapp")))
+def test_reviewapp_imports_judges_only_through_its_public_modules(module):
+    allowed = JUDGES_FOR_REVIEWAPP | (WARM_UP if module == "reviewapp.celery" else set())
+    used = {name for name in _imported(module, MODULES[module]) if name.split(".")[0] == "judges"}
+    assert used <= allowed, f"{module} imports {sorted(used - allowed)}: add it to judges' entry point"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 
-from judges.backends.offline.judge import OFFLINE_PROFILE, OFFLINE_VERSION
+import judges
 from judges.profiles import list_profiles
 from judges.types import CATEGORIES, LABELS
 from reviewapp.labels.examples import example_set_problem
@@ -29,7 +29,8 @@ def judge_choice_problems(*, backend: str, profile: str, model: str) -> dict[str
     problems = {}
     if backend == "offline":
         if profile:
-            problems["profile"] = (f"The offline backend judges by its own rules ({OFFLINE_PROFILE}@{OFFLINE_VERSION}) "
+            offline = judges.identify(judges.JudgeConfig(backend="offline"))
+            problems["profile"] = (f"The offline backend judges by its own rules ({offline.profile}@{offline.prompt_version}) "
                                    "and reads no profile: leave it empty, or choose the openai backend.")
         if model:
             problems["model"] = "The offline backend calls no model: leave it empty, or choose the openai backend."
