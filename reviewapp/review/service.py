@@ -22,12 +22,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from types import SimpleNamespace
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractUser
 from django.db import transaction
-from django.db.models import Count, Exists, F, Max, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -84,23 +85,23 @@ class DecisionConflict(ReviewError):
         self.claim = claim
 
 
-def _lease_free(now) -> Q:
+def _lease_free(now: datetime) -> Q:
     return ~Answer.live_lease(now)
 
 
-def _lease_until(now):
+def _lease_until(now: datetime):
     return now + timedelta(seconds=Policy.current().lease_seconds)
 
 
 # --- leases ----------------------------------------------------------------------------------
 
 
-def _takes_place(now) -> Q:
+def _takes_place(now: datetime) -> Q:
     """A pass that holds one of its answer's places: finished, or open with a live lease or an assignment."""
     return Q(status=FINISHED) | ReviewPass.live_lease(now) | Q(status=OPEN, assigned_by__isnull=False)
 
 
-def _open_to(queue, user, now):
+def _open_to(queue: QuerySet[Answer], user: AbstractUser, now: datetime):
     """The answers of `queue` with a place left for `user`, who has not finished a pass on them."""
     others = (ReviewPass.objects.filter(answer=OuterRef("pk")).filter(_takes_place(now)).exclude(reviewer=user)
               .order_by().values("answer").annotate(n=Count("*")).values("n"))
@@ -109,7 +110,7 @@ def _open_to(queue, user, now):
             .filter(places_taken__lt=F("reviews_required")).exclude(Exists(finished)))
 
 
-def lease_next(*, user, queue=None, leaving: int | None = None) -> Answer | None:
+def lease_next(*, user: AbstractUser, queue: QuerySet[Answer] | None = None, leaving: int | None = None) -> Answer | None:
     """Lease the next answer of `queue` (default: the whole queue) with a place for `user`.
 
     An answer the user already holds comes first, so an abandoned tab's item is not stranded; then
@@ -146,7 +147,7 @@ def lease_next(*, user, queue=None, leaving: int | None = None) -> Answer | None
     return None
 
 
-def _take_locked(user, answer: Answer, now) -> bool:
+def _take_locked(user: AbstractUser, answer: Answer, now: datetime) -> bool:
     """Take (or renew) `user`'s pass on `answer`, whose row the caller has locked: the places are
     counted under that lock, so two reviewers cannot both take the last one."""
     if answer.review_status != IN_REVIEW:
@@ -168,7 +169,7 @@ def _take_locked(user, answer: Answer, now) -> bool:
     return True
 
 
-def lease_take(*, user, answer: Answer) -> bool:
+def lease_take(*, user: AbstractUser, answer: Answer) -> bool:
     """Take (or renew) a lease on one answer: a reviewer's pass if it waits for review and has a
     place for them; a lead's, on the whole answer, if it waits for a lead and no other lead holds it."""
     now = timezone.now()
@@ -191,7 +192,7 @@ def lease_live(answer: Answer) -> bool:
     return answer.lease_live(timezone.now())
 
 
-def holds_lease(*, user, answer: Answer) -> bool:
+def holds_lease(*, user: AbstractUser, answer: Answer) -> bool:
     """Whether `user` holds a live lease on `answer` (reading a page never takes one)."""
     if answer.review_status == ADJUDICATING:
         return answer.lease_holder_id == user.pk and lease_live(answer)
@@ -199,7 +200,7 @@ def holds_lease(*, user, answer: Answer) -> bool:
         answer=answer, reviewer=user).live(timezone.now()).exists()
 
 
-def can_take(*, user, answer: Answer) -> bool:
+def can_take(*, user: AbstractUser, answer: Answer) -> bool:
     """Whether a lease on `answer` is free for `user` now (what "Take this answer" would do; a read)."""
     now = timezone.now()
     if answer.review_status == ADJUDICATING:
@@ -209,7 +210,7 @@ def can_take(*, user, answer: Answer) -> bool:
     return _open_to(Answer.objects.filter(pk=answer.pk), user, now).exists()
 
 
-def lease_renew(*, user, answer_id: int) -> bool:
+def lease_renew(*, user: AbstractUser, answer_id: int) -> bool:
     now = timezone.now()
     until = _lease_until(now)
     mine = Q(Answer.live_lease(now), lease_holder=user)
@@ -220,12 +221,12 @@ def lease_renew(*, user, answer_id: int) -> bool:
     return bool(renewed or adjudicating)
 
 
-def lease_release(*, user, answer_id: int) -> bool:
+def lease_release(*, user: AbstractUser, answer_id: int) -> bool:
     ReviewPass.objects.filter(answer_id=answer_id, reviewer=user, status=OPEN).update(lease_expires_at=None)
     return bool(Answer.objects.filter(pk=answer_id, lease_holder=user).update(lease_holder=None, lease_expires_at=None))
 
 
-def skipped_recently(*, user, now=None) -> list[int]:
+def skipped_recently(*, user: AbstractUser, now: datetime | None = None) -> list[int]:
     """Answers `user` skipped within the lease length: lease_next hands them to others, not back."""
     since = (now or timezone.now()) - timedelta(seconds=Policy.current().lease_seconds)
     ids = (AuditEvent.objects.filter(action=selectors.SKIPPED, actor=user, object_type="answer", created_at__gte=since)
@@ -239,7 +240,7 @@ SKIP_REASONS = {  # why a reviewer passed on an answer (kept in the skip's Audit
 }
 
 
-def answer_skip(*, user, answer: Answer, reason: str = "") -> None:
+def answer_skip(*, user: AbstractUser, answer: Answer, reason: str = "") -> None:
     """Pass on an answer: give its lease (and my place on it) back and keep it from coming back to
     me for a while; a skip counts as not reviewed. A skip is an AuditEvent too, so skips are
     counted per reviewer (selectors.skips_today), with its `reason` (SKIP_REASONS, or none)."""
@@ -252,7 +253,7 @@ def answer_skip(*, user, answer: Answer, reason: str = "") -> None:
                      after={"released": released, "reason": reason or None})
 
 
-def lease_refusal(answer: Answer, user=None) -> str:
+def lease_refusal(answer: Answer, user: AbstractUser | None = None) -> str:
     """Why a lease on `answer` could not be taken (after lease_take refreshed it)."""
     if answer.review_status == ADJUDICATING:
         if user is not None and not is_lead(user):
@@ -267,7 +268,7 @@ def lease_refusal(answer: Answer, user=None) -> str:
     return str(LeaseHeld(answer))
 
 
-def _require_lease(user, answer: Answer) -> None:
+def _require_lease(user: AbstractUser, answer: Answer) -> None:
     if answer.review_status in (IN_REVIEW, ADJUDICATING) and lease_take(user=user, answer=answer):
         return
     # (lease_take refreshed it)
@@ -276,12 +277,12 @@ def _require_lease(user, answer: Answer) -> None:
     raise ReviewError(lease_refusal(answer, user))
 
 
-def _others_on(user, answer: Answer):
+def _others_on(user: AbstractUser, answer: Answer):
     """The other reviewers' passes on `answer` that count: open or finished, not skipped."""
     return ReviewPass.objects.filter(answer=answer).exclude(reviewer=user).exclude(status=SKIPPED)
 
 
-def reviewed(user, answer: Answer) -> bool:
+def reviewed(user: AbstractUser, answer: Answer) -> bool:
     """Whether `user` decided anything on `answer` as one of its reviewers: such a lead is a party to
     a disagreement on it, and another lead settles it."""
     return Review.objects.filter(answer=answer, reviewer=user, stage=REVIEW).exists()
@@ -290,7 +291,7 @@ def reviewed(user, answer: Answer) -> bool:
 # --- assignment ------------------------------------------------------------------------------
 
 
-def answers_assign(*, by, reviewer, answer_ids: list[int]) -> int:
+def answers_assign(*, by: AbstractUser, reviewer: AbstractUser, answer_ids: list[int]) -> int:
     """A lead (or an admin) gives waiting answers to a named reviewer: a place on each is theirs,
     first in their next item, until they finish or skip it. Answers they already reviewed, or whose
     places are all taken, are left as they are. Returns how many were assigned."""
@@ -310,7 +311,7 @@ def answers_assign(*, by, reviewer, answer_ids: list[int]) -> int:
     return len(assigned)
 
 
-def _assign_locked(answer: Answer, reviewer, by, now) -> bool:
+def _assign_locked(answer: Answer, reviewer: AbstractUser, by: AbstractUser, now: datetime) -> bool:
     mine = ReviewPass.objects.filter(answer=answer, reviewer=reviewer).first()
     if mine is not None and mine.status == FINISHED:
         return False
@@ -354,7 +355,7 @@ def _final_label(claim: Claim, decision: str, label: str | None) -> str:
     raise ReviewError("A decision is confirm or overturn.")
 
 
-def claim_decide(*, user, claim: Claim, decision: str, label: str | None, note: str, expected_version: int,
+def claim_decide(*, user: AbstractUser, claim: Claim, decision: str, label: str | None, note: str, expected_version: int,
                  mode: str = DecisionMode.EXPLICIT, reason: str = "") -> Claim:
     """Confirm the judge's label, or overturn it to `label`, if the claim is still at `expected_version`.
     `mode` says how: the reviewer acted on this claim (explicit), or finishing accepted it (bulk).
@@ -393,7 +394,7 @@ def claim_decide(*, user, claim: Claim, decision: str, label: str | None, note: 
     return claim
 
 
-def _time_spent_ms(user, answer: Answer, mode: str) -> int | None:
+def _time_spent_ms(user: AbstractUser, answer: Answer, mode: str) -> int | None:
     """The reviewer's time on this decision: since their previous decision on the answer, or since
     their pass on it began, at most the lease length (a tab left open overnight is not work).
     None in bulk: finishing accepted the claim, nobody spent time on it."""
@@ -409,12 +410,12 @@ def _time_spent_ms(user, answer: Answer, mode: str) -> int | None:
     return int(min(max(spent, 0), Policy.current().lease_seconds) * 1000)
 
 
-def _lock_pass(user, answer: Answer) -> None:
+def _lock_pass(user: AbstractUser, answer: Answer) -> None:
     """One request of a reviewer's at a time on their pass (two tabs): their version is read under it."""
     list(ReviewPass.objects.select_for_update().filter(answer=answer, reviewer=user))
 
 
-def _pass_decide(user, claim: Claim, answer: Answer, *, decision: str, final_label: str, note: str,
+def _pass_decide(user: AbstractUser, claim: Claim, answer: Answer, *, decision: str, final_label: str, note: str,
                  expected_version: int, mode: str, reason: str = "") -> Claim:
     """A reviewer's own decision in a pass of several: a Review row; the claim itself is not touched."""
     with transaction.atomic():
@@ -446,7 +447,7 @@ def _whole_words(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def claim_add(*, user, answer: Answer, start: int, end: int, label: str, note: str,
+def claim_add(*, user: AbstractUser, answer: Answer, start: int, end: int, label: str, note: str,
               category: str = "other") -> Claim:
     """A claim the judge missed, marked by a reviewer on the answer text (snapped to whole words)."""
     if label not in LABELS:
@@ -481,7 +482,7 @@ def claim_add(*, user, answer: Answer, start: int, end: int, label: str, note: s
     return claim
 
 
-def answer_finish(*, user, answer: Answer, notes: dict[int, str] | None = None) -> None:
+def answer_finish(*, user: AbstractUser, answer: Answer, notes: dict[int, str] | None = None) -> None:
     """Confirm every claim still undecided (in bulk: the reviewer accepts the rest unseen), then
     finish my pass. Finishing is its own step: deciding the last flagged claim does not finish, so
     every claim stays decidable until the reviewer says so. All or nothing: one outcome per request.
@@ -521,7 +522,7 @@ def answer_finish(*, user, answer: Answer, notes: dict[int, str] | None = None) 
 
 
 @transaction.atomic
-def _lead_finish(user, answer: Answer) -> None:
+def _lead_finish(user: AbstractUser, answer: Answer) -> None:
     left = list(shown_claims_for_review(answer).filter(human_label="").values_list("cid", flat=True))
     if left:
         raise ReviewError(f"Decide {', '.join(left)} first: the reviewers disagree on {'it' if len(left) == 1 else 'them'}.")
@@ -529,7 +530,7 @@ def _lead_finish(user, answer: Answer) -> None:
         raise ReviewError("This answer is not waiting for a lead.")
 
 
-def _last_decision(user, answer: Answer, stage: str) -> Review | None:
+def _last_decision(user: AbstractUser, answer: Answer, stage: str) -> Review | None:
     return (
         selectors.standing_reviews(Review.objects.filter(answer=answer, reviewer=user, stage=stage))
         .select_related("claim")
@@ -538,7 +539,7 @@ def _last_decision(user, answer: Answer, stage: str) -> Review | None:
     )
 
 
-def decision_undo(*, user, answer: Answer, reopen: bool = False) -> Claim:
+def decision_undo(*, user: AbstractUser, answer: Answer, reopen: bool = False) -> Claim:
     """Revert my last decision on this answer (unless someone decided that claim since). After a
     finish, the last decision is the finish: its bulk confirms are all reverted, in one step.
     With several reviewers, my decisions can be undone until the last of them finishes; then the
@@ -564,7 +565,7 @@ def decision_undo(*, user, answer: Answer, reopen: bool = False) -> Claim:
     return claim
 
 
-def _undo(user, answer: Answer, last: Review) -> Claim:
+def _undo(user: AbstractUser, answer: Answer, last: Review) -> Claim:
     answer.refresh_from_db()
     if multi_review(answer) and last.stage == REVIEW:
         return _pass_undo(user, answer, last)
@@ -602,7 +603,7 @@ def _undo(user, answer: Answer, last: Review) -> Claim:
     return claim
 
 
-def _pass_undo(user, answer: Answer, last: Review) -> Claim:
+def _pass_undo(user: AbstractUser, answer: Answer, last: Review) -> Claim:
     """Undo a decision of my own pass (several reviewers): an undo row; my finished pass opens again,
     unless the review is blind and another reviewer has a pass on the answer: finishing showed me
     their decisions, and copying them into a reopened pass would fake an independent agreement."""
@@ -633,7 +634,7 @@ def _pass_undo(user, answer: Answer, last: Review) -> Claim:
 # --- consensus and adjudication --------------------------------------------------------------
 
 
-def pending_claims_for(user, answer: Answer):
+def pending_claims_for(user: AbstractUser, answer: Answer):
     """The flagged claims `user` has still to decide: in a pass of several reviewers, those without
     a decision of their own (the claims' final labels wait for everyone); otherwise pending_claims."""
     pending = pending_claims(answer)
@@ -686,7 +687,7 @@ def _settled_fields(claim: Claim, answer: Answer, reviews: list[Review] | None =
     }
 
 
-def _settle(answer: Answer, user) -> None:
+def _settle(answer: Answer, user: AbstractUser) -> None:
     """Every review asked for is in: each claim the reviewers agree on gets its final label; if any
     is left, the answer waits for a lead, else it is adjudicated."""
     by_claim = _finished_decisions(answer)
@@ -708,7 +709,7 @@ def _settle(answer: Answer, user) -> None:
     answer.refresh_from_db()
 
 
-def _adjudicate(answer: Answer, user, *, waiting: str = IN_REVIEW) -> bool:
+def _adjudicate(answer: Answer, user: AbstractUser, *, waiting: str = IN_REVIEW) -> bool:
     """The verdict from the human labels, once every shown claim is decided; False if someone
     else's request adjudicated (or reopened) it first. Only here is the client told."""
     claims = list(shown_claims_for_review(answer))
@@ -726,7 +727,7 @@ def _adjudicate(answer: Answer, user, *, waiting: str = IN_REVIEW) -> bool:
     return bool(done)
 
 
-def answer_reopen(*, user, answer: Answer) -> None:
+def answer_reopen(*, user: AbstractUser, answer: Answer) -> None:
     """After consensus, a lead sends an answer of several reviewers back to a lead (themselves): the
     claims keep their final labels until decided again, and the client hears of the answer once it
     is adjudicated again. Reviewers cannot reopen it (their undo is closed), nor can a lead who
@@ -750,7 +751,7 @@ def answer_reopen(*, user, answer: Answer) -> None:
     answer.refresh_from_db()
 
 
-def _reopen(answer: Answer, user) -> None:
+def _reopen(answer: Answer, user: AbstractUser) -> None:
     until = _lease_until(timezone.now())
     Answer.objects.filter(pk=answer.pk, review_status=ADJUDICATED).update(
         review_status=IN_REVIEW, adjudicated_verdict="", lease_holder=user, lease_expires_at=until
@@ -769,7 +770,7 @@ class Progress:
     everyone_today: int
 
 
-def review_progress(*, user) -> Progress:
+def review_progress(*, user: AbstractUser) -> Progress:
     start_of_day = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
     # Decisions a reviewer made: not undos, not the claims finishing accepted in bulk, not undone.
     decisions_today = selectors.standing_reviews(
