@@ -16,16 +16,6 @@ from tests import factories as make
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def alice(db):
-    return make.user("alice", "reviewer")
-
-
-@pytest.fixture
-def bob(db):
-    return make.user("bob", "reviewer")
-
-
 def _routed_for(reviewers: int, *, blind: bool = True):
     """An answer the judge flagged (c1 SUPPORTED, c2 CONTRADICTED), routed for `reviewers`."""
     values = policy_values(Policy.current()) | {"reviewers_per_answer": reviewers, "blind": blind}
@@ -43,50 +33,50 @@ def _flagged(seen):
     return next(c for c in seen.claims if c.cid == "c2")
 
 
-def test_with_one_review_the_claims_are_shown_as_stored(alice):
+def test_with_one_review_the_claims_are_shown_as_stored(rita):
     answer = _routed_for(1)
-    _decide(alice, answer, "stale fare")
-    seen = claims_seen_by(alice, answer)
+    _decide(rita, answer, "stale fare")
+    seen = claims_seen_by(rita, answer)
     assert (seen.multi, seen.blind, seen.pending) == (False, False, 0)
     claim = _flagged(seen)
     assert (claim.human_label, claim.note) == ("UNSUPPORTED", "stale fare")
     assert claim.pass_decisions == []
-    assert [r.reviewer for r in claim.shown_history] == [alice]
+    assert [r.reviewer for r in claim.shown_history] == [rita]
 
 
-def test_a_blind_reviewer_sees_no_other_reviewers_decisions_history_or_comments(alice, bob):
+def test_a_blind_reviewer_sees_no_other_reviewers_decisions_history_or_comments(rita, ron):
     answer = _routed_for(2)
-    _decide(alice, answer, "alice thinks P2 is stale")
-    comments_service.comment_add(user=alice, answer=answer, body="alice's comment")
-    seen = claims_seen_by(bob, answer)
+    _decide(rita, answer, "rita thinks P2 is stale")
+    comments_service.comment_add(user=rita, answer=answer, body="rita's comment")
+    seen = claims_seen_by(ron, answer)
     assert (seen.multi, seen.blind, seen.pending) == (True, True, 1)
     claim = _flagged(seen)
     assert (claim.human_label, claim.decision, claim.note, claim.decided_by) == ("", "", "", None)
     assert claim.shown_history == [] and claim.pass_decisions == []
-    assert comments_seen_by(bob, answer) == ([], 1)
+    assert comments_seen_by(ron, answer) == ([], 1)
     # Alice sees her own decision, and only hers, while she has not finished either.
-    mine = _flagged(claims_seen_by(alice, answer))
-    assert (mine.human_label, mine.decided_by) == ("UNSUPPORTED", alice)
-    assert mine.note == "alice thinks P2 is stale"
-    assert [c.body for c in comments_seen_by(alice, answer)[0]] == ["alice's comment"]
+    mine = _flagged(claims_seen_by(rita, answer))
+    assert (mine.human_label, mine.decided_by) == ("UNSUPPORTED", rita)
+    assert mine.note == "rita thinks P2 is stale"
+    assert [c.body for c in comments_seen_by(rita, answer)[0]] == ["rita's comment"]
 
 
-def test_once_finished_a_reviewer_sees_every_reviewers_decision_side_by_side(alice, bob):
+def test_once_finished_a_reviewer_sees_every_reviewers_decision_side_by_side(rita, ron):
     answer = _routed_for(2)
-    _decide(alice, answer, "alice: unsupported")
-    _decide(bob, answer, "bob: unsupported")
-    review_service.answer_finish(user=alice, answer=answer)
-    seen = claims_seen_by(alice, answer)
+    _decide(rita, answer, "rita: unsupported")
+    _decide(ron, answer, "ron: unsupported")
+    review_service.answer_finish(user=rita, answer=answer)
+    seen = claims_seen_by(rita, answer)
     assert seen.blind is False
     claim = _flagged(seen)
-    assert sorted(r.reviewer.username for r in claim.pass_decisions) == ["alice", "bob"]
+    assert sorted(r.reviewer.username for r in claim.pass_decisions) == ["rita", "ron"]
     assert claim.reviewers_disagree is False
-    assert claims_seen_by(bob, answer).blind is True  # bob has not finished
+    assert claims_seen_by(ron, answer).blind is True  # ron has not finished
 
 
-def test_with_blind_off_the_others_decisions_show_before_finishing(alice, bob):
+def test_with_blind_off_the_others_decisions_show_before_finishing(rita, ron):
     answer = _routed_for(2, blind=False)
-    _decide(alice, answer, "alice: unsupported")
-    seen = claims_seen_by(bob, answer)
+    _decide(rita, answer, "rita: unsupported")
+    seen = claims_seen_by(ron, answer)
     assert (seen.multi, seen.blind) == (True, False)
-    assert [r.note for r in _flagged(seen).pass_decisions] == ["alice: unsupported"]
+    assert [r.note for r in _flagged(seen).pass_decisions] == ["rita: unsupported"]
