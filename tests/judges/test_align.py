@@ -2,7 +2,7 @@
 
 import pytest
 
-from judges.backends.offline.align import Shortfall, align, quote_shortfall
+from judges.backends.offline.align import Shortfall, align, quote_shortfall, tokens
 from judges.backends.offline.judge import judge_offline
 from judges.types import JudgeRequest
 
@@ -334,3 +334,12 @@ def test_in_cased_text_a_new_word_in_a_slot_is_no_evidence():
     claim = "Locke will address the Kilmarnock media at a press conference on Friday."
     shortfall = quote_shortfall(claim, [("P1", source)], passages_have=_passages_have(source))
     assert shortfall is None or shortfall.label is None, shortfall
+
+
+def test_a_year_range_written_short_names_its_full_years():
+    source = "Wilk drummed for Rage Against the Machine (1991–2000, 2007–11)."
+    assert quote_shortfall("Wilk drummed for Rage Against the Machine from 2007 to 2011.", [("P1", source)]) is None
+    shortfall = quote_shortfall("Wilk drummed for Rage Against the Machine from 2007 to 2012.", [("P1", source)])
+    assert shortfall is not None and shortfall.label == "CONTRADICTED", shortfall
+    # A month after a year ("2010-05") or a digit after a dash is no range.
+    assert [t.norm for t in tokens("in 2010-05 and 1998 - 2") if t.kind == "number"] == ["2010", "5", "1998", "2"]

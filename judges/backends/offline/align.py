@@ -194,7 +194,24 @@ def tokens(text: str) -> tuple[Token, ...]:
             acronym = lowered in STOPWORDS and len(raw) > 1 and raw.isupper() and not text.isupper()
             content = lowered not in STOPWORDS or acronym
             found.append(Token(norm, span, "name" if content and _is_name(text, span, raw) else "word", content))
-    return tuple(_fail_to(found))
+    return tuple(_year_range_ends(text, _fail_to(found)))
+
+
+_RANGE_DASH = re.compile(r"\s*(?:-{1,2}|–|—)\s*")
+
+
+def _year_range_ends(text: str, found: list[Token]) -> list[Token]:
+    """A year range's second year written with two digits ("2007–11", "1991 -- 94") is read as
+    the year it names (2011, 1994), as the number check reads it (judges.text: _YEAR_RANGE), so
+    "2007-2011" copies it."""
+    for k in range(1, len(found)):
+        first, last = found[k - 1], found[k]
+        if (first.kind == "number" and last.kind == "number" and len(text[slice(*first.span)]) == 4
+                and text[slice(*first.span)][:2] in ("19", "20") and len(text[slice(*last.span)]) == 2
+                and _RANGE_DASH.fullmatch(text, first.span[1], last.span[0])
+                and text[slice(*last.span)] > text[slice(*first.span)][2:]):
+            found[k] = Token(text[slice(*first.span)][:2] + text[slice(*last.span)], last.span, "number", True)
+    return found
 
 
 def _number_norm(digits: str) -> str:
