@@ -682,6 +682,12 @@ class Policy(AppendOnly):
     # Annotation guidelines for reviewers, markdown (rendered without raw HTML), versioned with the
     # rest of the policy: the history says who changed them, when and why.
     guidelines = models.TextField(blank=True, default="", db_default="")
+    # Gold answers (reviewapp.quality): the share of "next item"s that hand a reviewer a gold answer
+    # they have not seen (0: none), and the gold accuracy below which, once a reviewer has decided
+    # gold_min_claims gold claims, they are paused from the live queue.
+    gold_rate = models.FloatField(default=0.0, db_default=0.0)
+    gold_pause_below = models.FloatField(default=0.8, db_default=0.8)
+    gold_min_claims = models.PositiveIntegerField(default=20, db_default=20)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT)
     created_at = models.DateTimeField(auto_now_add=True)
     note = models.TextField()
@@ -709,6 +715,9 @@ class Policy(AppendOnly):
             models.CheckConstraint(condition=Q(miss_rate_target__isnull=True)
                                    | Q(miss_rate_target__gte=0, miss_rate_target__lte=1),
                                    name="policy_miss_rate_target_in_unit_range"),
+            models.CheckConstraint(condition=Q(gold_rate__gte=0, gold_rate__lte=1), name="policy_gold_rate_in_unit_range"),
+            models.CheckConstraint(condition=Q(gold_pause_below__gte=0, gold_pause_below__lte=1),
+                                   name="policy_gold_pause_below_in_unit_range"),
         ]
 
     def __str__(self) -> str:
@@ -812,8 +821,9 @@ class WorkedExample(AppendOnly):
 
 # --- webhooks --------------------------------------------------------------------------------
 
-# alert.miss_rate is about the passed answers, not one answer: its deliveries have no answer.
-WEBHOOK_EVENTS = ("answer.judged", "answer.adjudicated", "answer.reopened", "alert.miss_rate")
+# alert.miss_rate is about the passed answers and reviewer.paused about a reviewer, not one answer:
+# their deliveries have no answer.
+WEBHOOK_EVENTS = ("answer.judged", "answer.adjudicated", "answer.reopened", "alert.miss_rate", "reviewer.paused")
 
 
 def default_webhook_events() -> list[str]:
@@ -1006,3 +1016,67 @@ class ComparisonChoice(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["item", "unit", "reviewer"], name="comparison_choice_once")]
+
+
+# --- reviewer quality: gold answers --------------------------------------------------------------
+
+
+class GoldAnswer(models.Model):
+    """An adjudicated answer a lead or an admin marked as gold: its human labels, frozen when it was
+    marked, are the truth reviewers are scored against on the copies of it the queue hands out."""
+
+    class Source(models.TextChoices):
+        PAGE = "page", "marked on its page"
+        IMPORT = "import", "a golden set import"
+
+    answer = models.OneToOneField(Answer, on_delete=models.PROTECT, related_name="gold")
+    # The run whose claims are handed out (the answer's shown run; for a golden-set record, the
+    # judge's side run on it) and their gold labels, one per judge claim, by position:
+    # {"position", "cid", "label", "category"}.
+    run = models.ForeignKey(JudgeRun, on_delete=models.PROTECT, related_name="+")
+    labels = models.JSONField()
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.PAGE)
+    marked_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                  related_name="+")
+    marked_at = models.DateTimeField(auto_now_add=True)
+    active = models.BooleanField(default=True)
+
+    def __str__(self) -> str:
+        return f"gold answer {self.answer_id}"
+
+
+class GoldCopy(models.Model):
+    """A gold answer as handed to one reviewer: a fresh answer (passages, run, claims undecided)
+    reviewed through the ordinary page and lease, so nothing tells it from a live one. Scored once
+    the reviewer finishes it; never exported as labels, never in anyone else's queue."""
+
+    gold = models.ForeignKey(GoldAnswer, on_delete=models.PROTECT, related_name="copies")
+    answer = models.OneToOneField(Answer, on_delete=models.CASCADE, related_name="gold_copy")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    served_at = models.DateTimeField(auto_now_add=True)
+    scored_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["gold", "reviewer"], name="goldcopy_once_per_reviewer")]
+        indexes = [models.Index(fields=["reviewer", "scored_at"], name="goldcopy_reviewer_scored")]
+
+
+class ReviewerPause(models.Model):
+    """A reviewer kept from the live queue because their gold accuracy fell below the policy's
+    threshold; a lead resumes them after a second look at their live decisions since `since`."""
+
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    paused_at = models.DateTimeField(auto_now_add=True)
+    accuracy = models.FloatField()
+    claims = models.PositiveIntegerField(help_text="gold claims the accuracy was measured on")
+    threshold = models.FloatField()
+    since = models.DateTimeField(help_text="the end of their last good window: live decisions after it get a second look")
+    resumed_at = models.DateTimeField(null=True, blank=True)
+    resumed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="+")
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-paused_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["reviewer"], condition=Q(resumed_at__isnull=True),
+                                               name="reviewerpause_one_open_per_reviewer")]

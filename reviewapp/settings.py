@@ -83,6 +83,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "reviewapp.access.role_flags",
+                "reviewapp.quality.views.paused_banner",
             ],
         },
     },

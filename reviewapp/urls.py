@@ -10,6 +10,7 @@ from reviewapp.labels import views as label_views
 from reviewapp.mcp import http as mcp_http
 from reviewapp.pairwise import views as pairwise_views
 from reviewapp.policy import views as policy_views
+from reviewapp.quality import views as quality_views
 from reviewapp.review import views as review_views
 from reviewapp.webhooks import views as webhook_views
 
@@ -40,6 +41,10 @@ urlpatterns = [
     path("adjudication/", review_views.adjudication, name="adjudication"),
     path("assign", review_views.assign, name="assign"),
     path("reviewers/", review_views.reviewers, name="reviewers"),
+    path("reviewers/pauses/<int:pause_id>/", quality_views.second_look, name="second_look"),
+    path("reviewers/pauses/<int:pause_id>/resume", quality_views.reviewer_resume, name="reviewer_resume"),
+    path("review/<int:answer_id>/gold", quality_views.gold_mark, name="gold_mark"),
+    path("exports/gold.jsonl", quality_views.gold_export, name="gold_export"),
     path("policy/", policy_views.policy, name="policy"),
     path("policy/preview", policy_views.policy_preview, name="policy_preview"),
     path("policy/<int:version>/rollback", policy_views.policy_rollback, name="policy_rollback"),

@@ -13,8 +13,10 @@ import json
 import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
 
-from reviewapp.models import Comparison, ComparisonItem, ExampleSet, Job, Policy, WebhookDelivery, WebhookEndpoint, WorkedExample
+from reviewapp.models import (Comparison, ComparisonItem, ExampleSet, Job, Policy, ReviewerPause, WebhookDelivery,
+                              WebhookEndpoint, WorkedExample)
 from reviewapp.api.clients import api_client_create
 from tests import factories as make
 from tests.factories import fare_payload
@@ -57,6 +59,10 @@ ACCESS = {
     "adjudication": (LEAD, ["get"]),  # leads and admins
     "reviewers": (LEAD, ["get"]),
     "assign": (LEAD, ["post"]),
+    "second_look": (LEAD, ["get"]),
+    "reviewer_resume": (LEAD, ["post"]),
+    "gold_mark": (LEAD, ["post"]),  # leads and admins; a refusal (not adjudicated) is a message, not a 4xx
+    "gold_export": (ADMIN, ["get"]),
     "policy": (ADMIN, ["get", "post"]),
     "policy_preview": (ADMIN, ["post"]),
     "policy_rollback": (ADMIN, ["post"]),
@@ -128,12 +134,13 @@ def world():
     comparison = Comparison.objects.create(kind="pipelines", name="c", side_a="A", side_b="B", created_by=admin)
     item = ComparisonItem.objects.create(comparison=comparison, position=0, answer_a=answer, answer_b=answer,
                                          a_on_left=True)
+    pause = ReviewerPause.objects.create(reviewer=admin, accuracy=0.5, claims=20, threshold=0.8, since=timezone.now())
     return {
         "args": {
             "answer_id": answer.pk, "claim_id": make.flagged(answer).pk,
             "version": Policy.current().version, "job_id": job.pk,
             "set_id": example_set.pk, "delivery_id": delivery.pk, "comparison_id": comparison.pk,
-            "item_id": item.pk, "run_id": answer.judged_by_id,
+            "item_id": item.pk, "run_id": answer.judged_by_id, "pause_id": pause.pk,
         },
         "users": {"visitor": make.user("vic"), REVIEWER: make.user("rita", "reviewer"), LEAD: make.user("lee", "lead"),
                   ADMIN: admin},
@@ -145,7 +152,8 @@ def _url(name, args):
     from django.urls.exceptions import NoReverseMatch
 
     for candidate in ([], ["answer_id"], ["answer_id", "claim_id"], ["version"], ["job_id"], ["set_id"],
-                      ["delivery_id"], ["comparison_id"], ["comparison_id", "item_id"], ["answer_id", "run_id"]):
+                      ["delivery_id"], ["comparison_id"], ["comparison_id", "item_id"], ["answer_id", "run_id"],
+                      ["pause_id"]):
         try:
             return reverse(name, kwargs={k: args[k] for k in candidate})
         except NoReverseMatch:

@@ -361,7 +361,8 @@ def otlp_traces(request: HttpRequest):
 
 # --- webhooks --------------------------------------------------------------------------------
 
-WebhookEvent = Literal["answer.judged", "answer.adjudicated", "answer.reopened", "alert.miss_rate"]
+WebhookEvent = Literal["answer.judged", "answer.adjudicated", "answer.reopened", "alert.miss_rate",
+                       "reviewer.paused"]
 
 
 class WebhookIn(BaseModel):
@@ -440,7 +441,7 @@ class WebhookAttemptOut(BaseModel):
 class WebhookDeliveryOut(BaseModel):
     event_id: str
     event: str
-    answer_id: UUID | None = Field(description="The answer's `id`; null for `alert.miss_rate`")
+    answer_id: UUID | None = Field(description="The answer's `id`; null for `alert.miss_rate` and `reviewer.paused`")
     status: Literal["pending", "delivered", "failed"]
     attempts: list[WebhookAttemptOut]
     next_attempt_at: datetime | None

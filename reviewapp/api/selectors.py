@@ -17,6 +17,7 @@ from judges.types import Evidence as EvidenceResult
 from reviewapp.api.schemas import AnswerState
 from reviewapp.db.keyset import PageOrder, keyset_ids
 from reviewapp.models import Answer, ApiClient, Claim, Evidence, JudgeRun
+from reviewapp.quality.selectors import live
 
 
 def answer_status(answer_id: int) -> str | None:
@@ -49,7 +50,7 @@ def client_answers_page(*, client: ApiClient, filters: ClientAnswerFilters, limi
     """The client's own answers, newest first, in keyset pages: (answers, the next page's cursor or
     None). The cursor names the last row by its time and public id, never by its row number, and is
     URL-safe (base64 of the keyset's own cursor)."""
-    qs = Answer.objects.filter(client=client)
+    qs = live(Answer.objects.filter(client=client))
     if filters.external_id is not None:
         qs = qs.filter(external_id=filters.external_id)
     if filters.status:

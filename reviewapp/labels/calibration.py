@@ -32,6 +32,7 @@ from judges.types import LABELS
 from reviewapp.labels import agreement
 from reviewapp.labels.agreement import Matrix, cohen_kappa, raw_agreement
 from reviewapp.models import Answer, Claim, ConsensusMethod, DecisionMode, Evidence
+from reviewapp.quality.selectors import live, live_claims
 from reviewapp.labels.reviewer_agreement import reviewers_agreement
 from reviewapp.policy.routing import AUDIT_REASON
 
@@ -162,11 +163,11 @@ JUDGE_KEY = ("run__profile", "run__prompt_version", "run__model")
 
 def adjudicated_judge_claims():
     """Judge claims a reviewer decided by acting on them (not accepted in bulk by finishing)."""
-    return Claim.objects.filter(origin=Claim.Origin.JUDGE, decision_mode=DecisionMode.EXPLICIT)
+    return live_claims(Claim.objects.filter(origin=Claim.Origin.JUDGE, decision_mode=DecisionMode.EXPLICIT))
 
 
 def _bulk_counts() -> dict[tuple, int]:
-    rows = (Claim.objects.filter(origin=Claim.Origin.JUDGE, decision_mode=DecisionMode.BULK)
+    rows = (live_claims(Claim.objects.filter(origin=Claim.Origin.JUDGE, decision_mode=DecisionMode.BULK))
             .values_list(*JUDGE_KEY).annotate(n=Count("id")).order_by())
     return {tuple(judge): n for *judge, n in rows}
 
@@ -249,7 +250,7 @@ def audit_misses() -> dict[str, Any]:
     """The false-negative rate on the audit sample: of sampled answers (the policy passed them)
     that were adjudicated, the share where a human found a claim not SUPPORTED or added one."""
     rows = (
-        Answer.objects.filter(routing_reason=AUDIT_REASON, review_status=Answer.ReviewStatus.ADJUDICATED)
+        live(Answer.objects.filter(routing_reason=AUDIT_REASON, review_status=Answer.ReviewStatus.ADJUDICATED))
         .annotate(missed=Exists(human_flagged_claims().filter(answer=OuterRef("pk"))))
         .values_list("judged_by__profile", "judged_by__prompt_version", "judged_by__model")
         .annotate(answers=Count("id"), misses=Count("id", filter=Q(missed=True)))

@@ -43,6 +43,7 @@ from django.utils import timezone
 
 from reviewapp.review import selectors
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Review
+from reviewapp.quality.selectors import live_claims
 
 SCHEMA_VERSION = "1"
 BATCH = 5000
@@ -98,7 +99,8 @@ def parse_filters(*, since: str = "", profile: str = "") -> ExportFilters:
 
 
 def decided_claims(filters: ExportFilters) -> QuerySet[Claim]:
-    claims = Claim.objects.exclude(decision="")
+    # Decisions on gold copies are reviewer-quality data (reviewapp.quality.exports), never labels.
+    claims = live_claims(Claim.objects.exclude(decision=""))
     if filters.since:
         claims = claims.filter(decided_at__gte=datetime.combine(filters.since, dt_time.min, tzinfo=dt_timezone.utc))
     if filters.profile:

@@ -48,7 +48,9 @@ class Decision:
 
 def every_current_decision() -> list[Decision]:
     """Every reviewer's current decision on every judge claim, in one query (DISTINCT ON)."""
-    judge_claims = Review.objects.filter(stage=Review.Stage.REVIEW, claim__origin=Claim.Origin.JUDGE)
+    # Gold copies are scored against gold labels (reviewapp.quality), not against each other.
+    judge_claims = Review.objects.filter(stage=Review.Stage.REVIEW, claim__origin=Claim.Origin.JUDGE,
+                                         answer__gold_copy__isnull=True)
     rows = (
         selectors.current_reviews(judge_claims)
         .values_list("claim_id", "reviewer_id", "reviewer__username", "final_label", "decision_mode",

@@ -7,6 +7,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from reviewapp.models import Policy
+from reviewapp.quality.forms import GOLD_FIELDS
 from reviewapp.audit import audit_record
 from reviewapp import enqueue
 
@@ -17,6 +18,7 @@ POLICY_FIELDS = (
     "supported_confidence_floor", "judge_profile", "judge_backend", "judge_model",
     "escalation_profile", "escalation_backend", "escalation_model", "escalation_margin", "example_set",
     "guidelines",
+    *GOLD_FIELDS,
 )
 GUIDELINES_MAX_CHARS = 20_000
 

@@ -22,6 +22,7 @@ from reviewapp.models import Job, Policy
 from reviewapp.pages import BadRequest, bad_request, form_errors, int_or_none, posted_note
 from reviewapp.policy.forms import AuditSamplingForm, CatchForm, GuidelinesForm, PolicyForm, RejudgeForm
 from reviewapp.policy import service as policy_service
+from reviewapp.quality.forms import GOLD_FIELDS, GoldPolicyForm
 
 
 def _history() -> list[tuple[Policy, list]]:
@@ -37,7 +38,8 @@ def _policy_forms(data=None, *, preview: bool = False) -> tuple[PolicyForm, Audi
 
 
 def _policy_page(request: HttpRequest, forms: tuple[PolicyForm, AuditSamplingForm], status: int = 200,
-                 rejudge_form: RejudgeForm | None = None, guidelines_form: GuidelinesForm | None = None) -> HttpResponse:
+                 rejudge_form: RejudgeForm | None = None, guidelines_form: GuidelinesForm | None = None,
+                 gold_form: GoldPolicyForm | None = None) -> HttpResponse:
     current = Policy.current()
     form, audit_form = forms
     catch_form = CatchForm(request.GET)
@@ -53,6 +55,7 @@ def _policy_page(request: HttpRequest, forms: tuple[PolicyForm, AuditSamplingFor
         "catch_asked": catch,
         "catch_error": catch_error,
         "current": current,
+        "gold_form": gold_form or GoldPolicyForm(initial={f: getattr(current, f) for f in GOLD_FIELDS}),
         "judge_in_force": selectors.judge_in_force(current),
         "form": form,
         "audit_form": audit_form,
@@ -70,13 +73,14 @@ def _policy_page(request: HttpRequest, forms: tuple[PolicyForm, AuditSamplingFor
 def policy(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         form, audit_form = forms = _policy_forms(request.POST)
-        if all([form.is_valid(), audit_form.is_valid()]):
-            values = dict(form.cleaned_data) | audit_form.cleaned_data
+        gold_form = GoldPolicyForm(request.POST)
+        if all([form.is_valid(), audit_form.is_valid(), gold_form.is_valid()]):
+            values = dict(form.cleaned_data) | audit_form.cleaned_data | gold_form.values(Policy.current())
             note = values.pop("note")
             created = policy_service.policy_create(user=request.user, values=values, note=note)
             messages.success(request, f"Policy v{created.version} is now in force for new judge runs.")
             return redirect("policy")
-        return _policy_page(request, forms, status=400)
+        return _policy_page(request, forms, status=400, gold_form=gold_form)
     return _policy_page(request, _policy_forms())
 
 

@@ -18,12 +18,13 @@ from reviewapp.db.counts import count_of, counted
 from reviewapp.db.keyset import PageOrder, keyset_ids
 from reviewapp.models import (Answer, AnswerComment, AnswerQuerySet, ApiClient, AuditEvent, Claim, JudgeRun,
                               Review, ReviewPass)
+from reviewapp.quality.selectors import live
 
 
 def posted_answers() -> QuerySet[Answer]:
     """Answers clients posted. Golden-set answers (no client, imported for `evaluate`) are
     measuring material, not traffic: pages and jobs leave them out unless asked."""
-    return Answer.objects.exclude(client=None, metadata__has_key="golden")
+    return live(Answer.objects.exclude(client=None, metadata__has_key="golden"))
 
 
 def shown_claims_for_review(answer: Answer) -> QuerySet[Claim]:
@@ -58,8 +59,8 @@ class QueueFilters:
 
 def queue_answers(*, filters: QueueFilters, user) -> QuerySet[Answer]:
     """Answers waiting for review that match the filters (unordered; see AnswerQuerySet.in_queue_order)."""
-    return filtered_answers(Answer.objects.filter(review_status=Answer.ReviewStatus.IN_REVIEW), filters=filters,
-                            user=user, waiting_only=True)
+    return filtered_answers(live(Answer.objects.filter(review_status=Answer.ReviewStatus.IN_REVIEW)),
+                            filters=filters, user=user, waiting_only=True)
 
 
 def filtered_answers(qs: QuerySet[Answer], *, filters: QueueFilters, user, waiting_only: bool = False) -> QuerySet[Answer]:

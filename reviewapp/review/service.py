@@ -40,6 +40,8 @@ from reviewapp.models import (Answer, AuditEvent, Claim, ConsensusMethod, Decisi
                               ReviewPass)
 # Reads of what a reviewer may see, used by the writes here too (one definition, in selectors).
 from reviewapp.review.selectors import has_finished, multi_review, pending_claims, shown_claims_for_review
+from reviewapp.quality import selectors as quality_selectors
+from reviewapp.quality import service as quality_service
 from reviewapp.audit import audit_record
 from reviewapp.webhooks.service import event_record
 from reviewapp.policy.routing import AUDIT_REASON
@@ -54,6 +56,8 @@ REVIEW, ADJUDICATION = Review.Stage.REVIEW, Review.Stage.ADJUDICATION
 # are passed over; after this many it gives up rather than loop.
 LEASE_TRIES = 5
 ASSIGN_MAX = 500  # answers one assignment takes (a filtered set on /answers/)
+PAUSED_MESSAGE = ("You are paused from the live queue: your recent decisions are having a second look. "
+                  "A lead resumes you from the Reviewers page.")
 
 
 class ReviewError(Exception):
@@ -130,6 +134,14 @@ def lease_next(*, user: AbstractUser, queue: QuerySet[Answer] | None = None, lea
         for answer in queue.filter(Exists(own)).in_queue_order()[:LEASE_TRIES]:
             if lease_take(user=user, answer=answer):
                 return answer
+    if (held := quality_service.gold_held(user=user, lease_until=_lease_until(now), leaving=leaving)) is not None:
+        return held
+    if quality_selectors.open_pause(user) is not None:
+        return None  # paused from the live queue, and from gold with it, until a lead resumes them
+    gold = quality_service.gold_serve(user=user, lease_until=_lease_until(now), leaving=leaving)
+    if gold is not None:
+        return gold
+    queue = quality_selectors.live(queue)
     passed_over: list[int] = []
     for _ in range(LEASE_TRIES):
         with transaction.atomic():
@@ -151,6 +163,12 @@ def _take_locked(user: AbstractUser, answer: Answer, now: datetime) -> bool:
     """Take (or renew) `user`'s pass on `answer`, whose row the caller has locked: the places are
     counted under that lock, so two reviewers cannot both take the last one."""
     if answer.review_status != IN_REVIEW:
+        return False
+    # A gold copy is its reviewer's alone; a paused reviewer takes no live answer.
+    copy_for = quality_selectors.gold_copy_reviewer(answer.pk)
+    if copy_for is not None and copy_for != user.pk:
+        return False
+    if copy_for is None and quality_selectors.open_pause(user) is not None:
         return False
     mine = ReviewPass.objects.filter(answer=answer, reviewer=user).first()
     if mine is not None and mine.status == FINISHED:
@@ -263,6 +281,8 @@ def lease_refusal(answer: Answer, user: AbstractUser | None = None) -> str:
         return str(LeaseHeld(answer))
     if answer.review_status != IN_REVIEW:
         return "This answer is not waiting for review."
+    if user is not None and quality_selectors.open_pause(user) is not None:
+        return PAUSED_MESSAGE
     if user is not None and has_finished(user, answer):
         return "You have finished your review of this answer; it waits for the other reviewers."
     return str(LeaseHeld(answer))
@@ -721,9 +741,12 @@ def _adjudicate(answer: Answer, user: AbstractUser, *, waiting: str = IN_REVIEW)
         audit_record(actor=user, actor_label=user.get_username(), action="answer.adjudicated", obj=answer,
                      before={"verdict": answer.verdict}, after={"adjudicated_verdict": verdict})
         answer.refresh_from_db()
-        event_record(answer=answer, event="answer.adjudicated")
-        if answer.routing_reason == AUDIT_REASON:  # the miss rate moved: alert.miss_rate is checked
-            transaction.on_commit(enqueue.evaluate_miss_rate_later, robust=True)
+        if quality_selectors.is_gold_copy(answer.pk):
+            quality_service.gold_score(answer=answer)  # nobody outside hears of a gold copy
+        else:
+            event_record(answer=answer, event="answer.adjudicated")
+            if answer.routing_reason == AUDIT_REASON:  # the miss rate moved: alert.miss_rate is checked
+                transaction.on_commit(enqueue.evaluate_miss_rate_later, robust=True)
     return bool(done)
 
 
@@ -760,7 +783,8 @@ def _reopen(answer: Answer, user: AbstractUser) -> None:
         "status": OPEN, "lease_expires_at": until, "finished_at": None})
     audit_record(actor=user, actor_label=user.get_username(), action="answer.reopened", obj=answer)
     answer.refresh_from_db()
-    event_record(answer=answer, event="answer.reopened")  # the client had the verdict: it is withdrawn
+    if not quality_selectors.is_gold_copy(answer.pk):
+        event_record(answer=answer, event="answer.reopened")  # the client had the verdict: it is withdrawn
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from reviewapp.highlight import Differs, segments
 from reviewapp.labels.reviewer_agreement import reviewer_agreement
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy, Review
 from reviewapp.pages import BadRequest, bad_request, form_errors, int_or_none, posted_note
+from reviewapp.quality import selectors as quality_selectors
 from reviewapp.review import comments as comments_service
 from reviewapp.review import drafts as drafts_service
 from reviewapp.review.forms import AssignForm, CommentForm, QueueFilterForm
@@ -133,9 +134,15 @@ def queue_next(request: HttpRequest) -> HttpResponse:
         messages.info(request, f"No other answer to review here; answer {leaving}, which you left, is back in the queue.")
         return _redirect(request, reverse("queue"))
     if answer is None:
-        messages.info(request, "Nothing left to review here. Well done.")
-        return _redirect(request, reverse("queue"))
+        return _nothing_left(request)
     return _redirect(request, reverse("review", args=[answer.pk]))
+
+
+def _nothing_left(request: HttpRequest) -> HttpResponse:
+    """No next answer: the queue is empty here, or the reviewer is paused from it (and told so)."""
+    paused = quality_selectors.open_pause(request.user) is not None
+    messages.info(request, review_service.PAUSED_MESSAGE if paused else "Nothing left to review here. Well done.")
+    return _redirect(request, reverse("queue"))
 
 
 def _redirect(request: HttpRequest, url: str) -> HttpResponse:
@@ -204,6 +211,7 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
         "progress": review_service.review_progress(user=user),
         "is_admin": is_admin(user),
         "reviewers": review_service.assignable_reviewers() if is_lead_or_admin(user) else [],
+        "gold_state": quality_selectors.gold_state(user, answer),
     }
 
 
@@ -414,8 +422,7 @@ def finish(request: HttpRequest, answer_id: int) -> HttpResponse:
     if request.POST.get("then") == "next":  # the page's setting: go on to the next answer (else stay)
         following = review_service.lease_next(user=request.user, leaving=answer.pk)
         if following is None:
-            messages.info(request, "Nothing left to review here. Well done.")
-            return _redirect(request, reverse("queue"))
+            return _nothing_left(request)
         return _redirect(request, reverse("review", args=[following.pk]))
     return _after_action(request, answer, selected=None)
 
@@ -442,8 +449,7 @@ def skip(request: HttpRequest, answer_id: int) -> HttpResponse:
     following = review_service.lease_next(user=request.user)
     messages.info(request, f"Skipped answer {answer.pk}; it goes to someone else for now.")
     if following is None:
-        messages.info(request, "Nothing left to review here. Well done.")
-        return _redirect(request, reverse("queue"))
+        return _nothing_left(request)
     return _redirect(request, reverse("review", args=[following.pk]))
 
 
@@ -552,4 +558,6 @@ def reviewers(request: HttpRequest) -> HttpResponse:
     """Each reviewer's progress, and their agreement with the final labels several reviewers reached."""
     agreement = {a.reviewer: a for a in reviewer_agreement().values()}
     return render(request, "reviewapp/reviewers.html", {"rows": selectors.reviewer_progress(),
-                                                        "agreement_by_reviewer": agreement})
+                                                        "agreement_by_reviewer": agreement,
+                                                        "gold_quality": quality_selectors.gold_quality(),
+                                                        "policy": Policy.current()})

@@ -49,7 +49,7 @@ from reviewapp.webhooks.signing import DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_
 
 log = logging.getLogger(__name__)
 
-JUDGED, ADJUDICATED, REOPENED, MISS_RATE_ALERT = WEBHOOK_EVENTS
+JUDGED, ADJUDICATED, REOPENED, MISS_RATE_ALERT, REVIEWER_PAUSED = WEBHOOK_EVENTS
 USER_AGENT = "ClaimDesk-Webhooks/1"
 # How long past its timeout a held delivery stays held: a worker that died mid-send lets go.
 SENDING_MARGIN_SECONDS = 30
@@ -239,8 +239,8 @@ def event_record(*, answer: Answer, event: str, state: Callable[[], dict] | None
 
 
 def team_event_record(*, event: str, data: dict) -> list[WebhookDelivery]:
-    """An event about the team's work rather than one answer (alert.miss_rate), for every live
-    endpoint that chose it: its deliveries have no answer. Call inside the transaction that
+    """An event about the team's work rather than one answer (alert.miss_rate, reviewer.paused),
+    for every live endpoint that chose it: its deliveries have no answer. Call inside the transaction that
     recorded what happened; the tasks are enqueued once it commits."""
     now = timezone.now()
     deliveries = []

@@ -1,0 +1,1 @@
+"""Reviewer quality: gold answers scored against their gold labels, pausing, second looks."""
