@@ -1080,3 +1080,47 @@ class ReviewerPause(models.Model):
         ordering = ["-paused_at", "-id"]
         constraints = [models.UniqueConstraint(fields=["reviewer"], condition=Q(resumed_at__isnull=True),
                                                name="reviewerpause_one_open_per_reviewer")]
+
+
+# --- evidence-level labels ---------------------------------------------------------------------
+
+
+class EvidenceMark(models.Model):
+    """A reviewer's evidence on one claim: the passage span that supports or contradicts it, and
+    the cause when the judge was wrong or the claim is bad. One per reviewer and claim, changed in
+    place as they refine it (the decisions' history is Review's; this is a label of its own)."""
+
+    class Stance(models.TextChoices):
+        SUPPORTS = "supports"
+        CONTRADICTS = "contradicts"
+
+    class Cause(models.TextChoices):
+        RETRIEVAL_MISS = "retrieval_miss", "retrieval miss: no passage holds the fact"
+        GENERATION_ERROR = "generation_error", "generation error: the passages hold it, the answer got it wrong"
+        JUDGE_ERROR = "judge_error", "judge error: the judge misread good evidence"
+
+    claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="evidence_marks")
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="+")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    # No passage: a cause alone (retrieval_miss has no span to mark).
+    passage = models.ForeignKey(Passage, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    start = models.PositiveIntegerField(null=True, blank=True)
+    end = models.PositiveIntegerField(null=True, blank=True)
+    stance = models.CharField(max_length=12, choices=Stance.choices, blank=True)
+    cause = models.CharField(max_length=20, choices=Cause.choices, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["claim", "reviewer"], name="evidencemark_one_per_reviewer_claim"),
+            _span_check("", "evidencemark_span_ordered"),
+            models.CheckConstraint(condition=Q(passage__isnull=True, start__isnull=True, stance="")
+                                   | Q(passage__isnull=False, start__isnull=False, end__gt=F("start")),
+                                   name="evidencemark_span_iff_passage"),
+            models.CheckConstraint(condition=Q(stance="") | Q(stance__in=["supports", "contradicts"]),
+                                   name="evidencemark_stance_known"),
+            models.CheckConstraint(condition=Q(cause="") | Q(cause__in=["retrieval_miss", "generation_error",
+                                                                         "judge_error"]),
+                                   name="evidencemark_cause_known"),
+        ]

@@ -28,6 +28,7 @@ urlpatterns = [
     path("review/<int:answer_id>/claims/<int:claim_id>/decide", review_views.decide, name="decide"),
     path("review/<int:answer_id>/claims/<int:claim_id>/draft", review_views.note_draft, name="note_draft"),
     path("review/<int:answer_id>/claims/<int:claim_id>/note", review_views.note_edit, name="note_edit"),
+    path("review/<int:answer_id>/claims/<int:claim_id>/evidence", review_views.evidence_mark, name="evidence_mark"),
     path("review/<int:answer_id>/undo", review_views.undo, name="undo"),
     path("review/<int:answer_id>/reopen", review_views.reopen, name="reopen"),
     path("review/<int:answer_id>/add-claim", review_views.add_claim, name="add_claim"),

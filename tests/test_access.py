@@ -47,6 +47,7 @@ ACCESS = {
     "undo": (REVIEWER, ["post"]),
     "note_draft": (REVIEWER, ["post"]),
     "note_edit": (REVIEWER, ["post"]),
+    "evidence_mark": (REVIEWER, ["post"]),
     "reopen": (LEAD, ["post"]),  # leads; an admin gets in and is told only a lead reopens (409)
     "add_claim": (REVIEWER, ["post"]),
     "finish": (REVIEWER, ["post"]),

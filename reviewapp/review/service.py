@@ -288,6 +288,11 @@ def lease_refusal(answer: Answer, user: AbstractUser | None = None) -> str:
     return str(LeaseHeld(answer))
 
 
+def require_lease(user: AbstractUser, answer: Answer) -> None:
+    """Take (or renew) `user`'s lease on `answer` for a change, or raise ReviewError saying why not."""
+    _require_lease(user, answer)
+
+
 def _require_lease(user: AbstractUser, answer: Answer) -> None:
     if answer.review_status in (IN_REVIEW, ADJUDICATING) and lease_take(user=user, answer=answer):
         return
@@ -454,7 +459,7 @@ def _pass_decide(user: AbstractUser, claim: Claim, answer: Answer, *, decision: 
     return claim
 
 
-def _whole_words(text: str, start: int, end: int) -> tuple[int, int]:
+def whole_words(text: str, start: int, end: int) -> tuple[int, int]:
     """[start, end) widened to the words it cuts into and narrowed past the spaces at its ends."""
     while start > 0 and text[start - 1].isalnum() and text[start].isalnum():
         start -= 1
@@ -476,7 +481,7 @@ def claim_add(*, user: AbstractUser, answer: Answer, start: int, end: int, label
         raise ReviewError(f"Choose a category: one of {', '.join(CATEGORIES)}.")
     if not 0 <= start < end <= len(answer.answer) or not answer.answer[start:end].strip():
         raise ReviewError("Select the answer text the claim covers.")
-    start, end = _whole_words(answer.answer, start, end)
+    start, end = whole_words(answer.answer, start, end)
     if multi_review(answer) or answer.review_status == ADJUDICATING:
         raise ReviewError("This answer has several reviewers, who decide the judge's claims only: "
                           "say what the judge missed in a claim's note.")

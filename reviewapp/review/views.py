@@ -28,11 +28,12 @@ from reviewapp.access import (
 )
 from reviewapp.highlight import Differs, segments
 from reviewapp.labels.reviewer_agreement import reviewer_agreement
-from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Policy, Review
+from reviewapp.models import Answer, Claim, Evidence, EvidenceMark, JudgeRun, Policy, Review
 from reviewapp.pages import BadRequest, bad_request, form_errors, int_or_none, posted_note
 from reviewapp.quality import selectors as quality_selectors
 from reviewapp.review import comments as comments_service
 from reviewapp.review import drafts as drafts_service
+from reviewapp.review import evidence as evidence_service
 from reviewapp.review.forms import AssignForm, CommentForm, QueueFilterForm
 from reviewapp.review import service as review_service
 from reviewapp.review.service import ReopenUnconfirmed, ReviewError
@@ -212,6 +213,9 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
         "is_admin": is_admin(user),
         "reviewers": review_service.assignable_reviewers() if is_lead_or_admin(user) else [],
         "gold_state": quality_selectors.gold_state(user, answer),
+        "evidence_marks": evidence_service.marks_by_claim(user, claims),
+        "stances": EvidenceMark.Stance.choices,
+        "causes": EvidenceMark.Cause.choices,
     }
 
 
@@ -293,6 +297,26 @@ def decide(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
         return _after_action(request, answer, selected=claim.pk, error=str(exc))
     drafts_service.drafts_clear(request.user, [claim.pk])  # the note went with the decision
     return _after_action(request, answer, selected=_next_in_order(answer, after=claim))
+
+
+@require_POST
+@reviewer_required
+def evidence_mark(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
+    """On a claim: the passage span that supports or contradicts it, and the cause (or neither: cleared)."""
+    answer = _load(answer_id)
+    claim = get_object_or_404(Claim, pk=claim_id, answer=answer)
+    claim.answer = answer
+    start, end = (request.POST.get(name, "").strip() for name in ("start", "end"))
+    if (start and int_or_none(start) is None) or (end and int_or_none(end) is None):
+        return _after_action(request, answer, selected=claim.pk, status=400,
+                             error="start, end: whole numbers, the span's character offsets in the passage.")
+    try:
+        evidence_service.evidence_mark(user=request.user, claim=claim, passage_pid=request.POST.get("passage", ""),
+                                       start=int_or_none(start), end=int_or_none(end),
+                                       stance=request.POST.get("stance", ""), cause=request.POST.get("cause", ""))
+    except ReviewError as exc:
+        return _after_action(request, answer, selected=claim.pk, error=str(exc), status=400)
+    return _after_action(request, answer, selected=claim.pk)
 
 
 def _next_in_order(answer: Answer, *, after: Claim) -> int:
