@@ -23,7 +23,8 @@ from tests import factories as make
 JSONL_KEYS = {
     "answer_id", "external_id", "question", "answer", "passages", "claim_id", "claim_text", "answer_span",
     "judge_label", "category", "explanation", "quotes", "human_label", "decision", "decision_mode", "origin", "note",
-    "reviewer", "decided_at", "consensus_method", "reviews", "judge_confidence", "judge_profile", "judge_version",
+    "reviewer", "decided_at", "consensus_method", "reviews", "human_evidence", "judge_confidence", "judge_profile",
+    "judge_version",
     "judge_model", "judge_backend", "policy_version", "prior_turns", "answer_human_verdict",
 }
 
@@ -328,8 +329,8 @@ def test_the_number_of_queries_does_not_grow_with_the_rows_of_a_batch():
         with CaptureQueriesContext(connection) as queries:
             assert len(_jsonl()) == 2 * answers
         counts.append(len(queries))
-    # claims, answers, quotes, passages, runs, the empty next batch, a savepoint pair
-    assert counts[0] == counts[1] <= 8
+    # claims, answers, reviews, human evidence, passages, runs, the empty next batch, a savepoint pair
+    assert counts[0] == counts[1] <= 9
 
 
 @pytest.mark.django_db

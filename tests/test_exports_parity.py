@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from reviewapp.labels import exports
 from reviewapp.labels.exports import ExportFilters, export_stream
-from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Review
+from reviewapp.models import Answer, Claim, Evidence, EvidenceMark, JudgeRun, Passage, Review
 from tests import factories as make
 from tests.conftest import wait_for
 
@@ -76,7 +76,15 @@ def _reference(fmt: str) -> bytes:
                               "decision": r.decision, "decision_mode": r.decision_mode, "note": r.note,
                               "reason": r.reason, "time_spent_ms": r.time_spent_ms}
                              for r in sorted(latest.values(), key=lambda r: r.id)]
-    rows = [exports.claim_row(c, answers[c["answer_id"]], quotes[c["id"]], passages[c["answer_id"]], reviews[c["id"]])
+    marks = defaultdict(list)
+    for m in EvidenceMark.objects.order_by("claim_id", "id").select_related("reviewer", "passage"):
+        marks[m.claim_id].append({
+            "reviewer": m.reviewer.username, "passage_id": m.passage.pid if m.passage else None,
+            "span": [m.start, m.end] if m.passage else None,
+            "text": m.passage.text[m.start:m.end] if m.passage else None,
+            "stance": m.stance or None, "cause": m.cause or None})
+    rows = [exports.claim_row(c, answers[c["answer_id"]], quotes[c["id"]], passages[c["answer_id"]], reviews[c["id"]],
+                              marks[c["id"]])
             for c in claims]
     if fmt == "jsonl":
         return b"".join(exports._json_line(row) for row in rows)
@@ -101,6 +109,18 @@ def _reviewed(claim: Claim, answer: Answer, note: str, rita, odd_reviewer, k: in
     if k == 3:
         Review.objects.create(claim=claim, answer=answer, reviewer=rita, decision="overturn", stage="adjudication",
                               final_label="CONTRADICTED", note=note, claim_version=3)
+
+
+def _marked(claim: Claim, answer: Answer, passage, rita, odd_reviewer, k: int) -> None:
+    """Evidence marks: a span of the awkward passage text (its start cut mid-text, past astral
+    characters), a cause alone, both, none; by two reviewers, the odd name included."""
+    if passage is not None and k % 4 != 3:
+        start = min(2, len(passage.text) - 1)
+        EvidenceMark.objects.create(claim=claim, answer=answer, reviewer=rita, passage=passage, start=start,
+                                    end=len(passage.text), stance=["supports", "contradicts"][k % 2],
+                                    cause=["", "judge_error", "generation_error"][k % 3])
+    if k % 3 == 1:
+        EvidenceMark.objects.create(claim=claim, answer=answer, reviewer=odd_reviewer, cause="retrieval_miss")
 
 
 def _awkward_answers() -> int:
@@ -151,6 +171,7 @@ def _awkward_answers() -> int:
                                                      {"kind": value[:20] or "swap", "span": None, "answer_span": [1, 5]}]
                                         if found and (n + k) % 2 else [])
             _reviewed(claim, answer, value, rita, odd_reviewer, k)
+            _marked(claim, answer, first, rita, odd_reviewer, n + k)
             decided += 1
         make.claim(answer, "SUPPORTED")  # undecided: in neither export
     # Rows whose only formula-like cells start the claim's cells, or follow its quotes and labels.
@@ -189,6 +210,9 @@ def _check_the_bytes_of_the_plain_ones(fmt: str) -> None:
         rows = [json.loads(line) for line in data.splitlines()]
         assert {r["reviewer"] for r in rows} >= {None, "rita", "=cmd|' /C calc'!A0"}
         assert None in {r["decided_at"] for r in rows} and None in {r["policy_version"] for r in rows}
+        marks = [m for r in rows for m in r["human_evidence"]]
+        assert {m["cause"] for m in marks} == {None, "judge_error", "generation_error", "retrieval_miss"}
+        assert any("🚌" in (m["text"] or "") for m in marks)
     else:
         rows = list(csv.DictReader(io.StringIO(data.decode(), newline="")))
         assert "'=SUM(A1:A9)" in {r["claim_text"] for r in rows}

@@ -42,7 +42,7 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from reviewapp.review import selectors
-from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Review
+from reviewapp.models import Answer, Claim, Evidence, EvidenceMark, JudgeRun, Passage, Review
 from reviewapp.quality.selectors import live_claims
 
 SCHEMA_VERSION = "1"
@@ -51,14 +51,16 @@ BATCH = 5000
 # as bytes) raised the JSONL export's peak RSS from 123 to 210 MB.
 CHUNK = 256
 BLOCK = 500  # answer ids the export's readers take in turn: about one batch at 5-15 claims an answer
-FORMATS = ("jsonl", "csv", "golden")
-CONTENT_TYPES = {"jsonl": "application/x-ndjson", "csv": "text/csv", "golden": "application/x-ndjson"}
-EXTENSIONS = {"jsonl": "jsonl", "csv": "csv", "golden": "golden.jsonl"}
+FORMATS = ("jsonl", "csv", "golden", "ragtruth")
+CONTENT_TYPES = {"jsonl": "application/x-ndjson", "csv": "text/csv", "golden": "application/x-ndjson",
+                 "ragtruth": "application/x-ndjson"}
+EXTENSIONS = {"jsonl": "jsonl", "csv": "csv", "golden": "golden.jsonl", "ragtruth": "ragtruth.jsonl"}
+RECORD_FORMATS = ("golden", "ragtruth")  # one record per adjudicated answer, not one row per claim
 
 CSV_FIELDS = (
     "answer_id", "external_id", "question", "answer", "passage_ids", "claim_id", "claim_text", "answer_start",
     "answer_end", "judge_label", "category", "explanation", "quotes", "human_label", "decision", "decision_mode",
-    "origin", "note", "reviewer", "decided_at", "consensus_method", "reviews", "judge_confidence",
+    "origin", "note", "reviewer", "decided_at", "consensus_method", "reviews", "human_evidence", "judge_confidence",
     "judge_profile", "judge_version", "judge_model", "judge_backend",
     "policy_version", "prior_turns", "answer_human_verdict",
 )
@@ -155,6 +157,7 @@ class Batch:
     passages: dict[int, list]  # by answer id
     runs: dict[int, tuple]  # by run id: RUN_COLUMNS values after the id
     reviews: dict[int, list]  # by claim id
+    marks: dict[int, list]  # by claim id: the reviewers' evidence (HUMAN_EVIDENCE_FIELDS)
 
     def rows(self) -> Iterator[dict[str, Any]]:
         for values in self.claims:
@@ -163,7 +166,8 @@ class Batch:
                               self.runs[claim["run_id"]]))
             answer_id = claim["answer_id"]
             answer = dict(zip(ANSWER_COLUMNS[1:], self.answers[answer_id]))
-            yield claim_row(claim, answer, self.quotes[claim["id"]], self.passages[answer_id], self.reviews[claim["id"]])
+            yield claim_row(claim, answer, self.quotes[claim["id"]], self.passages[answer_id], self.reviews[claim["id"]],
+                            self.marks[claim["id"]])
 
 
 def _keyset(rows: QuerySet) -> Iterator[list[tuple]]:
@@ -187,7 +191,7 @@ def _batches(claims: QuerySet[Claim], *, passage_text: bool) -> Iterator[Batch]:
         answer_ids = {c[1] for c in batch}
         claim_ids = [c[0] for c in batch]
         yield Batch(batch, _answers(answer_ids), _quotes(claim_ids), _passages(answer_ids, passage_text),
-                    _runs({c[RUN_AT] for c in batch}), _reviews(claim_ids))
+                    _runs({c[RUN_AT] for c in batch}), _reviews(claim_ids), evidence_marks(claim_ids))
 
 
 @dataclass(frozen=True)
@@ -200,17 +204,20 @@ class LineBatch:
     passages: dict[int, list]
     runs: dict[int, tuple]
     reviews: dict[int, str]  # by claim id: its reviews' part of the line (Postgres's), if it has any
+    evidence: dict[int, str]  # by claim id: its human evidence's part (Postgres's), if it has any
 
 
 def _line_batches(claims: QuerySet[Claim], fmt: str) -> Iterator[LineBatch]:
-    """BATCH claims at a time with their answers, passages, runs and reviews: five queries per batch."""
+    """BATCH claims at a time with their answers, passages, runs, reviews and human evidence: six
+    queries per batch."""
     own = RawSQL(CLAIM_JSONL if fmt == "jsonl" else CLAIM_CSV, ())
     # The confidence is encoded here, not by Postgres: a float8's text (1) is not orjson's (1.0).
     rows = claims.annotate(own=own).values_list("id", "answer_id", "run_id", "own", "confidence")
     for batch in _keyset(rows):
         answer_ids = {c[1] for c in batch}
         yield LineBatch(batch, _answers(answer_ids), _passages(answer_ids, fmt == "jsonl"),
-                        _runs({c[2] for c in batch}), _review_parts([c[0] for c in batch], fmt))
+                        _runs({c[2] for c in batch}), _review_parts([c[0] for c in batch], fmt),
+                        _evidence_parts([c[0] for c in batch], fmt))
 
 
 @contextmanager
@@ -398,6 +405,23 @@ def _reviews(claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
     return reviews
 
 
+HUMAN_EVIDENCE_FIELDS = ("reviewer", "passage_id", "span", "text", "stance", "cause")
+
+
+def evidence_marks(claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    """Each claim's human evidence (EvidenceMark), one per reviewer in the order first made: the
+    passage span that supports or contradicts it, the text it covers, and the cause (null: none)."""
+    rows = (EvidenceMark.objects.filter(_ids_in(EvidenceMark, "claim", claim_ids)).order_by("claim_id", "id")
+            .values_list("claim_id", "reviewer__username", "passage__pid", "passage__text", "start", "end",
+                         "stance", "cause"))
+    marks = defaultdict(list)
+    for claim_id, reviewer, pid, text, start, end, stance, cause in _fetch(rows):
+        marks[claim_id].append(dict(zip(HUMAN_EVIDENCE_FIELDS, (
+            reviewer, pid, _span(start, end), text[start:end] if start is not None else None,
+            stance or None, cause or None))))
+    return marks
+
+
 def _passages(answer_ids: set[int], passage_text: bool) -> dict[int, list]:
     """Each answer's passages in order: objects, or (CSV) ids only, so their text is not read."""
     passages = defaultdict(list)
@@ -414,7 +438,8 @@ def _passages(answer_ids: set[int], passage_text: bool) -> dict[int, list]:
 
 
 def claim_row(claim: dict[str, Any], answer: dict[str, Any], quotes: list[dict[str, Any]],
-              passages: list, reviews: list[dict[str, Any]] = ()) -> dict[str, Any]:
+              passages: list, reviews: list[dict[str, Any]] = (),
+              human_evidence: list[dict[str, Any]] = ()) -> dict[str, Any]:
     """A decided claim (CLAIM_COLUMNS values) as one export row (JSONL's shape; `csv_cells` flattens it).
     `human_label` is the final label, `consensus_method` how it was reached, `reviews` every
     reviewer's own decision (REVIEW_FIELDS) from which it came."""
@@ -441,6 +466,8 @@ def claim_row(claim: dict[str, Any], answer: dict[str, Any], quotes: list[dict[s
         "decided_at": claim["decided_at"].isoformat() if claim["decided_at"] else None,
         "consensus_method": claim["consensus_method"],
         "reviews": list(reviews),
+        # The passage spans reviewers marked as supporting or contradicting it, with their causes.
+        "human_evidence": list(human_evidence),
         "judge_confidence": claim["confidence"],
         "judge_profile": claim["run__profile"],
         "judge_version": claim["run__prompt_version"],
@@ -493,16 +520,67 @@ def golden_record(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def golden_records(filters: ExportFilters) -> Iterator[dict[str, Any]]:
-    """Adjudicated answers with a decided claim that matches the filters, each with all its decided
-    claims (a record built from some of them could get the answer's label wrong). Answers still in
-    review are left out: some of their claims wait for a decision."""
+def adjudicated_answers_rows(filters: ExportFilters) -> Iterator[list[dict[str, Any]]]:
+    """Adjudicated answers with a decided claim that matches the filters, each as all its decided
+    claims' export rows (a record built from some of them could get the answer's label wrong).
+    Answers still in review are left out: some of their claims wait for a decision."""
     answers = decided_claims(filters).values("answer_id")
     claims = decided_claims(ExportFilters()).filter(
         answer_id__in=answers, answer__review_status=Answer.ReviewStatus.ADJUDICATED)
     rows = (row for batch in _batches(claims, passage_text=True) for row in batch.rows())
     for _, group in groupby(rows, key=lambda row: row["answer_id"]):
-        yield golden_record(list(group))
+        yield list(group)
+
+
+def golden_records(filters: ExportFilters) -> Iterator[dict[str, Any]]:
+    return map(golden_record, adjudicated_answers_rows(filters))
+
+
+# --- RAGTruth-style records (docs/quality.md, its schema docs/ragtruth.schema.json) -------------
+
+RAGTRUTH_SCHEMA = "claimdesk-ragtruth/1"
+# A human label as RAGTruth's hallucination type: a conflict with the passages, or information
+# they do not hold (partly supported: it says more than they do, a subtle addition).
+RAGTRUTH_TYPES = {"CONTRADICTED": "Evident Conflict", "UNSUPPORTED": "Evident Baseless Info",
+                  "PARTIALLY_SUPPORTED": "Subtle Baseless Info"}
+
+
+def ragtruth_record(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One adjudicated answer as a RAGTruth-style record: the response, its human-labelled
+    hallucination spans with their types, causes and evidence, and the response-level labels."""
+    first = rows[0]
+    flagged = [r for r in rows if r["human_label"] != "SUPPORTED"]
+    labels = []
+    for r in flagged:
+        span = r["answer_span"]
+        if not span or span[0] >= span[1]:
+            continue  # a claim without a span counts at response level only
+        labels.append({
+            "start": span[0], "end": span[1], "text": first["answer"][span[0]:span[1]],
+            "label_type": RAGTRUTH_TYPES[r["human_label"]], "claim_id": r["claim_id"],
+            "human_label": r["human_label"], "judge_label": r["judge_label"],
+            "causes": sorted({m["cause"] for m in r["human_evidence"] if m["cause"]}),
+            "evidence": [{k: m[k] for k in ("passage_id", "span", "text", "stance")}
+                         for m in r["human_evidence"] if m["passage_id"]],
+        })
+    return {
+        "schema": RAGTRUTH_SCHEMA,
+        "id": f"claimdesk-{first['answer_id']}",
+        "source_id": str(first["answer_id"]),
+        "task_type": "QA",
+        "source_info": {"question": first["question"],
+                        "passages": [{"id": p["id"], "text": p["text"]} for p in first["passages"]]},
+        "response": first["answer"],
+        "labels": labels,
+        "hallucinated": bool(flagged),
+        "hallucination_types": sorted({RAGTRUTH_TYPES[r["human_label"]] for r in flagged}),
+        "causes": sorted({m["cause"] for r in rows for m in r["human_evidence"] if m["cause"]}),
+        "verdict": first["answer_human_verdict"],
+    }
+
+
+def ragtruth_records(filters: ExportFilters) -> Iterator[dict[str, Any]]:
+    return map(ragtruth_record, adjudicated_answers_rows(filters))
 
 
 # --- encoding ----------------------------------------------------------------------------------
@@ -523,6 +601,7 @@ def csv_cells(row: dict[str, Any]) -> list[Any]:
         "answer_end": span[1],
         "quotes": orjson.dumps(row["quotes"]).decode(),
         "reviews": orjson.dumps(row["reviews"]).decode(),
+        "human_evidence": orjson.dumps(row["human_evidence"]).decode(),
         "prior_turns": orjson.dumps(row["prior_turns"]).decode(),
     }
     return [neutralize(flat[field]) for field in CSV_FIELDS]
@@ -628,6 +707,32 @@ def _review_parts(claim_ids: list[int], fmt: str) -> dict[int, str]:
 NO_REVIEWS = {"jsonl": ',"reviews":[]', "csv": ",[]"}
 
 
+def _evidence_parts(claim_ids: list[int], fmt: str) -> dict[int, str]:
+    """Each claim's human evidence as the part of its line after its reviews, as orjson or csv write
+    evidence_marks' list, for the claims that have any: one query a batch, as _review_parts. substr
+    counts characters as Python's slicing does (code points: the database is UTF-8)."""
+    text = ("CASE WHEN m.start IS NULL THEN 'null' "
+            """ELSE to_json(substr(p.text, m.start + 1, m."end" - m.start))::text END""")
+    mark = (f"""concat('{{"reviewer":', to_json(u.username), ',"passage_id":', coalesce(to_json(p.pid)::text, 'null'), """
+            f"""',"span":', {_sql_span("m.start", 'm."end"')}, ',"text":', {text}, """
+            f"""',"stance":', coalesce(to_json(nullif(m.stance, ''))::text, 'null'), """
+            f"""',"cause":', coalesce(to_json(nullif(m.cause, ''))::text, 'null'), '}}')""")
+    if fmt == "csv":  # JSON in a cell, quoted as csv quotes it (never a formula)
+        mark = f"""replace({mark}, '"', '""')"""
+    opening, closing = (',"[', ']"') if fmt == "csv" else (',"human_evidence":[', "]")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT m.claim_id, string_agg({mark}, ',' ORDER BY m.id) "
+            f'FROM "{EvidenceMark._meta.db_table}" m JOIN "{get_user_model()._meta.db_table}" u ON u.id = m.reviewer_id '
+            f'LEFT JOIN "{Passage._meta.db_table}" p ON p.id = m.passage_id '
+            "WHERE m.claim_id = ANY(%s::bigint[]) GROUP BY m.claim_id",
+            ["{" + ",".join(map(str, claim_ids)) + "}"])
+        return {claim_id: opening + marks + closing for claim_id, marks in cursor.fetchall()}
+
+
+NO_EVIDENCE = {"jsonl": ',"human_evidence":[]', "csv": ",[]"}
+
+
 # concat() builds a part in one call (a chain of || makes and copies a new string at every step).
 CLAIM_JSONL = (
     f"""concat(',"claim_id":', to_json({_CLAIM}.cid), ',"claim_text":', to_json({_CLAIM}.text), """
@@ -678,18 +783,19 @@ CLAIM_CSV = "concat_ws(',', " + ", ".join((
 
 
 def _stitched(batch: LineBatch, answer_parts: dict[int, tuple[str, str]], run_parts: dict[int, str],
-              confidence: Callable[[float | None], str], no_reviews: str) -> Iterator[tuple[int, bytes]]:
+              confidence: Callable[[float | None], str], fmt: str) -> Iterator[tuple[int, bytes]]:
     """The batch's lines, CHUNK at a time: each is its answer's head, the claim's own part, its
-    reviews, its confidence, its run's part and its answer's tail, joined as they are (each part
-    brings the separators it needs)."""
-    reviews = batch.reviews
+    reviews, its human evidence, its confidence, its run's part and its answer's tail, joined as
+    they are (each part brings the separators it needs)."""
+    reviews, evidence = batch.reviews, batch.evidence
+    no_reviews, no_evidence = NO_REVIEWS[fmt], NO_EVIDENCE[fmt]
     for first in range(0, len(batch.claims), CHUNK):
         parts = []
         for claim_id, answer_id, run_id, own, claim_confidence in batch.claims[first:first + CHUNK]:
             head, tail = answer_parts[answer_id]
-            parts += (head, own, reviews.get(claim_id, no_reviews), confidence(claim_confidence),
-                      run_parts[run_id], tail)
-        yield len(parts) // 6, "".join(parts).encode()
+            parts += (head, own, reviews.get(claim_id, no_reviews), evidence.get(claim_id, no_evidence),
+                      confidence(claim_confidence), run_parts[run_id], tail)
+        yield len(parts) // 7, "".join(parts).encode()
 
 
 def _jsonl_batch(batch: LineBatch) -> Iterator[tuple[int, bytes]]:
@@ -706,7 +812,7 @@ def _jsonl_batch(batch: LineBatch) -> Iterator[tuple[int, bytes]]:
     runs = {run_id: "," + orjson.dumps({"judge_profile": profile, "judge_version": version, "judge_model": model,
                                         "judge_backend": backend}).decode()[1:-1]
             for run_id, (profile, version, model, backend) in batch.runs.items()}
-    return _stitched(batch, answers, runs, _jsonl_confidence, NO_REVIEWS["jsonl"])
+    return _stitched(batch, answers, runs, _jsonl_confidence, "jsonl")
 
 
 def _jsonl_confidence(value: float | None) -> str:
@@ -736,8 +842,7 @@ def _csv_batch(batch: LineBatch) -> Iterator[tuple[int, bytes]]:
                in batch.answers.items()}
     runs = {run_id: "," + cells(run) for run_id, run in batch.runs.items()}
     # (csv writes a row of one empty cell as "", a null as nothing, as the reference's middle cells)
-    return _stitched(batch, answers, runs, lambda value: "," + ("" if value is None else cells((value,))),
-                     NO_REVIEWS["csv"])
+    return _stitched(batch, answers, runs, lambda value: "," + ("" if value is None else cells((value,))), "csv")
 
 
 def export_stream(fmt: str, filters: ExportFilters) -> Iterator[bytes]:
@@ -755,8 +860,8 @@ def export_chunks(fmt: str, filters: ExportFilters) -> Iterator[tuple[int, bytes
     with read_snapshot() as opened:
         if fmt == "csv":
             yield 0, _csv_line(CSV_FIELDS)
-        if fmt == "golden":
-            for record in golden_records(filters):
+        if fmt in RECORD_FORMATS:
+            for record in (golden_records if fmt == "golden" else ragtruth_records)(filters):
                 yield 1, _json_line(record)
         else:
             encode = _csv_batch if fmt == "csv" else _jsonl_batch

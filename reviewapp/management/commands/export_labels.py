@@ -1,4 +1,4 @@
-"""`manage.py export_labels --format jsonl|csv|golden [--since DATE] [--profile NAME@VERSION] [--out FILE]`."""
+"""`manage.py export_labels --format jsonl|csv|golden|ragtruth [--since DATE] [--profile NAME@VERSION] [--out FILE]`."""
 
 from __future__ import annotations
 
