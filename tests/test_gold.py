@@ -4,6 +4,7 @@ second look), and gold decisions kept out of the label exports but exported as r
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -266,3 +267,25 @@ def test_the_policy_page_saves_the_gold_fields(client):
     bad = client.post(reverse("policy"), make.policy_form(current, gold_rate="2"))
     assert bad.status_code == 400 and 'id="error-gold_rate"' in bad.content.decode()
 
+
+def test_a_golden_set_import_marks_its_records_gold_with_labels_from_their_spans(rita, tmp_path):
+    from django.core.management import call_command
+
+    from tests.test_golden import _record, golden_file
+
+    path = golden_file(tmp_path, bad_line=False)
+    with path.open("a") as extra:  # hallucinated, but no span says which claim: not gold
+        extra.write(json.dumps(_record("g4", "Seniors ride free on Sundays.", True)) + "\n")
+    out, err = io.StringIO(), io.StringIO()
+    call_command("import_golden", str(path), "--gold", stdout=out, stderr=err)
+    assert "gold: 3 marked, 1 skipped" in out.getvalue()
+    assert "g4: not gold: hallucinated at answer level only" in err.getvalue()
+    wrong = GoldAnswer.objects.get(answer__external_id="g2")
+    assert wrong.source == "import" and wrong.run.answer_id == wrong.answer_id
+    labels = {e["cid"]: e["label"] for e in wrong.labels}
+    assert "CONTRADICTED" in labels.values() and "SUPPORTED" in labels.values()
+    # Handed out like a page-marked one, with a routing reason as a live answer has, no golden metadata.
+    gold_policy(gold_min_claims=100)
+    served = review_service.lease_next(user=rita)
+    assert served.routing_reason and served.metadata == {} and served.claims.count() >= 1
+    assert GoldCopy.objects.get(answer=served).gold.source == "import"

@@ -77,20 +77,33 @@ def gold_mark(*, user, answer: Answer) -> GoldAnswer:
     labels = gold_labels(answer)
     if not labels:
         raise GoldError("This answer has no judge claim with a human label to score reviewers on.")
-    return gold_store(answer=answer, run=answer.judged_by, labels=labels, source=GoldAnswer.Source.PAGE,
-                      user=user)
+    return gold_store(
+        answer=answer, run=answer.judged_by, labels=labels, source=GoldAnswer.Source.PAGE, user=user
+    )
 
 
-def gold_store(*, answer: Answer, run: JudgeRun, labels: list[dict], source: str, user) -> GoldAnswer:
+def gold_store(
+    *, answer: Answer, run: JudgeRun, labels: list[dict], source: str, user
+) -> GoldAnswer:
     """Make (or renew) the gold answer: `run`'s judge claims, with these gold labels."""
     with transaction.atomic():
         gold, created = GoldAnswer.objects.update_or_create(
             answer=answer,
-            defaults={"run": run, "labels": labels, "source": source, "marked_by": user, "active": True},
+            defaults={
+                "run": run,
+                "labels": labels,
+                "source": source,
+                "marked_by": user,
+                "active": True,
+            },
         )
-        audit_record(actor=user, actor_label=user.get_username() if user else "system",
-                     action="answer.gold_marked", obj=answer,
-                     after={"claims": len(labels), "source": source, "again": not created})
+        audit_record(
+            actor=user,
+            actor_label=user.get_username() if user else "system",
+            action="answer.gold_marked",
+            obj=answer,
+            after={"claims": len(labels), "source": source, "again": not created},
+        )
     return gold
 
 
@@ -183,9 +196,15 @@ def _routing(source: Answer, run: JudgeRun) -> tuple[str, int]:
     was never routed, what the policy would say of its run (the audit sample's if it would pass)."""
     if source.routing_reason:
         return source.routing_reason, source.priority
-    claims = Claim.objects.filter(run=run, origin=Claim.Origin.JUDGE).values_list("label", "category", "confidence")
-    route = decide_route(policy=Policy.current(), answer_id=source.pk, grounding_score=run.grounding_score or 0.0,
-                         claims=list(claims))
+    claims = Claim.objects.filter(run=run, origin=Claim.Origin.JUDGE).values_list(
+        "label", "category", "confidence"
+    )
+    route = decide_route(
+        policy=Policy.current(),
+        answer_id=source.pk,
+        grounding_score=run.grounding_score or 0.0,
+        claims=list(claims),
+    )
     return (route.reason, route.priority) if route.review_status == IN_REVIEW else (AUDIT_REASON, 0)
 
 
@@ -364,10 +383,15 @@ def _pause_if_below(reviewer, policy: Policy) -> ReviewerPause | None:
 
 def paused_event_data(pause: ReviewerPause) -> dict:
     """`reviewer.paused`'s data: who, the window's figures, and the second look's size."""
-    return {"reviewer": {"id": pause.reviewer_id, "username": pause.reviewer.get_username()},
-            "paused_at": pause.paused_at.isoformat(), "gold_accuracy": pause.accuracy, "gold_claims": pause.claims,
-            "threshold": pause.threshold, "second_look_since": pause.since.isoformat(),
-            "second_look_decisions": selectors.second_look(pause).count()}
+    return {
+        "reviewer": {"id": pause.reviewer_id, "username": pause.reviewer.get_username()},
+        "paused_at": pause.paused_at.isoformat(),
+        "gold_accuracy": pause.accuracy,
+        "gold_claims": pause.claims,
+        "threshold": pause.threshold,
+        "second_look_since": pause.since.isoformat(),
+        "second_look_decisions": selectors.second_look(pause).count(),
+    }
 
 
 def reviewer_resume(*, user, pause_id: int, note: str = "") -> bool:
