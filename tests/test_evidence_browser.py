@@ -23,7 +23,7 @@ SPAN_TEXT = "30-day pass costs $92.00"
 @pytest.fixture
 def page(browser, live_server):
     context = browser.new_context(base_url=live_server.url, viewport={"width": 1400, "height": 900})
-    context.set_default_timeout(5000)
+    context.set_default_timeout(10_000)  # a shared, loaded machine: the first page can be slow
     yield context.new_page()
     context.close()
 

@@ -32,7 +32,7 @@ def context(browser, live_server):
 
     def new():
         ctx = browser.new_context(base_url=live_server.url, viewport={"width": 1400, "height": 900})
-        ctx.set_default_timeout(5000)
+        ctx.set_default_timeout(10_000)  # a shared, loaded machine: the first page can be slow
         contexts.append(ctx)
         return ctx.new_page()
 
