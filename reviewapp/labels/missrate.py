@@ -26,6 +26,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from judges.types import CATEGORIES
+from reviewapp.db.counts import counted
 from reviewapp.labels.calibration import _judge_name, human_flagged_claims, line_chart
 from reviewapp.labels.sampling import (
     CurvePoint, Estimate, Reviewed, curve_point, load_catch_curve, threshold_for_catch, weighted_share,
@@ -58,14 +59,15 @@ def audited_answers(since: datetime) -> list[Audited]:
     """Adjudicated answers of the audit sample judged since `since`, with their inclusion probability."""
     answers = Answer.objects.filter(routing_reason=AUDIT_REASON, review_status=Answer.ReviewStatus.ADJUDICATED,
                                     judged_at__gte=since)
+    rows = list(answers.annotate(missed=Exists(human_flagged_claims().filter(answer=OuterRef("pk"))),
+                                 probability=Coalesce("audit_probability", "policy__audit_sample_rate"))
+                .values_list("pk", "client__name", "judged_by__profile", "judged_by__prompt_version",
+                             "judged_by__model", "probability", "missed"))
     categories: dict[int, set[str]] = defaultdict(set)
-    for answer_id, category in (human_flagged_claims().filter(answer__in=answers)
+    # By the ids (a few per cent of the answers): the claims' answer index, not a scan of every claim.
+    for answer_id, category in (human_flagged_claims().filter(answer_id__in=[row[0] for row in rows if row[-1]])
                                 .values_list("answer_id", "category").distinct()):
         categories[answer_id].add(category)
-    rows = (answers.annotate(missed=Exists(human_flagged_claims().filter(answer=OuterRef("pk"))),
-                             probability=Coalesce("audit_probability", "policy__audit_sample_rate"))
-            .values_list("pk", "client__name", "judged_by__profile", "judged_by__prompt_version",
-                         "judged_by__model", "probability", "missed"))
     return [Audited(client or "(no client)", _judge_name(profile, version, model) if profile else "(no run)",
                     probability or 0.0, missed, frozenset(categories.get(pk, ())))
             for pk, client, profile, version, model, probability, missed in rows]
@@ -157,15 +159,26 @@ class Choice:
     hours: float | None
 
 
+def curve_figures(policy: Policy, *, now: datetime | None = None) -> dict[str, Any]:
+    """What the curve is drawn from: its points, the threshold in force's point, how many answers
+    it read, and what review hours are computed with."""
+    since = _since(now)
+    reviewed = reviewed_answers(policy, since)
+    return {
+        "points": load_catch_curve(reviewed, THRESHOLDS), "current": curve_point(reviewed, policy.score_threshold),
+        "reviewed": len(reviewed), "flagged": sum(a.human_flagged for a in reviewed),
+        "judged": Answer.objects.filter(judged_at__gte=since, status=Answer.Status.JUDGED).count(),
+        "seconds": seconds_per_answer(),
+    }
+
+
 def load_catch(policy: Policy, *, catch: float | None = None, now: datetime | None = None) -> dict[str, Any]:
     """The curve of `policy` with its threshold varied (its other rules kept), review hours per 30
     days at the measured seconds per answer, and the threshold to choose for a catch of at least
-    `catch`."""
-    since = _since(now)
-    reviewed = reviewed_answers(policy, since)
-    points = load_catch_curve(reviewed, THRESHOLDS)
-    judged = Answer.objects.filter(judged_at__gte=since, status=Answer.Status.JUDGED).count()
-    seconds = seconds_per_answer()
+    `catch`. Its figures are reused for a few seconds on big tables (db.counts.counted): they read
+    every recent adjudicated answer."""
+    figures = counted(f"load_catch:{policy.pk}", lambda: curve_figures(policy, now=now))
+    points, judged, seconds = figures["points"], figures["judged"], figures["seconds"]
 
     def hours(point: CurvePoint | None) -> float | None:
         if point is None or point.load is None or seconds is None:
@@ -176,13 +189,17 @@ def load_catch(policy: Policy, *, catch: float | None = None, now: datetime | No
     if catch is not None:
         point = threshold_for_catch(points, catch)
         chosen = Choice(catch, point, hours(point))
-    return {
-        "days": WINDOW_DAYS, "reviewed": len(reviewed), "flagged": sum(a.human_flagged for a in reviewed),
-        "judged": judged, "seconds": seconds, "chosen": chosen,
+    return figures | {
+        "days": WINDOW_DAYS, "chosen": chosen,
         "rows": [(p, hours(p)) for p in points if round(p.threshold * 100) % 10 == 0],
-        "current": curve_point(reviewed, policy.score_threshold),
         "chart": line_chart("Load, catch and precision by threshold", [f"{p.threshold:.2f}" for p in points],
                             [("load (share sent to review)", [p.load for p in points]),
                              ("catch (flagged answers sent)", [p.catch for p in points]),
                              ("precision (sent and flagged)", [p.precision for p in points])]),
     }
+
+
+def shown_miss_rates(policy: Policy) -> dict[str, Any]:
+    """miss_rates() for the pages, reused for a few seconds on big tables (the alert's evaluation
+    always reads them fresh)."""
+    return counted(f"miss_rates:{policy.pk}", lambda: miss_rates(target=policy.miss_rate_target))

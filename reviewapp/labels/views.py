@@ -110,7 +110,7 @@ def calibration(request: HttpRequest) -> HttpResponse:
 
 
 def _miss_rate_context() -> dict:
-    rates = missrate.miss_rates(target=Policy.current().miss_rate_target)
+    rates = missrate.shown_miss_rates(Policy.current())
     groups = [("By client", rates["by_client"]), ("By judge", rates["by_judge"]),
               ("By category", rates["by_category"])]
     return {"miss_rate": rates, "miss_rate_groups": groups}

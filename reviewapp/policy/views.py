@@ -50,7 +50,7 @@ def _policy_page(request: HttpRequest, forms: tuple[PolicyForm, AuditSamplingFor
     if chosen is not None and not form.is_bound:  # the chosen threshold fills the form, unsaved
         form.initial["score_threshold"] = chosen.threshold
     return render(request, "reviewapp/policy.html", {
-        "miss_rate": missrate.miss_rates(target=current.miss_rate_target),
+        "miss_rate": missrate.shown_miss_rates(current),
         "curve": curve,
         "catch_asked": catch,
         "catch_error": catch_error,
