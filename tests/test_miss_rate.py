@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from reviewapp.labels import missrate
-from reviewapp.models import ApiClient, Policy, ReviewPass
+from reviewapp.models import ApiClient, GoldAnswer, GoldCopy, Policy, ReviewPass
 from tests import factories as make
 
 S, U, C = "SUPPORTED", "UNSUPPORTED", "CONTRADICTED"
@@ -89,6 +89,15 @@ def test_calibration_and_policy_say_the_miss_rate_passes_the_target(fixed_case, 
         assert "Above the target of 20.0%: the interval's upper bound, 53.3%, passes it." in text
     calibration = _text(client.get("/calibration/").content.decode())
     assert "bot-a 66.7% [" in calibration and "bot-b 0.0% [0.0%–43.4%] 0 of 5 above" in calibration  # 5 audits cannot rule out 43%
+
+
+def test_a_gold_copy_of_an_audited_answer_counts_in_no_figure(fixed_case):
+    # A reviewer's copy of a gold answer keeps its source's routing reason: it is no one's answer.
+    source = _audited(make.user("ron", "reviewer"), 0.5, missed="price")
+    copy = _audited(make.user("gil", "reviewer"), 0.5, missed="price")
+    gold = GoldAnswer.objects.create(answer=source, run=source.judged_by, labels=[])
+    GoldCopy.objects.create(gold=gold, answer=copy, reviewer=make.user("tess", "reviewer"))
+    assert missrate.miss_rates(target=None)["overall"].answers == 11  # the fixed case's 10 and the source
 
 
 @pytest.mark.django_db

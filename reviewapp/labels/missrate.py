@@ -1,5 +1,7 @@
 """The miss rate and the load-versus-catch curve (reads, for /calibration/ and /policy/).
 
+Gold copies (reviewapp.quality) are no one's answers: left out of every figure here.
+
 Miss rate: of the answers the policy passed, the share that hold a claim a human flagged
 (calibration.human_flagged_claims), estimated from the adjudicated audit sample of the last
 WINDOW_DAYS days, each audited answer weighed by the inverse of its inclusion probability
@@ -33,6 +35,7 @@ from reviewapp.labels.sampling import (
 )
 from reviewapp.models import Answer, Claim, Policy, ReviewPass
 from reviewapp.policy.routing import AUDIT_REASON, IN_REVIEW, decide_route
+from reviewapp.quality.selectors import live
 
 WINDOW_DAYS = 90  # recent enough to follow the policy in force, long enough for a few hundred audits
 THRESHOLDS = [step / 100 for step in range(0, 101, 2)]
@@ -57,8 +60,8 @@ def _since(now: datetime | None) -> datetime:
 
 def audited_answers(since: datetime) -> list[Audited]:
     """Adjudicated answers of the audit sample judged since `since`, with their inclusion probability."""
-    answers = Answer.objects.filter(routing_reason=AUDIT_REASON, review_status=Answer.ReviewStatus.ADJUDICATED,
-                                    judged_at__gte=since)
+    answers = live(Answer.objects.filter(routing_reason=AUDIT_REASON, review_status=Answer.ReviewStatus.ADJUDICATED,
+                                         judged_at__gte=since))
     rows = list(answers.annotate(missed=Exists(human_flagged_claims().filter(answer=OuterRef("pk"))),
                                  probability=Coalesce("audit_probability", "policy__audit_sample_rate"))
                 .values_list("pk", "client__name", "judged_by__profile", "judged_by__prompt_version",
@@ -96,7 +99,7 @@ def miss_rates(*, target: float | None, now: datetime | None = None) -> dict[str
     overall = weighted_share((a.missed, a.probability) for a in answers)
     present = sorted({c for a in answers for c in a.categories}, key=lambda c: (c not in CATEGORIES, c))
     by_category = [(c, weighted_share((c in a.categories, a.probability) for a in answers)) for c in present]
-    passed = Answer.objects.filter(judged_at__gte=since).filter(
+    passed = live(Answer.objects.filter(judged_at__gte=since)).filter(
         Q(review_status=Answer.ReviewStatus.AUTO_PASSED) | Q(routing_reason=AUDIT_REASON)).count()
     return {
         "days": WINDOW_DAYS, "passed": passed, "target": target, "overall": overall,
@@ -121,8 +124,8 @@ def reviewed_answers(policy: Policy, since: datetime) -> list[Reviewed]:
     """The newest adjudicated answers judged since `since` (up to CURVE_ANSWERS), as the curve
     reads them under `policy`'s other rules."""
     answers = list(
-        Answer.objects.filter(review_status=Answer.ReviewStatus.ADJUDICATED, judged_at__gte=since,
-                              grounding_score__isnull=False, judged_by__isnull=False)
+        live(Answer.objects.filter(review_status=Answer.ReviewStatus.ADJUDICATED, judged_at__gte=since,
+                                   grounding_score__isnull=False, judged_by__isnull=False))
         .annotate(human=Exists(human_flagged_claims().filter(answer=OuterRef("pk"))),
                   sample_rate=F("policy__audit_sample_rate"))
         .order_by("-judged_at")
@@ -167,7 +170,7 @@ def curve_figures(policy: Policy, *, now: datetime | None = None) -> dict[str, A
     return {
         "points": load_catch_curve(reviewed, THRESHOLDS), "current": curve_point(reviewed, policy.score_threshold),
         "reviewed": len(reviewed), "flagged": sum(a.human_flagged for a in reviewed),
-        "judged": Answer.objects.filter(judged_at__gte=since, status=Answer.Status.JUDGED).count(),
+        "judged": live(Answer.objects.filter(judged_at__gte=since, status=Answer.Status.JUDGED)).count(),
         "seconds": seconds_per_answer(),
     }
 
