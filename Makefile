@@ -7,7 +7,7 @@ PORT ?= 8000
 # two cores busy. A test module runs whole in one process (its module-scoped fixtures).
 TEST_PROCESSES ?= 2
 
-.PHONY: install run manage test test-fast bench bench-quick bench-steps bench-quick-steps bench-compare check clean
+.PHONY: install run manage test test-fast bench bench-quick bench-steps bench-quick-steps bench-compare bench-peers check clean
 
 # Reinstall when the dependencies change; otherwise reuse the venv.
 $(VENV)/.installed: pyproject.toml
@@ -74,6 +74,12 @@ bench-quick-steps:
 bench-compare: $(VENV)/.installed
 	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<commit> [ONLY=name,name] [ROUNDS=n]"; exit 2; }
 	$(SERVERS) $(PY) bench/compare.py $(REF) $(if $(ONLY),--only $(ONLY)) $(if $(ROUNDS),--rounds $(ROUNDS))
+
+# Beside Label Studio 1.23 on the same N items (bench/peers/label_studio.py): never in CI, it
+# installs Label Studio from PyPI into .claimdesk/peers/ and takes 10-15 minutes at 10k items.
+PEER_ITEMS ?= 10000
+bench-peers: $(VENV)/.installed
+	$(SERVERS) $(PY) bench/peers/label_studio.py --items $(PEER_ITEMS)
 
 check: $(VENV)/.installed
 	$(PY) manage.py check

@@ -18,7 +18,8 @@ PROXY_HEADERS = {"X-Forwarded-Proto": "https"}
 BENCH_RATE_LIMIT = "1000000/minute"
 
 
-def start_gunicorn(port: int, worker_class: str, env: dict, *, workers: int = 2, threads: int = 4) -> subprocess.Popen:
+def start_gunicorn(port: int, worker_class: str, env: dict, *, workers: int = 2, threads: int = 4,
+                   start_within: float = 30) -> subprocess.Popen:
     """gunicorn serving the app with `env` over os.environ (CELERY_BROKER_URL, CELERY_QUEUE, ...);
     worker_class "uvicorn" serves reviewapp.asgi as compose does."""
     env = os.environ | {"ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING", "DEBUG": "false",
@@ -32,7 +33,7 @@ def start_gunicorn(port: int, worker_class: str, env: dict, *, workers: int = 2,
     if worker_class == "gthread":
         args += ["--threads", str(threads)]
     server = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + start_within
     while time.monotonic() < deadline:
         if server.poll() is not None:
             raise SystemExit(f"gunicorn exited: {server.stderr.read().decode()[-2000:]}")
@@ -43,7 +44,7 @@ def start_gunicorn(port: int, worker_class: str, env: dict, *, workers: int = 2,
         except OSError:
             time.sleep(0.2)
     server.terminate()
-    raise SystemExit("gunicorn did not answer within 30 s")
+    raise SystemExit(f"gunicorn did not answer within {start_within:.0f} s")
 
 
 def stop_gunicorn(server: subprocess.Popen) -> None:
