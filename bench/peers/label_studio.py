@@ -255,7 +255,7 @@ def main() -> int:
              "--workers", "2", "--timeout", "3600"],
             cwd=package, env=env, stdout=subprocess.DEVNULL, stderr=open(data_dir / "gunicorn.log", "w"))
         servers.append(ls_server)
-        cd_server = start_gunicorn(cd_port, "uvicorn", {"DATABASE_URL": cd_url}, start_within=180)
+        cd_server = start_gunicorn(cd_port, "uvicorn", {"DATABASE_URL": cd_url})
         servers.append(cd_server)
         ls = Http(ls_port, setup["session"])
         cd = Http(cd_port, claimdesk_session())
