@@ -360,3 +360,32 @@ def test_axe_finds_nothing_serious_on_the_review_page_with_comments_open_and_on_
     assert serious == {where: [] for where in found}, serious
     assert page.js_errors == []
     assert PASSWORD  # the factories' password signs rita in
+
+
+def test_axe_finds_nothing_serious_on_runs_side_by_side_and_the_policy_with_jobs(page, live_server):
+    from axe_playwright_python.sync_playwright import Axe
+
+    from reviewapp.judging import jobs as jobs_service
+    from reviewapp.models import Job, JudgeRun, Passage
+
+    admin = make.admin("rita")  # signs in as _sign_in does
+    policy_service.guidelines_update(user=admin, note="rules",
+                                     text="# Prices\n\n- confirm a price the passage states")
+    answer = make.in_review()
+    fixed = "A 30-day pass costs $75.00 and covers all buses."  # the re-judge finds c2 supported
+    Passage.objects.filter(answer=answer, pid="P2").update(text=fixed)
+    job = jobs_service.job_start_rejudge(user=admin, answer_ids=[answer.pk], profile="",
+                                         backend="offline", model="", example_set=None)
+    jobs_service.answer_rejudge(job_id=job.pk, answer_id=answer.pk)
+    side = JudgeRun.objects.get(job=job)
+    _sign_in(page, "/policy/")
+    page.locator(f"#job-{job.pk} a[href='/review/{answer.pk}/runs/{side.pk}/']").wait_for()
+    found = {"policy": Axe().run(page).response["violations"]}
+    page.locator(f"#job-{job.pk} a[href='/review/{answer.pk}/runs/{side.pk}/']").click()
+    page.locator("#run-differences").wait_for()
+    assert "1 of 2 claims differs" in page.locator("#run-differences").inner_text()
+    found["runs side by side"] = Axe().run(page).response["violations"]
+    serious = {where: [(v["id"], [n["target"] for n in v["nodes"]]) for v in violations
+                       if v["impact"] in ("serious", "critical")] for where, violations in found.items()}
+    assert serious == {where: [] for where in found}, serious
+    assert Job.objects.get(pk=job.pk).kind == "rejudge" and page.js_errors == []
