@@ -97,7 +97,8 @@ def test_a_gold_copy_of_an_audited_answer_counts_in_no_figure(fixed_case):
     copy = _audited(make.user("gil", "reviewer"), 0.5, missed="price")
     gold = GoldAnswer.objects.create(answer=source, run=source.judged_by, labels=[])
     GoldCopy.objects.create(gold=gold, answer=copy, reviewer=make.user("tess", "reviewer"))
-    assert missrate.miss_rates(target=None)["overall"].answers == 11  # the fixed case's 10 and the source
+    # The fixed case's 10 and the source; not the copy.
+    assert missrate.miss_rates(target=None)["overall"].answers == 11
 
 
 @pytest.mark.django_db

@@ -60,8 +60,8 @@ def _since(now: datetime | None) -> datetime:
 
 def audited_answers(since: datetime) -> list[Audited]:
     """Adjudicated answers of the audit sample judged since `since`, with their inclusion probability."""
-    answers = live(Answer.objects.filter(routing_reason=AUDIT_REASON, review_status=Answer.ReviewStatus.ADJUDICATED,
-                                         judged_at__gte=since))
+    answers = live(Answer.objects.filter(routing_reason=AUDIT_REASON, judged_at__gte=since,
+                                         review_status=Answer.ReviewStatus.ADJUDICATED))
     rows = list(answers.annotate(missed=Exists(human_flagged_claims().filter(answer=OuterRef("pk"))),
                                  probability=Coalesce("audit_probability", "policy__audit_sample_rate"))
                 .values_list("pk", "client__name", "judged_by__profile", "judged_by__prompt_version",
@@ -170,7 +170,8 @@ def curve_figures(policy: Policy, *, now: datetime | None = None) -> dict[str, A
     return {
         "points": load_catch_curve(reviewed, THRESHOLDS), "current": curve_point(reviewed, policy.score_threshold),
         "reviewed": len(reviewed), "flagged": sum(a.human_flagged for a in reviewed),
-        "judged": live(Answer.objects.filter(judged_at__gte=since, status=Answer.Status.JUDGED)).count(),
+        "judged": live(Answer.objects.filter(judged_at__gte=since, status=Answer.Status.JUDGED))
+        .count(),
         "seconds": seconds_per_answer(),
     }
 
