@@ -32,8 +32,9 @@ def test_a_near_rate_at_or_below_the_base_rate_leaves_one_rate_for_all():
 
 def test_an_audited_route_carries_its_probability_and_others_carry_none():
     drawn = next(i for i in range(1000) if in_audit_sample(i, 0.3) and not in_audit_sample(i, 0.02))
-    near = decide_route(policy=RISKY, answer_id=drawn, grounding_score=0.85, claims=[("SUPPORTED", "price", 0.9)])
-    far = decide_route(policy=RISKY, answer_id=drawn, grounding_score=0.95, claims=[("SUPPORTED", "price", 0.9)])
+    sure = [("SUPPORTED", "price", 0.9)]
+    near = decide_route(policy=RISKY, answer_id=drawn, grounding_score=0.85, claims=sure)
+    far = decide_route(policy=RISKY, answer_id=drawn, grounding_score=0.95, claims=sure)
     flagged = decide_route(policy=RISKY, answer_id=drawn, grounding_score=0.5, claims=[])
     assert (near.reason, near.audit_probability) == ("audit sample", 0.3)
     assert (far.review_status, far.audit_probability) == ("auto_passed", None)

@@ -20,13 +20,16 @@ def _text(html: str) -> str:
 
 
 def _client(name: str) -> ApiClient:
-    return ApiClient.objects.create(name=name, token_hash=name.ljust(64, "x"), token_prefix=f"cdk_{name[:4]}")
+    return ApiClient.objects.create(name=name, token_hash=name.ljust(64, "x"),
+                                    token_prefix=f"cdk_{name[:4]}")
 
 
-def _audited(reviewer, probability: float, *, missed: str = "", client=None, model: str = "gpt-4o-mini"):
-    """An adjudicated answer of the audit sample; `missed`: the category of a claim a human flagged."""
-    answer = make.answer(routing_reason="audit sample", audit_probability=probability, client=client, model=model,
-                         grounding_score=0.97)
+def _audited(reviewer, probability: float, *, missed: str = "", client=None,
+             model: str = "gpt-4o-mini"):
+    """An adjudicated answer of the audit sample; `missed`: the category of a claim a human
+    flagged."""
+    answer = make.answer(routing_reason="audit sample", audit_probability=probability,
+                         client=client, model=model, grounding_score=0.97)
     if missed:
         make.claim(answer, S, U, reviewer=reviewer, category=missed)
     else:
@@ -85,10 +88,12 @@ def test_calibration_and_policy_say_the_miss_rate_passes_the_target(fixed_case, 
     client.force_login(make.admin())
     for url in ("/calibration/", "/policy/"):
         text = _text(client.get(url).content.decode())
-        assert "Miss rate: 17.6% [3.9%–53.3%] (2 of 10 audited answers, weighted: worth 8 answers of equal weight)" in text
+        assert ("Miss rate: 17.6% [3.9%–53.3%] (2 of 10 audited answers, weighted: worth 8 answers"
+                " of equal weight)") in text
         assert "Above the target of 20.0%: the interval's upper bound, 53.3%, passes it." in text
     calibration = _text(client.get("/calibration/").content.decode())
-    assert "bot-a 66.7% [" in calibration and "bot-b 0.0% [0.0%–43.4%] 0 of 5 above" in calibration  # 5 audits cannot rule out 43%
+    assert "bot-a 66.7% [" in calibration
+    assert "bot-b 0.0% [0.0%–43.4%] 0 of 5 above" in calibration  # 5 audits cannot rule out 43%
 
 
 def test_a_gold_copy_of_an_audited_answer_counts_in_no_figure(fixed_case):
@@ -126,12 +131,14 @@ def curve_case(db):
         answer = make.answer(routing_reason=reason, grounding_score=score, audit_probability=chance)
         make.claim(answer, judge_label, human, reviewer=rita, category="other")
     done = ReviewPass.objects.create(answer=answer, reviewer=rita, status="finished")
-    ReviewPass.objects.filter(pk=done.pk).update(finished_at=done.started_at + timedelta(seconds=120))
+    ReviewPass.objects.filter(pk=done.pk).update(
+        finished_at=done.started_at + timedelta(seconds=120))
 
 
 def test_the_curves_points_match_the_hand_computation_on_rows(curve_case):
     curve = missrate.load_catch(Policy.current())
-    rows = {round(p.threshold, 2): (p.load, p.catch, p.precision, hours) for p, hours in curve["rows"]}
+    rows = {round(p.threshold, 2): (p.load, p.catch, p.precision, hours)
+            for p, hours in curve["rows"]}
     # As in tests/test_sampling.py: weights 1,1,1,1,2,2 (total 8), flagged weight 5.
     assert rows[0.5][:3] == pytest.approx((2 / 8, 2 / 5, 1.0))
     assert rows[0.8][:3] == pytest.approx((4 / 8, 3 / 5, 3 / 4))
@@ -154,4 +161,5 @@ def test_choosing_a_catch_puts_the_lowest_threshold_reaching_it_in_the_form(curv
     assert "<svg" in page and "Load, catch and precision by threshold" in page
     bad = client.get("/policy/?catch=ninety")
     assert bad.status_code == 400 and "catch: Enter a whole number." in bad.content.decode()
-    assert "catch: Ensure this value is less than or equal to 100." in client.get("/policy/?catch=101").content.decode()
+    too_much = client.get("/policy/?catch=101").content.decode()
+    assert "catch: Ensure this value is less than or equal to 100." in too_much

@@ -16,7 +16,8 @@ from tests.test_miss_rate import fixed_case  # noqa: F401  (a fixture: 17.6% [3.
 
 def _target(target: float | None) -> Policy:
     values = policy_values(Policy.current()) | {"miss_rate_target": target}
-    return policy_create(user=make.admin(f"ada{Policy.current().version}"), values=values, note=f"target {target}")
+    return policy_create(user=make.admin(f"ada{Policy.current().version}"), values=values,
+                         note=f"target {target}")
 
 
 def test_the_alert_fires_once_per_crossing_and_clears_when_the_bound_falls_under(fixed_case):  # noqa: F811
@@ -35,9 +36,11 @@ def test_the_alert_fires_once_per_crossing_and_clears_when_the_bound_falls_under
     assert AuditEvent.objects.filter(action=MISS_RATE).count() == 2
 
 
-def test_each_crossing_makes_one_delivery_per_endpoint_that_chose_it_and_none_elsewhere(fixed_case):  # noqa: F811
+def test_each_crossing_makes_one_delivery_per_endpoint_that_chose_it_and_none_elsewhere(
+        fixed_case):  # noqa: F811
     _, chose = make.webhook_endpoint(events=[MISS_RATE])
-    make.webhook_endpoint(client=ApiClient.objects.create(name="quiet", token_hash="q" * 64, token_prefix="cdk_q"))
+    quiet = ApiClient.objects.create(name="quiet", token_hash="q" * 64, token_prefix="cdk_q")
+    make.webhook_endpoint(client=quiet)
     _target(0.2)
     miss_rate_evaluate()
     miss_rate_evaluate()

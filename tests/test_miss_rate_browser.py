@@ -23,7 +23,8 @@ def test_choosing_a_catch_on_the_drawn_curve_fills_the_threshold_and_axe_finds_n
         page, live_server, curve_case):  # noqa: F811
     from axe_playwright_python.sync_playwright import Axe
 
-    get_user_model().objects.get(username="rita").groups.add(Group.objects.get_or_create(name="admin")[0])
+    admins = Group.objects.get_or_create(name="admin")[0]
+    get_user_model().objects.get(username="rita").groups.add(admins)
     make.next_policy(miss_rate_target=0.02, note="2%")
     _sign_in(page, "/policy/")
     page.wait_for_url("**/policy/")
@@ -38,7 +39,8 @@ def test_choosing_a_catch_on_the_drawn_curve_fills_the_threshold_and_axe_finds_n
     found = {}
     for url in ("/policy/?catch=60", "/calibration/"):
         page.goto(url)
-        found[url] = [(v["id"], [n["target"] for n in v["nodes"]]) for v in Axe().run(page).response["violations"]
+        violations = Axe().run(page).response["violations"]
+        found[url] = [(v["id"], [n["target"] for n in v["nodes"]]) for v in violations
                       if v["impact"] in ("serious", "critical")]
     assert found == {url: [] for url in found}, found
     assert page.js_errors == []

@@ -144,6 +144,7 @@ def test_the_one_pass_curve_equals_the_definition_at_every_threshold():
     answers = [Reviewed(round(rng.random(), 2), rng.random() < 0.1, rng.random() < 0.3,
                         rng.choice([1.0, 0.5, 0.05])) for _ in range(500)]
     thresholds = [t / 100 for t in range(101)]
-    for fast, slow in zip(load_catch_curve(answers, thresholds), (curve_point(answers, t) for t in thresholds)):
+    slow_points = (curve_point(answers, t) for t in thresholds)
+    for fast, slow in zip(load_catch_curve(answers, thresholds), slow_points):
         assert (fast.threshold, fast.load, fast.catch, fast.precision) == pytest.approx(
             (slow.threshold, slow.load, slow.catch, slow.precision))

@@ -22,7 +22,8 @@ MISS_RATE = MISS_RATE_ALERT  # the webhook event, the AlertState's name and the 
 
 def miss_rate_figures(rates: dict, policy: Policy) -> dict:
     overall = rates["overall"]
-    return {"target": rates["target"], "estimate": overall.value, "low": overall.low, "high": overall.high,
+    return {"target": rates["target"], "estimate": overall.value, "low": overall.low,
+            "high": overall.high,
             "audited": overall.answers, "missed": overall.missed, "days": rates["days"],
             "policy_version": policy.version}
 
@@ -38,12 +39,14 @@ def miss_rate_evaluate(*, now: datetime | None = None) -> str:
     AlertState.objects.get_or_create(name=MISS_RATE)
     state = AlertState.objects.filter(name=MISS_RATE)
     with transaction.atomic():
-        if rates["above"] and state.filter(active=False).update(active=True, changed_at=now, detail=figures):
+        was_off, was_on = state.filter(active=False), state.filter(active=True)
+        if rates["above"] and was_off.update(active=True, changed_at=now, detail=figures):
             audit_record(actor_label="system", action=MISS_RATE, obj=state.get(), after=figures)
             team_event_record(event=MISS_RATE, data={"miss_rate": figures})
             return "fired"
-        if not rates["above"] and state.filter(active=True).update(active=False, changed_at=now, detail=figures):
-            audit_record(actor_label="system", action=f"{MISS_RATE}.cleared", obj=state.get(), after=figures)
+        if not rates["above"] and was_on.update(active=False, changed_at=now, detail=figures):
+            audit_record(actor_label="system", action=f"{MISS_RATE}.cleared", obj=state.get(),
+                         after=figures)
             return "cleared"
         state.update(detail=figures)  # the latest figures; changed_at stays the crossing's time
     return "unchanged"

@@ -31,13 +31,15 @@ from judges.types import CATEGORIES
 from reviewapp.db.counts import counted
 from reviewapp.labels.calibration import _judge_name, human_flagged_claims, line_chart
 from reviewapp.labels.sampling import (
-    CurvePoint, Estimate, Reviewed, curve_point, load_catch_curve, threshold_for_catch, weighted_share,
+    CurvePoint, Estimate, Reviewed, curve_point, load_catch_curve, threshold_for_catch,
+    weighted_share,
 )
 from reviewapp.models import Answer, Claim, Policy, ReviewPass
 from reviewapp.policy.routing import AUDIT_REASON, IN_REVIEW, decide_route
 from reviewapp.quality.selectors import live
 
-WINDOW_DAYS = 90  # recent enough to follow the policy in force, long enough for a few hundred audits
+# Recent enough to follow the policy in force, long enough for a few hundred audits.
+WINDOW_DAYS = 90
 THRESHOLDS = [step / 100 for step in range(0, 101, 2)]
 DURATIONS = 2000  # the newest finished reviews whose median time is "seconds per answer"
 # The curve reads each answer's claims through the routing code itself (one definition of the
@@ -59,19 +61,22 @@ def _since(now: datetime | None) -> datetime:
 
 
 def audited_answers(since: datetime) -> list[Audited]:
-    """Adjudicated answers of the audit sample judged since `since`, with their inclusion probability."""
+    """Adjudicated answers of the audit sample judged since `since`, with their inclusion
+    probability."""
     answers = live(Answer.objects.filter(routing_reason=AUDIT_REASON, judged_at__gte=since,
                                          review_status=Answer.ReviewStatus.ADJUDICATED))
-    rows = list(answers.annotate(missed=Exists(human_flagged_claims().filter(answer=OuterRef("pk"))),
-                                 probability=Coalesce("audit_probability", "policy__audit_sample_rate"))
-                .values_list("pk", "client__name", "judged_by__profile", "judged_by__prompt_version",
-                             "judged_by__model", "probability", "missed"))
+    missed = Exists(human_flagged_claims().filter(answer=OuterRef("pk")))
+    probability = Coalesce("audit_probability", "policy__audit_sample_rate")
+    rows = list(answers.annotate(missed=missed, probability=probability).values_list(
+        "pk", "client__name", "judged_by__profile", "judged_by__prompt_version", "judged_by__model",
+        "probability", "missed"))
     categories: dict[int, set[str]] = defaultdict(set)
-    # By the ids (a few per cent of the answers): the claims' answer index, not a scan of every claim.
-    for answer_id, category in (human_flagged_claims().filter(answer_id__in=[row[0] for row in rows if row[-1]])
-                                .values_list("answer_id", "category").distinct()):
+    # By the ids (a few per cent of the answers): the claims' answer index, not a scan of them all.
+    flagged = human_flagged_claims().filter(answer_id__in=[row[0] for row in rows if row[-1]])
+    for answer_id, category in flagged.values_list("answer_id", "category").distinct():
         categories[answer_id].add(category)
-    return [Audited(client or "(no client)", _judge_name(profile, version, model) if profile else "(no run)",
+    return [Audited(client or "(no client)",
+                    _judge_name(profile, version, model) if profile else "(no run)",
                     probability or 0.0, missed, frozenset(categories.get(pk, ())))
             for pk, client, profile, version, model, probability, missed in rows]
 
@@ -83,11 +88,13 @@ class MissRateRow:
     above: bool  # its upper bound passes the target
 
 
-def _rows(answers: list[Audited], key: Callable[[Audited], str], target: float | None) -> list[MissRateRow]:
+def _rows(answers: list[Audited], key: Callable[[Audited], str],
+          target: float | None) -> list[MissRateRow]:
     groups: dict[str, list[Audited]] = defaultdict(list)
     for answer in answers:
         groups[key(answer)].append(answer)
-    rows = [(name, weighted_share((a.missed, a.probability) for a in group)) for name, group in groups.items()]
+    rows = [(name, weighted_share((a.missed, a.probability) for a in group))
+            for name, group in groups.items()]
     return [MissRateRow(name, estimate, estimate.above(target)) for name, estimate in sorted(rows)]
 
 
@@ -97,8 +104,10 @@ def miss_rates(*, target: float | None, now: datetime | None = None) -> dict[str
     since = _since(now)
     answers = audited_answers(since)
     overall = weighted_share((a.missed, a.probability) for a in answers)
-    present = sorted({c for a in answers for c in a.categories}, key=lambda c: (c not in CATEGORIES, c))
-    by_category = [(c, weighted_share((c in a.categories, a.probability) for a in answers)) for c in present]
+    present = sorted({c for a in answers for c in a.categories},
+                     key=lambda c: (c not in CATEGORIES, c))
+    by_category = [(c, weighted_share((c in a.categories, a.probability) for a in answers))
+                   for c in present]
     passed = live(Answer.objects.filter(judged_at__gte=since)).filter(
         Q(review_status=Answer.ReviewStatus.AUTO_PASSED) | Q(routing_reason=AUDIT_REASON)).count()
     return {
@@ -116,21 +125,24 @@ def miss_rates(*, target: float | None, now: datetime | None = None) -> dict[str
 def _other_rules(policy: Policy) -> Policy:
     """The policy without its score rule and its audit sample: what sends an answer to review
     whatever the threshold."""
-    values = {f.attname: getattr(policy, f.attname) for f in Policy._meta.concrete_fields if f.attname != "id"}
-    return Policy(**values | {"score_threshold": 0.0, "audit_sample_rate": 0.0, "audit_near_rate": 0.0})
+    values = {f.attname: getattr(policy, f.attname)
+              for f in Policy._meta.concrete_fields if f.attname != "id"}
+    off = {"score_threshold": 0.0, "audit_sample_rate": 0.0, "audit_near_rate": 0.0}
+    return Policy(**values | off)
 
 
 def reviewed_answers(policy: Policy, since: datetime) -> list[Reviewed]:
     """The newest adjudicated answers judged since `since` (up to CURVE_ANSWERS), as the curve
     reads them under `policy`'s other rules."""
     answers = list(
-        live(Answer.objects.filter(review_status=Answer.ReviewStatus.ADJUDICATED, judged_at__gte=since,
-                                   grounding_score__isnull=False, judged_by__isnull=False))
+        live(Answer.objects.filter(review_status=Answer.ReviewStatus.ADJUDICATED,
+                                   judged_at__gte=since, grounding_score__isnull=False,
+                                   judged_by__isnull=False))
         .annotate(human=Exists(human_flagged_claims().filter(answer=OuterRef("pk"))),
                   sample_rate=F("policy__audit_sample_rate"))
         .order_by("-judged_at")
-        .values_list("pk", "judged_by_id", "grounding_score", "routing_reason", "audit_probability", "sample_rate",
-                     "human")[:CURVE_ANSWERS])
+        .values_list("pk", "judged_by_id", "grounding_score", "routing_reason", "audit_probability",
+                     "sample_rate", "human")[:CURVE_ANSWERS])
     claims: dict[int, list[tuple]] = defaultdict(list)
     for run_id, label, category, confidence in Claim.objects.filter(
             run_id__in=[row[1] for row in answers], origin=Claim.Origin.JUDGE).values_list(
@@ -141,14 +153,15 @@ def reviewed_answers(policy: Policy, since: datetime) -> list[Reviewed]:
     for pk, run_id, score, reason, probability, sample_rate, human in answers:
         audited = reason == AUDIT_REASON
         chance = (probability or sample_rate or 0.0) if audited else 1.0
-        route = decide_route(policy=others, answer_id=pk, grounding_score=score, claims=claims[run_id])
+        route = decide_route(policy=others, answer_id=pk, grounding_score=score,
+                             claims=claims[run_id])
         out.append(Reviewed(score, route.review_status == IN_REVIEW, human, chance))
     return out
 
 
 def seconds_per_answer() -> float | None:
-    """The median time a reviewer spent on an answer: from taking it to finishing it, over the newest
-    finished reviews."""
+    """The median time a reviewer spent on an answer: from taking it to finishing it, over the
+    newest finished reviews."""
     rows = (ReviewPass.objects.filter(status=ReviewPass.Status.FINISHED, finished_at__isnull=False)
             .order_by("-finished_at").values_list("started_at", "finished_at")[:DURATIONS])
     seconds = [(finished - started).total_seconds() for started, finished in rows]
@@ -168,7 +181,8 @@ def curve_figures(policy: Policy, *, now: datetime | None = None) -> dict[str, A
     since = _since(now)
     reviewed = reviewed_answers(policy, since)
     return {
-        "points": load_catch_curve(reviewed, THRESHOLDS), "current": curve_point(reviewed, policy.score_threshold),
+        "points": load_catch_curve(reviewed, THRESHOLDS),
+        "current": curve_point(reviewed, policy.score_threshold),
         "reviewed": len(reviewed), "flagged": sum(a.human_flagged for a in reviewed),
         "judged": live(Answer.objects.filter(judged_at__gte=since, status=Answer.Status.JUDGED))
         .count(),
@@ -176,7 +190,8 @@ def curve_figures(policy: Policy, *, now: datetime | None = None) -> dict[str, A
     }
 
 
-def load_catch(policy: Policy, *, catch: float | None = None, now: datetime | None = None) -> dict[str, Any]:
+def load_catch(policy: Policy, *, catch: float | None = None,
+               now: datetime | None = None) -> dict[str, Any]:
     """The curve of `policy` with its threshold varied (its other rules kept), review hours per 30
     days at the measured seconds per answer, and the threshold to choose for a catch of at least
     `catch`. Its figures are reused for a few seconds on big tables (db.counts.counted): they read
@@ -196,7 +211,8 @@ def load_catch(policy: Policy, *, catch: float | None = None, now: datetime | No
     return figures | {
         "days": WINDOW_DAYS, "chosen": chosen,
         "rows": [(p, hours(p)) for p in points if round(p.threshold * 100) % 10 == 0],
-        "chart": line_chart("Load, catch and precision by threshold", [f"{p.threshold:.2f}" for p in points],
+        "chart": line_chart("Load, catch and precision by threshold",
+                            [f"{p.threshold:.2f}" for p in points],
                             [("load (share sent to review)", [p.load for p in points]),
                              ("catch (flagged answers sent)", [p.catch for p in points]),
                              ("precision (sent and flagged)", [p.precision for p in points])]),

@@ -88,7 +88,7 @@ class Reviewed:
     """One adjudicated answer as the curve reads it."""
 
     score: float  # the judge's grounding score
-    flagged_otherwise: bool  # another rule of the policy (a label, a critical category) sends it anyway
+    flagged_otherwise: bool  # another rule (a label, a critical category) sends it to review
     human_flagged: bool  # a human flagged one of its claims, or added one
     probability: float  # its chance of having been reviewed: 1, or its audit inclusion probability
 
@@ -102,7 +102,7 @@ class CurvePoint:
 
 
 def sent(answer: Reviewed, threshold: float) -> bool:
-    """The policy's score rule (reviewapp.policy.routing.decide_route: score < threshold) or another rule."""
+    """The policy's score rule (routing.decide_route: score < threshold), or another rule."""
     return answer.flagged_otherwise or answer.score < threshold
 
 
@@ -112,7 +112,8 @@ def curve_point(answers: Sequence[Reviewed], threshold: float) -> CurvePoint:
     to_review = sum(w for a, w in weights if sent(a, threshold))
     flagged = sum(w for a, w in weights if a.human_flagged)
     caught = sum(w for a, w in weights if a.human_flagged and sent(a, threshold))
-    return CurvePoint(threshold, _ratio(to_review, total), _ratio(caught, flagged), _ratio(caught, to_review))
+    return CurvePoint(threshold, _ratio(to_review, total), _ratio(caught, flagged),
+                      _ratio(caught, to_review))
 
 
 def load_catch_curve(answers: Sequence[Reviewed], thresholds: Iterable[float]) -> list[CurvePoint]:
@@ -135,7 +136,7 @@ def load_catch_curve(answers: Sequence[Reviewed], thresholds: Iterable[float]) -
 
 
 def threshold_for_catch(points: Sequence[CurvePoint], catch: float) -> CurvePoint | None:
-    """The lowest threshold (least load) whose catch is at least `catch`; None if none reaches it."""
+    """The lowest threshold (least load) whose catch is at least `catch`; None if none does."""
     reaching = [p for p in points if p.catch is not None and p.catch >= catch]
     return min(reaching, key=lambda p: p.threshold, default=None)
 

@@ -164,19 +164,23 @@ class AuditSamplingForm(forms.Form):
 
     # Not required: a form posted without them (an older page) keeps one audit rate for all.
     audit_near_rate = forms.FloatField(
-        min_value=0, max_value=1, initial=0.0, required=False, label="Audit rate near the threshold",
-        help_text="Share of passed answers audited when they score just above the threshold or hold a "
-                  "claim of low confidence (0 = the audit sample rate for all).")
+        min_value=0, max_value=1, initial=0.0, required=False,
+        label="Audit rate near the threshold",
+        help_text="Share of passed answers audited when they score just above the threshold or "
+                  "hold a claim of low confidence (0 = the audit sample rate for all).")
     audit_near_margin = forms.FloatField(
         min_value=0, max_value=1, initial=0.05, required=False, label="Near means within",
-        help_text="of the threshold, above it (0.05: a 0.95 threshold audits 0.95-1.00 at the near rate).")
+        help_text="of the threshold, above it (0.05: a 0.95 threshold audits 0.95-1.00 at the "
+                  "near rate).")
     audit_confidence_below = forms.FloatField(
-        min_value=0, max_value=1, initial=0.0, required=False, label="or a claim of confidence below",
+        min_value=0, max_value=1, initial=0.0, required=False,
+        label="or a claim of confidence below",
         help_text="0 = confidence does not raise the audit rate.")
     miss_rate_target = forms.FloatField(
         min_value=0, max_value=1, required=False, label="Miss-rate target",
-        help_text="At most this share of passed answers may hold a claim a human flagged (0.02 = 2%); "
-                  "above it the pages say so and alert.miss_rate fires. Empty: no target.")
+        help_text="At most this share of passed answers may hold a claim a human flagged "
+                  "(0.02 = 2%); above it the pages say so and alert.miss_rate fires. Empty: no "
+                  "target.")
 
     DEFAULTS = {"audit_near_rate": 0.0, "audit_near_margin": 0.05, "audit_confidence_below": 0.0}
 
