@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from bench import worst_case
 from judges.backends.offline import judge as offline
 from judges import passages as passage_index
-from judges.checks import apply, apply_checks, provenance, trust
+from judges.checks import apply, apply_checks, mentions, trust
 from judges.checks.bounds import (
     MAX_CITATIONS, MAX_CLAIMS, MAX_PIECES, MAX_QUOTATIONS, MAX_VALUES, checked_extent,
 )
@@ -214,7 +214,7 @@ def test_a_passage_names_a_section_as_one_search_for_it_finds(pieces, sid):
     """What a search of each passage for each section id found (the rule before the index)."""
     text = "".join(pieces)
     searched = re.compile(rf"(?:section|sec\.|§)\s*{re.escape(sid)}(?![\w.]?\d)", re.IGNORECASE)
-    assert provenance._text_names_section(sid, [SimpleNamespace(text=text)]) == bool(searched.search(text))
+    assert mentions._text_names_section(sid, [SimpleNamespace(text=text)]) == bool(searched.search(text))
 
 
 # --- the support check: closest sentences by stem, and its budget ------------------------------
