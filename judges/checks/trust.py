@@ -14,7 +14,7 @@ supports nothing; the rewrite note names it). Then:
    judge becomes PARTIALLY_SUPPORTED.
 7. **Support** -- a SUPPORTED claim, on every backend and profile, must be said by its verified
    quote or by one of the trusted passage sentences closest to it: aligned with the claim
-   (backends/offline/align), the text covers QUOTE_COVERAGE of its content words and disagrees on no
+   (judges/align), the text covers QUOTE_COVERAGE of its content words and disagrees on no
    number, unit, name, negation or opposite. Else PARTIALLY_SUPPORTED, or CONTRADICTED when a
    sentence it otherwise copies says otherwise. When anything in the request (question, turns,
    passages, answer) addresses the judge, the text must hold all of its content words.
@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import chain
 
-from judges.backends.offline.align import QUOTE_COVERAGE, cased, quote_shortfall
+from judges.align import QUOTE_COVERAGE, cased, quote_shortfall
 from judges.checks.answer import Answer
 from judges.checks.bounds import MAX_SCORED
 from judges.checks.findings import Finding

@@ -1,8 +1,8 @@
-"""The aligner (judges.backends.offline.align) and the offline judge's labels built on it."""
+"""The aligner (judges.align) and the offline judge's labels built on it."""
 
 import pytest
 
-from judges.backends.offline.align import Shortfall, align, quote_shortfall, tokens
+from judges.align import Shortfall, align, quote_shortfall, tokens
 from judges.backends.offline.judge import judge_offline
 from judges.types import JudgeRequest
 

@@ -57,9 +57,9 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from judges.categories import category_for
-from judges.backends.offline.align import (
+from judges.align import (
     ABSOLUTES, Alignment, Difference, align, cased, evident_difference, moved_in, new_in_slot)
+from judges.categories import category_for
 from judges.checks import provenance_mentions, provenance_verdict, quotations
 from judges.checks.bounds import MAX_CLAIMS, MAX_SCORED, Extent, checked_extent, unchecked_claim
 from judges.checks.spans import blank
@@ -588,7 +588,7 @@ def _contradiction(alignment: Alignment) -> Difference | None:
 def _gap(alignment: Alignment | None) -> Difference | None:
     """A slot where the aligned sentence says something weaker, or a qualifier added to an otherwise
     copied sentence: the differences the quote check reads as evidence too
-    (judges.backends.offline.align.evident_difference)."""
+    (judges.align.evident_difference)."""
     return evident_difference(alignment, CONTRADICTION_COVERAGE) if alignment is not None else None
 
 
