@@ -1,9 +1,9 @@
 """Imports point one way: no import cycle among the modules of reviewapp/ and judges/, counting
 imports inside functions (a lazy import still ties the two modules together) and imports only type
 checkers read (under `if TYPE_CHECKING:`: a reader still needs one module to understand the other);
-judges/ never imports Django or reviewapp; no service imports the tasks module (tasks call services;
-services send tasks through reviewapp/enqueue.py, by name). Read from the source (the AST), nothing
-is imported."""
+judges/ never imports Django or reviewapp, and its checks and profiles never import a backend; no
+service imports the tasks module (tasks call services; services send tasks through
+reviewapp/enqueue.py, by name). Read from the source (the AST), nothing is imported."""
 
 from __future__ import annotations
 
@@ -132,6 +132,18 @@ def test_no_module_of_reviewapp_or_judges_takes_part_in_an_import_cycle():
 def test_the_judge_library_never_imports_django_or_reviewapp(module):
     roots = {name.split(".")[0] for name in _imported(module, MODULES[module])}
     assert not roots & {"django", "reviewapp"}, f"{module} imports {sorted(roots & {'django', 'reviewapp'})}"
+
+
+# The checks and the profiles run on every backend's result, so they never reach into one: what a
+# backend shares with them (the aligner) lives beside them in judges/.
+BACKEND_FREE = ("judges.checks", "judges.profiles")
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith(BACKEND_FREE)))
+def test_the_checks_and_the_profiles_never_import_a_backend(module):
+    backends = {name for name in _imported(module, MODULES[module])
+                if name == "judges.backends" or name.startswith("judges.backends.")}
+    assert not backends, f"{module} imports {sorted(backends)}: move what both need out of the backend"
 
 
 TASK_MODULES = {m for m in MODULES if m.endswith(".tasks")}
