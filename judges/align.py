@@ -49,6 +49,7 @@ from judges.novelty import is_new_word
 from judges.text import (
     MONTHS, NUMBER_WORDS, STOPWORDS, WORD_LETTERS, Span, fold_accents, normalize_number, rough_pieces, stem,
 )
+from judges.types import worse_label
 
 # --- the lexicon -------------------------------------------------------------------------------
 
@@ -303,11 +304,7 @@ class Alignment:
     @property
     def label(self) -> str:
         """The lowest label a difference gives (SUPPORTED when there is none)."""
-        labels = {d.label for d in self.differences}
-        for label in (CONTRADICTED, UNSUPPORTED, PARTIALLY_SUPPORTED):
-            if label in labels:
-                return label
-        return "SUPPORTED"
+        return worse_label("SUPPORTED", *(d.label for d in self.differences))
 
 
 SLOT_REACH = 2  # tokens from an aligned word within which two replaced tokens share a slot

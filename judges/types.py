@@ -24,6 +24,7 @@ LABEL_SEVERITY: dict[str, int] = {"SUPPORTED": 0, "PARTIALLY_SUPPORTED": 1, "UNS
 NOT_SUPPORTED_LABELS: frozenset[str] = frozenset({"UNSUPPORTED", "CONTRADICTED"})
 
 Verdict = Literal["GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED"]
+VERDICTS: tuple[str, ...] = Verdict.__args__  # type: ignore[attr-defined]
 VERDICT_SEVERITY: dict[str, int] = {"GROUNDED": 0, "MOSTLY_GROUNDED": 1, "UNGROUNDED": 2}
 
 
@@ -43,6 +44,7 @@ Category = Literal[
 CATEGORIES: tuple[str, ...] = Category.__args__  # type: ignore[attr-defined]
 Match = Literal["exact", "normalized", "fuzzy", "not_found"]
 FabricationKind = Literal["quote", "citation", "statistic", "entity", "date"]
+FABRICATION_KINDS: tuple[str, ...] = FabricationKind.__args__  # type: ignore[attr-defined]
 
 # Caps keep one request from exhausting a worker; they are generous for real RAG payloads.
 MAX_ANSWER_CHARS = 50_000

@@ -15,7 +15,7 @@ from django.contrib.postgres.functions import RandomUUID
 from django.db import models
 from django.db.models import F, Q, Value
 
-from judges.types import CATEGORIES, LABELS
+from judges.types import CATEGORIES, LABEL_SEVERITY, LABELS, NOT_SUPPORTED_LABELS, VERDICTS
 from reviewapp.sealed import SealedCharField, is_sealed
 
 
@@ -26,7 +26,7 @@ def _choices(values: tuple[str, ...]) -> list[tuple[str, str]]:
 LABEL_CHOICES = _choices(LABELS)
 CATEGORY_CHOICES = _choices(CATEGORIES)
 MATCH_CHOICES = _choices(("exact", "normalized", "fuzzy", "not_found"))
-VERDICT_CHOICES = _choices(("GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED"))
+VERDICT_CHOICES = _choices(VERDICTS)
 
 
 class AppendOnly(models.Model):
@@ -620,7 +620,7 @@ class ReviewPass(models.Model):
 
 
 def default_blocking_labels() -> list[str]:
-    return ["CONTRADICTED", "UNSUPPORTED"]
+    return sorted(NOT_SUPPORTED_LABELS, key=LABEL_SEVERITY.__getitem__, reverse=True)
 
 
 def default_critical_categories() -> list[str]:

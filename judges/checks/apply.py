@@ -277,7 +277,7 @@ def _next_claim_id(claims: list[Claim]) -> str:
 
 def _rewrite_note(note: str, changed: list[Claim]) -> str:
     """The backend's note, plus what to do about each claim the checks added or lowered."""
-    to_remove = [c.id for c in changed if c.label in ("UNSUPPORTED", "CONTRADICTED")]
+    to_remove = [c.id for c in changed if c.label in NOT_SUPPORTED_LABELS]
     to_narrow = [c.id for c in changed if c.label == "PARTIALLY_SUPPORTED"]
     if not (to_remove or to_narrow):
         return note

@@ -20,6 +20,8 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.security import HttpBearer
 from pydantic import BaseModel, Field, field_validator
 
+from judges.types import Verdict
+
 from reviewapp.api import payload as api_payload
 from reviewapp.api import selectors
 from reviewapp.webhooks import selectors as webhook_selectors
@@ -109,7 +111,7 @@ class AnswerPage(BaseModel):
 class AnswerListQuery(BaseModel):
     external_id: str | None = Field(None, min_length=1, max_length=200, description="Your own id, exactly")
     status: Literal["queued", "judging", "judged", "failed"] | None = None
-    verdict: Literal["GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED"] | None = None
+    verdict: Verdict | None = None
     since: datetime | None = Field(None, description="ISO 8601; answers posted at or after it")
     limit: int = Field(20, ge=1, le=100)
     cursor: str | None = Field(None, max_length=200, description="`next_cursor` of the previous page")

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from judges.types import Claim
+from judges.types import Claim, Verdict
 
 
 class JudgeOut(BaseModel):
@@ -35,7 +35,7 @@ class AnswerState(BaseModel):
     external_id: str | None
     session_id: str | None = Field(None, description="The conversation the answer is a turn of, as posted")
     status: Literal["queued", "judging", "judged", "failed"]
-    verdict: Literal["GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED"] | None
+    verdict: Verdict | None
     grounding_score: float | None
     claims: list[Claim]
     fabrications: list[dict[str, Any]]

@@ -19,6 +19,8 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from pydantic import Field, ValidationError
 
+from judges.types import Verdict
+
 from reviewapp.api import selectors
 from reviewapp.api import payload as api_payload
 from reviewapp.api.ingest import ExternalIdReused, InvalidRequest, answer_ingest
@@ -36,7 +38,6 @@ INSTRUCTIONS = (
 )
 
 Status = Literal["queued", "judging", "judged", "failed"]
-Verdict = Literal["GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED"]
 
 
 def _client() -> ApiClient:

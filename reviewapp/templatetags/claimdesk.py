@@ -47,6 +47,12 @@ def worst_label(claims) -> str:
 
 
 @register.filter
+def not_supported(label: str) -> bool:
+    """A label under which the claim's quote is only the closest text, not evidence."""
+    return label in NOT_SUPPORTED_LABELS
+
+
+@register.filter
 def closest_only(claims) -> bool:
     """A passage segment that supports none of its claims, even in part: the judge's closest text
     for claims it found unsupported or contradicted, shown apart from real evidence."""

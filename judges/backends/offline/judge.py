@@ -82,7 +82,9 @@ from judges.text import (
 from judges.text import (
     stems as stems_of,
 )
-from judges.types import Claim, Evidence, Fabrication, JudgeInfo, JudgeRequest, JudgeResult, Passage
+from judges.types import (
+    NOT_SUPPORTED_LABELS, Claim, Evidence, Fabrication, JudgeInfo, JudgeRequest, JudgeResult, Passage,
+)
 from judges.types import Difference as DifferenceResult
 
 OFFLINE_PROFILE = "offline"
@@ -741,7 +743,7 @@ def _shown(terms: list[str], limit: int = 6) -> list[str]:
 
 def rewrite_note(claims: list[Claim]) -> str:
     """The smallest edit that would make the answer grounded, naming claims by id."""
-    to_remove = [c.id for c in claims if c.label in ("UNSUPPORTED", "CONTRADICTED")]
+    to_remove = [c.id for c in claims if c.label in NOT_SUPPORTED_LABELS]
     to_narrow = [c.id for c in claims if c.label == "PARTIALLY_SUPPORTED"]
     notes = []
     if to_remove:

@@ -26,7 +26,6 @@ Normalization:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 from judges.locate import distrust_unverified_quotes
 from judges.profiles.base import Normalized
@@ -34,10 +33,10 @@ from judges.profiles.common import TemplateProfile, claim_ids, place_claims
 from judges.profiles.locate import locate_in_answer, locate_quote, resolve_passage_id
 from judges.profiles.parsing import NonBlank, RawModel, array, enum, strict_object, string
 from judges.scoring import grounding_score, verdict_for
-from judges.types import CATEGORIES, LABELS, Claim, Fabrication, JudgeRequest, Omission, worse_verdict
-
-VERDICTS = ("GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED")
-FABRICATION_KINDS = ("quote", "citation", "statistic", "entity", "date")
+from judges.types import (
+    CATEGORIES, FABRICATION_KINDS, LABELS, VERDICTS, Category, Claim, Fabrication, FabricationKind,
+    JudgeRequest, Label, Omission, Verdict, worse_verdict,
+)
 
 
 class Quote(RawModel):
@@ -48,17 +47,14 @@ class Quote(RawModel):
 class AuditClaim(RawModel):
     id: str
     text: NonBlank
-    label: Literal["SUPPORTED", "PARTIALLY_SUPPORTED", "CONTRADICTED", "UNSUPPORTED"]
-    category: Literal[
-        "price", "age", "document", "program", "process", "date", "quote", "citation",
-        "statistic", "entity", "provenance", "other",
-    ]
+    label: Label
+    category: Category
     quotes: list[Quote]
     explanation: str
 
 
 class AuditFabrication(RawModel):
-    kind: Literal["quote", "citation", "statistic", "entity", "date"]
+    kind: FabricationKind
     text: NonBlank
     reason: str
 
@@ -82,7 +78,7 @@ class ClaimAuditOutput(RawModel):
     fabrications: list[AuditFabrication]
     omissions: list[AuditOmission]
     counts: Counts
-    verdict: Literal["GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED"]
+    verdict: Verdict
     rewrite_note: str
 
 
