@@ -110,6 +110,11 @@ def test_the_review_page_marks_evidence_and_answers_bad_input_with_a_400(client,
         headers={"HX-Request": "true"},
     )
     assert done.status_code == 200 and "Yours: <b>P2</b>" in done.content.decode()
+    # The claim's form shows the saved mark chosen, and nothing else.
+    form = done.content.decode().split(f'id="evidence-{claim.pk}"')[1].split("</form>")[0]
+    chosen = ('<option value="P2" selected>P2</option>', '<option value="contradicts" selected>',
+              '<option value="generation_error" selected>')
+    assert all(option in form for option in chosen) and form.count(" selected>") == 3
     bad = client.post(
         url,
         {"passage": "P2", "start": "six", "end": "9", "stance": "contradicts"},

@@ -181,12 +181,14 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
     adjudicating = answer.review_status == Answer.ReviewStatus.ADJUDICATING
     decidable = answer.review_status == Answer.ReviewStatus.IN_REVIEW or (adjudicating and is_lead(user))
     read_only = decidable and not holds
+    passages = list(answer.passages.all())
     return {
         "answer": answer,
         "answer_segments": segments(answer.answer, answer_spans),
         "claims": claims,
         "selected": selected,
-        "passages": [(p, segments(p.text, evidence_spans.get(p.pid, []))) for p in answer.passages.all()],
+        "passages": [(p, segments(p.text, evidence_spans.get(p.pid, []))) for p in passages],
+        "passage_choices": [(p.pid, p.pid) for p in passages],
         "has_differences": any(isinstance(mark, Differs) for _, _, mark in answer_spans)
         or any(isinstance(mark, Differs) for spans in evidence_spans.values() for _, _, mark in spans),
         "run": run,
