@@ -205,6 +205,7 @@ class Answer(models.Model):
         return Q(judging_until__gte=now)
 
     def lease_live(self, now) -> bool:
+        """live_lease(now), read on this row in memory."""
         return self.lease_holder_id is not None and self.lease_expires_at is not None and self.lease_expires_at >= now
 
     def __str__(self) -> str:
@@ -566,7 +567,7 @@ class ReviewPassQuerySet(models.QuerySet):
 
     def holding_place(self, now) -> ReviewPassQuerySet:
         """Open passes that hold a place on their answer: a live lease, or an assignment by a lead."""
-        return self.filter(ReviewPass.live_lease(now) | Q(status=ReviewPass.Status.OPEN, assigned_by__isnull=False))
+        return self.filter(ReviewPass.place_held(now))
 
 
 class ReviewPass(models.Model):
@@ -613,7 +614,18 @@ class ReviewPass(models.Model):
         return Q(status=ReviewPass.Status.OPEN, lease_expires_at__gte=now)
 
     def is_live(self, now) -> bool:
+        """live_lease(now), read on this row in memory."""
         return self.status == self.Status.OPEN and self.lease_expires_at is not None and self.lease_expires_at >= now
+
+    @staticmethod
+    def place_held(now) -> Q:
+        """The pass holds one of its answer's places at `now`: a live lease, or an open
+        assignment by a lead (the place is theirs until they finish or skip)."""
+        return ReviewPass.live_lease(now) | Q(status=ReviewPass.Status.OPEN, assigned_by__isnull=False)
+
+    def holds_place(self, now) -> bool:
+        """place_held(now), read on this row in memory."""
+        return self.is_live(now) or (self.status == self.Status.OPEN and self.assigned_by_id is not None)
 
     def __str__(self) -> str:
         return f"{self.reviewer} on answer {self.answer_id} ({self.status})"

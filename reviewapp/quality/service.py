@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from reviewapp.access import is_lead_or_admin
@@ -166,11 +167,8 @@ def _renew(answer: Answer, user, lease_until) -> Answer:
 
 def gold_held(*, user, lease_until, leaving: int | None = None) -> Answer | None:
     """The gold copy `user` holds a live lease on, renewed: first, as a held live answer is."""
-    held = (
-        _unfinished_copies(user, leaving)
-        .filter(answer__passes__lease_expires_at__gte=timezone.now())
-        .first()
-    )
+    live = ReviewPass.objects.filter(answer=OuterRef("answer"), reviewer=user).live(timezone.now())
+    held = _unfinished_copies(user, leaving).filter(Exists(live)).first()
     return _renew(held.answer, user, lease_until) if held is not None else None
 
 

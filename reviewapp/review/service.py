@@ -102,7 +102,7 @@ def _lease_until(now: datetime):
 
 def _takes_place(now: datetime) -> Q:
     """A pass that holds one of its answer's places: finished, or open with a live lease or an assignment."""
-    return Q(status=FINISHED) | ReviewPass.live_lease(now) | Q(status=OPEN, assigned_by__isnull=False)
+    return Q(status=FINISHED) | ReviewPass.place_held(now)
 
 
 def _open_to(queue: QuerySet[Answer], user: AbstractUser, now: datetime):
@@ -173,7 +173,7 @@ def _take_locked(user: AbstractUser, answer: Answer, now: datetime) -> bool:
     mine = ReviewPass.objects.filter(answer=answer, reviewer=user).first()
     if mine is not None and mine.status == FINISHED:
         return False
-    holds = mine is not None and (mine.is_live(now) or mine.status == OPEN and mine.assigned_by_id is not None)
+    holds = mine is not None and mine.holds_place(now)
     if not holds:
         taken = ReviewPass.objects.filter(answer=answer).filter(_takes_place(now)).exclude(reviewer=user).count()
         if taken >= answer.reviews_required:
