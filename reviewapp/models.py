@@ -201,7 +201,7 @@ class Answer(models.Model):
     @staticmethod
     def live_hold(now) -> Q:
         """A worker's hold on the answer (while judging it) that has not run out at `now`; store.py
-        takes a hold with the same rule in its SQL."""
+        takes a lapsed hold over with this rule, compiled into its SQL (store.condition_sql)."""
         return Q(judging_until__gte=now)
 
     def lease_live(self, now) -> bool:

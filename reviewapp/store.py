@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import NamedTuple
 
 import orjson
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection, models
+from django.db.models import Q
 from django.db.models.fields import AutoFieldMixin
 
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage
@@ -58,6 +59,17 @@ def _name(field: models.Field) -> str:
 
 def _columns(fields: Sequence[models.Field]) -> str:
     return ", ".join(_name(field) for field in fields)
+
+
+def condition_sql(model: type[models.Model], condition: Q, params: int) -> str:
+    """`condition` (a Q over `model`) as SQL for a hand-written statement on its table, so a rule
+    the ORM states is not written again here; its values become `params` placeholders, which
+    the statement fills (the values given to the Q only stand in for them)."""
+    query = model.objects.filter(condition).query
+    sql, values = query.get_compiler(connection=connection).compile(query.where)
+    if len(values) != params:
+        raise ImproperlyConfigured(f"{condition} takes {len(values)} parameters, not {params}: {sql}")
+    return sql
 
 
 def _record_type(field: models.Field) -> str:
@@ -145,10 +157,13 @@ _HOLD_FRESH = """
     UPDATE reviewapp_answer SET status = 'judging', judging_token = %s, judging_until = %s, updated_at = %s
     WHERE id = %s AND status = 'queued'
 """ + _HELD
-_HOLD_TAKE_OVER = """
+# A dead holder's hold: it ran out (Answer.live_hold, its one definition; its one parameter is
+# now), or it carries this very token.
+_HOLD_LAPSED = condition_sql(Answer, ~Answer.live_hold(datetime.now(timezone.utc)), params=1)
+_HOLD_TAKE_OVER = f"""
     UPDATE reviewapp_answer SET status = 'judging', judging_token = %s, judging_until = %s, updated_at = %s,
         lost_count = lost_count + 1
-    WHERE id = %s AND status = 'judging' AND (judging_until < %s OR judging_until IS NULL OR judging_token = %s)
+    WHERE id = %s AND status = 'judging' AND ({_HOLD_LAPSED} OR judging_token = %s)
 """ + _HELD
 
 
