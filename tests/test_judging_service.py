@@ -361,7 +361,7 @@ def test_the_usual_run_starts_with_the_claim_and_is_the_run_start_run_makes(monk
 
     from reviewapp.judging import service
 
-    monkeypatch.setattr(service, "_usual", None)  # what earlier tests in this process left is not this test's
+    monkeypatch.setattr(service, "_in_force", None)  # what earlier tests in this process left is not this test's
     # A deployment always has a policy (migration 0001's); a transactional test's flush empties the table.
     Policy.current()
     first = answer_judge(answer_id=make.ingested().pk)  # started on its own: this process learns the usual run
@@ -369,7 +369,7 @@ def test_the_usual_run_starts_with_the_claim_and_is_the_run_start_run_makes(monk
     with CaptureQueriesContext(connection) as queries:
         second = answer_judge(answer_id=second_answer.pk)
     assert not [q["sql"] for q in queries.captured_queries
-                if "INSERT INTO reviewapp_judgerun" in q["sql"] and "WITH held" not in q["sql"]], service._usual
+                if "INSERT INTO reviewapp_judgerun" in q["sql"] and "WITH held" not in q["sql"]], service._in_force
     second.refresh_from_db()
     assert _run_fields(second) == _run_fields(first) and second.status == "succeeded"
     second_answer.refresh_from_db()
@@ -391,3 +391,30 @@ def test_a_new_policy_or_a_requested_profile_does_not_get_the_usual_run(settings
     assert (own_profile.backend, own_profile.profile) == ("openai", "fare_policy")
     again = answer_judge(answer_id=make.ingested().pk)  # started with its hold now
     assert _run_fields(again)[:6] == _run_fields(after_change)[:6]
+
+
+def _policy_reads(queries) -> list[str]:
+    """The statements that read the policy table on their own (the hold's subquery for the newest
+    policy's key rides on the hold's UPDATE)."""
+    return [q["sql"] for q in queries.captured_queries
+            if q["sql"].startswith("SELECT") and 'FROM "reviewapp_policy"' in q["sql"]]
+
+
+@pytest.mark.django_db
+def test_the_worker_reads_each_policy_once_through_its_one_cache(monkeypatch):
+    from django.test.utils import CaptureQueriesContext
+
+    from reviewapp.judging import service
+
+    monkeypatch.setattr(service, "_in_force", None)
+    Policy.current()
+    answer_judge(answer_id=make.ingested().pk)  # this process reads the policy
+    with CaptureQueriesContext(connection) as same_policy:
+        answer_judge(answer_id=make.ingested().pk)
+    assert _policy_reads(same_policy) == []
+    newer = make.next_policy(note="a newer policy", score_threshold=0.5)
+    with CaptureQueriesContext(connection) as new_policy:
+        run = answer_judge(answer_id=make.ingested().pk)
+    assert len(_policy_reads(new_policy)) == 1
+    run.answer.refresh_from_db()
+    assert run.answer.policy_id == newer.pk and service._in_force.policy.pk == newer.pk

@@ -20,10 +20,10 @@ from __future__ import annotations
 import functools
 import logging
 import random
-import threading
 import time
 import uuid
 from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -372,12 +372,36 @@ def _hold(answer_id: int, token: uuid.UUID) -> store.Held | None:
                               run=_usual_run())
 
 
-# The run this process last started for an answer naming no profile of its own, and what chose its
-# judge: the newest policy's key and the settings. The same choice gives the same run (policies
-# are append-only, profiles are code), so the next hold can insert it in its own statement, one
-# round trip less, while that policy is still the newest (store.answer_hold checks in the SQL).
+@dataclass(frozen=True)
+class _InForce:
+    """The newest policy as this process last read it, by the key the hold reads (its id and the
+    inserting transaction), and the run it gave an answer naming no profile of its own (the
+    usual run), with the settings that chose that run's judge beside it."""
+
+    key: str
+    policy: Policy
+    usual: tuple[tuple, dict] | None = None  # (judge settings, _USUAL_FIELDS of the run)
+
+
+# The one cache of the policy on the worker path. Policies are append-only: a row never changes,
+# and a new policy is a new row with a new key, so a cached policy is as good as a fresh read
+# while its key is the one the hold reads. The same choice gives the same run (profiles are
+# code), so the next hold can insert the usual run in its own statement, one round trip less,
+# while that policy is still the newest (store.answer_hold checks in the SQL).
+_in_force: _InForce | None = None
 _USUAL_FIELDS = ("profile", "prompt_version", "backend", "model", "config_key", "example_set_id")
-_usual: tuple[tuple, dict] | None = None
+
+
+def policy_in_force(key: str | None) -> Policy:
+    """The newest policy, by the key _hold() read (None: there is none yet)."""
+    global _in_force
+    if key is None:
+        return Policy.current()  # recreates version 1 (an emptied table)
+    cached = _in_force
+    if cached is None or cached.key != key:
+        policy = Policy.objects.select_related("example_set").get(pk=int(key.partition("/")[0]))
+        cached = _in_force = _InForce(key, policy)
+    return cached.policy
 
 
 def _judge_settings() -> tuple:
@@ -385,37 +409,22 @@ def _judge_settings() -> tuple:
 
 
 def _usual_run() -> tuple[str, JudgeRun] | None:
-    usual = _usual
+    cached = _in_force
     # With per-client turns a held answer can be given back before its run would start.
-    if usual is None or settings.JUDGE_CLIENT_CONCURRENCY or usual[0][1:] != _judge_settings():
+    if cached is None or cached.usual is None or settings.JUDGE_CLIENT_CONCURRENCY:
         return None
-    return usual[0][0], JudgeRun(**usual[1])
+    judge_settings, fields = cached.usual
+    return (cached.key, JudgeRun(**fields)) if judge_settings == _judge_settings() else None
 
 
-def _remember_usual_run(answer: Answer, policy_key: str | None, run: JudgeRun, config_error: JudgeError | None) -> None:
-    global _usual
-    if config_error is None and policy_key is not None and not answer.requested_profile and run.job_id is None:
-        _usual = ((policy_key, *_judge_settings()), {name: getattr(run, name) for name in _USUAL_FIELDS})
-
-
-# Policies are append-only: a row never changes, and a new policy is a new row, whose key (id and
-# the inserting transaction) the hold reads. So a cached policy is as good as a fresh read.
-_policies: dict[str, Policy] = {}
-_policies_lock = threading.Lock()
-
-
-def policy_in_force(key: str | None) -> Policy:
-    """The newest policy, by the key _hold() read (None: there is none yet)."""
-    if key is None:
-        return Policy.current()  # recreates version 1 (an emptied table)
-    policy = _policies.get(key)
-    if policy is None:
-        policy = Policy.objects.select_related("example_set").get(pk=int(key.partition("/")[0]))
-        with _policies_lock:
-            if len(_policies) > 16:  # old versions are never asked for again
-                _policies.clear()
-            _policies[key] = policy
-    return policy
+def _remember_usual_run(answer: Answer, policy_key: str | None, run: JudgeRun,
+                        config_error: JudgeError | None) -> None:
+    global _in_force
+    cached = _in_force
+    if (config_error is None and cached is not None and cached.key == policy_key
+            and not answer.requested_profile and run.job_id is None):
+        usual = (_judge_settings(), {name: getattr(run, name) for name in _USUAL_FIELDS})
+        _in_force = replace(cached, usual=usual)
 
 
 def _explain_not_held(answer_id: int) -> None:
