@@ -427,7 +427,15 @@ class Claim(models.Model):
 
     class Meta:
         ordering = ["position"]
-        indexes = [models.Index(fields=["answer", "label"], name="claim_answer_label")]
+        indexes = [
+            models.Index(fields=["answer", "label"], name="claim_answer_label"),
+            # The queue's and /answers/' label and category filters (and their counters) ask for
+            # the answers with such a claim in their current run: read from these alone, not from
+            # every claim's row (reviewapp.review.selectors.filtered_answers).
+            models.Index(fields=["label", "answer", "run"], name="claim_label_answer_run"),
+            models.Index(fields=["category", "answer", "run"], name="claim_flagged_category",
+                         condition=~Q(label="SUPPORTED")),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["run", "position"], name="claim_position_unique_per_run"),
             _span_check("answer_", "claim_answer_span_ordered"),
