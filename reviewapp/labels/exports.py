@@ -7,9 +7,10 @@ counts the rows into a manifest.
 
 Rows come in (answer id, claim id) order, read in keyset batches of at most BATCH claims and
 written CHUNK rows a chunk. On Postgres, JSONL and CSV: each batch is one query for the claims, in
-which Postgres makes each claim's own part of its line (its quotes and reviewer included), one
-for their reviews (each reviewer's decisions, also made by Postgres), one for their answers, one
-for their answers' passages and one for their runs, however many rows it holds; two reader threads, each on its own connection in the same snapshot, take blocks of BLOCK
+which Postgres makes each claim's own parts of its line (its reviewer included), one each for
+their quotes, reviews (each reviewer's decisions) and human evidence, also made by Postgres, one
+for their answers, one for their answers' passages and one for their runs, however many rows it
+holds; two reader threads, each on its own connection in the same snapshot, take blocks of BLOCK
 answer ids in turn while this thread puts the lines together, encoding each answer's and run's
 part once per batch (see the fast encoders below, held byte for byte to the plain ones by
 tests/test_exports_parity.py). Golden records go through the plain reference encoders.
@@ -37,7 +38,7 @@ from typing import Any, BinaryIO
 import orjson
 from django.contrib.auth import get_user_model
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
-from django.db.models import BooleanField, Max, Min, Q, QuerySet
+from django.db.models import BooleanField, F, Max, Min, Q, QuerySet
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -196,28 +197,33 @@ def _batches(claims: QuerySet[Claim], *, passage_text: bool) -> Iterator[Batch]:
 
 @dataclass(frozen=True)
 class LineBatch:
-    """A batch of JSONL or CSV lines to put together: each claim's own part comes made by Postgres."""
+    """A batch of JSONL or CSV lines to put together: a claim's own parts come made by Postgres."""
 
-    # claim id, answer id, run id, the claim's own part of its line (Postgres's), its confidence
-    claims: list[tuple[int, int, int, str, float | None]]
+    # claim id, answer id, run id, the claim's own parts of its line before and after its quotes
+    # (Postgres's), its confidence
+    claims: list[tuple[int, int, int, str, str, float | None]]
     answers: dict[int, tuple]  # as in Batch
     passages: dict[int, list]
     runs: dict[int, tuple]
-    reviews: dict[int, str]  # by claim id: its reviews' part of the line (Postgres's), if it has any
+    quotes: dict[int, str]  # by claim id: its quotes' part of the line (Postgres's), if it has any
+    reviews: dict[int, str]  # by claim id: its reviews' part (Postgres's), if it has any
     evidence: dict[int, str]  # by claim id: its human evidence's part (Postgres's), if it has any
 
 
 def _line_batches(claims: QuerySet[Claim], fmt: str) -> Iterator[LineBatch]:
-    """BATCH claims at a time with their answers, passages, runs, reviews and human evidence: six
-    queries per batch."""
-    own = RawSQL(CLAIM_JSONL if fmt == "jsonl" else CLAIM_CSV, ())
-    # The confidence is encoded here, not by Postgres: a float8's text (1) is not orjson's (1.0).
-    rows = claims.annotate(own=own).values_list("id", "answer_id", "run_id", "own", "confidence")
+    """BATCH claims at a time with their answers, passages, runs, quotes, reviews and human
+    evidence: seven queries per batch."""
+    head, tail = CLAIM_JSONL if fmt == "jsonl" else CLAIM_CSV
+    # The decider's name joined (DECIDER in the parts): a subquery a claim cost Postgres 4.7 us.
+    rows = (claims.alias(decider=F("decided_by__username"))
+            .annotate(head=RawSQL(head, ()), tail=RawSQL(tail, ()))
+            # The confidence is encoded here: a float8's text in Postgres (1) is not orjson's (1.0)
+            .values_list("id", "answer_id", "run_id", "head", "tail", "confidence"))
     for batch in _keyset(rows):
         answer_ids = {c[1] for c in batch}
         yield LineBatch(batch, _answers(answer_ids), _passages(answer_ids, fmt == "jsonl"),
-                        _runs({c[2] for c in batch}), _review_parts([c[0] for c in batch], fmt),
-                        _evidence_parts([c[0] for c in batch], fmt))
+                        _runs({c[2] for c in batch}), _quote_parts(batch, fmt),
+                        _review_parts(batch, fmt), _evidence_parts(batch, fmt))
 
 
 @contextmanager
@@ -623,12 +629,13 @@ def _json_line(obj: dict[str, Any]) -> bytes:
 #
 # At a million rows the per-row work is the export's cost, and one Python thread (the GIL) did all
 # of it: ~16 us of CPU a row reading values and quote rows and encoding them, while Postgres used
-# ~5. So each claim's own part of its line (claim_id .. consensus_method, quotes included; its reviews)
-# comes made by Postgres in the claims query (CLAIM_JSONL, CLAIM_CSV below), on the other core;
-# Python encodes each answer's part (question, answer text and, in JSONL, ~2 KB of passages on
-# each of the answer's 5-15 claims) and each run's part once per batch, and joins the four parts
-# of each line. The reference encoders above stay the definition of the format:
-# tests/test_exports_parity.py holds these to them byte for byte.
+# ~5. So each claim's own parts of its line (claim_id .. consensus_method) come made by Postgres in
+# the claims query (CLAIM_JSONL, CLAIM_CSV below), and its list fields (quotes, reviews, human
+# evidence) in one grouped query each a batch (_list_parts), on the other core; Python encodes
+# each answer's part (question, answer text and, in JSONL, ~2 KB of passages on each of the
+# answer's 5-15 claims) and each run's part once per batch, and joins the parts of each line.
+# The reference encoders above stay the definition of the format: tests/test_exports_parity.py
+# holds these to them byte for byte.
 
 JUDGE = Claim.Origin.JUDGE.value
 _CLAIM = f'"{Claim._meta.db_table}"'  # the claims table as decided_claims' SQL names it
@@ -644,7 +651,8 @@ def _sql_span(start: str, end: str) -> str:
 _DECIDED_AT = (f"to_char({_CLAIM}.decided_at AT TIME ZONE 'UTC', "
                f"CASE WHEN date_trunc('second', {_CLAIM}.decided_at) = {_CLAIM}.decided_at "
                f"""THEN 'YYYY-MM-DD"T"HH24:MI:SS' ELSE 'YYYY-MM-DD"T"HH24:MI:SS.US' END) || '+00:00'""")
-_REVIEWER = f'FROM "{get_user_model()._meta.db_table}" u WHERE u.id = {_CLAIM}.decided_by_id'  # u.username
+# The table of the claim's decider as the claims query joins it (decided_by__username, aliased).
+DECIDER = f'"{get_user_model()._meta.db_table}"'
 
 
 def _sql_json_span(value: str) -> str:
@@ -662,22 +670,46 @@ _SQL_DIFFERENCES = (
 )
 
 
-def _sql_quotes(element: Callable[[str], str], opening: str, closing: str) -> str:
-    """The claim's quotes as orjson writes _quotes' list, each quote's JSON put through `element`,
-    between `opening` and `closing` (none: []). Postgres's to_json escapes a string as orjson does
-    (quotes, backslashes, \\n \\r \\t \\b \\f, other control characters as \\u00XX, all non-ASCII
-    including U+2028 left as UTF-8; a text column cannot hold NUL): the parity tests check it."""
-    quote = (f"""concat('{{"passage_id":', to_json(e.passage_pid), ',"quote":', to_json(e.quote), ',"span":', """
-             f"""{_sql_span("e.start", 'e."end"')}, ',"match":', to_json(e.match), """
-             f"""',"differences":', {_SQL_DIFFERENCES}, '}}')""")
-    return (f"(SELECT coalesce('{opening}' || string_agg({element(quote)}, ',' ORDER BY e.position) || '{closing}', "
-            f"""'[]') FROM "{Evidence._meta.db_table}" e WHERE e.claim_id = {_CLAIM}.id)""")
+# One quote's JSON as orjson writes it in _quotes' list. Postgres's to_json escapes a string as
+# orjson does (quotes, backslashes, \\n \\r \\t \\b \\f, other control characters as \\u00XX,
+# all non-ASCII including U+2028 left as UTF-8; a text column cannot hold NUL): the parity tests
+# check it.
+_QUOTE = (f"""concat('{{"passage_id":', to_json(e.passage_pid), ',"quote":', to_json(e.quote), """
+          f"""',"span":', {_sql_span("e.start", 'e."end"')}, ',"match":', to_json(e.match), """
+          f"""',"differences":', {_SQL_DIFFERENCES}, '}}')""")
 
 
-def _review_parts(claim_ids: list[int], fmt: str) -> dict[int, str]:
-    """Each claim's reviews as its line's last own part (`,"reviews":[...]`, or the CSV cell
-    after a comma) for the claims that have any, as orjson or csv write _reviews' list: one query
-    a batch. As a subquery of each claim's part (a DISTINCT ON sort and an anti join per claim,
+def _quote_parts(claims: list[tuple], fmt: str) -> dict[int, str]:
+    """Each claim's quotes as the part of its line after its explanation. A subquery of each
+    claim's part (an index scan, an aggregate and its sort a claim) cost Postgres 11-16 us a row
+    of its 31; one grouped query a batch costs about half."""
+    return _list_parts(fmt, "quotes", _QUOTE, (
+        "SELECT e.claim_id, string_agg({item}, ',' ORDER BY e.position) "
+        f'FROM "{Evidence._meta.db_table}" e WHERE {{batch}} GROUP BY e.claim_id'), claims)
+
+
+def _list_parts(fmt: str, key: str, item: str, query: str, claims: list[tuple]) -> dict[int, str]:
+    """A list field of each claim's line (`,"KEY":[...]`, or the CSV cell after a comma), for the
+    batch's claims (`claims`: each a tuple that opens with its id) that have any element, as
+    orjson or csv write the reference's list: one query a batch. `query` selects each claim's id
+    and its elements' JSON joined by commas (the SQL of one element written `{item}`), reading
+    only the rows whose claim_id `{batch}` (a condition on one table) finds."""
+    if fmt == "csv":  # JSON in a cell, quoted as csv quotes it: never a formula, no line break
+        item = f"""replace({item}, '"', '""')"""
+    opening, closing = (',"[', ']"') if fmt == "csv" else (f',"{key}":[', "]")
+    with connection.cursor() as cursor:
+        cursor.execute(query.format(item=item, batch="claim_id = ANY(%s::bigint[])"),
+                       ["{" + ",".join(str(claim[0]) for claim in claims) + "}"])
+        return {claim_id: opening + items + closing for claim_id, items in cursor.fetchall()}
+
+
+def empty_list_part(fmt: str, key: str) -> str:
+    return ",[]" if fmt == "csv" else f',"{key}":[]'
+
+
+def _review_parts(claims: list[tuple], fmt: str) -> dict[int, str]:
+    """Each claim's reviews as the part of its line after its own, as orjson or csv write _reviews'
+    list. As a subquery of each claim's part (a DISTINCT ON sort and an anti join per claim,
     reviews or none) they cost Postgres 7-16 us a row of the 25-45 it spent, the export's bound.
 
     The rows are selectors.current_reviews' (the parity tests hold the two together), found among
@@ -688,65 +720,50 @@ def _review_parts(claim_ids: list[int], fmt: str) -> dict[int, str]:
               """',"decision_mode":', to_json(r.decision_mode), ',"note":', to_json(r.note), """
               """',"reason":', to_json(r.reason), """
               """',"time_spent_ms":', coalesce(r.time_spent_ms::text, 'null'), '}')""")
-    if fmt == "csv":  # JSON in a cell, quoted as csv quotes it (never a formula)
-        review = f"""replace({review}, '"', '""')"""
-    opening, closing = (',"[', ']"') if fmt == "csv" else (',"reviews":[', "]")
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f'WITH batch AS MATERIALIZED (SELECT * FROM "{Review._meta.db_table}" WHERE claim_id = ANY(%s::bigint[])) '
-            f"SELECT r.claim_id, string_agg({review}, ',' ORDER BY r.id) FROM ("
-            "SELECT DISTINCT ON (x.claim_id, x.reviewer_id, x.stage) x.* FROM batch x "
-            f"WHERE x.decision <> '{Review.Decision.UNDO.value}' "
-            "AND NOT EXISTS (SELECT 1 FROM batch y WHERE y.undoes_id = x.id) "
-            "ORDER BY x.claim_id, x.reviewer_id, x.stage, x.id DESC) r "
-            f'JOIN "{get_user_model()._meta.db_table}" u ON u.id = r.reviewer_id GROUP BY r.claim_id',
-            ["{" + ",".join(map(str, claim_ids)) + "}"])
-        return {claim_id: opening + reviews + closing for claim_id, reviews in cursor.fetchall()}
+    return _list_parts(fmt, "reviews", review, (
+        f'WITH batch AS MATERIALIZED (SELECT * FROM "{Review._meta.db_table}" WHERE {{batch}}) '
+        "SELECT r.claim_id, string_agg({item}, ',' ORDER BY r.id) FROM ("
+        "SELECT DISTINCT ON (x.claim_id, x.reviewer_id, x.stage) x.* FROM batch x "
+        f"WHERE x.decision <> '{Review.Decision.UNDO.value}' "
+        "AND NOT EXISTS (SELECT 1 FROM batch y WHERE y.undoes_id = x.id) "
+        "ORDER BY x.claim_id, x.reviewer_id, x.stage, x.id DESC) r "
+        f'JOIN "{get_user_model()._meta.db_table}" u ON u.id = r.reviewer_id GROUP BY r.claim_id'),
+        claims)
 
 
-NO_REVIEWS = {"jsonl": ',"reviews":[]', "csv": ",[]"}
-
-
-def _evidence_parts(claim_ids: list[int], fmt: str) -> dict[int, str]:
-    """Each claim's human evidence as the part of its line after its reviews, as orjson or csv write
-    evidence_marks' list, for the claims that have any: one query a batch, as _review_parts. substr
-    counts characters as Python's slicing does (code points: the database is UTF-8)."""
+def _evidence_parts(claims: list[tuple], fmt: str) -> dict[int, str]:
+    """Each claim's human evidence as the part of its line after its reviews, as orjson or csv
+    write evidence_marks' list. substr counts characters as Python's slicing does (code points:
+    the database is UTF-8)."""
     text = ("CASE WHEN m.start IS NULL THEN 'null' "
             """ELSE to_json(substr(p.text, m.start + 1, m."end" - m.start))::text END""")
     mark = (f"""concat('{{"reviewer":', to_json(u.username), ',"passage_id":', coalesce(to_json(p.pid)::text, 'null'), """
             f"""',"span":', {_sql_span("m.start", 'm."end"')}, ',"text":', {text}, """
             f"""',"stance":', coalesce(to_json(nullif(m.stance, ''))::text, 'null'), """
             f"""',"cause":', coalesce(to_json(nullif(m.cause, ''))::text, 'null'), '}}')""")
-    if fmt == "csv":  # JSON in a cell, quoted as csv quotes it (never a formula)
-        mark = f"""replace({mark}, '"', '""')"""
-    opening, closing = (',"[', ']"') if fmt == "csv" else (',"human_evidence":[', "]")
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT m.claim_id, string_agg({mark}, ',' ORDER BY m.id) "
-            f'FROM "{EvidenceMark._meta.db_table}" m JOIN "{get_user_model()._meta.db_table}" u ON u.id = m.reviewer_id '
-            f'LEFT JOIN "{Passage._meta.db_table}" p ON p.id = m.passage_id '
-            "WHERE m.claim_id = ANY(%s::bigint[]) GROUP BY m.claim_id",
-            ["{" + ",".join(map(str, claim_ids)) + "}"])
-        return {claim_id: opening + marks + closing for claim_id, marks in cursor.fetchall()}
-
-
-NO_EVIDENCE = {"jsonl": ',"human_evidence":[]', "csv": ",[]"}
+    return _list_parts(fmt, "human_evidence", mark, (
+        "SELECT m.claim_id, string_agg({item}, ',' ORDER BY m.id) "
+        f'FROM (SELECT * FROM "{EvidenceMark._meta.db_table}" WHERE {{batch}}) m '
+        f'JOIN "{get_user_model()._meta.db_table}" u ON u.id = m.reviewer_id '
+        f'LEFT JOIN "{Passage._meta.db_table}" p ON p.id = m.passage_id GROUP BY m.claim_id'),
+        claims)
 
 
 # concat() builds a part in one call (a chain of || makes and copies a new string at every step).
+# A claim's own parts of its line: before its quotes (_quote_parts) and after them.
 CLAIM_JSONL = (
     f"""concat(',"claim_id":', to_json({_CLAIM}.cid), ',"claim_text":', to_json({_CLAIM}.text), """
     f"""',"answer_span":', {_sql_span(f"{_CLAIM}.answer_start", f"{_CLAIM}.answer_end")}, """
     f"""',"judge_label":', CASE WHEN {_CLAIM}.origin = '{JUDGE}' THEN to_json({_CLAIM}.label)::text ELSE 'null' END, """
-    f"""',"category":', to_json({_CLAIM}.category), ',"explanation":', to_json({_CLAIM}.explanation), """
-    f"""',"quotes":', {_sql_quotes(lambda quote: quote, "[", "]")}, """
-    f"""',"human_label":', to_json({_CLAIM}.human_label), """
+    f"""',"category":', to_json({_CLAIM}.category), """
+    f"""',"explanation":', to_json({_CLAIM}.explanation))""",
+    f"""concat(',"human_label":', to_json({_CLAIM}.human_label), """
     f"""',"decision":', to_json({_CLAIM}.decision), ',"decision_mode":', to_json({_CLAIM}.decision_mode), """
     f"""',"origin":', to_json({_CLAIM}.origin), """
     f"""',"note":', to_json({_CLAIM}.note), """
-    f"""',"reviewer":', coalesce((SELECT to_json(u.username)::text {_REVIEWER}), 'null'), """
+    f"""',"reviewer":', coalesce(to_json({DECIDER}.username)::text, 'null'), """
     f"""',"decided_at":', coalesce(to_json({_DECIDED_AT})::text, 'null'), """
-    f"""',"consensus_method":', to_json({_CLAIM}.consensus_method))"""
+    f"""',"consensus_method":', to_json({_CLAIM}.consensus_method))""",
 )
 
 
@@ -766,36 +783,40 @@ def _sql_csv_text(cell: str) -> str:
             f"WHEN {formula} THEN '''' || {cell} ELSE {cell} END")
 
 
-CLAIM_CSV = "concat_ws(',', " + ", ".join((
+# The same two parts' cells, each part's joined by commas (the second's opening with one); no
+# cell is null, which concat_ws would leave out.
+CLAIM_CSV = tuple("concat_ws(',', " + ", ".join(cells) + ")" for cells in ((
     _sql_csv_text(f"{_CLAIM}.cid"), _sql_csv_text(f"{_CLAIM}.text"),
     f"coalesce({_CLAIM}.answer_start::text, '')",
     f"CASE WHEN {_CLAIM}.answer_start IS NULL THEN '' ELSE coalesce({_CLAIM}.answer_end::text, '') END",
     f"CASE WHEN {_CLAIM}.origin = '{JUDGE}' THEN {_sql_csv_text(f'{_CLAIM}.label')} ELSE '' END",
     _sql_csv_text(f"{_CLAIM}.category"), _sql_csv_text(f"{_CLAIM}.explanation"),
-    # JSON, quoted as csv quotes it: never a formula, its line breaks escaped, each quote's own
-    # quotes doubled (so [] alone, which holds none, stays as it is).
-    _sql_quotes(lambda quote: f"""replace({quote}, '"', '""')""", '"[', ']"'),
+), (
+    "''",
     *(_sql_csv_text(f"{_CLAIM}.{column}") for column in ("human_label", "decision", "decision_mode", "origin", "note")),
-    f"coalesce((SELECT {_sql_csv_text('u.username')} {_REVIEWER}), '')",
+    f"coalesce({_sql_csv_text(f'{DECIDER}.username')}, '')",
     f"coalesce({_DECIDED_AT}, '')",  # starts with the year's digits: never a formula, no comma
     _sql_csv_text(f"{_CLAIM}.consensus_method"),
-)) + ")"
+)))
 
 
 def _stitched(batch: LineBatch, answer_parts: dict[int, tuple[str, str]], run_parts: dict[int, str],
               confidence: Callable[[float | None], str], fmt: str) -> Iterator[tuple[int, bytes]]:
-    """The batch's lines, CHUNK at a time: each is its answer's head, the claim's own part, its
-    reviews, its human evidence, its confidence, its run's part and its answer's tail, joined as
-    they are (each part brings the separators it needs)."""
-    reviews, evidence = batch.reviews, batch.evidence
-    no_reviews, no_evidence = NO_REVIEWS[fmt], NO_EVIDENCE[fmt]
+    """The batch's lines, CHUNK at a time: each is its answer's head, the claim's own first part,
+    its quotes, its own second part, its reviews, its human evidence, its confidence, its run's
+    part and its answer's tail, joined as they are (each part brings the separators it needs)."""
+    quotes, reviews, evidence = batch.quotes, batch.reviews, batch.evidence
+    no_quotes, no_reviews, no_evidence = (
+        empty_list_part(fmt, key) for key in ("quotes", "reviews", "human_evidence"))
     for first in range(0, len(batch.claims), CHUNK):
         parts = []
-        for claim_id, answer_id, run_id, own, claim_confidence in batch.claims[first:first + CHUNK]:
+        claims = batch.claims[first:first + CHUNK]
+        for claim_id, answer_id, run_id, own_head, own_tail, claim_confidence in claims:
             head, tail = answer_parts[answer_id]
-            parts += (head, own, reviews.get(claim_id, no_reviews), evidence.get(claim_id, no_evidence),
+            parts += (head, own_head, quotes.get(claim_id, no_quotes), own_tail,
+                      reviews.get(claim_id, no_reviews), evidence.get(claim_id, no_evidence),
                       confidence(claim_confidence), run_parts[run_id], tail)
-        yield len(parts) // 7, "".join(parts).encode()
+        yield len(claims), "".join(parts).encode()
 
 
 def _jsonl_batch(batch: LineBatch) -> Iterator[tuple[int, bytes]]:
