@@ -24,8 +24,9 @@ letters read as ASCII), so "ig\u200bnore" and "ｉｇｎｏｒｅ" read as "igno
 to the original text.
 
 Every regex here is bounded: no nested unbounded repetition, every gap between words is a counted
-number of words, and a rule's regex is tried only where one of its head words stands (one
-Aho-Corasick pass; judges.text.word_positions), so the cost is linear in the text's length.
+number of words, and a rule's regex is tried only where one of its head words stands (found by
+one Aho-Corasick pass of the text for every rule's; judges.text.WordStarts), so the cost is linear
+in the text's length.
 
 `strip_invisible` removes format characters (zero-width spaces and joiners, bidi controls, tag
 characters, soft hyphens: Unicode category Cf) with a map back to the original offsets, so the
@@ -43,11 +44,11 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 from urllib.parse import unquote_to_bytes
 
-from judges.text import matches_at, word_positions
+from judges.text import WordStarts, matches_at
 
 Span = tuple[int, int]
 
@@ -135,6 +136,11 @@ class _Text:
     def span(self, span: Span) -> Span:
         return original_span(self.where, span)
 
+    @cached_property
+    def heads(self) -> WordStarts:
+        """Where the rules' head words begin in `lowered`: one scan of it for every rule."""
+        return WordStarts(self.lowered, _HEAD_WORDS)
+
 
 # --- shared vocabulary ---------------------------------------------------------------------------
 
@@ -167,10 +173,12 @@ _ADDRESSEE = re.compile(
     rf"(?:[\s-]+(?P<tail>bots?|systems?|models?|agents?|instructions?|notes?|guidance|memo))?\b",
     re.IGNORECASE,
 )
-_ADDRESSEE_HEADS = ("ai", "a.i.", "automat", "artificial", "llm", "machine", "robot", "gpt", "language", "virtual",
-                    "generative", "chatgpt", "chat", "bot", "claude", "gemini", "copilot", "judge", "reviewer",
-                    "evaluator", "grader", "auditor", "fact", "checker", "verifier", "rater", "annotator", "scorer",
-                    "classifier", "moderator", "assessor", "model", "assistant", "system", "agent")
+_ADDRESSEE_HEADS = frozenset((
+    "ai", "a.i.", "automat", "artificial", "llm", "machine", "robot", "gpt", "language", "virtual",
+    "generative", "chatgpt", "chat", "bot", "claude", "gemini", "copilot", "judge", "reviewer",
+    "evaluator", "grader", "auditor", "fact", "checker", "verifier", "rater", "annotator", "scorer",
+    "classifier", "moderator", "assessor", "model", "assistant", "system", "agent",
+))
 
 # The request's own texts, as a directive names them: "this answer", "the passage below".
 _OWN_TEXT = re.compile(
@@ -243,11 +251,13 @@ _OVERRIDE = re.compile(
     rf"(?:previous\s+|prior\s+|earlier\s+|system\s+|original\s+)?(?:instructions|prompts?|directives)\b",
     re.IGNORECASE,
 )
-_OVERRIDE_HEADS = ("ignor", "disregard", "forget", "overrid", "bypass", "set aside", "put aside", "drop", "discard",
-                   "abandon", "skip", "scrap", "throw out", "stop following", "no longer follow", "instruction",
-                   "prompt", "directive", "guidance", "guideline", "direction", "rules", "programming", "orders",
-                   "constraints", "restrictions", "everything", "anything", "what", "supersede", "replace", "cancel",
-                   "void", "nullif")
+_OVERRIDE_HEADS = frozenset((
+    "ignor", "disregard", "forget", "overrid", "bypass", "set aside", "put aside", "drop",
+    "discard", "abandon", "skip", "scrap", "throw out", "stop following", "no longer follow",
+    "instruction", "prompt", "directive", "guidance", "guideline", "direction", "rules",
+    "programming", "orders", "constraints", "restrictions", "everything", "anything", "what",
+    "supersede", "replace", "cancel", "void", "nullif",
+))
 
 
 def _override(text: _Text) -> Found:
@@ -257,7 +267,7 @@ def _override(text: _Text) -> Found:
     told"); the instructions "you received" declared void or no longer applying; a text claiming
     to supersede "all instructions". "Ignore the paper form" has no instruction noun and does not
     match; "the old rules no longer apply" names no "you" and does not either."""
-    for match in matches_at(_OVERRIDE, text.folded, word_positions(text.lowered, _OVERRIDE_HEADS)):
+    for match in matches_at(_OVERRIDE, text.folded, text.heads.of(_OVERRIDE_HEADS)):
         yield Hit(match.span())
 
 
@@ -286,8 +296,10 @@ _READER = re.compile(
     r"excerpts?|prompt)\b",
     re.IGNORECASE,
 )
-_READER_HEADS = ("whoever", "anyone", "anybody", "any one", "any entity", "any program", "any tool",
-                 "any software", "any reader")
+_READER_HEADS = frozenset((
+    "whoever", "anyone", "anybody", "any one", "any entity", "any program", "any tool",
+    "any software", "any reader",
+))
 
 
 def _addressed(text: _Text) -> Found:
@@ -310,10 +322,10 @@ def _addressed(text: _Text) -> Found:
     * a reader named by what it does to the request's text: "whoever reviews this chat",
       "anyone processing this passage"."""
     folded = text.folded
-    for match in matches_at(_ADDRESSEE, folded, word_positions(text.lowered, _ADDRESSEE_HEADS)):
+    for match in matches_at(_ADDRESSEE, folded, text.heads.of(_ADDRESSEE_HEADS)):
         if _addressed_here(folded, match):
             yield Hit(_trimmed(folded, _clause(folded, match.start(), match.end())))
-    for match in matches_at(_READER, folded, word_positions(text.lowered, _READER_HEADS)):
+    for match in matches_at(_READER, folded, text.heads.of(_READER_HEADS)):
         yield Hit(_trimmed(folded, _clause(folded, match.start(), match.end())))
 
 
@@ -354,9 +366,11 @@ _EVAL_WORD = re.compile(
     r"(?:answer|respond|reply)\s+with)\b",
     re.IGNORECASE,
 )
-_EVAL_HEADS = ("mark", "label", "rat", "scor", "grad", "classif", "judg", "deem", "consider", "treat", "regard",
-               "count", "call", "tag", "flag", "assess", "evaluat", "set", "give", "assign", "verdict", "report",
-               "return", "output", "answer", "respond", "reply")
+_EVAL_HEADS = frozenset((
+    "mark", "label", "rat", "scor", "grad", "classif", "judg", "deem", "consider", "treat",
+    "regard", "count", "call", "tag", "flag", "assess", "evaluat", "set", "give", "assign",
+    "verdict", "report", "return", "output", "answer", "respond", "reply",
+))
 _GOOD_OUTCOME = re.compile(
     r"\b(?:supported|grounded|correct|true|accurate|verified|faithful|factual|valid|pass(?:ed|ing)?|perfect|"
     r"approved|trustworthy|reliable|consistent|hallucination[\s-]free|full\s+marks|top\s+marks)\b|\b10\s*/\s*10\b|"
@@ -384,7 +398,7 @@ def _evaluation_order(text: _Text) -> Found:
     statement is considered true if signed" has no directive."""
     folded = text.folded
     seen: set[Span] = set()
-    for match in matches_at(_EVAL_WORD, folded, word_positions(text.lowered, _EVAL_HEADS)):
+    for match in matches_at(_EVAL_WORD, folded, text.heads.of(_EVAL_HEADS)):
         clause = _clause(folded, match.start(), match.end())
         if clause in seen or not _is_evaluation_order(folded, clause, match):
             continue
@@ -447,9 +461,11 @@ _ROLE_HEAD = re.compile(
     r"(?:on\s+)?(?:the|a|your)\s+(?:new\s+)?(?:role|part|persona|identity|character)(?:\s+of)?)\b",
     re.IGNORECASE,
 )
-_ROLE_HEADS = ("you", "act", "behav", "respond", "answer", "repl", "speak", "function", "operate", "serve", "think",
-               "write", "pretend", "imagine", "suppose", "picture", "simulat", "assum", "adopt", "tak", "play",
-               "embody", "becom")
+_ROLE_HEADS = frozenset((
+    "you", "act", "behav", "respond", "answer", "repl", "speak", "function", "operate", "serve",
+    "think", "write", "pretend", "imagine", "suppose", "picture", "simulat", "assum", "adopt",
+    "tak", "play", "embody", "becom",
+))
 _ROLE_ALONE = re.compile(
     r"\blet'?s\s+(?:role[\s-]?play|play\s+a\s+game)\b|\brole[\s-]?play(?:ing)?\s+(?:as|that|with\s+me)\b|\brole[\s-]?play\s*:"
     r"|\bstay\s+in\s+character\b"
@@ -460,9 +476,11 @@ _ROLE_ALONE = re.compile(
     r"(?:conversation|chat|session|task)|until\s+(?:told|instructed)\s+otherwise)\W+(?:\w+\W+){0,2}?you\b",
     re.IGNORECASE,
 )
-_ROLE_ALONE_HEADS = ("role", "let", "stay", "your", "dan", "developer", "god", "jailbr", "unrestricted",
-                     "unfiltered", "admin", "sudo", "debug", "evil", "do anything", "from", "henceforth",
-                     "for the rest", "until")
+_ROLE_ALONE_HEADS = frozenset((
+    "role", "let", "stay", "your", "dan", "developer", "god", "jailbr", "unrestricted",
+    "unfiltered", "admin", "sudo", "debug", "evil", "do anything", "from", "henceforth",
+    "for the rest", "until",
+))
 
 
 def _role_reassignment(text: _Text) -> Found:
@@ -474,11 +492,11 @@ def _role_reassignment(text: _Text) -> Found:
     on, you ...". "Act as a guarantor", "you are now eligible" and "from now on, passes are sold
     online" do not match."""
     folded = text.folded
-    for match in matches_at(_ROLE_HEAD, folded, word_positions(text.lowered, _ROLE_HEADS)):
+    for match in matches_at(_ROLE_HEAD, folded, text.heads.of(_ROLE_HEADS)):
         start, end = match.end(), _clause(folded, match.start(), match.end(), reach=60)[1]
         if _ROLE_OBJECT.search(folded, start, end) or _INVENTED_NAME.search(folded, start, end):
             yield Hit(match.span())
-    for match in matches_at(_ROLE_ALONE, folded, word_positions(text.lowered, _ROLE_ALONE_HEADS)):
+    for match in matches_at(_ROLE_ALONE, folded, text.heads.of(_ROLE_ALONE_HEADS)):
         yield Hit(match.span())
 
 
@@ -731,6 +749,10 @@ class Rule:
     def doc(self) -> str:
         return self.finder.__doc__ or ""
 
+
+# Every rule's head words: each text is scanned for them all at once (_Text.heads).
+_HEAD_WORDS = (_OVERRIDE_HEADS | _ADDRESSEE_HEADS | _READER_HEADS | _EVAL_HEADS | _ROLE_HEADS
+               | _ROLE_ALONE_HEADS)
 
 RULES: tuple[Rule, ...] = (
     Rule("override", _override),

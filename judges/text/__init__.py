@@ -14,7 +14,7 @@ from judges.text.numeric import (
     quantities, quantity_pieces, quantity_readings, quantity_values, readings_by_start,
     year_range_values,
 )
-from judges.text.scan import matches_at, word_positions
+from judges.text.scan import WordStarts, matches_at, word_positions
 from judges.text.sentences import rough_pieces, split_sentences
 from judges.text.words import (
     META_STEMS, STOPWORDS, WORD_LETTERS, Token, content_tokens, content_words, fold_accents, piece_stems, stem, stems,
@@ -24,6 +24,7 @@ from judges.types import Span
 
 __all__ = [
     "META_STEMS", "MONTHS", "NUMBER_WORDS", "STOPWORDS", "WORD_LETTERS", "NumberMention", "Quantity", "Span", "Token",
+    "WordStarts",
     "content_tokens",
     "content_words", "fold_accents", "key_terms", "matches_at", "normalize_number", "number_values", "numbers",
     "piece_stems", "quantities", "quantity_pieces", "quantity_readings", "quantity_values", "readings_by_start",

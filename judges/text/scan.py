@@ -5,6 +5,7 @@ place one of a set of words begins (one Aho-Corasick pass).
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import starmap
@@ -54,5 +55,40 @@ def _automaton(words: frozenset[str]) -> ahocorasick.Automaton | None:
     automaton = ahocorasick.Automaton()
     for word in words:
         automaton.add_word(word, len(word) - 1)
+    automaton.make_automaton()
+    return automaton
+
+
+class WordStarts:
+    """Where each word of a vocabulary begins in a text (`lowered`), found in one Aho-Corasick pass
+    for all of them: a text asked about several sets of words (the injection rules' head words) is
+    scanned once, not once a set as by word_positions: the pass, not the matches, is the cost."""
+
+    def __init__(self, lowered: str, vocabulary: frozenset[str]):
+        self.vocabulary = vocabulary
+        self._starts: dict[str, list[int]] = defaultdict(list)
+        automaton = _words_automaton(vocabulary)
+        if automaton is not None:
+            for end, word in automaton.iter(lowered):
+                self._starts[word].append(end - len(word) + 1)
+
+    def of(self, words: frozenset[str]) -> list[int]:
+        """word_positions(lowered, words): where one of `words` (all in the vocabulary) begins."""
+        if not words <= self.vocabulary:
+            raise ValueError(f"not in the vocabulary scanned: {sorted(words - self.vocabulary)}")
+        found: set[int] = set()
+        for word, starts in self._starts.items():  # the few words found, not the many asked
+            if word in words:
+                found.update(starts)
+        return sorted(found)
+
+
+@lru_cache(maxsize=8)
+def _words_automaton(words: frozenset[str]) -> ahocorasick.Automaton | None:
+    if not words:
+        return None
+    automaton = ahocorasick.Automaton()
+    for word in words:
+        automaton.add_word(word, word)
     automaton.make_automaton()
     return automaton

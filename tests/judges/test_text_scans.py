@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -195,3 +196,25 @@ def test_rough_pieces_and_their_words_are_those_of_the_whole_text(sample):
 @given(_PROSE)
 def test_quantity_pieces_cut_from_the_rough_pieces_are_those_the_scan_cuts(sample):
     assert text.quantity_pieces(sample, text.rough_pieces(sample)) == text.quantity_pieces(sample)
+
+
+# Words that overlap and nest ("any" in "anyone", "you" in "your", "ai" in "again"), as the
+# injection rules' head words do.
+_HEAD_WORDS = ("any", "anyone", "any one", "one", "you", "your", "yo", "ai", "a.i.", "again",
+               "ignor", "ignore", "set aside")
+_HEAD_TEXTS = st.lists(st.sampled_from([*_HEAD_WORDS, " ", "x", ".", "\n", "é"]), max_size=30).map(
+    "".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_HEAD_TEXTS, st.sets(st.sampled_from(_HEAD_WORDS)))
+def test_one_scan_for_every_set_of_words_finds_where_each_set_begins(sample, words):
+    starts = scan.WordStarts(sample, frozenset(_HEAD_WORDS))
+    assert starts.of(frozenset(words)) == scan.word_positions(sample, words)
+
+
+def test_a_word_outside_the_vocabulary_scanned_is_refused():
+    starts = scan.WordStarts("ignore it", frozenset({"ignor"}))
+    assert starts.of(frozenset({"ignor"})) == [0]
+    with pytest.raises(ValueError, match="it"):
+        starts.of(frozenset({"it"}))
