@@ -545,6 +545,11 @@ class _Reader:
         return None
 
     def _opposed(self, op: tuple[str, int, int, int, int]) -> list[Difference]:
+        if max(op[2] - op[1], op[4] - op[3]) > SLOT_TOKENS and self._between_copied(op):
+            # Between two copied stretches, a longer one on either side is another statement, not
+            # one slot changed ("courts (excluding the Constitutional Court), forming ... that has
+            # the Supreme Court" for "courts, which includes the Supreme Court").
+            return []
         for pairs, kind, label in ((OPPOSITES, "opposite", CONTRADICTED), (SCALES, "scale", PARTIALLY_SUPPORTED)):
             for i in range(op[1], op[2]):
                 c = self.a[i]
@@ -558,6 +563,17 @@ class _Reader:
                     return [self._difference(kind, [c], [self.b[pair[1]]], label)]
         return []
 
+    def _between_copied(self, op: tuple[str, int, int, int, int]) -> bool:
+        """Whether the stretch lies between two aligned stretches that each hold a content word (a
+        shared "a" or "the" anchors nothing)."""
+        at = self.opcodes.index(op)
+        if at == 0 or at == len(self.opcodes) - 1:
+            return False
+        before, after = self.opcodes[at - 1], self.opcodes[at + 1]
+        return (before[0] == after[0] == "equal"
+                and any(t.content for t in self.a[before[1]:before[2]])
+                and any(t.content for t in self.a[after[1]:after[2]]))
+
     def _replaced(self, op: tuple[str, int, int, int, int]) -> list[Difference]:
         _, i1, i2, j1, j2 = op
         claim_part, source_part = list(self.a[i1:i2]), list(self.b[j1:j2])
@@ -568,9 +584,12 @@ class _Reader:
         # puts a name the sentence has in a slot where it has another.
         in_source, in_claim = self._unaligned_source(), self._unaligned_claim
         for kind in ("number", "unit"):
+            # Only a quantity of one sort fills another's slot: a count for a count, a year for a
+            # year ("has six volumes" is not "(2004-2010)"), a month for a month.
             pair = self._slot_pair(op, lambda t: t.kind == kind and t.norm not in in_source,
                                    lambda t: t.kind == kind and t.norm not in in_claim)
-            if pair:
+            if pair and (_quantity_sort(self.claim, self.a[pair[0]])
+                         == _quantity_sort(self.source, self.b[pair[1]])):
                 return [self._difference(kind, [self.a[pair[0]]], [self.b[pair[1]]], CONTRADICTED)]
         claim_new = [t for t in claim_part if t.content and t.norm not in in_source]
         source_new = [t for t in source_part if t.content and t.norm not in in_claim]
@@ -615,9 +634,16 @@ class _Reader:
         if claim_new and source_new and all(
                 named or self.claim[t.span[0]].isupper() for t, named in zip(claim_new, claim_named)) and any(
                 claim_named + source_named) and all(
-                named or self._capitalized(t) for t, named in zip(source_new, source_named)):
+                named or self._capitalized(t) for t, named in zip(source_new, source_named)) and (
+                not self._one_name(claim_new, source_new)):
             return [self._difference("entity", claim_new, source_new, CONTRADICTED)]
         return []
+
+    def _one_name(self, claim_new: list[Token], source_new: list[Token]) -> bool:
+        """Whether the two sides name one thing: initials for the words they stand for ("TDSB" for
+        "Toronto District School Board")."""
+        return (_abbreviates(self.source, source_new, self.claim, claim_new)
+                or _abbreviates(self.claim, claim_new, self.source, source_new))
 
     def _related(self, claim_new: list[Token], source_new: list[Token]) -> list[Difference] | None:
         """One word put in the slot of another that the lexicon relates (judges.lexicon): its
@@ -796,10 +822,16 @@ class _Reader:
                     continue
                 if sx - sy > SWAP_REACH:
                     continue  # clauses moved about, not two roles exchanged around one verb
-                pivots = [norm for k, norm in shared[x + 1:y] if sy < in_source[norm] < sx]
-                between = [t.norm for t in self.a[cx + 1:cy]] + [t.norm for t in self.b[sy + 1:sx]]
+                # A number or date between them ("bottom of League One in the 2013-14 season" for
+                # "season 2013-14 bottom of League One") places the statement, it has no roles.
+                pivots = [norm for k, norm in shared[x + 1:y]
+                          if sy < in_source[norm] < sx and self.a[k].kind != "number"]
+                claim_between, source_between = self.a[cx + 1:cy], self.b[sy + 1:sx]
+                between = [t.norm for t in claim_between] + [t.norm for t in source_between]
                 if not pivots or self._passive(pivots[0], in_claim, in_source) or not self._orders(between):
                     continue
+                if _copula(claim_between) != _copula(source_between):
+                    continue  # "X is a 2014 film" told as "a 2014 film titled X": one thing, named
                 claim_span = (self.a[cx].span[0], self.a[cy].span[1])
                 source_span = (self.b[sy].span[0], self.b[sx].span[1])
                 if not self._listed(claim_span, source_span, between):
@@ -860,6 +892,57 @@ _UNORDERED = frozenset({"and", "or", "nor", "with", "between", "vs", "versus", "
 
 
 
+def _quantity_sort(text: str, token: Token) -> str:
+    """What sort of quantity a number token is: "month", "year" (a whole number 1000-2199 written
+    without separators, or a year range's short end) or "count" (any other number; a unit token is
+    its own sort)."""
+    if token.kind != "number":
+        return token.kind
+    if token.norm.startswith("month:"):
+        return "month"
+    year = token.norm.isdigit() and len(token.norm) == 4 and "1000" <= token.norm < "2200"
+    return "year" if year and text[slice(*token.span)].isdigit() else "count"
+
+
+_INITIALS_SKIP = frozenset({"of", "the", "and", "for", "de", "&"})
+_CAPITAL_WORD = re.compile(r"[A-Z][\w'’-]*|of|the|and|for|de|&")
+
+
+def _abbreviates(text: str, found: Sequence[Token], other: str,
+                 other_found: Sequence[Token]) -> bool:
+    """Whether one of `found` (in `text`) is written in capitals (two to eight letters) and spells
+    the initials of a run of capitalized words of `other` that holds every token of
+    `other_found`."""
+    for token in found:
+        written = text[slice(*token.span)]
+        if not (2 <= len(written) <= 8 and written.isalpha() and written.isupper()):
+            continue
+        words = [m for m in _CAPITAL_WORD.finditer(other)]
+        for start in range(len(words)):
+            initials, end = "", start
+            while end < len(words) and len(initials) < len(written):
+                word = words[end].group()
+                if word not in _INITIALS_SKIP:
+                    initials += word[0]
+                end += 1
+            if initials != written or words[start].group() in _INITIALS_SKIP:
+                continue
+            run = (words[start].start(), words[end - 1].end())
+            # consecutive words only: nothing but spaces between them
+            gaps = (other[words[k].end():words[k + 1].start()] for k in range(start, end - 1))
+            if any(gap.strip() for gap in gaps):
+                continue
+            if all(run[0] <= t.span[0] and t.span[1] <= run[1] for t in other_found):
+                return True
+    return False
+
+
+def _copula(found: Sequence[Token]) -> bool:
+    """Whether the tokens hold a form of "be" followed by an article: "X is a Y" names what X is."""
+    return any(t.norm in _BE and k + 1 < len(found) and found[k + 1].norm in _ARTICLES
+               for k, t in enumerate(found))
+
+
 def _skip_answer_particle(text: str, found: tuple[Token, ...]) -> tuple[Token, ...]:
     """"No, children ride free" answers a question: its "No" negates nothing that follows (unlike
     the "No" of "No fees apply")."""
@@ -896,9 +979,15 @@ QUALIFIER_COVERAGE = 0.9
 def hedges(words: str) -> bool:
     """Whether added words only qualify what they stand in: adverbs ("temporarily", "partly",
     "mostly") or absolutes. An added noun or adjective ("the minimum voting age" for "the minimum
-    age") usually names what the sentence already means."""
+    age") usually names what the sentence already means. An adverb that only restates the time a
+    verb's tense gives ("currently at the bottom" for "bottom side", "previously attempted" for
+    "had attempted") qualifies nothing."""
     found = re.findall(r"[a-z]+", words.lower())
-    return bool(found) and all(word.endswith("ly") or word in ABSOLUTES for word in found)
+    return bool(found) and all(
+        (word.endswith("ly") and word not in TENSE_ADVERBS) or word in ABSOLUTES for word in found)
+
+
+TENSE_ADVERBS = frozenset({"currently", "presently", "previously"})
 
 
 # Differences that are evidence against a claim whose every word the text has: a weaker or

@@ -228,9 +228,48 @@ def test_roles_exchanged_around_the_same_words_are_contradicted(source, claim, s
     ("Barack Obama, the former president, visited Paris.", "The former president, Barack Obama, visited Paris."),
     ("In June 2011 the probe added ten objects to the catalogue.",
      "The probe added ten objects to the catalogue in June 2011."),
+    # a date between the two words places the statement; it has no roles
+    ("Arbroath were relegated after finishing season 2013-14 bottom of League One.",
+     "Arbroath was relegated after finishing bottom of League One in the 2013-14 season."),
+    # "X is a film" told as "a film titled X"
+    ("Excuse My French is a 2014 Egyptian film Comedy directed by Amr Salama.",
+     'A 2014 Egyptian comedy film titled "Excuse My French," directed by Amr Salama.'),
 ])
 def test_a_reordered_paraphrase_is_no_swap(source, claim):
     assert align(claim, source).contradictions == ()
+
+
+def test_an_opposite_in_a_long_stretch_of_another_statement_is_no_contradiction():
+    source = ("The Judicial order is the first category of common courts (excluding the "
+              "Constitutional Court), forming a hierarchy that has the Supreme Court of Justice in "
+              "Lisbon as its superior body.")
+    claim = ("The Judicial Order is the first category of common courts, which includes the Supreme "
+             "Court of Justice in Lisbon as its superior body.")
+    assert align(claim, source).contradictions == ()
+    in_the_slot = align("The first category includes the Constitutional Court.",
+                        "The first category excludes the Constitutional Court.")
+    assert [d.kind for d in in_the_slot.contradictions] == ["opposite"]
+
+
+@pytest.mark.parametrize("source, claim", [
+    ("The TDSB was created in 1998 following the merger of six boards.",
+     "The Toronto District School Board was created in 1998 following the merger of six boards."),
+    ("The Toronto District School Board was created in 1998.", "The TDSB was created in 1998."),
+])
+def test_initials_name_the_words_they_stand_for(source, claim):
+    assert align(claim, source).contradictions == ()
+
+
+def test_initials_of_other_words_are_another_name():
+    alignment = align("The NHS pays for the scheme.",
+                      "The Toronto District School Board pays for the scheme.")
+    assert [d.kind for d in alignment.contradictions] == ["entity"]
+
+
+def test_an_adverb_that_restates_the_tense_is_no_qualifier():
+    claim = judged("Championship bottom side St Mirren host Falkirk on Saturday.",
+                   "St Mirren, currently bottom of the Championship, host Falkirk on Saturday.")
+    assert "currently" not in claim.explanation
 
 
 def test_a_name_the_sentence_uses_elsewhere_put_in_another_slot_is_contradicted():
