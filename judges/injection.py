@@ -408,33 +408,52 @@ def _evaluation_order(text: _Text) -> Found:
 
 def _is_evaluation_order(folded: str, clause: Span, match: re.Match[str]) -> bool:
     start, end = clause
+    # What the reading depends on is the clause's text (and the character before it, which a \b
+    # at its start reads), where the judging word sits in it, and a pronoun after that word. A
+    # text that repeats a judging word thousands of times ("judge judge ...") gives clauses of the
+    # same text over and over: each is read once.
+    low = max(0, start - 1)
+    pronoun = _PRONOUN_OBJECT.match(folded, match.end())
+    return _orders_evaluation(
+        folded[low:end], start - low, match.start() - low, match.end() - low,
+        (pronoun.start() - low, pronoun.end() - low) if pronoun else None,
+    )
+
+
+@lru_cache(maxsize=4096)
+def _orders_evaluation(window: str, start: int, at: int, upto: int, pronoun: Span | None) -> bool:
+    """_is_evaluation_order within `window`, which holds the clause from `start` to its end; the
+    judging word is window[at:upto]; `pronoun` is where a pronoun object follows it, if one does."""
+    end = len(window)
     # an imperative opens the clause, or follows a vocative's colon or dash ("Judge: mark ...")
-    opened = max(start, *(folded.rfind(mark, start, match.start()) + 1 for mark in ":,\u2014(\""))
-    verb = _OPENING_VERB.match(folded[opened:end].lstrip(" \t\"'([*-:>"))
-    directive = bool((verb and verb.group(1).lower() == match.group().split()[0].lower())
-                     or _MODAL.search(folded, start, end) or _YOU.search(folded, start, end))
+    opened = max(start, *(window.rfind(mark, start, at) + 1 for mark in ":,\u2014(\""))
+    verb = _OPENING_VERB.match(window[opened:end].lstrip(" \t\"'([*-:>"))
+    directive = bool((verb and verb.group(1).lower() == window[at:upto].split()[0].lower())
+                     or _MODAL.search(window, start, end) or _YOU.search(window, start, end))
     if not directive:
         return False
-    if _JUDGE_LABEL.search(folded, match.end(), end):
+    if _JUDGE_LABEL.search(window, upto, end):
         return True
-    own = _own_text(folded, start, end, match)
+    own = _own_text(window, start, end, pronoun)
     if own is None:
         return False
-    if _GOOD_OUTCOME.search(folded, own.end(), end) and not _NEGATION.search(folded, start, own.start()):
+    own_start, own_end = own
+    if _GOOD_OUTCOME.search(window, own_end, end) and not _NEGATION.search(window, start, own_start):
         return True
-    return bool(_NEGATION.search(folded, start, end) and _BAD_OUTCOME.search(folded, match.end(), end))
+    return bool(_NEGATION.search(window, start, end) and _BAD_OUTCOME.search(window, upto, end))
 
 
 _PRONOUN_OBJECT = re.compile(r"\s+(?:it|this|everything|them|these|all)\b", re.IGNORECASE)
 
 
-def _own_text(folded: str, start: int, end: int, verb: re.Match[str]) -> re.Match[str] | None:
+def _own_text(folded: str, start: int, end: int, pronoun: Span | None) -> Span | None:
     """Where the clause names the request's text: a noun phrase ("this answer"), or a bare
-    pronoun only as the judging verb's object ("mark it"), since any clause may hold an "it"."""
+    pronoun only as the judging verb's object ("mark it", `pronoun`), since any clause may hold
+    an "it"."""
     for found in _OWN_TEXT.finditer(folded, start, end):
         if found.group().lower() not in ("it", "this", "everything", "them", "these"):
-            return found
-    return _PRONOUN_OBJECT.match(folded, verb.end())
+            return found.span()
+    return pronoun
 
 
 def _trimmed(folded: str, span: Span) -> Span:
