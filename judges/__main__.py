@@ -41,46 +41,85 @@ def main(argv: list[str] | None = None) -> int:
     return args.run(args)
 
 
-EXAMPLES_HELP = ("worked examples to put in the prompt: {\"tag\": \"ex2\", \"items\": [{\"claim\", \"passage\", "
-                 "\"label\", \"judge_label\", \"reason\"}]} as a set's page downloads it (openai backend only)")
+EXAMPLES_HELP = (
+    "worked examples to put in the prompt: {\"tag\": \"ex2\", \"items\": [{\"claim\", \"passage\", "
+    "\"label\", \"judge_label\", \"reason\"}]} as a set's page downloads it (openai backend only)"
+)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m judges", description="ClaimDesk judges, without Django.")
+    parser = argparse.ArgumentParser(
+        prog="python -m judges", description="ClaimDesk judges, without Django."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
-    check = commands.add_parser("check", help="judge one request and print the normalized result as JSON")
+    check = commands.add_parser(
+        "check", help="judge one request and print the normalized result as JSON"
+    )
     check.add_argument("--input", required=True,
                        help="request JSON file (DESIGN.md's ingest payload), or - for stdin")
     check.add_argument("--backend", choices=("offline", "openai"),
                        default="openai" if os.environ.get("OPENAI_BASE_URL") else "offline",
                        help="default: openai when OPENAI_BASE_URL is set, else offline")
-    check.add_argument("--profile", default=None, metavar="NAME[@VERSION]",
-                       help="judge profile for the openai backend (default: the request's, then JUDGE_PROFILE, "
-                            "then claim_audit); see `profiles`")
+    check.add_argument(
+        "--profile",
+        default=None,
+        metavar="NAME[@VERSION]",
+        help="judge profile for the openai backend (default: the request's, then JUDGE_PROFILE, "
+        "then claim_audit); see `profiles`",
+    )
     check.add_argument("--fail-under", type=_score, default=None, metavar="SCORE",
                        help="exit 1 when grounding_score is below SCORE (0..1)")
     check.add_argument("--examples", default=None, metavar="SET.json", help=EXAMPLES_HELP)
     check.set_defaults(run=_check)
 
     evaluate = commands.add_parser(
-        "eval", help="measure a judge on a labelled JSONL dataset (../shared/data/README.md's format)")
-    evaluate.add_argument("--dataset", required=True, metavar="FILE.jsonl", help="labelled records, one per line")
+        "eval",
+        help="measure a judge on a labelled JSONL dataset (../shared/data/README.md's format)",
+    )
+    evaluate.add_argument(
+        "--dataset", required=True, metavar="FILE.jsonl", help="labelled records, one per line"
+    )
     evaluate.add_argument("--backend", choices=("offline", "openai"),
                           default="openai" if os.environ.get("OPENAI_BASE_URL") else "offline",
                           help="default: openai when OPENAI_BASE_URL is set, else offline")
-    evaluate.add_argument("--profile", default=None, metavar="NAME[@VERSION]",
-                          help="judge profile for the openai backend (default: JUDGE_PROFILE, then claim_audit)")
+    evaluate.add_argument(
+        "--profile",
+        default=None,
+        metavar="NAME[@VERSION]",
+        help="judge profile for the openai backend (default: JUDGE_PROFILE, then claim_audit)",
+    )
     evaluate.add_argument("--examples", default=None, metavar="SET.json", help=EXAMPLES_HELP)
-    evaluate.add_argument("--report", default=None, metavar="OUT.json", help="also write the figures as JSON")
-    evaluate.add_argument("--predictions", default=None, metavar="OUT.jsonl",
-                          help="also write one line per record (gold, prediction, flagged spans) for error analysis")
-    evaluate.add_argument("--split", choices=("tune", "report", "all"), default="all",
-                          help="judge only one half of the records, split by a stable hash of their passages "
-                               "(tune on 'tune', report on 'report'); default all")
-    evaluate.add_argument("--limit", type=_positive_int, default=None, metavar="N", help="judge the first N valid records")
-    evaluate.add_argument("--workers", type=_positive_int, default=1, metavar="K",
-                          help="records judged at once in a thread pool (for the openai backend); default 1")
+    evaluate.add_argument(
+        "--report", default=None, metavar="OUT.json", help="also write the figures as JSON"
+    )
+    evaluate.add_argument(
+        "--predictions",
+        default=None,
+        metavar="OUT.jsonl",
+        help="also write one line per record (gold, prediction, flagged spans) for error analysis",
+    )
+    evaluate.add_argument(
+        "--split",
+        choices=("tune", "report", "all"),
+        default="all",
+        help="judge only one half of the records, split by a stable hash of their passages "
+        "(tune on 'tune', report on 'report'); default all",
+    )
+    evaluate.add_argument(
+        "--limit",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="judge the first N valid records",
+    )
+    evaluate.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=1,
+        metavar="K",
+        help="records judged at once in a thread pool (for the openai backend); default 1",
+    )
     evaluate.add_argument("--timeout", type=_positive_float, default=None, metavar="SECONDS",
                           help="per LLM request (default: JUDGE_TIMEOUT_SECONDS, then 60)")
     evaluate.add_argument("--retry-budget", type=_positive_float, default=None, metavar="SECONDS",
@@ -150,8 +189,13 @@ def _eval(args: argparse.Namespace) -> int:
     records = evaluation.select_split(records, args.split)[: args.limit]
     if not records:
         for item in skipped[:10]:
-            print(f"skipped line {item.line} ({item.id or 'no id'}): {item.reason}", file=sys.stderr)
-        print(f"bad input: {args.dataset} holds no valid record ({len(skipped)} skipped)", file=sys.stderr)
+            print(
+                f"skipped line {item.line} ({item.id or 'no id'}): {item.reason}", file=sys.stderr
+            )
+        print(
+            f"bad input: {args.dataset} holds no valid record ({len(skipped)} skipped)",
+            file=sys.stderr,
+        )
         return EXIT_BAD_INPUT
 
     started = time.perf_counter()
@@ -159,7 +203,11 @@ def _eval(args: argparse.Namespace) -> int:
 
     def progress(done: int, total: int) -> None:
         if not args.quiet and (done % step == 0 or done == total):
-            print(f"judged {done}/{total} ({time.perf_counter() - started:.1f} s)", file=sys.stderr, flush=True)
+            print(
+                f"judged {done}/{total} ({time.perf_counter() - started:.1f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
 
     outcomes = evaluation.run_judge(records, config, workers=args.workers, progress=progress)
     wall = time.perf_counter() - started
@@ -254,7 +302,10 @@ def _load_examples(source: str | None, backend: str):
     if source is None:
         return None
     if backend == "offline":
-        print(f"note: --examples {source} is ignored by the offline backend (it reads no prompt)", file=sys.stderr)
+        print(
+            f"note: --examples {source} is ignored by the offline backend (it reads no prompt)",
+            file=sys.stderr,
+        )
     try:
         return WorkedExamples.model_validate(_read_json(source))
     except ValidationError as error:

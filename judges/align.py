@@ -47,7 +47,15 @@ from functools import cached_property, lru_cache
 from judges import lexicon
 from judges.novelty import is_new_word
 from judges.text import (
-    MONTHS, NUMBER_WORDS, STOPWORDS, WORD_LETTERS, Span, fold_accents, normalize_number, rough_pieces, stem,
+    MONTHS,
+    NUMBER_WORDS,
+    STOPWORDS,
+    WORD_LETTERS,
+    Span,
+    fold_accents,
+    normalize_number,
+    rough_pieces,
+    stem,
 )
 from judges.types import worse_label
 
@@ -109,32 +117,66 @@ def _pairs(spec: str) -> dict[str, frozenset[str]]:
 OPPOSITES: dict[str, frozenset[str]] = _pairs(_OPPOSITE_PAIRS)
 SCALES: dict[str, frozenset[str]] = _pairs(_SCALE_PAIRS)
 # Absolutes a claim adds to overgeneralize.
-ABSOLUTES = frozenset("all always never only every entire entirely completely solely exclusively none".split())
+ABSOLUTES = frozenset(
+    "all always never only every entire entirely completely solely exclusively none".split()
+)
 
 # Units a number is written with; two numbers with different units here say different things.
 # Spellings of one unit share a key.
 _UNIT_SPELLINGS = {
-    "kg": "kg kgs kilogram kilograms kilo kilos", "g": "g gram grams", "lb": "lb lbs pound pounds",
-    "oz": "oz ounce ounces", "km": "km kms kilometer kilometers kilometre kilometres",
-    "m": "m meter meters metre metres", "cm": "cm centimeter centimeters centimetre centimetres",
-    "mm": "mm millimeter millimeters", "mi": "mi mile miles", "ft": "ft foot feet", "in": "inch inches",
-    "l": "l liter liters litre litres", "ml": "ml milliliter milliliters", "gal": "gal gallon gallons",
-    "s": "sec secs second seconds", "min": "min mins minute minutes", "h": "hr hrs hour hours",
-    "d": "day days", "wk": "week weeks", "mo": "month months", "yr": "yr yrs year years",
-    "decade": "decade decades", "century": "century centuries",
-    "%": "% percent per-cent", "pp": "percentage", "$": "$ dollar dollars usd", "€": "€ euro euros eur", "£": "£ pound-sterling gbp",
-    "¥": "¥ yen jpy", "cent": "cent cents", "mph": "mph", "kmh": "kmh kph", "c": "celsius",
-    "f": "fahrenheit", "mb": "mb megabyte megabytes", "gb": "gb gigabyte gigabytes",
-    "million": "million millions", "billion": "billion billions", "thousand": "thousand thousands",
+    "kg": "kg kgs kilogram kilograms kilo kilos",
+    "g": "g gram grams",
+    "lb": "lb lbs pound pounds",
+    "oz": "oz ounce ounces",
+    "km": "km kms kilometer kilometers kilometre kilometres",
+    "m": "m meter meters metre metres",
+    "cm": "cm centimeter centimeters centimetre centimetres",
+    "mm": "mm millimeter millimeters",
+    "mi": "mi mile miles",
+    "ft": "ft foot feet",
+    "in": "inch inches",
+    "l": "l liter liters litre litres",
+    "ml": "ml milliliter milliliters",
+    "gal": "gal gallon gallons",
+    "s": "sec secs second seconds",
+    "min": "min mins minute minutes",
+    "h": "hr hrs hour hours",
+    "d": "day days",
+    "wk": "week weeks",
+    "mo": "month months",
+    "yr": "yr yrs year years",
+    "decade": "decade decades",
+    "century": "century centuries",
+    "%": "% percent per-cent",
+    "pp": "percentage",
+    "$": "$ dollar dollars usd",
+    "€": "€ euro euros eur",
+    "£": "£ pound-sterling gbp",
+    "¥": "¥ yen jpy",
+    "cent": "cent cents",
+    "mph": "mph",
+    "kmh": "kmh kph",
+    "c": "celsius",
+    "f": "fahrenheit",
+    "mb": "mb megabyte megabytes",
+    "gb": "gb gigabyte gigabytes",
+    "million": "million millions",
+    "billion": "billion billions",
+    "thousand": "thousand thousands",
     "hundred": "hundred hundreds",
 }
-UNITS: dict[str, str] = {spelling: key for key, spellings in _UNIT_SPELLINGS.items() for spelling in spellings.split()}
+UNITS: dict[str, str] = {
+    spelling: key for key, spellings in _UNIT_SPELLINGS.items() for spelling in spellings.split()
+}
 _CURRENCY = frozenset("$€£¥")
 
 
 # --- tokens ------------------------------------------------------------------------------------
 
-_TOKEN = re.compile(rf"\[[\dP,;\s]+\]|[^\W\d_]*\d+(?:[.,]\d+)*[^\W\d_]*|[$€£¥%]|{WORD_LETTERS}(?:['’]{WORD_LETTERS})*")
+_TOKEN = re.compile(
+    rf"\[[\dP,;\s]+\]|[^\W\d_]*\d+(?:[.,]\d+)*[^\W\d_]*|"
+    rf"[$€£¥%]|{WORD_LETTERS}(?:['’]{WORD_LETTERS})*"
+)
 _OPENERS = frozenset(".!?:;\"“(\n-–—•*[")
 _CONTRACTION = re.compile(r"(?i)^(.+?)n['’]t$")
 _CONTRACTED_VERB = {"ca": "can", "wo": "will", "sha": "shall"}
@@ -161,7 +203,8 @@ def tokens(text: str) -> tuple[Token, ...]:
             continue  # a citation marker
         if any(c.isdigit() for c in word) and not word.isdigit() and not word[0].isdigit() or (
                 word[0].isdigit() and not word[-1].isdigit()):
-            # Digits glued to letters ("F1", "P2", "3rd", "10am") name or order things: compared as words.
+            # Digits glued to letters ("F1", "P2", "3rd", "10am") name or order things: compared as
+            # words.
             found.append(Token(word.lower(), span, "word", True))
             continue
         if word[0].isdigit():
@@ -194,7 +237,11 @@ def tokens(text: str) -> tuple[Token, ...]:
             # A stopword in capitals among lowercase words is an acronym ("US cinemas", "IT staff").
             acronym = lowered in STOPWORDS and len(raw) > 1 and raw.isupper() and not text.isupper()
             content = lowered not in STOPWORDS or acronym
-            found.append(Token(norm, span, "name" if content and _is_name(text, span, raw) else "word", content))
+            found.append(
+                Token(
+                    norm, span, "name" if content and _is_name(text, span, raw) else "word", content
+                )
+            )
     return tuple(_year_range_ends(text, _fail_to(found)))
 
 
@@ -207,11 +254,18 @@ def _year_range_ends(text: str, found: list[Token]) -> list[Token]:
     "2007-2011" copies it."""
     for k in range(1, len(found)):
         first, last = found[k - 1], found[k]
-        if (first.kind == "number" and last.kind == "number" and len(text[slice(*first.span)]) == 4
-                and text[slice(*first.span)][:2] in ("19", "20") and len(text[slice(*last.span)]) == 2
-                and _RANGE_DASH.fullmatch(text, first.span[1], last.span[0])
-                and text[slice(*last.span)] > text[slice(*first.span)][2:]):
-            found[k] = Token(text[slice(*first.span)][:2] + text[slice(*last.span)], last.span, "number", True)
+        if (
+            first.kind == "number"
+            and last.kind == "number"
+            and len(text[slice(*first.span)]) == 4
+            and text[slice(*first.span)][:2] in ("19", "20")
+            and len(text[slice(*last.span)]) == 2
+            and _RANGE_DASH.fullmatch(text, first.span[1], last.span[0])
+            and text[slice(*last.span)] > text[slice(*first.span)][2:]
+        ):
+            found[k] = Token(
+                text[slice(*first.span)][:2] + text[slice(*last.span)], last.span, "number", True
+            )
     return found
 
 
@@ -253,7 +307,9 @@ UNSUPPORTED = "UNSUPPORTED"
 
 @dataclass(frozen=True)
 class Difference:
-    kind: str  # negation_added, negation_dropped, number, unit, entity, opposite, swap, scale, substitution, added
+    # negation_added, negation_dropped, number, unit, entity, opposite, swap, scale, substitution,
+    # added
+    kind: str
     claim_span: Span | None  # offsets into the claim
     source_span: Span | None  # offsets into the source text given to `align`
     label: str  # CONTRADICTED, PARTIALLY_SUPPORTED or UNSUPPORTED
@@ -333,7 +389,11 @@ def align(claim: str, source: str, sentences: Sequence[Span] | None = None) -> A
     top = max(range(len(spans)), key=counts.__getitem__)  # the first sentence matching most
     if not counts[top]:
         return None
-    best: tuple[int, tuple[Span, ...], tuple[Token, ...]] = (counts[top], (spans[top],), singles[top])
+    best: tuple[int, tuple[Span, ...], tuple[Token, ...]] = (
+        counts[top],
+        (spans[top],),
+        singles[top],
+    )
     for k in range(len(spans) - 1):
         # A claim may state two sentences in either order ("X because Y" for "Y. X.").
         for order in (singles[k] + singles[k + 1], singles[k + 1] + singles[k]):
@@ -351,7 +411,9 @@ def _tokens_in(source: str, window: Span) -> tuple[Token, ...]:
 
 
 def _matched_content(claim_tokens: Sequence[Token], source_tokens: Sequence[Token]) -> int:
-    matcher = SequenceMatcher(None, [t.norm for t in claim_tokens], [t.norm for t in source_tokens], autojunk=False)
+    matcher = SequenceMatcher(
+        None, [t.norm for t in claim_tokens], [t.norm for t in source_tokens], autojunk=False
+    )
     return sum(1 for block in matcher.get_matching_blocks()
                for t in claim_tokens[block.a:block.a + block.size] if t.content)
 
@@ -363,18 +425,34 @@ def _read(claim: str, claim_tokens: tuple[Token, ...], source: str, pieces: tupl
     content = [t for t in claim_tokens if t.content]
     source_norms = {t.norm for t in source_tokens}
     coverage = sum(1 for t in content if t.norm in source_norms) / len(content)
-    return Alignment(source_span=window, matched=matched, coverage=coverage, differences=reader.differences(),
-                     claim_tokens=claim_tokens, source_norms=frozenset(source_norms))
+    return Alignment(
+        source_span=window,
+        matched=matched,
+        coverage=coverage,
+        differences=reader.differences(),
+        claim_tokens=claim_tokens,
+        source_norms=frozenset(source_norms),
+    )
 
 
 class _Reader:
     """Reads the differences of one claim-source alignment."""
 
-    def __init__(self, claim: str, claim_tokens: tuple[Token, ...], source: str, source_tokens: tuple[Token, ...],
-                 pieces: Sequence[Span] = ()):
+    def __init__(
+        self,
+        claim: str,
+        claim_tokens: tuple[Token, ...],
+        source: str,
+        source_tokens: tuple[Token, ...],
+        pieces: Sequence[Span] = (),
+    ):
         self.claim, self.source = claim, source
-        self.a, self.b = _skip_answer_particle(claim, claim_tokens), _skip_answer_particle(source, source_tokens)
-        matcher = SequenceMatcher(None, [t.norm for t in self.a], [t.norm for t in self.b], autojunk=False)
+        self.a, self.b = _skip_answer_particle(claim, claim_tokens), _skip_answer_particle(
+            source, source_tokens
+        )
+        matcher = SequenceMatcher(
+            None, [t.norm for t in self.a], [t.norm for t in self.b], autojunk=False
+        )
         self.opcodes = matcher.get_opcodes()
         equal = [op for op in self.opcodes if op[0] == "equal"]
         # The stretch of the source the claim is aligned with (a source negation just before it
@@ -386,12 +464,17 @@ class _Reader:
         self.equal_starts = {(op[1], op[3]) for op in equal}
         self.claim_norms = frozenset(t.norm for t in self.a)
         self.source_norms = frozenset(t.norm for t in self.b)
-        # Which sentence of the source (the one, or one of the adjacent pair) each source token is in.
-        self.piece_of = [next((k for k, (start, end) in enumerate(pieces) if start <= t.span[0] < end), 0)
-                         for t in self.b]
+        # Which sentence of the source (the one, or one of the adjacent pair) each source token is
+        # in.
+        self.piece_of = [
+            next((k for k, (start, end) in enumerate(pieces) if start <= t.span[0] < end), 0)
+            for t in self.b
+        ]
         self._unaligned: dict[int | None, frozenset[str]] = {}
         self.claim_names = frozenset(t.norm for t in self.a if t.kind == "name")
-        self.source_names = {(self.piece_of[j], t.norm) for j, t in enumerate(self.b) if t.kind == "name"}
+        self.source_names = {
+            (self.piece_of[j], t.norm) for j, t in enumerate(self.b) if t.kind == "name"
+        }
 
     def differences(self) -> tuple[Difference, ...]:
         found: list[Difference] = []
@@ -427,7 +510,9 @@ class _Reader:
             return []
         # The negated word must be one both sides have in the same slot: the claim then denies
         # (or asserts) what the source asserts (or denies); a "not" of another clause says nothing.
-        claim_negations = [i for i in claim_negations if self._negated_is_matched(self.a, i, self.claim_to_source)]
+        claim_negations = [
+            i for i in claim_negations if self._negated_is_matched(self.a, i, self.claim_to_source)
+        ]
         source_negations = [j for j in source_negations
                             if self._negated_is_matched(self.b, j, self.source_to_claim)]
         if claim_negations and not source_negations:
@@ -439,7 +524,16 @@ class _Reader:
         if source_negations and not claim_negations:
             j = source_negations[0]
             phrase = self._source_phrase(j)
-            return [Difference("negation_dropped", None, phrase, CONTRADICTED, "", self._cut(self.source, phrase))]
+            return [
+                Difference(
+                    "negation_dropped",
+                    None,
+                    phrase,
+                    CONTRADICTED,
+                    "",
+                    self._cut(self.source, phrase),
+                )
+            ]
         return []
 
     @staticmethod
@@ -450,15 +544,20 @@ class _Reader:
 
     def _claim_phrase(self, i: int) -> Span:
         """The claim from token i to its next content token."""
-        end = next((k for k in range(i + 1, len(self.a)) if self.a[k].content), min(i + 1, len(self.a) - 1))
+        end = next(
+            (k for k in range(i + 1, len(self.a)) if self.a[k].content), min(i + 1, len(self.a) - 1)
+        )
         return self.a[i].span[0], self.a[end].span[1]
 
     def _source_phrase(self, j: int) -> Span:
-        end = next((k for k in range(j + 1, len(self.b)) if self.b[k].content), min(j + 1, len(self.b) - 1))
+        end = next(
+            (k for k in range(j + 1, len(self.b)) if self.b[k].content), min(j + 1, len(self.b) - 1)
+        )
         return self.b[j].span[0], self.b[end].span[1]
 
     def _source_counterpart(self, i: int) -> Span | None:
-        """The source words aligned with the claim's words after token i (its next content token)."""
+        """The source words aligned with the claim's words after token i (its next content
+        token)."""
         for k in range(i + 1, len(self.a)):
             if k in self.claim_to_source:
                 j = self.claim_to_source[k]
@@ -504,11 +603,17 @@ class _Reader:
         # Leaving sentence `before` with its rest skipped, or resuming `after` past a skipped head.
         for piece, forward in ((before, True), (after, False)):
             skipped = [j for j in range(j1, j2) if self.piece_of[j] == piece]
-            if not skipped or len(skipped) > SLOT_TOKENS or not any(self.b[j].content for j in skipped):
+            if (
+                not skipped
+                or len(skipped) > SLOT_TOKENS
+                or not any(self.b[j].content for j in skipped)
+            ):
                 continue
             other = after if forward else before
             run = range(i1, len(self.a)) if forward else range(i1 - 1, -1, -1)
-            taken = list(itertools.takewhile(lambda i: self._piece_at(i) == other, run))[:SLOT_TOKENS]
+            taken = list(itertools.takewhile(lambda i: self._piece_at(i) == other, run))[
+                :SLOT_TOKENS
+            ]
             if not taken:
                 continue
             # Only a name for a name: numbers and other words of two sentences fused are read by
@@ -517,7 +622,12 @@ class _Reader:
             in_source, in_claim = self._unaligned_source(piece), self._unaligned_claim
             found = self._entity(
                 [t for t in self.a[k1:k2] if t.content and t.norm not in in_source],
-                [self.b[j] for j in skipped if self.b[j].content and self.b[j].norm not in in_claim])
+                [
+                    self.b[j]
+                    for j in skipped
+                    if self.b[j].content and self.b[j].norm not in in_claim
+                ],
+            )
             if found:
                 return found
         return []
@@ -533,7 +643,9 @@ class _Reader:
         return ((i2, j2) in self.equal_starts and abs((i2 - 1 - i) - (j2 - 1 - j)) <= 1
                 and i2 - 1 - i <= SLOT_REACH)
 
-    def _slot_pair(self, op: tuple[str, int, int, int, int], claim_test, source_test) -> tuple[int, int] | None:
+    def _slot_pair(
+        self, op: tuple[str, int, int, int, int], claim_test, source_test
+    ) -> tuple[int, int] | None:
         """The first claim and source tokens of a replaced stretch that pass the tests and stand in
         the same slot."""
         _, i1, i2, j1, j2 = op
@@ -550,7 +662,10 @@ class _Reader:
             # one slot changed ("courts (excluding the Constitutional Court), forming ... that has
             # the Supreme Court" for "courts, which includes the Supreme Court").
             return []
-        for pairs, kind, label in ((OPPOSITES, "opposite", CONTRADICTED), (SCALES, "scale", PARTIALLY_SUPPORTED)):
+        for pairs, kind, label in (
+            (OPPOSITES, "opposite", CONTRADICTED),
+            (SCALES, "scale", PARTIALLY_SUPPORTED),
+        ):
             for i in range(op[1], op[2]):
                 c = self.a[i]
                 # Only the slot counts: "less and more gentile" for "more and more gentile" has
@@ -579,9 +694,9 @@ class _Reader:
         claim_part, source_part = list(self.a[i1:i2]), list(self.b[j1:j2])
         # A number or name of the claim that the sentence has elsewhere is a reordering ("in June
         # 2011, ... added ten objects" told as "added ten objects ... in June 2011"), not a change,
-        # but only where the sentence has it once more, aligned with no other word of the claim: "the
-        # Fox News elections, ... Fox News had" for "the United States elections, ... Fox News had"
-        # puts a name the sentence has in a slot where it has another.
+        # but only where the sentence has it once more, aligned with no other word of the claim:
+        # "the Fox News elections, ... Fox News had" for "the United States elections, ... Fox News
+        # had" puts a name the sentence has in a slot where it has another.
         in_source, in_claim = self._unaligned_source(), self._unaligned_claim
         for kind in ("number", "unit"):
             # Only a quantity of one sort fills another's slot: a count for a count, a year for a
@@ -597,15 +712,23 @@ class _Reader:
         # never fills it ("popularized by [Eduard Bernstein]" for "by [Karl Kautsky]", whose
         # neighbour names Bernstein). Numbers and other words of two sentences fused are not.
         in_sentence = self._unaligned_source(self.piece_of[j1]) if j1 < len(self.b) else in_source
-        entity = self._entity([t for t in claim_part if t.content and t.norm not in in_sentence], source_new)
+        entity = self._entity(
+            [t for t in claim_part if t.content and t.norm not in in_sentence], source_new
+        )
         if entity and len(claim_part) <= SLOT_TOKENS and len(source_part) <= SLOT_TOKENS and (
                 (i1, j1) in self.equal_ends or (i2, j2) in self.equal_starts):
             return entity
-        if i2 == len(self.a) and (i1, j1) in self.equal_ends and len(source_part) > len(claim_part) + 1:
+        if (
+            i2 == len(self.a)
+            and (i1, j1) in self.equal_ends
+            and len(source_part) > len(claim_part) + 1
+        ):
             # The claim ends here, a clause of a longer sentence: a name it ends with stands in the
             # slot of the sentence's next words ("hydrocarbons (Vietnam)" for "hydrocarbons (PAHs)
             # are ..."), not of the whole rest of the sentence.
-            entity = self._entity(claim_new, [t for t in source_part[:len(claim_part) + 1] if t in source_new])
+            entity = self._entity(
+                claim_new, [t for t in source_part[: len(claim_part) + 1] if t in source_new]
+            )
             if entity:
                 return entity
         if not claim_new or not source_new:
@@ -629,13 +752,20 @@ class _Reader:
         # sentence that also says "the identity of Thailand" ("the war" after "the Hundred Years'
         # War" in the sentence before stays a word).
         claim_named = [t.kind == "name" or t.norm in self.claim_names for t in claim_new]
-        source_named = [t.kind == "name" or (self.piece_of[self._index(t)], t.norm) in self.source_names
-                        for t in source_new]
-        if claim_new and source_new and all(
-                named or self.claim[t.span[0]].isupper() for t, named in zip(claim_new, claim_named)) and any(
-                claim_named + source_named) and all(
-                named or self._capitalized(t) for t, named in zip(source_new, source_named)) and (
-                not self._one_name(claim_new, source_new)):
+        source_named = [
+            t.kind == "name" or (self.piece_of[self._index(t)], t.norm) in self.source_names
+            for t in source_new
+        ]
+        if (
+            claim_new
+            and source_new
+            and all(
+                named or self.claim[t.span[0]].isupper() for t, named in zip(claim_new, claim_named)
+            )
+            and any(claim_named + source_named)
+            and all(named or self._capitalized(t) for t, named in zip(source_new, source_named))
+            and (not self._one_name(claim_new, source_new))
+        ):
             return [self._difference("entity", claim_new, source_new, CONTRADICTED)]
         return []
 
@@ -712,10 +842,20 @@ class _Reader:
             if (n.norm, u.norm) in source_set:
                 continue
             if u.kind == "unit":
-                other = next(((sn, su) for sn, su in source_pairs if sn.norm == n.norm and su.kind == "unit"), None)
+                other = next(
+                    (
+                        (sn, su)
+                        for sn, su in source_pairs
+                        if sn.norm == n.norm and su.kind == "unit"
+                    ),
+                    None,
+                )
                 if other:
                     return [self._difference("unit", [n, u], list(other), CONTRADICTED)]
-            other = next(((sn, su) for sn, su in source_pairs if su.norm == u.norm and sn.norm != n.norm), None)
+            other = next(
+                ((sn, su) for sn, su in source_pairs if su.norm == u.norm and sn.norm != n.norm),
+                None,
+            )
             if other and any(sn.norm == n.norm for sn, _ in source_pairs):
                 return [self._difference("number", [n, u], list(other), CONTRADICTED)]
         return []
@@ -765,7 +905,12 @@ class _Reader:
                         if tries > SWAP_TRIES:
                             return []
                         pivot = claim[i + lx:i + lx + lp]
-                        if len(pivot) < lp or q - lp < 0 or source[q - lp:q] != pivot or not self._orders(pivot):
+                        if (
+                            len(pivot) < lp
+                            or q - lp < 0
+                            or source[q - lp : q] != pivot
+                            or not self._orders(pivot)
+                        ):
                             continue
                         for ly in range(1, ROLE_TOKENS + 1):
                             end = i + lx + lp + ly
@@ -778,22 +923,33 @@ class _Reader:
                                 continue
                             length = end - i
                             if length not in said:
-                                said[length] = frozenset(source[j:j + length] for j in range(len(source) - length + 1))
+                                said[length] = frozenset(
+                                    source[j : j + length] for j in range(len(source) - length + 1)
+                                )
                             if claim[i:end] in said[length]:
                                 continue  # the source says it this way too
                             claim_span = (self.a[i].span[0], self.a[end - 1].span[1])
                             source_span = (self.b[start].span[0], self.b[q + lx - 1].span[1])
                             if self._listed(claim_span, source_span, pivot):
                                 continue
-                            return [Difference("swap", claim_span, source_span, CONTRADICTED,
-                                               self._cut(self.claim, claim_span), self._cut(self.source, source_span))]
+                            return [
+                                Difference(
+                                    "swap",
+                                    claim_span,
+                                    source_span,
+                                    CONTRADICTED,
+                                    self._cut(self.claim, claim_span),
+                                    self._cut(self.source, source_span),
+                                )
+                            ]
         return []
 
     def _listed(self, claim_span: Span, source_span: Span, pivot: Sequence[str]) -> bool:
         """Whether the exchanged words are items of a list ("tea, coffee, juice"): a comma between
         them, unless a negation gives the order ("Paris, not London")."""
-        return (("," in self._cut(self.claim, claim_span) or "," in self._cut(self.source, source_span))
-                and not NEGATIONS & set(pivot))
+        return (
+            "," in self._cut(self.claim, claim_span) or "," in self._cut(self.source, source_span)
+        ) and not NEGATIONS & set(pivot)
 
     @staticmethod
     def _orders(pivot: Sequence[str]) -> bool:
@@ -828,27 +984,43 @@ class _Reader:
                           if sy < in_source[norm] < sx and self.a[k].kind != "number"]
                 claim_between, source_between = self.a[cx + 1:cy], self.b[sy + 1:sx]
                 between = [t.norm for t in claim_between] + [t.norm for t in source_between]
-                if not pivots or self._passive(pivots[0], in_claim, in_source) or not self._orders(between):
+                if (
+                    not pivots
+                    or self._passive(pivots[0], in_claim, in_source)
+                    or not self._orders(between)
+                ):
                     continue
                 if _copula(claim_between) != _copula(source_between):
                     continue  # "X is a 2014 film" told as "a 2014 film titled X": one thing, named
                 claim_span = (self.a[cx].span[0], self.a[cy].span[1])
                 source_span = (self.b[sy].span[0], self.b[sx].span[1])
                 if not self._listed(claim_span, source_span, between):
-                    return [Difference("swap", claim_span, source_span, CONTRADICTED,
-                                       self._cut(self.claim, claim_span), self._cut(self.source, source_span))]
+                    return [
+                        Difference(
+                            "swap",
+                            claim_span,
+                            source_span,
+                            CONTRADICTED,
+                            self._cut(self.claim, claim_span),
+                            self._cut(self.source, source_span),
+                        )
+                    ]
         return []
 
     def _passive(self, pivot: str, in_claim: dict[str, int], in_source: dict[str, int]) -> bool:
         """Whether one side is passive ("was abolished", "beaten by") and the other not: the
         passive states the same roles in the other order."""
         def passive(found: Sequence[Token], k: int) -> bool:
-            return any(t.norm == "by" for t in found[k + 1:k + 3]) or (k > 0 and found[k - 1].norm in _BE)
+            return any(t.norm == "by" for t in found[k + 1 : k + 3]) or (
+                k > 0 and found[k - 1].norm in _BE
+            )
         return passive(self.a, in_claim[pivot]) != passive(self.b, in_source[pivot])
 
     # --- helpers
 
-    def _difference(self, kind: str, claim_part: Sequence[Token], source_part: Sequence[Token], label: str) -> Difference:
+    def _difference(
+        self, kind: str, claim_part: Sequence[Token], source_part: Sequence[Token], label: str
+    ) -> Difference:
         claim_span = (claim_part[0].span[0], claim_part[-1].span[1]) if claim_part else None
         source_span = (source_part[0].span[0], source_part[-1].span[1]) if source_part else None
         return Difference(kind, claim_span, source_span, label, self._cut(self.claim, claim_span),
@@ -876,7 +1048,9 @@ def _number_pairs(found: Sequence[Token]) -> list[tuple[Token, Token]]:
             continue
         after = found[k + 1] if k + 1 < len(found) else None
         before = found[k - 1] if k else None
-        if after is not None and (after.kind == "unit" or (after.content and after.kind != "number")):
+        if after is not None and (
+            after.kind == "unit" or (after.content and after.kind != "number")
+        ):
             pairs.append((t, after))
         elif before is not None and before.kind == "unit":
             pairs.append((t, before))
@@ -887,7 +1061,9 @@ _ANSWER_PARTICLES = frozenset({"yes", "no"})
 _BE = frozenset("is are was were be been being".split())
 _ARTICLES = frozenset({"the", "a", "an"})
 # Words across which the order of two things means nothing ("A and B", "between A and B").
-_UNORDERED = frozenset({"and", "or", "nor", "with", "between", "vs", "versus", "both", "either", "neither"})
+_UNORDERED = frozenset(
+    {"and", "or", "nor", "with", "between", "vs", "versus", "both", "either", "neither"}
+)
 
 
 
@@ -1002,7 +1178,9 @@ def cased(text: str) -> bool:
     return any(c.isupper() for c in text)
 
 
-def moved_in(claim: str, alignment: Alignment, known: Callable[[str], bool], minimum: float) -> Difference | None:
+def moved_in(
+    claim: str, alignment: Alignment, known: Callable[[str], bool], minimum: float
+) -> Difference | None:
     """For text written without capitals (lowercased, as CNN/DailyMail ships it), where no capital
     marks a name: a slot of a sentence the claim otherwise copies (`minimum` of its other words),
     filled with words the passages have elsewhere (`known` stems) but this sentence does not ("...
@@ -1033,14 +1211,24 @@ def new_in_slot(claim: str, alignment: Alignment, passages_have: Callable[[str],
     if cased(claim):
         return None
     for difference in alignment.differences:
-        if difference.kind != "substitution" or difference.claim_span is None or not difference.source_words:
+        if (
+            difference.kind != "substitution"
+            or difference.claim_span is None
+            or not difference.source_words
+        ):
             continue
         start, end = difference.claim_span
         slot = [t for t in alignment.claim_tokens
                 if t.content and start <= t.span[0] < end and t.norm not in alignment.source_norms]
-        if slot and all(is_new_word(claim[slice(*t.span)], t.norm, passages_have) for t in slot) and (
+        if (
+            slot
+            and all(is_new_word(claim[slice(*t.span)], t.norm, passages_have) for t in slot)
+            and (
                 (_names_in(claim, slot) or _all_names(difference.source_words))
-                and alignment.coverage_besides(difference) >= max(minimum, QUALIFIER_COVERAGE) - 1e-9):
+                and alignment.coverage_besides(difference)
+                >= max(minimum, QUALIFIER_COVERAGE) - 1e-9
+            )
+        ):
             return Difference("entity", difference.claim_span, difference.source_span, UNSUPPORTED,
                               difference.claim_words, difference.source_words)
     return None
@@ -1049,16 +1237,22 @@ def new_in_slot(claim: str, alignment: Alignment, passages_have: Callable[[str],
 def _names_in(text: str, found: Sequence[Token]) -> bool:
     """Whether one of the tokens reads as a name without capitals (judges.lexicon.name_like)."""
     try:
-        return any(t.content and t.norm not in STOPWORDS and lexicon.name_like(text[slice(*t.span)]) for t in found)
+        return any(
+            t.content and t.norm not in STOPWORDS and lexicon.name_like(text[slice(*t.span)])
+            for t in found
+        )
     except lexicon.LexiconUnavailable:
         return False
 
 
 def _all_names(text: str) -> bool:
-    """Whether every content word of `text` reads as a name without capitals (its slot held a name)."""
+    """Whether every content word of `text` reads as a name without capitals (its slot held a
+    name)."""
     found = [t for t in tokens(text) if t.content]
     try:
-        return bool(found) and all(t.kind != "number" and lexicon.name_like(text[slice(*t.span)]) for t in found)
+        return bool(found) and all(
+            t.kind != "number" and lexicon.name_like(text[slice(*t.span)]) for t in found
+        )
     except lexicon.LexiconUnavailable:
         return False
 
@@ -1069,11 +1263,15 @@ def evident_difference(alignment: Alignment, minimum: float, claim: str = "",
     """A difference that is evidence against the claim though the text has most of its words: a
     scale word (_EVIDENT_KINDS) while the rest copies the text, a hedge put into a copied
     sentence, or, given the passages' `known` stems (a caseless answer), a slot `moved_in`; given
-    `passages_have` (the passages' stems), a slot filled with a word no passage has (`new_in_slot`)."""
+    `passages_have` (the passages' stems), a slot filled with a word no passage has (`new_in_slot`).
+    """
     for difference in alignment.differences:
         besides = alignment.coverage_besides(difference)
         if (difference.kind in _EVIDENT_KINDS and besides >= minimum - 1e-9) or (
-                difference.kind == "qualifier" and besides >= QUALIFIER_COVERAGE and hedges(difference.claim_words)):
+            difference.kind == "qualifier"
+            and besides >= QUALIFIER_COVERAGE
+            and hedges(difference.claim_words)
+        ):
             return difference
     moved = moved_in(claim, alignment, known, minimum) if known is not None else None
     if moved is None and passages_have is not None:
@@ -1081,10 +1279,16 @@ def evident_difference(alignment: Alignment, minimum: float, claim: str = "",
     return moved
 
 
-def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: float = QUOTE_COVERAGE, *,
-                    quoted: bool = True, absence_is_evidence: bool = False,
-                    known: Callable[[str], bool] | None = None,
-                    passages_have: Callable[[str], bool] | None = None) -> Shortfall | None:
+def quote_shortfall(
+    claim: str,
+    quotes: Sequence[tuple[str, str]],
+    minimum: float = QUOTE_COVERAGE,
+    *,
+    quoted: bool = True,
+    absence_is_evidence: bool = False,
+    known: Callable[[str], bool] | None = None,
+    passages_have: Callable[[str], bool] | None = None,
+) -> Shortfall | None:
     """Why none of `quotes` (pairs of where, text: verified passage text said to support `claim`,
     "P1" naming its passage) says the claim, or None when one does: it covers `minimum` of the
     claim's content and disagrees with it on no number, name, negation or opposite.
@@ -1113,7 +1317,10 @@ def quote_shortfall(claim: str, quotes: Sequence[tuple[str, str]], minimum: floa
             best = (alignment, where)
     if best is None:
         if quoted and quotes:
-            return Shortfall(PARTIALLY_SUPPORTED, f"the quote from {quotes[0][0]} shares none of the claim's words")
+            return Shortfall(
+                PARTIALLY_SUPPORTED,
+                f"the quote from {quotes[0][0]} shares none of the claim's words",
+            )
         return Shortfall(PARTIALLY_SUPPORTED, "no passage sentence shares any of the claim's words")
     alignment, where = best
     coverage = alignment.coverage

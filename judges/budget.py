@@ -39,7 +39,8 @@ class _Watchdog:
     """One thread per process watching every thread that judges on a budget."""
 
     def __init__(self):
-        self._ends_at: dict[int, tuple[int, float]] = {}  # thread ident -> (its CPU clock, budget's end)
+        # thread ident -> (its CPU clock, budget's end)
+        self._ends_at: dict[int, tuple[int, float]] = {}
         self._wake = threading.Condition()
         self._thread: threading.Thread | None = None
 
@@ -48,7 +49,9 @@ class _Watchdog:
         with self._wake:
             self._ends_at[ident] = (clock, time.clock_gettime(clock) + budget_s)
             if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._watch, name="judge-cpu-budget", daemon=True)
+                self._thread = threading.Thread(
+                    target=self._watch, name="judge-cpu-budget", daemon=True
+                )
                 self._thread.start()
             self._wake.notify()
 
@@ -68,9 +71,9 @@ class _Watchdog:
                     if left <= 0:
                         # Raised again every RAISE_AGAIN_S of the thread's CPU while it stays armed:
                         # Python drops an exception raised where it ignores them (a gc callback, a
-                        # __del__ or weakref callback, running in whichever thread set them off) and a
-                        # bare `except:` may swallow one. Only within_cpu_budget disarms, and it takes
-                        # any that arrive meanwhile, so none lands past its edge.
+                        # __del__ or weakref callback, running in whichever thread set them off) and
+                        # a bare `except:` may swallow one. Only within_cpu_budget disarms, and it
+                        # takes any that arrive meanwhile, so none lands past its edge.
                         self._ends_at[ident] = (clock, time.clock_gettime(clock) + RAISE_AGAIN_S)
                         _raise_in(ident, CPUBudgetExceeded)
                         left = RAISE_AGAIN_S
@@ -80,7 +83,9 @@ class _Watchdog:
 
 
 def _raise_in(ident: int, exc: type[BaseException] | None) -> None:
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(exc) if exc else None)
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(ident), ctypes.py_object(exc) if exc else None
+    )
 
 
 _watchdog = _Watchdog()

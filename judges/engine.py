@@ -14,7 +14,15 @@ from judges.config import Backend, JudgeConfig
 from judges.examples import versioned
 from judges.types import JudgeError, JudgeIdentity, JudgeInfo, JudgeOutput, JudgeRequest
 
-__all__ = ["Backend", "JudgeConfig", "JudgeError", "JudgeIdentity", "JudgeOutput", "identify", "judge"]
+__all__ = [
+    "Backend",
+    "JudgeConfig",
+    "JudgeError",
+    "JudgeIdentity",
+    "JudgeOutput",
+    "identify",
+    "judge",
+]
 
 
 def identify(config: JudgeConfig) -> JudgeIdentity:
@@ -24,7 +32,9 @@ def identify(config: JudgeConfig) -> JudgeIdentity:
         return JudgeIdentity(OFFLINE_PROFILE, OFFLINE_VERSION, "offline", OFFLINE_MODEL)
     profile = _profile(config)
     tag = config.examples.tag if config.examples else None
-    return JudgeIdentity(profile.name, versioned(profile.version, config.examples), config.backend, config.model, tag)
+    return JudgeIdentity(
+        profile.name, versioned(profile.version, config.examples), config.backend, config.model, tag
+    )
 
 
 def _profile(config: JudgeConfig):
@@ -82,17 +92,27 @@ def _judge_without_passages(request: JudgeRequest, config: JudgeConfig) -> Judge
     started = time.perf_counter()
     result = judge_offline(request)
     claims = [
-        claim.model_copy(update={"explanation": NO_PASSAGES}) if claim.label != "SUPPORTED" else claim
+        (
+            claim.model_copy(update={"explanation": NO_PASSAGES})
+            if claim.label != "SUPPORTED"
+            else claim
+        )
         for claim in result.claims
     ]
     identity = identify(config)
-    result = result.model_copy(update={
-        "claims": claims,
-        "rewrite_note": NO_PASSAGES if claims else result.rewrite_note,
-        "judge": JudgeInfo(
-            profile=identity.profile, prompt_version=identity.prompt_version, examples=identity.examples,
-            backend=identity.backend, model=identity.model,
-            latency_ms=round((time.perf_counter() - started) * 1000), attempts=0,
-        ),
-    })
+    result = result.model_copy(
+        update={
+            "claims": claims,
+            "rewrite_note": NO_PASSAGES if claims else result.rewrite_note,
+            "judge": JudgeInfo(
+                profile=identity.profile,
+                prompt_version=identity.prompt_version,
+                examples=identity.examples,
+                backend=identity.backend,
+                model=identity.model,
+                latency_ms=round((time.perf_counter() - started) * 1000),
+                attempts=0,
+            ),
+        }
+    )
     return JudgeOutput(result=result, raw_output=result.model_dump_json())

@@ -28,9 +28,13 @@ class WorkedExample(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     claim: str = Field(min_length=1, max_length=MAX_CLAIM_CHARS)
-    passage: str = Field(min_length=1, max_length=MAX_EXCERPT_CHARS, description="the relevant passage excerpt")
+    passage: str = Field(
+        min_length=1, max_length=MAX_EXCERPT_CHARS, description="the relevant passage excerpt"
+    )
     label: Label = Field(description="the correct label, as human reviewers decided it")
-    judge_label: Label | None = Field(default=None, description="what the judge had said (the mistake to avoid)")
+    judge_label: Label | None = Field(
+        default=None, description="what the judge had said (the mistake to avoid)"
+    )
     reason: str = Field(default="", max_length=MAX_REASON_CHARS)
 
     def texts(self) -> list[str]:
@@ -49,7 +53,9 @@ class WorkedExamples(BaseModel):
     def _total_size(self) -> WorkedExamples:
         total = sum(len(text) for item in self.items for text in item.texts())
         if total > MAX_TOTAL_CHARS:
-            raise ValueError(f"the examples hold {total} characters; at most {MAX_TOTAL_CHARS} fit in a prompt")
+            raise ValueError(
+                f"the examples hold {total} characters; at most {MAX_TOTAL_CHARS} fit in a prompt"
+            )
         return self
 
 

@@ -56,7 +56,8 @@ Span = tuple[int, int]
 @dataclass(frozen=True)
 class Injection:
     span: Span  # into the text searched (original offsets)
-    kind: str  # the rule's name, with a detail in parentheses for some: "hidden channel (HTML comment)"
+    # the rule's name, with a detail in parentheses for some: "hidden channel (HTML comment)"
+    kind: str
     text: str  # what matched (decoded when it was hidden or encoded), shortened
 
     def describe(self) -> str:
@@ -160,12 +161,52 @@ def _gap(words: int) -> str:
     return rf"(?:{_SEP}{_WORD}){{0,{words}}}{_SEP}"
 
 
-_AI_MODIFIER = _alt("ai", r"a\.i\.", "automated", "automatic", "artificial", "llm", "llm-based", "ai-based",
-                    "ai-powered", "machine", "robot", "robotic", "gpt", "language", "virtual", "generative")
-_AI_NOUN = _alt("ai", r"a\.i\.", "llms?", "gpts?", "chatgpt", r"chat\s?bots?", "bots?", r"language\s+models?",
-                "claude", "gemini", "copilot")
-_EVALUATOR_NOUN = _alt("judges?", "reviewers?", "evaluators?", "graders?", "auditors?", r"(?:fact[\s-]?)?checkers?",
-                       "verifiers?", "raters?", "annotators?", "scorers?", "classifiers?", "moderators?", "assessors?")
+_AI_MODIFIER = _alt(
+    "ai",
+    r"a\.i\.",
+    "automated",
+    "automatic",
+    "artificial",
+    "llm",
+    "llm-based",
+    "ai-based",
+    "ai-powered",
+    "machine",
+    "robot",
+    "robotic",
+    "gpt",
+    "language",
+    "virtual",
+    "generative",
+)
+_AI_NOUN = _alt(
+    "ai",
+    r"a\.i\.",
+    "llms?",
+    "gpts?",
+    "chatgpt",
+    r"chat\s?bots?",
+    "bots?",
+    r"language\s+models?",
+    "claude",
+    "gemini",
+    "copilot",
+)
+_EVALUATOR_NOUN = _alt(
+    "judges?",
+    "reviewers?",
+    "evaluators?",
+    "graders?",
+    "auditors?",
+    r"(?:fact[\s-]?)?checkers?",
+    "verifiers?",
+    "raters?",
+    "annotators?",
+    "scorers?",
+    "classifiers?",
+    "moderators?",
+    "assessors?",
+)
 _AMBIGUOUS_NOUN = _alt("models?", "assistants?", "systems?", "agents?", "machines?")
 _ADDRESSEE = re.compile(
     rf"\b(?:(?P<mod>{_AI_MODIFIER})[\s-]+){{0,2}}"
@@ -183,25 +224,33 @@ _ADDRESSEE_HEADS = frozenset((
 # The request's own texts, as a directive names them: "this answer", "the passage below".
 _OWN_TEXT = re.compile(
     r"\b(?:this|these|the|every|each|all|any|no|whole|entire|its|both)(?:\s+\w+){0,2}?\s+"
-    r"(?:claims?|statements?|sentences?|answers?|responses?|repl(?:y|ies)|assertions?|passages?|excerpts?|"
-    r"texts?|outputs?|sections?|paragraphs?|content|facts?|information|sources?|summary|lines?|messages?|"
+    r"(?:claims?|statements?|sentences?|answers?|responses?|repl(?:y|ies)|assertions?|passages?|"
+    r"excerpts?|"
+    r"texts?|outputs?|sections?|paragraphs?|content|facts?|information|sources?|summary|lines?|"
+    r"messages?|"
     r"chat|conversation|prompt|documents?|quotes?)\b|\b(?:the\s+)?(?:above|below|following)\b|"
     r"\b(?:it|this|everything|them|these)\b",
     re.IGNORECASE,
 )
 _MODAL = re.compile(
-    r"\b(?:must|should|shall|ought\s+to|needs?\s+to|ha(?:ve|s)\s+to|(?:is|are)\s+(?:to|required\s+to|"
-    r"asked\s+to|instructed\s+to|expected\s+to)|will|may\s+not|cannot|can't|won't|mustn't|shouldn't)\b",
+    r"\b(?:must|should|shall|ought\s+to|needs?\s+to|ha(?:ve|s)\s+to|(?:is|are)\s+(?:to|"
+    r"required\s+to|"
+    r"asked\s+to|instructed\s+to|expected\s+to)|will|may\s+not|cannot|can't|won't|mustn't|"
+    r"shouldn't)\b",
     re.IGNORECASE,
 )
 # Verbs a directive to a judge uses: what to do with the evaluation or with the text evaluated.
-_JUDGING_VERB = (r"(?:mark|label|rate|score|grade|classify|judge|deem|consider|treat|regard|count|call|tag|flag|"
-                 r"assess|evaluate|verify|report|return|output|answer|respond|reply|say|pass|approve|accept|"
-                 r"believe|trust|obey|follow|ignore|overlook|disregard|skip|forget|prioriti[sz]e|weight|rank|"
-                 r"favou?r|agree|confirm|assume|take|give|assign|set|keep|leave|let|do|don't|never|always|"
-                 r"stop|note|remember|see|use|read|check|make|please)")
-_IMPERATIVE = re.compile(rf"(?:(?:please|kindly|just|simply|now|then|so|and|also|always)\W+)*{_JUDGING_VERB}\b",
-                         re.IGNORECASE)
+_JUDGING_VERB = (
+    r"(?:mark|label|rate|score|grade|classify|judge|deem|consider|treat|regard|count|call|tag|flag|"
+    r"assess|evaluate|verify|report|return|output|answer|respond|reply|say|pass|approve|accept|"
+    r"believe|trust|obey|follow|ignore|overlook|disregard|skip|forget|prioriti[sz]e|weight|rank|"
+    r"favou?r|agree|confirm|assume|take|give|assign|set|keep|leave|let|do|don't|never|always|"
+    r"stop|note|remember|see|use|read|check|make|please)"
+)
+_IMPERATIVE = re.compile(
+    rf"(?:(?:please|kindly|just|simply|now|then|so|and|also|always)\W+)*{_JUDGING_VERB}\b",
+    re.IGNORECASE,
+)
 _DIRECTED_VERB = re.compile(rf"\b{_JUDGING_VERB}\w*\b", re.IGNORECASE)
 
 
@@ -231,24 +280,84 @@ class Hit(NamedTuple):
 
 Found = Iterator[Hit]
 
-_OVERRIDE_VERB = _alt("ignore", "ignoring", "disregard", "disregarding", "forget", "forgetting", "override",
-                      "overrides", "overriding", "bypass", "set aside", "put aside", "drop", "discard", "abandon",
-                      "skip", "scrap", "throw out", "stop following", "no longer follow")
-_OVERRIDE_QUALIFIER = _alt("previous", "prior", "above", "earlier", "preceding", "original", "initial", "system",
-                           "your", "all", "any", "other", "existing", "old", "current", "default", "standing",
-                           "whatever", "every", "the", "these", "those", "my", "its")
-_OVERRIDE_NOUN = _alt("instructions?", "prompts?", "directives?", "guidance", "guidelines", "directions", "rules",
-                      "programming", "orders", "constraints", "restrictions")
-_TOLD = r"you(?:'ve|\s+have)?\s+(?:were\s+|been\s+|have\s+been\s+)?(?:received|given|told|got|read|instructed)"
+_OVERRIDE_VERB = _alt(
+    "ignore",
+    "ignoring",
+    "disregard",
+    "disregarding",
+    "forget",
+    "forgetting",
+    "override",
+    "overrides",
+    "overriding",
+    "bypass",
+    "set aside",
+    "put aside",
+    "drop",
+    "discard",
+    "abandon",
+    "skip",
+    "scrap",
+    "throw out",
+    "stop following",
+    "no longer follow",
+)
+_OVERRIDE_QUALIFIER = _alt(
+    "previous",
+    "prior",
+    "above",
+    "earlier",
+    "preceding",
+    "original",
+    "initial",
+    "system",
+    "your",
+    "all",
+    "any",
+    "other",
+    "existing",
+    "old",
+    "current",
+    "default",
+    "standing",
+    "whatever",
+    "every",
+    "the",
+    "these",
+    "those",
+    "my",
+    "its",
+)
+_OVERRIDE_NOUN = _alt(
+    "instructions?",
+    "prompts?",
+    "directives?",
+    "guidance",
+    "guidelines",
+    "directions",
+    "rules",
+    "programming",
+    "orders",
+    "constraints",
+    "restrictions",
+)
+_TOLD = (
+    r"you(?:'ve|\s+have)?\s+(?:were\s+|been\s+|have\s+been\s+)?"
+    r"(?:received|given|told|got|read|instructed)"
+)
 _OVERRIDE = re.compile(
     rf"\b{_OVERRIDE_VERB}{_gap(2)}(?:"
     rf"{_OVERRIDE_QUALIFIER}(?:\s+{_OVERRIDE_QUALIFIER})?\s+{_OVERRIDE_NOUN}"
     rf"|{_OVERRIDE_NOUN}\s+(?:above|before|so\s+far|given|{_TOLD})"
-    rf"|(?:everything|anything|all)\s+(?:above|before|so\s+far|prior|{_TOLD})|what(?:ever)?\s+{_TOLD})\b"
-    rf"|\b(?:{_OVERRIDE_NOUN}|everything|anything|what)\s+(?:that\s+)?{_TOLD}{_gap(5)}(?:no\s+longer|void|null|"
+    rf"|(?:everything|anything|all)\s+(?:above|before|so\s+far|prior|{_TOLD})|"
+    rf"what(?:ever)?\s+{_TOLD})\b"
+    rf"|\b(?:{_OVERRIDE_NOUN}|everything|anything|"
+    rf"what)\s+(?:that\s+)?{_TOLD}{_gap(5)}(?:no\s+longer|void|null|"
     rf"invalid|obsolete|cancell?ed|revoked|(?:do|does)\s+not\s+apply|(?:don't|doesn't)\s+apply)\b"
-    rf"|\b(?:supersedes?|replaces?|cancels?|voids?|nullif(?:y|ies)|overrides?)\s+(?:all\s+|any\s+|the\s+|your\s+)?"
-    rf"(?:previous\s+|prior\s+|earlier\s+|system\s+|original\s+)?(?:instructions|prompts?|directives)\b",
+    rf"|\b(?:supersedes?|replaces?|cancels?|voids?|nullif(?:y|ies)|overrides?)\s+(?:all\s+|any\s+|"
+    rf"the\s+|your\s+)?"
+    rf"(?:previous\s+|prior\s+|earlier\s+|system\s+|original\s+)?(?:instructions|prompts?|"
+    rf"directives)\b",
     re.IGNORECASE,
 )
 _OVERRIDE_HEADS = frozenset((
@@ -272,27 +381,39 @@ def _override(text: _Text) -> Found:
 
 
 _GREETING = re.compile(
-    r"^\W*(?:(?:hey|hi|hello|dear|attention|attn|psst|ok|okay|yo|note|message|memo|reminder|notice|warning|"
-    r"instructions?|guidance|request|a|an|the|any|all|every|each|whichever|whatever|my|our|to|for|you|fellow|"
+    r"^\W*(?:(?:hey|hi|hello|dear|attention|attn|psst|ok|okay|yo|note|message|memo|reminder|notice|"
+    r"warning|"
+    r"instructions?|guidance|request|a|an|the|any|all|every|each|whichever|whatever|my|our|to|for|"
+    r"you|fellow|"
     r"other|future)\W+)*$",
     re.IGNORECASE,
 )
-_INTRO_WORD = re.compile(r"\b(?:hey|hi|hello|dear|attention|attn|psst|yo|note|message|memo|reminder|notice|"
-                         r"warning|instructions?|guidance|request|to|for)\b", re.IGNORECASE)
+_INTRO_WORD = re.compile(
+    r"\b(?:hey|hi|hello|dear|attention|attn|psst|yo|note|message|memo|reminder|notice|"
+    r"warning|instructions?|guidance|request|to|for)\b",
+    re.IGNORECASE,
+)
 _VOCATIVE_END = re.compile(
-    r"(?:[\s,]+(?:who|that|which)?\s*(?:is|are)?\s*(?:reading|processing|evaluating|reviewing|checking|"
+    r"(?:[\s,]+(?:who|that|which)?\s*(?:is|are)?\s*(?:reading|processing|evaluating|reviewing|"
+    r"checking|"
     r"judging|grading|scoring|seeing|parsing|analy[sz]ing)\s+(?:this|these|it|the\s+\w+))?"
     r"\s*(?:[:,\u2014\u2013!]|\s-\s|--)\s*",
     re.IGNORECASE,
 )
-_CONDITIONAL = re.compile(r"\b(?:if|when|in\s+case|since)\s+(?:you(?:'re|\s+are)|u\s+are)\s+(?:(?:an?|the|one\s+of"
-                          r"\s+the|acting\s+as\s+an?)\s+)?$|\bare\s+you\s+(?:an?|the)\s+$|\bas\s+an?\s+$",
-                          re.IGNORECASE)
+_CONDITIONAL = re.compile(
+    r"\b(?:if|when|in\s+case|since)\s+(?:you(?:'re|\s+are)|u\s+are)\s+(?:(?:an?|the|one\s+of"
+    r"\s+the|acting\s+as\s+an?)\s+)?$|\bare\s+you\s+(?:an?|the)\s+$|\bas\s+an?\s+$",
+    re.IGNORECASE,
+)
 _READER = re.compile(
-    r"\b(?:whoever|anyone|anybody|any\s+(?:one|entity|program|tool|software|reader))\s+(?:who\s+|that\s+|which\s+)?"
-    r"(?:is\s+|are\s+)?(?:reads?|reading|reviews?|reviewing|evaluates?|evaluating|checks?|checking|grades?|"
-    r"grading|judges?|judging|scores?|scoring|process(?:es)?|processing|parses?|parsing|analy[sz](?:es|ing|e))\s+"
-    r"(?:this|these|the)\s+(?:answers?|responses?|repl(?:y|ies)|chat|conversation|transcript|output|text|passages?|"
+    r"\b(?:whoever|anyone|anybody|any\s+(?:one|entity|program|tool|software|reader))\s+(?:who\s+|"
+    r"that\s+|which\s+)?"
+    r"(?:is\s+|are\s+)?(?:reads?|reading|reviews?|reviewing|evaluates?|evaluating|checks?|checking|"
+    r"grades?|"
+    r"grading|judges?|judging|scores?|scoring|process(?:es)?|processing|parses?|parsing|"
+    r"analy[sz](?:es|ing|e))\s+"
+    r"(?:this|these|the)\s+(?:answers?|responses?|repl(?:y|ies)|chat|conversation|transcript|"
+    r"output|text|passages?|"
     r"excerpts?|prompt)\b",
     re.IGNORECASE,
 )
@@ -339,13 +460,22 @@ def _addressed_here(folded: str, match: re.Match[str]) -> bool:
     ending = _VOCATIVE_END.match(folded, match.end())
     if ending and _GREETING.match(before):
         after = folded[ending.end():ending.end() + 60]
-        if machine or _INTRO_WORD.search(before) or _IMPERATIVE.match(after) or re.match(r"you\b", after, re.IGNORECASE):
+        if (
+            machine
+            or _INTRO_WORD.search(before)
+            or _IMPERATIVE.match(after)
+            or re.match(r"you\b", after, re.IGNORECASE)
+        ):
             return True
     modal = _MODAL.search(folded, match.end(), end)
     if modal is None:
         return False
-    verb = _DIRECTED_VERB.match(folded, modal.end() + 1) or _DIRECTED_VERB.match(folded, modal.end() + 5)
-    own_text = _OWN_TEXT.search(folded, start, end) is not None and not _only_pronoun(folded, start, end)
+    verb = _DIRECTED_VERB.match(folded, modal.end() + 1) or _DIRECTED_VERB.match(
+        folded, modal.end() + 5
+    )
+    own_text = _OWN_TEXT.search(folded, start, end) is not None and not _only_pronoun(
+        folded, start, end
+    )
     if machine:
         return bool(verb) or own_text
     return match.group("evaluator") is not None and own_text and bool(verb)
@@ -360,9 +490,12 @@ def _only_pronoun(folded: str, start: int, end: int) -> bool:
 
 _EVAL_WORD = re.compile(
     r"\b(?:mark(?:s|ed|ing)?|label(?:s|led|ed|ling|ing)?|rat(?:e|es|ed|ing)|scor(?:e|es|ed|ing)|"
-    r"grad(?:e|es|ed|ing)|classif(?:y|ies|ied|ying)|judg(?:e|es|ed|ing)|deem(?:s|ed)?|consider(?:s|ed)?|"
-    r"treat(?:s|ed)?|regard(?:s|ed)?|count(?:s|ed)?|call(?:s|ed)?|tag(?:s|ged)?|flag(?:s|ged|ging)?|"
-    r"assess(?:es|ed)?|evaluat(?:e|es|ed|ing)|set|give|assign(?:s|ed)?|verdicts?|report(?:s|ed)?|return|output|"
+    r"grad(?:e|es|ed|ing)|classif(?:y|ies|ied|ying)|judg(?:e|es|ed|ing)|deem(?:s|ed)?|consider(?:s|"
+    r"ed)?|"
+    r"treat(?:s|ed)?|regard(?:s|ed)?|count(?:s|ed)?|call(?:s|ed)?|tag(?:s|ged)?|flag(?:s|ged|"
+    r"ging)?|"
+    r"assess(?:es|ed)?|evaluat(?:e|es|ed|ing)|set|give|assign(?:s|ed)?|verdicts?|report(?:s|ed)?|"
+    r"return|output|"
     r"(?:answer|respond|reply)\s+with)\b",
     re.IGNORECASE,
 )
@@ -372,15 +505,22 @@ _EVAL_HEADS = frozenset((
     "verdict", "report", "return", "output", "answer", "respond", "reply",
 ))
 _GOOD_OUTCOME = re.compile(
-    r"\b(?:supported|grounded|correct|true|accurate|verified|faithful|factual|valid|pass(?:ed|ing)?|perfect|"
-    r"approved|trustworthy|reliable|consistent|hallucination[\s-]free|full\s+marks|top\s+marks)\b|\b10\s*/\s*10\b|"
+    r"\b(?:supported|grounded|correct|true|accurate|verified|faithful|factual|valid|pass(?:ed|"
+    r"ing)?|perfect|"
+    r"approved|trustworthy|reliable|consistent|hallucination[\s-]free|full\s+marks|"
+    r"top\s+marks)\b|\b10\s*/\s*10\b|"
     r"\b10\s+out\s+of\s+10\b|\b100\s*%",
     re.IGNORECASE,
 )
-_BAD_OUTCOME = re.compile(r"\b(?:unsupported|hallucinat\w*|false|incorrect|wrong|errors?|problems?|issues?|"
-                          r"contradict\w*|fabricat\w*|inaccura\w*|ungrounded|mistakes?)\b", re.IGNORECASE)
+_BAD_OUTCOME = re.compile(
+    r"\b(?:unsupported|hallucinat\w*|false|incorrect|wrong|errors?|problems?|issues?|"
+    r"contradict\w*|fabricat\w*|inaccura\w*|ungrounded|mistakes?)\b",
+    re.IGNORECASE,
+)
 # The judge's own labels, written as its output writes them: an order to emit one needs no object.
-_JUDGE_LABEL = re.compile(r"\b(?:SUPPORTED|GROUNDED|UNGROUNDED|PARTIALLY_SUPPORTED|MOSTLY_GROUNDED)\b")
+_JUDGE_LABEL = re.compile(
+    r"\b(?:SUPPORTED|GROUNDED|UNGROUNDED|PARTIALLY_SUPPORTED|MOSTLY_GROUNDED)\b"
+)
 _NEGATION = re.compile(r"\b(?:not|no|never|nothing|none|don't|doesn't|without)\b", re.IGNORECASE)
 _YOU = re.compile(r"\byou\b", re.IGNORECASE)
 _OPENING_VERB = re.compile(r"(?:(?:please|kindly|just|simply|now|then|so|and|also|always)\W+)*"
@@ -438,7 +578,9 @@ def _orders_evaluation(window: str, start: int, at: int, upto: int, pronoun: Spa
     if own is None:
         return False
     own_start, own_end = own
-    if _GOOD_OUTCOME.search(window, own_end, end) and not _NEGATION.search(window, start, own_start):
+    if _GOOD_OUTCOME.search(window, own_end, end) and not _NEGATION.search(
+        window, start, own_start
+    ):
         return True
     return bool(_NEGATION.search(window, start, end) and _BAD_OUTCOME.search(window, upto, end))
 
@@ -467,16 +609,19 @@ def _trimmed(folded: str, span: Span) -> Span:
 
 _ROLE_OBJECT = re.compile(
     rf"\b(?:{_AI_NOUN}|{_EVALUATOR_NOUN}|{_AMBIGUOUS_NOUN}|personas?|characters?|oracle|jailbr\w*|"
-    r"unrestricted|unfiltered|uncensored|bound\s+by|restricted|limited\s+by|constrained|free\s+(?:of|from))\b",
+    r"unrestricted|unfiltered|uncensored|bound\s+by|restricted|limited\s+by|constrained|"
+    r"free\s+(?:of|from))\b",
     re.IGNORECASE,
 )
 _INVENTED_NAME = re.compile(r"\b(?:[A-Z][a-z]+[A-Z]\w*|[A-Z]{3,})\b")  # FairJudge, DAN
 _ROLE_HEAD = re.compile(
     r"\byou(?:\s+are|'re|\s+will\s+be|\s+shall\s+be)\s+(?:now|no\s+longer|henceforth)\b"
-    r"|\b(?:act|acting|behave|behaving|respond|responding|answer|answering|reply|replying|speak|speaking|"
+    r"|\b(?:act|acting|behave|behaving|respond|responding|answer|answering|reply|replying|speak|"
+    r"speaking|"
     r"function|operate|serve|think|write)\s+(?:as|like)\b"
     r"|\b(?:pretend(?:ing)?|imagine|suppose|picture|simulat(?:e|ing)|assum(?:e|ing)|adopt(?:ing)?|"
-    r"tak(?:e|ing)|play(?:ing)?|embody|becom(?:e|ing))\s+(?:(?:that\s+)?you(?:'re|\s+are|\s+were)?|to\s+be|being|"
+    r"tak(?:e|ing)|play(?:ing)?|embody|becom(?:e|ing))\s+(?:(?:that\s+)?you(?:'re|\s+are|\s+were)?|"
+    r"to\s+be|being|"
     r"(?:on\s+)?(?:the|a|your)\s+(?:new\s+)?(?:role|part|persona|identity|character)(?:\s+of)?)\b",
     re.IGNORECASE,
 )
@@ -486,13 +631,18 @@ _ROLE_HEADS = frozenset((
     "tak", "play", "embody", "becom",
 ))
 _ROLE_ALONE = re.compile(
-    r"\blet'?s\s+(?:role[\s-]?play|play\s+a\s+game)\b|\brole[\s-]?play(?:ing)?\s+(?:as|that|with\s+me)\b|\brole[\s-]?play\s*:"
+    r"\blet'?s\s+(?:role[\s-]?play|play\s+a\s+game)\b|\brole[\s-]?play(?:ing)?\s+(?:as|that|"
+    r"with\s+me)\b|\brole[\s-]?play\s*:"
     r"|\bstay\s+in\s+character\b"
-    r"|\byour\s+(?:new\s+(?:role|persona|identity|name|instructions?|task)|(?:role|persona|identity)\s+(?:is\s+)?now)\b"
-    r"|\b(?:dan|developer|god|jailbreak|jailbroken|unrestricted|unfiltered|admin|sudo|debug|evil)\s+mode\b"
+    r"|\byour\s+(?:new\s+(?:role|persona|identity|name|instructions?|task)|(?:role|persona|"
+    r"identity)\s+(?:is\s+)?now)\b"
+    r"|\b(?:dan|developer|god|jailbreak|jailbroken|unrestricted|unfiltered|admin|sudo|debug|"
+    r"evil)\s+mode\b"
     r"|\bjailbr(?:oken|eak)\b|\bdo\s+anything\s+now\b"
-    r"|\b(?:from\s+(?:now|this\s+point|here)\s+on(?:wards?)?|henceforth|for\s+the\s+rest\s+of\s+(?:this|the)\s+"
-    r"(?:conversation|chat|session|task)|until\s+(?:told|instructed)\s+otherwise)\W+(?:\w+\W+){0,2}?you\b",
+    r"|\b(?:from\s+(?:now|this\s+point|here)\s+on(?:wards?)?|henceforth|"
+    r"for\s+the\s+rest\s+of\s+(?:this|the)\s+"
+    r"(?:conversation|chat|session|task)|until\s+(?:told|instructed)\s+otherwise)\W+(?:\w+\W+){0,"
+    r"2}?you\b",
     re.IGNORECASE,
 )
 _ROLE_ALONE_HEADS = frozenset((
@@ -520,44 +670,97 @@ def _role_reassignment(text: _Text) -> Found:
 
 
 _FORGED_PATTERNS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple(
-    (needs, re.compile(pattern, re.IGNORECASE | re.MULTILINE)) for needs, pattern in (
+    (needs, re.compile(pattern, re.IGNORECASE | re.MULTILINE))
+    for needs, pattern in (
         # a role marker opening a line, as a chat transcript or a prompt writes it
-        (("system", "assistant", "developer", "chatbot", "ai"),
-         r"^[ \t>*#_\-]*(?:system|assistant|developer|chatbot|ai)(?:\s*\(\w{1,20}\))?[ \t]*:"),
+        (
+            ("system", "assistant", "developer", "chatbot", "ai"),
+            r"^[ \t>*#_\-]*(?:system|assistant|developer|chatbot|ai)(?:\s*\(\w{1,20}\))?[ \t]*:",
+        ),
         # chat-template tokens and instruction brackets
-        (("<|", "|>", "[inst", "[/inst", "[sys", "<<sys", "<</sys", "im_start", "im_end", "endoftext"),
-         r"<\|[\w\s]{1,20}\|>|\[/?(?:INST|SYS|SYSTEM|ASSISTANT|USER)\]|<</?SYS>>|<\|?(?:im_start|im_end|endoftext)\|?>"),
+        (
+            (
+                "<|",
+                "|>",
+                "[inst",
+                "[/inst",
+                "[sys",
+                "<<sys",
+                "<</sys",
+                "im_start",
+                "im_end",
+                "endoftext",
+            ),
+            r"<\|[\w\s]{1,20}\|>|\[/?(?:INST|SYS|SYSTEM|ASSISTANT|USER)\]|<</?SYS>>|<\|"
+            r"?(?:im_start|im_end|endoftext)\|?>",
+        ),
         # opening or closing tags of the request's own parts
-        (("<",), r"</?\s*(?:passages?|documents?|docs?|context|system|user|assistant|developer|instructions?|prompt|"
-                 r"answer|question|retrieved\w*|search_results?|excerpts?|evidence|turn|human|tool_call)\b[^<>\n]{0,80}>"),
+        (
+            ("<",),
+            r"</?\s*(?:passages?|documents?|docs?|context|system|user|assistant|developer|"
+            r"instructions?|prompt|"
+            r"answer|question|retrieved\w*|search_results?|excerpts?|evidence|turn|human|"
+            r"tool_call)\b[^<>\n]{0,80}>",
+        ),
         # "[P7] Source: official ...": a passage id opening a clause with a header's words after it
         (("[",), r"^[ \t]*\[P[\w.:-]{0,20}\][^\n\u00b7]{1,80}\u00b7"),
-        (("[",), r"(?:^|[.!?]\s+)[ \t]*\[P[\w.:-]{0,20}\]\s*(?:[^\s\[\]]+\s+){0,2}?(?:source|official|title|agency|"
-                 r"section|passage|excerpt|document|fetched|updated|verified|authoritative|priority|header|"
-                 r"retrieved|\u00b7)"),
+        (
+            ("[",),
+            r"(?:^|[.!?]\s+)["
+            r" \t]*\[P[\w.:-]{0,20}\]\s*(?:[^\s\[\]]+\s+){0,2}?(?:source|official|title|agency|"
+            r"section|passage|excerpt|document|fetched|updated|verified|authoritative|priority|"
+            r"header|"
+            r"retrieved|\u00b7)",
+        ),
         # "Passage P2:", "Passage [P4] (official ...)"
-        (("passage",), r"\bpassages?\s*\[?P[\w.:-]{1,20}\]?\s*(?:\(|:|\u2014|\u2013|-{1,3}|={2,}|\])"),
+        (
+            ("passage",),
+            r"\bpassages?\s*\[?P[\w.:-]{1,20}\]?\s*(?:\(|:|\u2014|\u2013|-{1,3}|={2,}|\])",
+        ),
         # a fence line naming a part of the request: "=== Passage P2 ===", "--- End of passages ---"
-        (("===", "---", "###", "***", "___", "~~~", "<<<", ">>>", "[[", "]]"),
-         r"^[ \t]*[=\-#*_~<>\[\]]{3,}[ \t]*[^\n]{0,40}?\b(?:passages?|excerpts?|context|system|instructions?|prompt|"
-         r"retrieved|evidence|end\s+of|begin(?:ning)?\s+of|start\s+of|override|data|(?:new|real|actual|true|"
-         r"updated)\s+(?:passages?|sources?|documents?|instructions?)|(?:user|assistant|answer|question)[ \t]*"
-         r"(?:[=\-#*_~<>\[\]]{3,}|$))"),
+        (
+            ("===", "---", "###", "***", "___", "~~~", "<<<", ">>>", "[[", "]]"),
+            r"^[ \t]*[=\-#*_~<>\[\]]{3,}["
+            r" \t]*[^\n]{0,40}?\b(?:passages?|excerpts?|context|system|instructions?|prompt|"
+            r"retrieved|evidence|end\s+of|begin(?:ning)?\s+of|start\s+of|override|data|(?:new|real|"
+            r"actual|true|"
+            r"updated)\s+(?:passages?|sources?|documents?|instructions?)|(?:user|assistant|answer|"
+            r"question)["
+            r" \t]*"
+            r"(?:[=\-#*_~<>\[\]]{3,}|$))",
+        ),
         # the prompt's own data markers
-        (("<<<", "data-", "end data"), r"<<<\s*(?:END\s+)?DATA\b|\bDATA-[0-9a-f]{8,}\b|\bEND DATA\b"),
+        (
+            ("<<<", "data-", "end data"),
+            r"<<<\s*(?:END\s+)?DATA\b|\bDATA-[0-9a-f]{8,}\b|\bEND DATA\b",
+        ),
         # the judge's output format
-        (("grounded", "hallucinated", "supported", "label", "verdict"),
-         r"[\"']?\b(?:grounded|is_grounded|hallucinated|supported)[\"']?\s*[:=]\s*[\"']?(?:true|false)\b"
-         r"|[\"'](?:label|verdict)[\"']\s*:\s*[\"'](?:SUPPORTED|GROUNDED|PARTIALLY_SUPPORTED|UNGROUNDED|"
-         r"MOSTLY_GROUNDED|pass)\b"),
-        (('"', "'"), r"[\"'](?:verdict|label|verification_status|unsupported_claims|fabrications|claims|counts)[\"']\s*:"),
+        (
+            ("grounded", "hallucinated", "supported", "label", "verdict"),
+            r"[\"']?\b(?:grounded|is_grounded|hallucinated|supported)[\"']?\s*[:=]\s*[\"']?(?:true|"
+            r"false)\b"
+            r"|[\"'](?:label|verdict)[\"']\s*:\s*[\"'](?:SUPPORTED|GROUNDED|PARTIALLY_SUPPORTED|"
+            r"UNGROUNDED|"
+            r"MOSTLY_GROUNDED|pass)\b",
+        ),
+        (
+            ('"', "'"),
+            r"[\"'](?:verdict|label|verification_status|unsupported_claims|fabrications|claims|"
+            r"counts)[\"']\s*:",
+        ),
         # prompt sections by name
-        (("system", "developer"), r"^\s*#{2,}\s*(?:system|instructions?|override)\b|\bsystem\s+(?:prompt|override|"
-                                  r"message)\b|\bdeveloper\s+(?:message|instructions?)\b"),
+        (
+            ("system", "developer"),
+            r"^\s*#{2,}\s*(?:system|instructions?|override)\b|\bsystem\s+(?:prompt|override|"
+            r"message)\b|\bdeveloper\s+(?:message|instructions?)\b",
+        ),
     )
 )
-_TRANSCRIPT = re.compile(r"^[ \t>*\-]*(?:user|human)[ \t]*:[^\n]*\n(?:[^\n]*\n){0,3}?[ \t>*\-]*(?:assistant|ai|"
-                         r"bot|model|system)[ \t]*:", re.IGNORECASE | re.MULTILINE)
+_TRANSCRIPT = re.compile(
+    r"^[ \t>*\-]*(?:user|human)[ \t]*:[^\n]*\n(?:[^\n]*\n){0,3}?[ \t>*\-]*(?:assistant|ai|"
+    r"bot|model|system)[ \t]*:",
+    re.IGNORECASE | re.MULTILINE,
+)
 # "[P9] Agency · Title" opening a line after the passage's first line: a forged passage header.
 _FORGED_HEADER = re.compile(r"\n\s*\[P[\w.:-]*\][^\n]*")
 
@@ -597,7 +800,8 @@ _DIRECTIVE_RULES: tuple[tuple[str, Callable[[_Text], Found]], ...] = (
 # In a comment or a hidden element (which no reader of the page sees), a word for the judge or
 # its verdict is enough: honest comments ("begin footer", "Google Tag Manager") name neither.
 _JUDGE_WORD = re.compile(
-    rf"\b(?:{_AI_NOUN}|{_EVALUATOR_NOUN}|models?|assistants?|supported|grounded|accurate|correct|verified|"
+    rf"\b(?:{_AI_NOUN}|{_EVALUATOR_NOUN}|models?|assistants?|supported|grounded|accurate|correct|"
+    rf"verified|"
     r"faithful|ignore|disregard|label|verdict|instructions?|prompt)\b",
     re.IGNORECASE,
 )
@@ -612,9 +816,12 @@ def _directive_in(plain: str) -> str | None:
     return None
 
 
-_MARKDOWN_COMMENT = re.compile(r"^[ \t]*\[[^\]\n]{0,30}\]:[ \t]*(?:#|<>|\(\)|//)[ \t]*([^\n]{0,500})", re.MULTILINE)
+_MARKDOWN_COMMENT = re.compile(
+    r"^[ \t]*\[[^\]\n]{0,30}\]:[ \t]*(?:#|<>|\(\)|//)[ \t]*([^\n]{0,500})", re.MULTILINE
+)
 _HIDDEN_ELEMENT = re.compile(
-    r"<(\w{1,10})\b[^<>]{0,200}?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0"
+    r"<(\w{1,10})\b[^<>]{0,200}?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|"
+    r"opacity\s*:\s*0"
     r"|\bhidden\b|aria-hidden)[^<>]{0,200}>",
     re.IGNORECASE,
 )
@@ -647,7 +854,9 @@ def _comments(original: str) -> Found:
     while start >= 0:
         close = original.find("-->", start + 4)
         end = len(original) if close < 0 else close + 3
-        hidden.append(((start, end), "HTML comment", original[start + 4:min(end, start + 4 + COMMENT_MAX)]))
+        hidden.append(
+            ((start, end), "HTML comment", original[start + 4 : min(end, start + 4 + COMMENT_MAX)])
+        )
         start = original.find("<!--", end)
     if "]:" in original:
         for match in _MARKDOWN_COMMENT.finditer(original):
@@ -664,11 +873,14 @@ def _comments(original: str) -> Found:
 
 
 _BIDI_OVERRIDES = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-_BIDI_HONEST_IN_RTL = frozenset("\u202a\u202b\u202c\u2066\u2067\u2068\u2069")  # all but the overrides
+# all but the overrides
+_BIDI_HONEST_IN_RTL = frozenset("\u202a\u202b\u202c\u2066\u2067\u2068\u2069")
 _RTL_LETTERS = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 _TAGS = re.compile("[\U000e0000-\U000e007f]+")
 _INVISIBLE_RUN_MIN = 3
-_EMOJI_TAG_BASE = "\U0001f3f4"  # a waving black flag, which tag characters turn into a subdivision flag
+_EMOJI_TAG_BASE = (
+    "\U0001f3f4"  # a waving black flag, which tag characters turn into a subdivision flag
+)
 
 
 def _invisible(original: str) -> Found:
@@ -676,8 +888,12 @@ def _invisible(original: str) -> Found:
         return
     for match in _TAGS.finditer(original):
         if not _is_emoji_flag(original, match):
-            plain = "".join(chr(ord(c) - 0xE0000) for c in match.group() if 0xE0020 <= ord(c) <= 0xE007E)
-            yield Hit(match.span(), "tag characters: " + (_directive_in(plain) or "text"), plain, True)
+            plain = "".join(
+                chr(ord(c) - 0xE0000) for c in match.group() if 0xE0020 <= ord(c) <= 0xE007E
+            )
+            yield Hit(
+                match.span(), "tag characters: " + (_directive_in(plain) or "text"), plain, True
+            )
     rtl = _RTL_LETTERS.search(original) is not None
     for index, char in enumerate(original):
         if char in _BIDI_OVERRIDES and not (rtl and char in _BIDI_HONEST_IN_RTL):
@@ -687,14 +903,22 @@ def _invisible(original: str) -> Found:
 
 
 def _is_emoji_flag(original: str, match: re.Match[str]) -> bool:
-    return (match.start() > 0 and original[match.start() - 1] == _EMOJI_TAG_BASE and match.group()[-1] == "\U000e007f"
-            and len(match.group()) <= 8)
+    return (
+        match.start() > 0
+        and original[match.start() - 1] == _EMOJI_TAG_BASE
+        and match.group()[-1] == "\U000e007f"
+        and len(match.group()) <= 8
+    )
 
 
 def _invisible_runs(original: str, marks: list[re.Match[str]]) -> Found:
     """Runs of _INVISIBLE_RUN_MIN or more adjacent format characters (not tags or bidi controls,
     reported above), and a text that is nothing but format characters and spaces."""
-    plain = [m for m in marks if not (0xE0000 <= ord(m.group()) <= 0xE007F) and m.group() not in _BIDI_OVERRIDES]
+    plain = [
+        m
+        for m in marks
+        if not (0xE0000 <= ord(m.group()) <= 0xE007F) and m.group() not in _BIDI_OVERRIDES
+    ]
     if plain and not strip_invisible(original)[0].strip():
         yield Hit((0, len(original)), "invisible characters only", "", True)
         return
@@ -709,11 +933,15 @@ def _invisible_runs(original: str, marks: list[re.Match[str]]) -> Found:
 
 
 BASE64_MIN_RUN = 24
-_BASE64_RUN = re.compile(rf"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{{{BASE64_MIN_RUN},}}={{0,2}}(?![A-Za-z0-9+/=])")
+_BASE64_RUN = re.compile(
+    rf"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{{{BASE64_MIN_RUN},}}={{0,2}}(?![A-Za-z0-9+/=])"
+)
 _HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){12,}(?![0-9A-Fa-f])")
 # a token with at least four escapes, each followed by at most 20 plain characters
 PERCENT_MIN_ESCAPES = 4
-_PERCENT_RUN = re.compile(rf"[^\s%]{{0,20}}(?:%[0-9A-Fa-f]{{2}}[^\s%]{{0,20}}){{{PERCENT_MIN_ESCAPES},}}")
+_PERCENT_RUN = re.compile(
+    rf"[^\s%]{{0,20}}(?:%[0-9A-Fa-f]{{2}}[^\s%]{{0,20}}){{{PERCENT_MIN_ESCAPES},}}"
+)
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
@@ -726,7 +954,10 @@ def _encoded(text: _Text) -> Found:
     # A run needs that many escapes: counting them is ~300x cheaper than the run's pattern, which
     # tries up to 20 characters at every position (0.3 ms a 1,500-character passage with a "50%").
     if len(_PERCENT_ESCAPE.findall(folded)) >= PERCENT_MIN_ESCAPES:
-        runs += [(m, "percent-encoded", _readable(unquote_to_bytes(m.group()))) for m in _PERCENT_RUN.finditer(folded)]
+        runs += [
+            (m, "percent-encoded", _readable(unquote_to_bytes(m.group())))
+            for m in _PERCENT_RUN.finditer(folded)
+        ]
     for match, encoding, plain in runs:
         if plain is None:
             continue

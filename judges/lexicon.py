@@ -137,13 +137,15 @@ class _WordNet:
         pointers = []
         for i in range(int(fields[at])):
             symbol, target, target_pos, numbers = fields[at + 1 + 4 * i: at + 5 + 4 * i]
-            pointers.append((symbol, int(target), target_pos, int(numbers[:2], 16), int(numbers[2:], 16)))
+            pointers.append(
+                (symbol, int(target), target_pos, int(numbers[:2], 16), int(numbers[2:], 16))
+            )
         return _Synset(fields[2], words, tuple(pointers))
 
 
 def _search(table: mmap.mmap, key: bytes, low: int = 0, high: int | None = None) -> bytes | None:
-    """The line of a sorted index or data file whose first field is `key` (the license lines at the top
-    begin with spaces, so they sort before every lemma), its start searched in [low, high)."""
+    """The line of a sorted index or data file whose first field is `key` (the license lines at the
+    top begin with spaces, so they sort before every lemma), its start searched in [low, high)."""
     high = len(table) if high is None else min(high, len(table))
     while low < high:
         middle = (low + high) // 2
@@ -238,7 +240,12 @@ def _targets(pos: str, synset: _Synset, number: int, symbols, only_pos: str | No
     """The words a synset's lexical pointers from word `number` lead to."""
     wordnet = _wn()
     for symbol, offset, target_pos, source, target in synset.pointers:
-        if symbol in symbols and source == number and target and (only_pos is None or pos == only_pos):
+        if (
+            symbol in symbols
+            and source == number
+            and target
+            and (only_pos is None or pos == only_pos)
+        ):
             words = wordnet.synset(target_pos, offset).words
             if target <= len(words):
                 yield words[target - 1]
@@ -270,7 +277,11 @@ def _heads(synset: _Synset) -> list[_Synset]:
     """The head synsets of an adjective satellite's cluster ("huge" -> {large, big})."""
     if synset.kind != "s":
         return []
-    return [_wn().synset(pos, offset) for symbol, offset, pos, _s, _t in synset.pointers if symbol == "&"]
+    return [
+        _wn().synset(pos, offset)
+        for symbol, offset, pos, _s, _t in synset.pointers
+        if symbol == "&"
+    ]
 
 
 def forms(word: str) -> frozenset[str]:
@@ -290,7 +301,8 @@ def antonyms(word: str, *, adjectives_only: bool = False) -> frozenset[str]:
     for base in _lemmas(word):
         for pos, synset, number in _senses(base, SENSES):
             if adjectives_only and pos not in ("a", "r"):
-                continue  # a verb's antonym may be its converse: "X sold Y to Z" is "Z bought Y from X"
+                # a verb's antonym may be its converse: "X sold Y to Z" is "Z bought Y from X"
+                continue
             if number:
                 found.update(_targets(pos, synset, number, {"!"}))
             for head in _heads(synset):
@@ -302,8 +314,14 @@ def antonyms(word: str, *, adjectives_only: bool = False) -> frozenset[str]:
 @lru_cache(maxsize=65536)
 def _cluster(word: str) -> frozenset[str]:
     """The heads of the adjective clusters the word's first SENSES senses are satellites of."""
-    return frozenset(member for base in _lemmas(word) for _pos, synset, _number in _senses(base, SENSES)
-                     for head in _heads(synset) for member in head.words if "_" not in member)
+    return frozenset(
+        member
+        for base in _lemmas(word)
+        for _pos, synset, _number in _senses(base, SENSES)
+        for head in _heads(synset)
+        for member in head.words
+        if "_" not in member
+    )
 
 
 @lru_cache(maxsize=65536)
@@ -314,8 +332,11 @@ def kinds(word: str) -> frozenset[tuple[str, int]]:
     found = set()
     for base in _lemmas(word):
         for offset in _wn().offsets(base, "n")[:SENSES]:
-            found.update((pos, target) for symbol, target, pos, _s, _t in _wn().synset("n", offset).pointers
-                         if symbol == "@i")
+            found.update(
+                (pos, target)
+                for symbol, target, pos, _s, _t in _wn().synset("n", offset).pointers
+                if symbol == "@i"
+            )
     return frozenset(found)
 
 
@@ -332,7 +353,9 @@ def name_like(word: str) -> bool:
     for base in _lemmas(word):
         for pos in _FILES:
             for offset in wordnet.offsets(base, pos):
-                if pos != "n" or not any(p[0] == "@i" for p in wordnet.synset("n", offset).pointers):
+                if pos != "n" or not any(
+                    p[0] == "@i" for p in wordnet.synset("n", offset).pointers
+                ):
                     return False  # a sense that is a word, not a name
     return True
 
@@ -373,4 +396,17 @@ def load() -> float:
     return time.perf_counter() - start
 
 
-__all__ = ["SENSES", "LexiconUnavailable", "antonyms", "data_dir", "forms", "in_one_class", "kinds", "lemma", "load", "name_like", "related", "synonyms"]
+__all__ = [
+    "SENSES",
+    "LexiconUnavailable",
+    "antonyms",
+    "data_dir",
+    "forms",
+    "in_one_class",
+    "kinds",
+    "lemma",
+    "load",
+    "name_like",
+    "related",
+    "synonyms",
+]

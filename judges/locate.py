@@ -13,8 +13,9 @@ another passage beats a normalized match in the preferred one:
    double) made "'", every Unicode dash made "-", zero-width and other invisible format
    characters dropped, no space before closing punctuation or after an opening bracket, so
    tokenized "Veeram ( Valour ) , 2014" is "Veeram (Valour), 2014"); punctuation and
-   whitespace at the quote's edges are ignored, and an ellipsis in the quote ("...", "…", ". . .", "[...]") is a gap: its pieces must
-   appear in order with at most GAP_MAX_CHARS characters between two pieces. score 100.
+   whitespace at the quote's edges are ignored, and an ellipsis in the quote ("...", "…", ". . .",
+   "[...]") is a gap: its pieces must appear in order with at most GAP_MAX_CHARS characters between
+   two pieces. score 100.
 3. **fuzzy**: rapidfuzz on the normalized strings (`partial_ratio_alignment` finds the window, the
    window is then moved to word boundaries and scored with `fuzz.ratio` against the quote, so the
    score is the similarity of the quote to exactly the text returned). Accepted only when the score
@@ -110,17 +111,22 @@ _DOUBLE_QUOTES = "\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u301d\u301e\u
 # Every quotation mark and apostrophe, single or double, curly or straight, folds to "'": models
 # swap them freely, not least to avoid escaping '"' inside a JSON string.
 _QUOTES = _SINGLE_QUOTES + _DOUBLE_QUOTES + "'\""
-_EXTRA_DASHES = "\u2212\u2043\ufe63\uff0d"  # minus sign, hyphen bullet, small and fullwidth hyphen-minus
+_EXTRA_DASHES = (
+    "\u2212\u2043\ufe63\uff0d"  # minus sign, hyphen bullet, small and fullwidth hyphen-minus
+)
 # No space before closing punctuation nor after an opening bracket: tokenized text writes "Veeram (
 # Valour ) , 2014" for "Veeram (Valour), 2014", and a quote of either must match the other.
 _CLOSERS = frozenset(",.;:!?)]}")
 _OPENERS = frozenset("([{")
-_LOOSE_SPACE = re.compile(r"(?<=[(\[{]) | (?=[,.;:!?)\]}])")  # such a space in a printable ASCII run
+# such a space in a printable ASCII run
+_LOOSE_SPACE = re.compile(r"(?<=[(\[{]) | (?=[,.;:!?)\]}])")
 _MAYBE_LOOSE = re.compile(r"[ (\[{][ ,.;:!?)\]}]")  # a cheaper test first: most runs have none
 
 # Printable ASCII with single spaces inside: normalized one character for one by _ASCII.
 _PLAIN = re.compile(r"[\x21-\x7e]+(?: [\x21-\x7e]+)*")
-_ASCII = str.maketrans({**{chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)}, '"': "'", "`": "'"})
+_ASCII = str.maketrans(
+    {**{chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)}, '"': "'", "`": "'"}
+)
 
 _char_memo: dict[str, str] = {}
 
@@ -463,7 +469,9 @@ def _fuzzy_span(piece: str, hay: str, lo: int, hi: int) -> tuple[Span, float] | 
     # Candidate spans: word-boundary starts and ends near the window's, and the window itself.
     reach = min(max(4, len(piece) // 8), 32)
     size = len(window)
-    starts = [p for p in range(max(0, ds - reach), min(size, ds + reach) + 1) if _word_start(window, p)]
+    starts = [
+        p for p in range(max(0, ds - reach), min(size, ds + reach) + 1) if _word_start(window, p)
+    ]
     ends = [p for p in range(max(0, de - reach), min(size, de + reach) + 1) if _word_end(window, p)]
     starts, ends = _nearest(starts, ds, 6), _nearest(ends, de, 6)
     boundaries = {(s, e) for s in starts for e in ends if s < e}
@@ -475,8 +483,11 @@ def _fuzzy_span(piece: str, hay: str, lo: int, hi: int) -> tuple[Span, float] | 
         if e > s:
             score = fuzz.ratio(piece, window[s:e].strip(" "), score_cutoff=FUZZY_FLOOR)
             if score:
-                # Best score first; at equal scores word boundaries, then the span nearest the window.
-                scored.append((round(score, 6), (s, e) in boundaries, -(abs(s - ds) + abs(e - de)), s, e))
+                # Best score first; at equal scores word boundaries, then the span nearest the
+                # window.
+                scored.append(
+                    (round(score, 6), (s, e) in boundaries, -(abs(s - ds) + abs(e - de)), s, e)
+                )
     for score, _, _, s, e in sorted(scored, reverse=True)[:_MAX_CHECKED]:
         if _asserts_the_same(piece, window[s:e]):
             break
@@ -508,7 +519,12 @@ def _balanced(text: str, s: int, e: int) -> Span:
             unbalanced = inside.count(opening) - inside.count(closing)
         if unbalanced > 0 and e < len(text) and text[e] == closing:
             e += 1
-        elif unbalanced and s > 0 and text[s - 1] == opening and (opening == closing or unbalanced < 0):
+        elif (
+            unbalanced
+            and s > 0
+            and text[s - 1] == opening
+            and (opening == closing or unbalanced < 0)
+        ):
             s -= 1
     return s, e
 
@@ -518,7 +534,8 @@ def _fuzzy(needle: _Needle, norm: NormalizedText, lo: int = 0) -> tuple[Span, fl
     if len(needle.pieces) == 1:
         return _fuzzy_span(needle.whole, hay, lo, len(hay))
     # An ellipsis quote: piece by piece, in order, each starting at most GAP_MAX_CHARS after the one
-    # before. A piece there as it is (normalized) scores 100; one too short to match fuzzily must be.
+    # before. A piece there as it is (normalized) scores 100; one too short to match fuzzily must
+    # be.
     total, weighted = 0, 0.0
     start = end = None
     for index, piece in enumerate(needle.pieces):
@@ -564,7 +581,8 @@ def find_whole_words(quote: str, text: str) -> Span | None:
         inside_after = end < len(hay) and _WORD_CHAR.match(hay[end])
         if not inside_before and not inside_after:
             return norm.original_span(start, end)
-        whole_at = hay.find(needle.whole, low)  # past the quote's text, not the punctuation taken in
+        # past the quote's text, not the punctuation taken in
+        whole_at = hay.find(needle.whole, low)
         low = (whole_at if whole_at >= 0 else start) + 1
     return None
 
@@ -602,7 +620,8 @@ def locate(quote: str, passages: Sequence[Passage], preferred_pid: str | None = 
     """Where `quote` is in the passages: the preferred passage first, then the others in order,
     exact before normalized before fuzzy (the best fuzzy score wins; ties go to the earlier
     passage). Not found: Located(preferred_pid or "", None, "not_found", 0.0)."""
-    order = sorted(passages, key=lambda passage: passage.id != preferred_pid)  # stable: preferred first
+    # stable: preferred first
+    order = sorted(passages, key=lambda passage: passage.id != preferred_pid)
     missing = Located(preferred_pid or "", None, "not_found", 0.0)
     if not quote:
         return missing
@@ -635,7 +654,9 @@ def locate(quote: str, passages: Sequence[Passage], preferred_pid: str | None = 
 # --- distrust of the judge's own quotes ------------------------------------------------------
 
 
-def distrust_unverified_quotes(claims: Sequence[Claim], require_evidence: bool = False) -> list[Claim]:
+def distrust_unverified_quotes(
+    claims: Sequence[Claim], require_evidence: bool = False
+) -> list[Claim]:
     """A claim labelled SUPPORTED whose evidence is all not_found (or, with require_evidence, that
     has no evidence at all) becomes PARTIALLY_SUPPORTED, its explanation prefixed "Unverified
     quote: ...": the judge quoted text that is in no passage, so its SUPPORTED is unverified. The

@@ -22,7 +22,9 @@ def is_new_content(new: list[str], words: int, coverage: float) -> bool:
     return len(new) >= NEW_CONTENT_WORDS and len(new) / max(words, 1) >= coverage
 
 
-def new_words(text: str, known: Callable[[str], bool], excused: frozenset[str] = frozenset()) -> list[str]:
+def new_words(
+    text: str, known: Callable[[str], bool], excused: frozenset[str] = frozenset()
+) -> list[str]:
     """The content words of `text` (as written, each once, in order) that no passage has in any
     form: neither the word's stem nor that of one of its forms is `known` (a stem a passage has).
     Words about the text itself (META_STEMS) and the `excused` stems are never new."""
@@ -37,7 +39,11 @@ def new_words(text: str, known: Callable[[str], bool], excused: frozenset[str] =
 def is_new_word(word: str, word_stem: str, known: Callable[[str], bool]) -> bool:
     """Whether no passage has `word` (its stem `word_stem`) in any form: neither its stem nor that
     of one of its forms is `known`. A word about the text itself (META_STEMS) is never new."""
-    return word_stem not in META_STEMS and not known(word_stem) and not _said_otherwise(word.lower(), known)
+    return (
+        word_stem not in META_STEMS
+        and not known(word_stem)
+        and not _said_otherwise(word.lower(), known)
+    )
 
 
 def _said_otherwise(word: str, known: Callable[[str], bool]) -> bool:

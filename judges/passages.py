@@ -55,7 +55,9 @@ class PassageIndex:
         first = pieces[max(best - 1, 0)].span[0]
         last = pieces[min(best + 1, len(pieces) - 1)].span[1]
         region = self.text[first:last]
-        sentences = [Piece((start + first, end + first), found) for (start, end), found in _sentences(region)]
+        sentences = [
+            Piece((start + first, end + first), found) for (start, end), found in _sentences(region)
+        ]
         choice = _most_shared(terms, sentences)
         return sentences[choice].span if choice is not None else pieces[best].span
 
@@ -102,7 +104,8 @@ def clear_caches() -> None:
 
 # Words stating a cause or an effect; a claim that has one needs a window that has one too.
 CAUSAL = re.compile(
-    r"\b(?:because|due to|owing to|thanks to|as a result|result(?:s|ed|ing)? (?:in|from)|lead(?:s|ing)? to"
+    r"\b(?:because|due to|owing to|thanks to|as a result|result(?:s|ed|ing)?"
+    r" (?:in|from)|lead(?:s|ing)? to"
     r"|led to|caus(?:e|es|ed|ing)|so that|therefore|hence|consequently|attribut\w+ to|blame[sd]?"
     r"|in response to|after which|prompt(?:s|ed|ing)?|sparked|trigger(?:s|ed|ing)?)\b",
     re.IGNORECASE,
@@ -144,7 +147,9 @@ _NUMBER_WORD_VALUES = frozenset(
 
 # The digits `_NUMBER` reads a number from: they open a run of digits, "." and "," (no digit, "."
 # or "," before them), and are read the same way.
-_RUN_DIGITS = re.compile(r"[0-9](?<![0-9.,][0-9])(?>\d{0,2}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d*(?:\.\d+)?)")
+_RUN_DIGITS = re.compile(
+    r"[0-9](?<![0-9.,][0-9])(?>\d{0,2}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d*(?:\.\d+)?)"
+)
 _RUN_CHARACTERS = frozenset("0123456789.,")
 
 
@@ -172,7 +177,8 @@ def _significant_in_run(digits: str) -> re.Pattern[str]:
 @lru_cache(maxsize=1024)
 def _digits_alone(digits: str) -> re.Pattern[str]:
     """`digits` with no digit after them, and none before them but perhaps a 0 ("June 06"): how a
-    date writes its day and its year. The digits open the pattern, which the regex engine skips to."""
+    date writes its day and its year. The digits open the pattern, which the regex engine skips to.
+    """
     return re.compile(rf"{digits}(?![0-9])(?<![1-9]{digits})(?<![0-9]0{digits})")
 
 
@@ -203,7 +209,9 @@ class UnitIndex:
         self.spans = rough_pieces(text)
         self.size = len(self.spans)
         self._starts = [start for start, _ in self.spans]
-        self._words: tuple[dict[str, list[int]], dict[str, list[str]]] | None = None  # non-ASCII texts
+        self._words: tuple[dict[str, list[int]], dict[str, list[str]]] | None = (
+            None  # non-ASCII texts
+        )
         self._postings: dict[str, tuple[int, ...]] = {}
         self._units: dict[int, Unit] = {}
         # Quantities, filled as values are asked for (under the lock).
@@ -256,7 +264,9 @@ class UnitIndex:
             self._words = (word_units, surfaces)
         word_units, surfaces = self._words
         return {
-            word_stem: tuple(sorted(set().union(*(word_units[word] for word in surfaces.get(word_stem, ())))))
+            word_stem: tuple(
+                sorted(set().union(*(word_units[word] for word in surfaces.get(word_stem, ()))))
+            )
             for word_stem in stems
         }
 
@@ -267,7 +277,9 @@ class UnitIndex:
         found = self._units.get(position)
         if found is not None:
             return found.stems.intersection(stems)
-        return frozenset(word_stem for word_stem in stems if _holds(self.postings(word_stem), position))
+        return frozenset(
+            word_stem for word_stem in stems if _holds(self.postings(word_stem), position)
+        )
 
     def unit(self, position: int) -> Unit:
         found = self._units.get(position)
@@ -280,7 +292,8 @@ class UnitIndex:
     # --- quantities
 
     def value_units(self, value: str) -> tuple[int, ...]:
-        """The units (ascending) in which a quantity starts that gives `value` (`quantity_readings`)."""
+        """The units (ascending) in which a quantity starts that gives `value`
+        (`quantity_readings`)."""
         found = self._asked.get(value)
         if found is None:
             self.read_values((value,))
@@ -316,7 +329,8 @@ class UnitIndex:
         if value in self._values:
             return True
         if not _YEAR_VALUE.fullmatch(value):
-            return False  # what a year range gives besides its quantities is a year ("2007 -- 11": 2011)
+            # what a year range gives besides its quantities is a year ("2007 -- 11": 2011)
+            return False
         if self._year_ranges is None:
             self._year_ranges = year_range_values(self.text)
         return value in self._year_ranges
@@ -331,7 +345,9 @@ class UnitIndex:
         """The quantity pieces that may hold a quantity giving `value`."""
         pieces = self._pieces()
         if self._other_digits is None:
-            self._other_digits = not self.text.isascii() and _OTHER_DIGIT.search(self.text) is not None
+            self._other_digits = (
+                not self.text.isascii() and _OTHER_DIGIT.search(self.text) is not None
+            )
         if self._other_digits and not _TIME_VALUE.fullmatch(value):
             # `\d` reads any script's digits ("$٥" is 5), which the digit patterns here do not
             # look for: every piece is read.
@@ -447,7 +463,9 @@ def _holds(postings: tuple[int, ...], position: int) -> bool:
     return found < len(postings) and postings[found] == position
 
 
-def _stem_units(text: str, starts: list[int], stems: list[str]) -> tuple[dict[str, tuple[int, ...]], list[int]]:
+def _stem_units(
+    text: str, starts: list[int], stems: list[str]
+) -> tuple[dict[str, tuple[int, ...]], list[int]]:
     """The units (given by their `starts`; ascending) holding a word of `text`, an ASCII text,
     that gives one of `stems` (`_token_reading`). Such a word opens with its stem, or with all of
     it but a final "y" ("policies" gives "policy"), so one Aho-Corasick pass finds every word that
@@ -469,10 +487,13 @@ def _stem_units(text: str, starts: list[int], stems: list[str]) -> tuple[dict[st
     firsts = found_places[split:]
     number_word_starts = list(map(add, found_places[:split], repeat(_NUMBER_WORD_MARK - 1)))
     if "'" in spaced:
-        firsts = [first for first in firsts if spaced[first - 1] == " " or _opens_word(spaced, first)]
+        firsts = [
+            first for first in firsts if spaced[first - 1] == " " or _opens_word(spaced, first)
+        ]
     words = list(map(spaced.__getitem__, map(slice, firsts, map(spaced.find, repeat(" "), firsts))))
     if "'" in spaced:
-        # A word takes at most one "'" and the letters after it ("rider's"; "rock'n'roll": "rock'n").
+        # A word takes at most one "'" and the letters after it ("rider's"; "rock'n'roll":
+        # "rock'n").
         words = [_WORD_AT.match(word).group() if "'" in word else word for word in words]
     # Each (stem, unit) pair as one number, stem_base + unit, so that the pairs are told apart
     # and sorted as ints (sorting tuples of a string and an int cost ~0.3 ms a passage).
@@ -495,7 +516,9 @@ def _stem_units(text: str, starts: list[int], stems: list[str]) -> tuple[dict[st
 def _shortest_prefixes(stems: tuple[str, ...]) -> frozenset[str]:
     """What a word giving one of `stems` opens with (the stem, or all of it but a final "y"),
     without those that open with another: a word opening with "rider" opens with "rid" too."""
-    prefixes = sorted({word_stem[:-1] if word_stem.endswith("y") else word_stem for word_stem in stems})
+    prefixes = sorted(
+        {word_stem[:-1] if word_stem.endswith("y") else word_stem for word_stem in stems}
+    )
     kept: list[str] = []
     for prefix in prefixes:  # sorted, so a prefix comes right before the first word it opens
         if not kept or not prefix.startswith(kept[-1]):

@@ -92,15 +92,19 @@ return 1
 
 
 class RateLimitUnavailable(Exception):
-    """Redis could not be asked; the request must not go out unlimited, so the caller retries later."""
+    """Redis could not be asked; the request must not go out unlimited, so the caller retries
+    later."""
 
 
 class RateLimitTimeout(Exception):
     """The limit would not admit the request before the caller's deadline."""
 
     def __init__(self, waited: float, wait_more: float, message: str = ""):
-        super().__init__(message or f"fleet rate limit: waited {waited:.1f}s and a slot frees up only in "
-                                    f"{wait_more:.1f}s more")
+        super().__init__(
+            message
+            or f"fleet rate limit: waited {waited:.1f}s and a slot frees up only in "
+            f"{wait_more:.1f}s more"
+        )
         self.waited = waited
         self.wait_more = wait_more
 
@@ -134,15 +138,28 @@ def record_wait(client, key: str, seconds: float) -> None:
 
 def waits_recorded(client) -> dict[str, tuple[int, float]]:
     """Each limit key's (waits, seconds waited) so far."""
-    raw = {k.decode() if isinstance(k, bytes) else k: v for k, v in client.hgetall(WAITS_KEY).items()}
+    raw = {
+        k.decode() if isinstance(k, bytes) else k: v for k, v in client.hgetall(WAITS_KEY).items()
+    }
     keys = {field.rsplit("|", 1)[0] for field in raw}
-    return {key: (int(raw.get(f"{key}|count", 0)), float(raw.get(f"{key}|seconds", 0))) for key in sorted(keys)}
+    return {
+        key: (int(raw.get(f"{key}|count", 0)), float(raw.get(f"{key}|seconds", 0)))
+        for key in sorted(keys)
+    }
 
 
 class RateLimiter:
     """Requests and tokens per minute for everyone using the same Redis key."""
 
-    def __init__(self, redis_url: str, *, key: str, rpm: int = 0, tpm: int = 0, window_s: float = WINDOW_SECONDS):
+    def __init__(
+        self,
+        redis_url: str,
+        *,
+        key: str,
+        rpm: int = 0,
+        tpm: int = 0,
+        window_s: float = WINDOW_SECONDS,
+    ):
         import redis  # only needed when a limit is configured
 
         if rpm < 0 or tpm < 0 or not (rpm or tpm):
@@ -162,7 +179,9 @@ class RateLimiter:
         tokens = max(int(tokens), 0)
         member = uuid.uuid4().hex
         try:
-            admitted, value = self._acquire(keys=[self.key], args=[self.window_s, self.rpm, self.tpm, tokens, member])
+            admitted, value = self._acquire(
+                keys=[self.key], args=[self.window_s, self.rpm, self.tpm, tokens, member]
+            )
         except self._errors as exc:
             raise RateLimitUnavailable(f"fleet rate limit: Redis unavailable: {exc}") from None
         if admitted:
@@ -192,7 +211,9 @@ class RateLimiter:
             return
         member = ticket.member.rsplit(":", 1)[0]
         try:
-            self._settle(keys=[self.key], args=[ticket.member, f"{member}:{max(int(actual_tokens), 0)}"])
+            self._settle(
+                keys=[self.key], args=[ticket.member, f"{member}:{max(int(actual_tokens), 0)}"]
+            )
         except self._errors as exc:  # the request was made; only the token count stays an estimate
             log.warning("fleet rate limit: could not record actual usage: %s", exc)
 
@@ -243,7 +264,9 @@ class InFlightLimit:
         self.lease_s = lease_s
         self._errors = redis.RedisError
         # The socket timeout outlasts the longest block on the wake-up list.
-        self._redis = redis.Redis.from_url(redis_url, socket_timeout=WAKE_CHECK_SECONDS + 5, socket_connect_timeout=5)
+        self._redis = redis.Redis.from_url(
+            redis_url, socket_timeout=WAKE_CHECK_SECONDS + 5, socket_connect_timeout=5
+        )
         self._take = self._redis.register_script(_TAKE_SLOT)
         self._free = self._redis.register_script(_FREE_SLOT)
 
@@ -255,7 +278,9 @@ class InFlightLimit:
         try:
             while True:
                 slot = uuid.uuid4().hex
-                taken, expires_in = self._take(keys=[self.key], args=[self.limit, self.lease_s, slot])
+                taken, expires_in = self._take(
+                    keys=[self.key], args=[self.limit, self.lease_s, slot]
+                )
                 if taken:
                     if waited:
                         record_wait(self._redis, self.key, time.monotonic() - started)
@@ -267,9 +292,12 @@ class InFlightLimit:
                     if now >= deadline:
                         record_wait(self._redis, self.key, now - started)
                         # Any request may finish next: only the oldest lease's end is known.
-                        raise RateLimitTimeout(now - started, float(expires_in),
-                                               f"fleet in-flight limit: waited {now - started:.1f}s and all "
-                                               f"{self.limit} slots are still in use")
+                        raise RateLimitTimeout(
+                            now - started,
+                            float(expires_in),
+                            f"fleet in-flight limit: waited {now - started:.1f}s and all "
+                            f"{self.limit} slots are still in use",
+                        )
                     wait = min(wait, deadline - now)
                 # Redis takes fractional seconds; 0 would mean forever.
                 self._redis.blpop([self.freed_key], timeout=max(wait, 0.01))
@@ -280,7 +308,10 @@ class InFlightLimit:
         try:
             self._free(keys=[self.key, self.freed_key], args=[slot, self.limit])
         except self._errors as exc:  # the slot frees itself when its lease ends
-            log.warning("fleet in-flight limit: could not free a slot (it frees at its lease's end): %s", exc)
+            log.warning(
+                "fleet in-flight limit: could not free a slot (it frees at its lease's end): %s",
+                exc,
+            )
 
     def reset(self) -> None:
         self._redis.delete(self.key, self.freed_key)
@@ -291,7 +322,8 @@ _lock = threading.Lock()
 
 
 def _shared(kind: type, redis_url: str, **config):
-    """One limiter (and one Redis connection pool) per configuration, shared by a process's threads."""
+    """One limiter (and one Redis connection pool) per configuration, shared by a process's
+    threads."""
     identity = (kind, redis_url, *sorted(config.items()))
     with _lock:
         limiter = _limiters.get(identity)

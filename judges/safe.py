@@ -35,7 +35,9 @@ def safe_answer(answer: str, claims: Sequence[Claim]) -> str:
     rendered = [_render(answer, span, flagged) for span in sentences]
     for index, (sentence, text) in enumerate(zip(sentences, rendered)):
         if _is_bare_particle(answer[slice(*sentence)]) and index + 1 < len(sentences):
-            if rendered[index + 1] is None or _opening_removed(answer, sentences[index + 1], flagged):
+            if rendered[index + 1] is None or _opening_removed(
+                answer, sentences[index + 1], flagged
+            ):
                 rendered[index] = None
     if all(text == answer[slice(*span)] for text, span in zip(rendered, sentences)):
         return answer
@@ -55,7 +57,11 @@ def _render(answer: str, sentence: Span, flagged: Sequence[Span]) -> str | None:
     if kept[0] != 0:
         bullet = _BULLET.match(answer, sentence[0])
         text = LEADING_JOINT.sub("", text, count=1)
-        if answer[sentence[0]:sentence[0] + 1].isupper() or bullet and answer[bullet.end()].isupper():
+        if (
+            answer[sentence[0] : sentence[0] + 1].isupper()
+            or bullet
+            and answer[bullet.end()].isupper()
+        ):
             text = text[:1].upper() + text[1:]
         text = (bullet.group() if bullet else "") + text
     if kept[-1] != len(pieces) - 1:
@@ -69,7 +75,8 @@ def _kept_pieces(answer: str, pieces: list[Piece], flagged: Sequence[Span]) -> l
     one fate; its subordinate pieces and asides fall with it or alone, except a subordinate piece
     holding a comma: it may hold the rest of the clause it interrupts ("The museum, which opened in
     1901, is free"), so its clause falls with it."""
-    groups: list[list[int]] = []  # one per clause: the clause, the particle before it, its rest pieces
+    # one per clause: the clause, the particle before it, its rest pieces
+    groups: list[list[int]] = []
     leaning: dict[int, int] = {}  # subordinate piece or aside -> its clause's group
     for index, piece in enumerate(pieces):
         if piece.kind in ("subordinate", "aside") and groups:
@@ -78,7 +85,9 @@ def _kept_pieces(answer: str, pieces: list[Piece], flagged: Sequence[Span]) -> l
             groups[-1].append(index)
         else:
             groups.append([index])
-    hit = {i for i, piece in enumerate(pieces) if any(_overlaps(piece.span, span) for span in flagged)}
+    hit = {
+        i for i, piece in enumerate(pieces) if any(_overlaps(piece.span, span) for span in flagged)
+    }
     for index, group in leaning.items():
         interrupts = "," in answer[pieces[index].span[0] + 1:pieces[index].span[1]]
         if index in hit and pieces[index].kind == "subordinate" and interrupts:

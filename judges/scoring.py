@@ -37,7 +37,11 @@ def grounding_score(claims: Sequence[Claim]) -> float:
     if not supported:
         return 0.0
     # Labels alone (a human's final labels, say) carry no confidence: no doubt.
-    doubt = sum(1.0 - confidence for claim in supported if (confidence := getattr(claim, "confidence", None)) is not None)
+    doubt = sum(
+        1.0 - confidence
+        for claim in supported
+        if (confidence := getattr(claim, "confidence", None)) is not None
+    )
     share = len(supported) / len(claims)
     return round(share * (1 - CONFIDENCE_SPREAD * doubt / len(supported)), 4)
 

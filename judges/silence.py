@@ -13,21 +13,30 @@ from __future__ import annotations
 import re
 
 _CUES = re.compile(
-    r"\b(?:(?:is|are|was|were) not (?:mentioned|specified|stated|given|provided|listed|included|addressed"
+    r"\b(?:(?:is|are|was|were) not"
+    r" (?:mentioned|specified|stated|given|provided|listed|included|addressed"
     r"|covered|clear|known|available)|no (?:information|mention|details?|data|indication)"
-    r"|(?:does|do|did)(?:n't| not) (?:specify|mention|say|state|list|provide|include|address|cover|indicate"
+    r"|(?:does|do|did)(?:n't| not)"
+    r" (?:specify|mention|say|state|list|provide|include|address|cover|indicate"
     r"|give|explain))\b",
     re.IGNORECASE,
 )
 _SOURCE_SUBJECT = re.compile(
-    r"\b(?:it|they|this|these|policy|policies|rules?|passages?|sources?|documents?|texts?|articles?|contexts?"
-    r"|pages?|sites?|website|information|summary)\W*$", re.IGNORECASE)
+    r"\b(?:it|they|this|these|policy|policies|rules?|passages?|sources?|documents?|texts?|"
+    r"articles?|contexts?"
+    r"|pages?|sites?|website|information|summary)\W*$",
+    re.IGNORECASE,
+)
 
 
 def silence(text: str) -> re.Match[str] | None:
     """Where `text` says the sources are silent (what follows the match is what they are silent
     on), or None."""
     found = _CUES.search(text)
-    if found and found.group().lower().startswith(("do", "did")) and not _SOURCE_SUBJECT.search(text[:found.start()]):
+    if (
+        found
+        and found.group().lower().startswith(("do", "did"))
+        and not _SOURCE_SUBJECT.search(text[: found.start()])
+    ):
         return None
     return found

@@ -10,7 +10,15 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 Label = Literal["SUPPORTED", "PARTIALLY_SUPPORTED", "CONTRADICTED", "UNSUPPORTED"]
 LABELS: tuple[str, ...] = ("SUPPORTED", "PARTIALLY_SUPPORTED", "CONTRADICTED", "UNSUPPORTED")
@@ -19,8 +27,14 @@ FLAGGED_LABELS: frozenset[str] = frozenset({"PARTIALLY_SUPPORTED", "CONTRADICTED
 # How bad a label is, the one order everything uses: the checks only ever lower a label along it,
 # routing reviews the worst first, a highlight covering several claims takes the worst one's colour.
 # CONTRADICTED is worst: the passages say otherwise, where UNSUPPORTED only lacks their backing.
-LABEL_SEVERITY: dict[str, int] = {"SUPPORTED": 0, "PARTIALLY_SUPPORTED": 1, "UNSUPPORTED": 2, "CONTRADICTED": 3}
-# The labels of a claim the passages do not back at all: its quote is only the closest text there is.
+LABEL_SEVERITY: dict[str, int] = {
+    "SUPPORTED": 0,
+    "PARTIALLY_SUPPORTED": 1,
+    "UNSUPPORTED": 2,
+    "CONTRADICTED": 3,
+}
+# The labels of a claim the passages do not back at all: its quote is only the closest text there
+# is.
 NOT_SUPPORTED_LABELS: frozenset[str] = frozenset({"UNSUPPORTED", "CONTRADICTED"})
 
 Verdict = Literal["GROUNDED", "MOSTLY_GROUNDED", "UNGROUNDED"]
@@ -79,28 +93,43 @@ def passage_id_problem(pid: str) -> str | None:
     if not pid.isprintable():
         return "must be printable text (no line breaks or control characters)"
     if "<<<" in pid or ">>>" in pid:
-        return "must not contain '<<<' or '>>>' (they mark the data delimiters in the judge's prompt)"
+        return (
+            "must not contain '<<<' or '>>>' (they mark the data delimiters in the judge's prompt)"
+        )
     return None
 
 
 class Passage(_Strict):
-    id: str | None = Field(default=None, min_length=1, max_length=MAX_PASSAGE_ID_CHARS,
-                           description="printable text, no leading or trailing whitespace, no '<<<' or '>>>'; "
-                                       "unique in the request; P1..Pn by position when left out")
+    id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_PASSAGE_ID_CHARS,
+        description="printable text, no leading or trailing whitespace, no '<<<' or '>>>'; "
+        "unique in the request; P1..Pn by position when left out",
+    )
     text: str = Field(min_length=1, max_length=MAX_PASSAGE_CHARS)
     tag: str | None = Field(default=None, max_length=200)
     agency: str | None = Field(default=None, max_length=200)
     title: str | None = Field(default=None, max_length=500)
     section: str | None = Field(default=None, max_length=200)
     source_url: str | None = Field(default=None, max_length=2000)
-    # The name retrievers give source_url; stored as source_url (so never dumped under its own name).
-    url: str | None = Field(default=None, max_length=2000, exclude=True,
-                            description="the same as source_url (the name retrievers use); give one, or both equal")
-    fetched_at: str | None = Field(default=None, max_length=40, description="ISO 8601 date or datetime")
+    # The name retrievers give source_url; stored as source_url (so never dumped under its own
+    # name).
+    url: str | None = Field(
+        default=None,
+        max_length=2000,
+        exclude=True,
+        description="the same as source_url (the name retrievers use); give one, or both equal",
+    )
+    fetched_at: str | None = Field(
+        default=None, max_length=40, description="ISO 8601 date or datetime"
+    )
     # What the retriever said of the passage: stored, shown to reviewers and exported, never judged.
     score: float | None = Field(default=None, strict=True, allow_inf_nan=False,
                                 description="the retriever's relevance score, a finite number")
-    metadata: dict[str, Any] = Field(default_factory=dict, description="the retriever's metadata, a JSON object")
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description="the retriever's metadata, a JSON object"
+    )
 
     @field_validator("id")
     @classmethod
@@ -114,7 +143,9 @@ class Passage(_Strict):
     def _one_url(cls, value: str | None, info: ValidationInfo) -> str | None:
         source_url = info.data.get("source_url")
         if value is not None and source_url is not None and source_url != value:
-            raise ValueError("differs from source_url; url is another name for it: give one, or both equal")
+            raise ValueError(
+                "differs from source_url; url is another name for it: give one, or both equal"
+            )
         return value
 
     @model_validator(mode="after")
@@ -149,7 +180,9 @@ def _nul_paths(value: Any, path: tuple = ()) -> list[tuple]:
     if isinstance(value, str):
         return [path] if "\x00" in value else []
     if isinstance(value, dict):
-        return [p for k, v in value.items() for p in (_nul_paths(k, path) or _nul_paths(v, (*path, k)))]
+        return [
+            p for k, v in value.items() for p in (_nul_paths(k, path) or _nul_paths(v, (*path, k)))
+        ]
     if isinstance(value, list):
         return [p for i, v in enumerate(value) for p in _nul_paths(v, (*path, i))]
     return []
@@ -218,7 +251,9 @@ class Difference(BaseModel):
 
     kind: str  # offline/align Difference.kind: number, entity, negation_added, swap, opposite, ...
     span: Span | None = None  # into the passage text, inside the evidence span; None: nothing there
-    answer_span: Span | None = None  # into the answer text, inside the claim's span; None: nothing there
+    answer_span: Span | None = (
+        None  # into the answer text, inside the claim's span; None: nothing there
+    )
 
 
 class Evidence(BaseModel):
@@ -282,7 +317,8 @@ class JudgeResult(BaseModel):
     judge: JudgeInfo
 
 
-# --- what the engine and its backends exchange (judges.engine runs them) ---------------------------
+# --- what the engine and its backends exchange (judges.engine runs them)
+# ---------------------------
 
 class JudgeError(Exception):
     """A judge call that produced no usable result.
@@ -291,7 +327,9 @@ class JudgeError(Exception):
     permanent ones (bad output after repair, refusal, misconfiguration) are not.
     """
 
-    def __init__(self, message: str, *, transient: bool = False, attempts: int = 1, raw_output: str = ""):
+    def __init__(
+        self, message: str, *, transient: bool = False, attempts: int = 1, raw_output: str = ""
+    ):
         super().__init__(message)
         self.transient = transient
         self.attempts = attempts

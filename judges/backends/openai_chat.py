@@ -87,7 +87,9 @@ class _Call:
 
 def judge_openai(request: JudgeRequest, config: JudgeConfig, profile: Profile) -> JudgeOutput:
     if not config.base_url:
-        raise JudgeError("the openai backend needs an endpoint: set OPENAI_BASE_URL", transient=False)
+        raise JudgeError(
+            "the openai backend needs an endpoint: set OPENAI_BASE_URL", transient=False
+        )
     started = time.monotonic()
     call = _Call(deadline=started + config.retry_budget_s)
     prompt = profile.render(request, examples=config.examples)
@@ -107,7 +109,8 @@ def judge_openai(request: JudgeRequest, config: JudgeConfig, profile: Profile) -
             normalized = _parse(profile, reply, request)
         except OutputError as second_error:
             raise JudgeError(
-                f"invalid judge output after one repair request: {second_error} (first reply: {first_error})",
+                f"invalid judge output after one repair request: {second_error} (first reply:"
+                f" {first_error})",
                 transient=False,
                 attempts=call.attempts,
                 raw_output=reply.text,
@@ -136,7 +139,9 @@ def judge_openai(request: JudgeRequest, config: JudgeConfig, profile: Profile) -
 
 def _parse(profile: Profile, reply: _Reply, request: JudgeRequest):
     if reply.truncated:
-        raise OutputError("the reply was cut off at the token limit (finish_reason=length); answer more briefly")
+        raise OutputError(
+            "the reply was cut off at the token limit (finish_reason=length); answer more briefly"
+        )
     return profile.normalize(profile.parse(reply.text, request), request)
 
 
@@ -146,7 +151,9 @@ def _client(config: JudgeConfig) -> openai.OpenAI:
         client = _clients.get(key)
         if client is None:
             # Retries are ours (bounded in total time, logged as attempts), not the library's.
-            client = openai.OpenAI(base_url=config.base_url, api_key=config.api_key or "not-needed", max_retries=0)
+            client = openai.OpenAI(
+                base_url=config.base_url, api_key=config.api_key or "not-needed", max_retries=0
+            )
             _clients[key] = client
     return client
 
@@ -156,7 +163,11 @@ def _response_format(kind: str, profile: Profile) -> dict[str, Any]:
         return {
             "response_format": {
                 "type": "json_schema",
-                "json_schema": {"name": profile.schema_name, "schema": profile.output_schema, "strict": True},
+                "json_schema": {
+                    "name": profile.schema_name,
+                    "schema": profile.output_schema,
+                    "strict": True,
+                },
             }
         }
     if kind == "json_object":
@@ -167,7 +178,8 @@ def _response_format(kind: str, profile: Profile) -> dict[str, Any]:
 def _refuses_response_format(exc: openai.APIStatusError) -> bool:
     text = f"{exc.message} {exc.body}".lower()
     return exc.status_code in (400, 422) and any(
-        word in text for word in ("response_format", "json_schema", "json_object", "structured output")
+        word in text
+        for word in ("response_format", "json_schema", "json_object", "structured output")
     )
 
 
@@ -184,7 +196,9 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
     return None
 
 
-def _complete(config: JudgeConfig, profile: Profile, messages: list[dict], *, temperature: float, call: _Call) -> _Reply:
+def _complete(
+    config: JudgeConfig, profile: Profile, messages: list[dict], *, temperature: float, call: _Call
+) -> _Reply:
     """One chat completion, retried on transient faults within the call's time budget."""
     client = _client(config)
     failures = 0
@@ -193,14 +207,21 @@ def _complete(config: JudgeConfig, profile: Profile, messages: list[dict], *, te
         remaining = call.deadline - time.monotonic()
         if remaining <= 0:
             raise JudgeError(
-                f"gave up after {call.attempts} attempts: retry budget of {config.retry_budget_s:.0f}s spent",
+                f"gave up after {call.attempts} attempts: retry budget of"
+                f" {config.retry_budget_s:.0f}s spent",
                 transient=True,
                 attempts=call.attempts,
             )
         ticket = _wait_for_rate_limit(config, call, messages)
         # The body before the slot: a slot is held only while the endpoint works.
-        body = orjson.dumps({"model": config.model, "messages": messages, "temperature": temperature,
-                             **_response_format(kind, profile)})
+        body = orjson.dumps(
+            {
+                "model": config.model,
+                "messages": messages,
+                "temperature": temperature,
+                **_response_format(kind, profile),
+            }
+        )
         try:
             with _in_flight_slot(config, call):
                 remaining = call.deadline - time.monotonic()
@@ -213,7 +234,10 @@ def _complete(config: JudgeConfig, profile: Profile, messages: list[dict], *, te
                     "/chat/completions",
                     cast_to=httpx2.Response,
                     content=body,
-                    options={"timeout": max(min(config.timeout_s, remaining), 0.001), "headers": _JSON_BODY},
+                    options={
+                        "timeout": max(min(config.timeout_s, remaining), 0.001),
+                        "headers": _JSON_BODY,
+                    },
                 )
         except openai.APIStatusError as exc:
             if _refuses_response_format(exc) and kind != FORMATS[-1]:
@@ -222,18 +246,28 @@ def _complete(config: JudgeConfig, profile: Profile, messages: list[dict], *, te
                 continue  # not a failure: the endpoint told us what it cannot do
             if exc.status_code not in RETRYABLE_STATUS:
                 raise JudgeError(
-                    f"endpoint answered {exc.status_code}: {exc.message}", transient=False, attempts=call.attempts
+                    f"endpoint answered {exc.status_code}: {exc.message}",
+                    transient=False,
+                    attempts=call.attempts,
                 ) from None
-            failures = _wait_before_retry(config, call, failures, f"HTTP {exc.status_code}", _retry_after(exc))
+            failures = _wait_before_retry(
+                config, call, failures, f"HTTP {exc.status_code}", _retry_after(exc)
+            )
             continue
         except openai.APIConnectionError as exc:  # includes timeouts
-            reason = "timed out" if isinstance(exc, openai.APITimeoutError) else f"connection failed: {exc}"
+            reason = (
+                "timed out"
+                if isinstance(exc, openai.APITimeoutError)
+                else f"connection failed: {exc}"
+            )
             failures = _wait_before_retry(config, call, failures, reason, None)
             continue
         completion = _completion(http_response)
         usage = completion.get("usage")
         if ticket is not None and isinstance(usage, dict):
-            _limiter(config).settle(ticket, (usage.get("prompt_tokens") or 0) + (usage.get("completion_tokens") or 0))
+            _limiter(config).settle(
+                ticket, (usage.get("prompt_tokens") or 0) + (usage.get("completion_tokens") or 0)
+            )
         return _reply_text(completion, call)
 
 
@@ -241,8 +275,12 @@ def _limiter(config: JudgeConfig) -> RateLimiter | None:
     if not (config.rate_limit_rpm or config.rate_limit_tpm) or not config.rate_limit_redis_url:
         return None
     # Providers limit per key and model; the endpoint and model name stand for both here.
-    return limiter_for(config.rate_limit_redis_url, key=f"judges:llm-rate:{config.base_url}|{config.model}",
-                       rpm=config.rate_limit_rpm, tpm=config.rate_limit_tpm)
+    return limiter_for(
+        config.rate_limit_redis_url,
+        key=f"judges:llm-rate:{config.base_url}|{config.model}",
+        rpm=config.rate_limit_rpm,
+        tpm=config.rate_limit_tpm,
+    )
 
 
 def _wait_for_rate_limit(config: JudgeConfig, call: _Call, messages: list[dict]) -> Ticket | None:
@@ -270,8 +308,12 @@ LEASE_MARGIN_SECONDS = 5.0  # an in-flight slot outlives its request's timeout b
 def _in_flight_limit(config: JudgeConfig) -> InFlightLimit | None:
     if not config.max_in_flight or not config.rate_limit_redis_url:
         return None
-    return in_flight_limit_for(config.rate_limit_redis_url, key=f"judges:llm-in-flight:{config.base_url}|{config.model}",
-                               limit=config.max_in_flight, lease_s=config.timeout_s + LEASE_MARGIN_SECONDS)
+    return in_flight_limit_for(
+        config.rate_limit_redis_url,
+        key=f"judges:llm-in-flight:{config.base_url}|{config.model}",
+        limit=config.max_in_flight,
+        lease_s=config.timeout_s + LEASE_MARGIN_SECONDS,
+    )
 
 
 @contextmanager
@@ -289,15 +331,25 @@ def _in_flight_slot(config: JudgeConfig, call: _Call) -> Iterator[None]:
         limit.release(slot)
 
 
-def _wait_before_retry(config: JudgeConfig, call: _Call, failures: int, reason: str, retry_after: float | None) -> int:
+def _wait_before_retry(
+    config: JudgeConfig, call: _Call, failures: int, reason: str, retry_after: float | None
+) -> int:
     failures += 1
     if failures >= config.max_attempts:
-        raise JudgeError(f"gave up after {call.attempts} attempts: {reason}", transient=True, attempts=call.attempts)
-    delay = retry_after if retry_after is not None else random.uniform(0, min(config.backoff_cap_s, 0.5 * 2**failures))
+        raise JudgeError(
+            f"gave up after {call.attempts} attempts: {reason}",
+            transient=True,
+            attempts=call.attempts,
+        )
+    delay = (
+        retry_after
+        if retry_after is not None
+        else random.uniform(0, min(config.backoff_cap_s, 0.5 * 2**failures))
+    )
     if time.monotonic() + delay >= call.deadline:
         raise JudgeError(
-            f"gave up after {call.attempts} attempts: {reason}, and waiting {delay:.1f}s more would exceed the "
-            f"retry budget",
+            f"gave up after {call.attempts} attempts: {reason}, and waiting {delay:.1f}s more would"
+            " exceed the retry budget",
             transient=True,
             attempts=call.attempts,
         )
@@ -346,7 +398,12 @@ def _reply_text(completion: dict, call: _Call) -> _Reply:
     refusal = message.get("refusal")
     if refusal:
         refusal = clean_model_text(str(refusal))
-        raise JudgeError(f"the model refused to judge: {refusal}", transient=False, attempts=call.attempts, raw_output=refusal)
+        raise JudgeError(
+            f"the model refused to judge: {refusal}",
+            transient=False,
+            attempts=call.attempts,
+            raw_output=refusal,
+        )
     content = message.get("content")
     text = clean_model_text(content) if isinstance(content, str) else ""
     return _Reply(text, truncated=choice.get("finish_reason") == "length")

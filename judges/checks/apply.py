@@ -35,11 +35,15 @@ from judges.checks.trust import (
 from judges.injection import find_injections, original_span, strip_invisible
 from judges.scoring import grounding_score, verdict_for
 from judges.types import (
-    LABEL_SEVERITY, NOT_SUPPORTED_LABELS, Claim, Fabrication, JudgeRequest, JudgeResult, Span, worse_verdict,
+    LABEL_SEVERITY,
+    NOT_SUPPORTED_LABELS,
+    Claim,
+    Fabrication,
+    JudgeRequest,
+    JudgeResult,
+    Span,
+    worse_verdict,
 )
-
-
-
 
 def apply_checks(request: JudgeRequest, result: JudgeResult) -> JudgeResult:
     """`result` with every check's findings added (a new object; `result` is not modified).
@@ -75,8 +79,15 @@ def apply_checks(request: JudgeRequest, result: JudgeResult) -> JudgeResult:
     answer_injections = check_answer_injections(answer)
     findings += answer_injections
     findings += check_evidence(answer, result, poisoned)
-    findings += check_support(answer, result, under_attack=bool(
-        poisoned or answer_injections or any(find_injections(text) for text in steering_texts(request))))
+    findings += check_support(
+        answer,
+        result,
+        under_attack=bool(
+            poisoned
+            or answer_injections
+            or any(find_injections(text) for text in steering_texts(request))
+        ),
+    )
     checked_result = _apply(findings, answer, result)
     if unread:
         checked_result = _with_unread(checked_result, unread)
@@ -97,9 +108,18 @@ def _remap(finding: Finding, where: Sequence[int], text: str) -> Finding:
     fabrication = finding.fabrication
     if fabrication is not None and fabrication.answer_span is not None:
         fab_span = original_span(where, fabrication.answer_span)
-        fabrication = fabrication.model_copy(update={"answer_span": fab_span, "text": text[slice(*fab_span)]})
-    return Finding(finding.check, span, finding.note, finding.lower_to, finding.category, fabrication,
-                   finding.confidence)
+        fabrication = fabrication.model_copy(
+            update={"answer_span": fab_span, "text": text[slice(*fab_span)]}
+        )
+    return Finding(
+        finding.check,
+        span,
+        finding.note,
+        finding.lower_to,
+        finding.category,
+        fabrication,
+        finding.confidence,
+    )
 
 
 MAX_NOTES_PER_CLAIM = 12  # an answer full of findings must not grow one explanation without bound
@@ -128,7 +148,11 @@ def _apply(findings: list[Finding], answer: Answer, result: JudgeResult) -> Judg
             fabrications.append(finding.fabrication)
             reported.add(finding.fabrication)
             added_fabrication = True
-        if can_add_claims and finding.lower_to != "SUPPORTED" and not _hits(finding, answer, claims, spans, placed):
+        if (
+            can_add_claims
+            and finding.lower_to != "SUPPORTED"
+            and not _hits(finding, answer, claims, spans, placed)
+        ):
             span = _uncovered_span(answer, finding.span, placed, spans)
             claims.append(Claim(
                 id=_next_claim_id(claims), text=answer.text[slice(*span)], answer_span=span,
@@ -140,7 +164,9 @@ def _apply(findings: list[Finding], answer: Answer, result: JudgeResult) -> Judg
             changed.append(claims[-1].id)
 
     # Notes already there count towards the cap, so checking twice adds none.
-    notes = {i: sum(1 for f in findings if f.note in claim.explanation) for i, claim in enumerate(claims)}
+    notes = {
+        i: sum(1 for f in findings if f.note in claim.explanation) for i, claim in enumerate(claims)
+    }
     for finding in findings:
         for i in _hits(finding, answer, claims, spans, placed):
             claim = claims[i]
@@ -150,7 +176,9 @@ def _apply(findings: list[Finding], answer: Answer, result: JudgeResult) -> Judg
                 labels_changed = True
                 if claim.id not in changed:
                     changed.append(claim.id)
-            if finding.confidence is not None and (claim.confidence is None or finding.confidence < claim.confidence):
+            if finding.confidence is not None and (
+                claim.confidence is None or finding.confidence < claim.confidence
+            ):
                 claim.confidence = finding.confidence
                 confidence_changed = True
             if notes[i] < MAX_NOTES_PER_CLAIM and finding.note not in claim.explanation:
@@ -176,18 +204,34 @@ def _apply(findings: list[Finding], answer: Answer, result: JudgeResult) -> Judg
 def _with_unread(result: JudgeResult, unread: list[Claim]) -> JudgeResult:
     """`result` with the claims the checks did not read added back, each lowered to UNSUPPORTED
     with the reason."""
-    note = f"Not checked: the result has more than {MAX_CLAIMS:,} claims; the checks read the first {MAX_CLAIMS:,}."
-    lowered = [claim.model_copy(update={
-        "label": _lower(claim.label, "UNSUPPORTED"),
-        "explanation": claim.explanation if note in claim.explanation else f"{claim.explanation} {note}".strip(),
-    }) for claim in unread]
+    note = (
+        f"Not checked: the result has more than {MAX_CLAIMS:,} claims; the checks read the first"
+        f" {MAX_CLAIMS:,}."
+    )
+    lowered = [
+        claim.model_copy(
+            update={
+                "label": _lower(claim.label, "UNSUPPORTED"),
+                "explanation": (
+                    claim.explanation
+                    if note in claim.explanation
+                    else f"{claim.explanation} {note}".strip()
+                ),
+            }
+        )
+        for claim in unread
+    ]
     claims = [*result.claims, *lowered]
-    return result.model_copy(update={
-        "claims": claims,
-        "grounding_score": min(result.grounding_score, grounding_score(claims)),
-        "verdict": worse_verdict(result.verdict, verdict_for(claims)),
-        "rewrite_note": _rewrite_note(result.rewrite_note, [c for c, was in zip(lowered, unread) if c.label != was.label]),
-    })
+    return result.model_copy(
+        update={
+            "claims": claims,
+            "grounding_score": min(result.grounding_score, grounding_score(claims)),
+            "verdict": worse_verdict(result.verdict, verdict_for(claims)),
+            "rewrite_note": _rewrite_note(
+                result.rewrite_note, [c for c, was in zip(lowered, unread) if c.label != was.label]
+            ),
+        }
+    )
 
 
 def _hits(finding: Finding, answer: Answer, claims: list[Claim], spans: list[Span | None],
@@ -235,7 +279,9 @@ class _Reported:
         return mask is not None and mask.covers(fabrication.answer_span)
 
 
-def _uncovered_span(answer: Answer, target: Span, placed: SpanIndex, spans: list[Span | None]) -> Span:
+def _uncovered_span(
+    answer: Answer, target: Span, placed: SpanIndex, spans: list[Span | None]
+) -> Span:
     """The stretch of the target's sentence(s) around `target` that no claim covers."""
     sentences = answer.sentence_index.spans_overlapping(target)
     start = min([target[0]] + [s[0] for s in sentences])

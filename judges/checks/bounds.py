@@ -53,14 +53,18 @@ def checked_extent(text: str) -> Extent:
     pieces = rough_pieces(text)
     stops: list[tuple[int, str]] = []
     if len(pieces) > MAX_PIECES:
-        stops.append((pieces[MAX_PIECES][0], f"more than {MAX_PIECES:,} sentences ({len(pieces):,} pieces)"))
+        stops.append(
+            (pieces[MAX_PIECES][0], f"more than {MAX_PIECES:,} sentences ({len(pieces):,} pieces)")
+        )
     values: set[str] = set()
     found = quantities(text)
     for quantity in found:
         values.add(quantity.value)
         if len(values) > MAX_VALUES:
             distinct = len({q.value for q in found})
-            stops.append((quantity.span[0], f"more than {MAX_VALUES:,} distinct numbers ({distinct:,})"))
+            stops.append(
+                (quantity.span[0], f"more than {MAX_VALUES:,} distinct numbers ({distinct:,})")
+            )
             break
     quoted = quotations(text)
     if len(quoted) > MAX_QUOTATIONS:
@@ -68,7 +72,12 @@ def checked_extent(text: str) -> Extent:
                       f"more than {MAX_QUOTATIONS:,} quotations ({len(quoted):,})"))
     markers = [match.start() for match in CITATION_MARKER.finditer(text)]
     if len(markers) > MAX_CITATIONS:
-        stops.append((markers[MAX_CITATIONS], f"more than {MAX_CITATIONS:,} citation markers ({len(markers):,})"))
+        stops.append(
+            (
+                markers[MAX_CITATIONS],
+                f"more than {MAX_CITATIONS:,} citation markers ({len(markers):,})",
+            )
+        )
     if not stops:
         return Extent(len(text))
     stop, reason = min(stops)
@@ -89,15 +98,31 @@ def check_extent(text: str, extent: Extent) -> list[Finding]:
         return []
     start = extent.end + len(text[extent.end:]) - len(text[extent.end:].lstrip())
     end = len(text.rstrip())
-    return [Finding(check="bounds", span=(start, end), note=unchecked_note(extent), lower_to="UNSUPPORTED",
-                    category="other")]
+    return [
+        Finding(
+            check="bounds",
+            span=(start, end),
+            note=unchecked_note(extent),
+            lower_to="UNSUPPORTED",
+            category="other",
+        )
+    ]
 
 
 def unchecked_claim(claim_id: str, text: str, extent: Extent) -> Claim | None:
-    """The claim for the text beyond the extent (the offline judge's), or None when there is none."""
+    """The claim for the text beyond the extent (the offline judge's), or None when there is
+    none."""
     found = check_extent(text, extent)
     if not found:
         return None
     span = found[0].span
-    return Claim(id=claim_id, text=text[slice(*span)], answer_span=span, label="UNSUPPORTED", category="other",
-                 evidence=[], explanation=found[0].note, confidence=0.0)
+    return Claim(
+        id=claim_id,
+        text=text[slice(*span)],
+        answer_span=span,
+        label="UNSUPPORTED",
+        category="other",
+        evidence=[],
+        explanation=found[0].note,
+        confidence=0.0,
+    )

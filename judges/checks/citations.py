@@ -1,4 +1,5 @@
-"""Check 3, citations: every cited passage must exist and the passages a sentence cites must support it.
+"""Check 3, citations: every cited passage must exist and the passages a sentence cites must support
+it.
 
 **Citations** -- `[P3]`, `[3]`, `[P1, P2]`, `(P3)`: every cited passage must exist (`[3]` names
 the passage "3", or "P3" when the passages are P-numbered), else a `citation` fabrication; a
@@ -35,7 +36,8 @@ CITATION_MIN_RECALL = 0.5
 
 
 CITATION_MARKER = re.compile(
-    r"\[\s*(?P<square>P?\d+(?:\s*[,;]\s*P?\d+)*)\s*\]|\(\s*(?P<round>P\d+(?:\s*[,;]\s*P?\d+)*)\s*\)",
+    r"\[\s*(?P<square>P?\d+(?:\s*[,;]\s*P?\d+)*)\s*\]"
+    r"|\(\s*(?P<round>P\d+(?:\s*[,;]\s*P?\d+)*)\s*\)",
     re.IGNORECASE,
 )
 _MARKER_ID = re.compile(r"P?\d+", re.IGNORECASE)
@@ -83,7 +85,9 @@ def check_citations(answer: Answer) -> list[Finding]:
     # Each cited passage is asked for the answer's values at once (one pass when they are many),
     # in the passage index the judge and the number check share (`index_units`).
     values = [quantity.value for quantity in answer.quantities]
-    cited_passages = {resolve_citation(cited, answer.passages) for marker in markers for cited in marker.cited}
+    cited_passages = {
+        resolve_citation(cited, answer.passages) for marker in markers for cited in marker.cited
+    }
     for passage in answer.passages:
         if passage.id in cited_passages:
             index_units(passage.text).read_values(values)
@@ -98,11 +102,21 @@ def check_citations(answer: Answer) -> list[Finding]:
                     continue
                 shown = f"P{cited}" if cited.isdigit() and p_numbered else cited.upper()
                 note = f"Citation check: {marker.text} cites {shown}, which does not exist."
-                invented.append(Finding(
-                    check="citation", span=sentence, note=note, lower_to="UNSUPPORTED", category="citation",
-                    fabrication=Fabrication(kind="citation", text=marker.text, answer_span=marker.span,
-                                            reason=f"cites {shown}, which does not exist"),
-                ))
+                invented.append(
+                    Finding(
+                        check="citation",
+                        span=sentence,
+                        note=note,
+                        lower_to="UNSUPPORTED",
+                        category="citation",
+                        fabrication=Fabrication(
+                            kind="citation",
+                            text=marker.text,
+                            answer_span=marker.span,
+                            reason=f"cites {shown}, which does not exist",
+                        ),
+                    )
+                )
         if not existing:
             # Every passage the sentence cites is invented: nothing it cites supports it.
             findings.extend(invented)
@@ -113,8 +127,11 @@ def check_citations(answer: Answer) -> list[Finding]:
             for f in invented
         )
         cited_ids = list(dict.fromkeys(existing))
-        problem = _unsupported_by(said[slice(*sentence)], [answer.request.passage(pid) for pid in cited_ids],
-                                  [p for p in answer.passages if p.id not in cited_ids])
+        problem = _unsupported_by(
+            said[slice(*sentence)],
+            [answer.request.passage(pid) for pid in cited_ids],
+            [p for p in answer.passages if p.id not in cited_ids],
+        )
         if problem is None:
             continue
         last = cited_here[-1]
@@ -155,7 +172,9 @@ def _citing_sentence(answer: Answer, marker: CitationMarker) -> Span:
     before = answer.text[sentence[0]:marker.span[0]]
     if position > 0 and not CITATION_MARKER.sub("", before).strip():
         previous = answer.sentences[position - 1]
-        if "\n" not in answer.text[previous[1]:sentence[0]]:  # a marker opening a line cites that line
+        if (
+            "\n" not in answer.text[previous[1] : sentence[0]]
+        ):  # a marker opening a line cites that line
             return previous
     return sentence
 
@@ -166,10 +185,15 @@ def _citing_sentence(answer: Answer, marker: CitationMarker) -> Span:
 _REFERENCE_WORDS = frozenset("reference source citation context passage document see cited".split())
 
 
-def _unsupported_by(text: str, cited: list[Passage | None], others: Sequence[Passage] = ()) -> str | None:
+def _unsupported_by(
+    text: str, cited: list[Passage | None], others: Sequence[Passage] = ()
+) -> str | None:
     """Why the `cited` passages together do not support `text` (a sentence), or None when they do
     (`others`: the passages it does not cite)."""
-    if silence(text) or not {w for w in content_words(text) if stem(w) not in META_STEMS} - _REFERENCE_WORDS:
+    if (
+        silence(text)
+        or not {w for w in content_words(text) if stem(w) not in META_STEMS} - _REFERENCE_WORDS
+    ):
         return None  # "Based on the given context [1]," says nothing a passage could hold
     # Each cited passage's sets are asked in turn, not put together: a sentence may cite many
     # long passages.

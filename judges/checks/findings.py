@@ -19,7 +19,9 @@ class Finding:
     check: str  # "quote" | "number" | "citation" | "provenance"
     span: Span  # the answer text the finding is about; claims overlapping it are affected
     note: str  # appended to the explanation of each affected claim
-    lower_to: str  # "UNSUPPORTED", "PARTIALLY_SUPPORTED", or "SUPPORTED" (a note, never a lowered label)
+    lower_to: (
+        str  # "UNSUPPORTED", "PARTIALLY_SUPPORTED", or "SUPPORTED" (a note, never a lowered label)
+    )
     category: str  # the category of a claim added for answer text no claim covers
     fabrication: Fabrication | None = None
     confidence: float | None = None  # the claims' confidence is lowered to this, when given

@@ -36,7 +36,9 @@ _FETCH_CUE = r"fetched|crawled|scraped|snapshot"
 
 # Cues that may also introduce a policy date ("as of July 1, fares are ...", "cards retrieved
 # until June 30"): the passage text may support the date too.
-_LOOSE_CUE = r"as of|updated|published|revised|current|dated|posted|reviewed|retrieved|accessed|downloaded"
+_LOOSE_CUE = (
+    r"as of|updated|published|revised|current|dated|posted|reviewed|retrieved|accessed|downloaded"
+)
 
 
 _DATE_CUE = re.compile(rf"\b(?:(?P<fetch>{_FETCH_CUE})|(?P<loose>{_LOOSE_CUE}))\b", re.IGNORECASE)
@@ -147,14 +149,21 @@ def _provenance_dates(text: str, request: JudgeRequest) -> list[ProvenanceMentio
         else:
             if not fetch_cue:
                 if text_values is None:
-                    text_values = frozenset().union(*(quantity_values(p.text) for p in request.passages))
+                    text_values = frozenset().union(
+                        *(quantity_values(p.text) for p in request.passages)
+                    )
                 if quantity.value in text_values:
                     mentions.append(ProvenanceMention("date", span, quantity.span, None))
                     continue
             shown = ", ".join(fetched) if fetched else "no passage gives a fetch date"
-            preposition = "on" if len(quantity.value) == 10 or quantity.value.startswith("--") else "in"
+            preposition = (
+                "on" if len(quantity.value) == 10 or quantity.value.startswith("--") else "in"
+            )
             verdict = "disagrees"
-            reason = f"no passage was fetched {preposition} {quantity.value.lstrip('-')} (fetched: {shown})"
+            reason = (
+                f"no passage was fetched {preposition} {quantity.value.lstrip('-')} (fetched:"
+                f" {shown})"
+            )
         mentions.append(ProvenanceMention("date", span, quantity.span, verdict, reason))
     return mentions
 
@@ -175,9 +184,15 @@ def _sections(text: str, request: JudgeRequest) -> list[ProvenanceMention]:
     mentions = []
     for match in _SECTION.finditer(text):
         unknown = [
-            sid for sid in _SECTION_ID.findall(match.group("ids"))
-            if not any(h == sid.lower() or h.startswith(sid.lower() + ".") or sid.lower().startswith(h + ".")
-                       for h in headers if h)
+            sid
+            for sid in _SECTION_ID.findall(match.group("ids"))
+            if not any(
+                h == sid.lower()
+                or h.startswith(sid.lower() + ".")
+                or sid.lower().startswith(h + ".")
+                for h in headers
+                if h
+            )
         ]
         if not unknown:
             verdict, reason = "agrees", ""
@@ -186,7 +201,10 @@ def _sections(text: str, request: JudgeRequest) -> list[ProvenanceMention]:
         else:
             shown = ", ".join(headers) if headers else "none"
             names = " or ".join(unknown)
-            verdict, reason = "disagrees", f"no passage header names section {names} (sections: {shown})"
+            verdict, reason = (
+                "disagrees",
+                f"no passage header names section {names} (sections: {shown})",
+            )
         mentions.append(ProvenanceMention("section", match.span(), match.span(), verdict, reason))
     return mentions
 
@@ -230,8 +248,10 @@ def _urls(text: str, request: JudgeRequest) -> list[ProvenanceMention]:
         url = match.group().rstrip(".,;:!?")
         span = (match.start(), match.start() + len(url))
         key = _url_key(url)
-        if any(h == key or h.split("#")[0].rstrip("/") == key or h.startswith((key + "/", key + "#"))
-               for h in headers):
+        if any(
+            h == key or h.split("#")[0].rstrip("/") == key or h.startswith((key + "/", key + "#"))
+            for h in headers
+        ):
             verdict, reason = "agrees", ""
         elif any(url.lower() in _lowered(p.text) for p in request.passages):
             verdict, reason = None, ""
@@ -284,7 +304,14 @@ def _name_after(text: str, position: int) -> Span | None:
     (joined by "of", "and", ...), then up to two lowercase words ending in a document noun."""
     tokens = _tokens(text, position, min(len(text), position + 200))
     index = 0
-    while index < len(tokens) and tokens[index].group().lower() in ("the", "our", "a", "an", "its", "their"):
+    while index < len(tokens) and tokens[index].group().lower() in (
+        "the",
+        "our",
+        "a",
+        "an",
+        "its",
+        "their",
+    ):
         index += 1
     run: list[re.Match[str]] = []
     last_end = tokens[index - 1].end() if index else position
@@ -318,8 +345,12 @@ def _name_before(text: str, position: int) -> Span | None:
     """A source's name ending at `position` (before "states", "says", ...): capitalized words,
     then up to two lowercase words ending in a document noun ("the LRT fare policy states")."""
     reach = max(0, position - 200)
-    clause_start = max((m.end() for m in _CLAUSE_END.finditer(text, reach, position)), default=reach)
-    clause_start = max(clause_start, max(text.rfind(c, clause_start, position) + 1 for c in ",:(\""))
+    clause_start = max(
+        (m.end() for m in _CLAUSE_END.finditer(text, reach, position)), default=reach
+    )
+    clause_start = max(
+        clause_start, max(text.rfind(c, clause_start, position) + 1 for c in ",:(\"")
+    )
     tokens = _tokens(text, clause_start, position)
     if not tokens or tokens[-1].end() != len(text[:position].rstrip()):
         return None
@@ -331,7 +362,8 @@ def _name_before(text: str, position: int) -> Span | None:
         if lowercase == 1 and tokens[index].group().lower() not in _DOC_NOUNS:
             return None
     while index > 0 and (
-        _is_capitalized(tokens[index - 1].group()) or tokens[index - 1].group().lower() in _CONNECTORS
+        _is_capitalized(tokens[index - 1].group())
+        or tokens[index - 1].group().lower() in _CONNECTORS
     ):
         index -= 1
     while index < len(tokens) and tokens[index].group().lower() in _CONNECTORS | {"the"}:
@@ -345,7 +377,9 @@ def _strip_possessive(text: str, end: int) -> int:
     return end - 2 if text[end - 2:end] in ("'s", "’s") else end
 
 
-def _judge_name(text: str, span: Span, name: Span, request: JudgeRequest) -> ProvenanceMention | None:
+def _judge_name(
+    text: str, span: Span, name: Span, request: JudgeRequest
+) -> ProvenanceMention | None:
     words = set(content_words(text[slice(*name)])) - _GENERIC_SOURCE_WORDS
     if not words:
         return None  # "the policy" names nothing to check
@@ -364,12 +398,16 @@ def _header_words(passage: Passage) -> frozenset[str]:
 
 
 @lru_cache(maxsize=1024)  # asked of every passage for every source an answer names
-def _words_of_header(agency: str | None, title: str | None, section: str | None, tag: str | None) -> frozenset[str]:
+def _words_of_header(
+    agency: str | None, title: str | None, section: str | None, tag: str | None
+) -> frozenset[str]:
     fields = [f for f in (agency, title, section, tag) if f]
     words = set(content_words(" ".join(fields)))
     for field in (agency, title):
         if field:
-            initials = "".join(w[0] for w in re.findall(r"[A-Za-z][\w'-]*", field) if w[0].isupper())
+            initials = "".join(
+                w[0] for w in re.findall(r"[A-Za-z][\w'-]*", field) if w[0].isupper()
+            )
             if len(initials) >= 2:
                 words.add(initials.lower())
     return frozenset(words)

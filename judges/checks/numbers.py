@@ -19,7 +19,9 @@ from judges.types import Fabrication
 
 
 def check_numbers(answer: Answer) -> list[Finding]:
-    skip = Mask(len(answer.text), [q.span for q in answer.quotations] + [m.span for m in answer.provenance])
+    skip = Mask(
+        len(answer.text), [q.span for q in answer.quotations] + [m.span for m in answer.provenance]
+    )
     checked = [quantity for quantity in answer.quantities if not skip.covers(quantity.span)]
     in_text = answer.values_in_text(checked) if checked else set()
     findings = []
@@ -28,14 +30,21 @@ def check_numbers(answer: Answer) -> list[Finding]:
             continue
         is_date = quantity.kind == "date"
         reason = f"'{quantity.text}' appears in no passage"
-        findings.append(Finding(
-            check="number", span=quantity.span, note=f"{'Date' if is_date else 'Number'} check: {reason}.",
-            lower_to="UNSUPPORTED", category=_quantity_category(quantity),
-            fabrication=Fabrication(
-                kind="date" if is_date else "statistic", text=quantity.text, answer_span=quantity.span,
-                reason=reason,
-            ),
-        ))
+        findings.append(
+            Finding(
+                check="number",
+                span=quantity.span,
+                note=f"{'Date' if is_date else 'Number'} check: {reason}.",
+                lower_to="UNSUPPORTED",
+                category=_quantity_category(quantity),
+                fabrication=Fabrication(
+                    kind="date" if is_date else "statistic",
+                    text=quantity.text,
+                    answer_span=quantity.span,
+                    reason=reason,
+                ),
+            )
+        )
     return findings
 
 

@@ -36,12 +36,21 @@ def check_provenance(answer: Answer) -> list[Finding]:
         if mention.verdict != "disagrees":
             continue
         target = answer.text[slice(*mention.target)]
-        findings.append(Finding(
-            check="provenance", span=mention.span, note=f"Provenance check: {mention.reason}.",
-            lower_to="UNSUPPORTED", category="provenance",
-            fabrication=Fabrication(kind="date" if mention.kind == "date" else "entity", text=target,
-                                    answer_span=mention.target, reason=mention.reason),
-        ))
+        findings.append(
+            Finding(
+                check="provenance",
+                span=mention.span,
+                note=f"Provenance check: {mention.reason}.",
+                lower_to="UNSUPPORTED",
+                category="provenance",
+                fabrication=Fabrication(
+                    kind="date" if mention.kind == "date" else "entity",
+                    text=target,
+                    answer_span=mention.target,
+                    reason=mention.reason,
+                ),
+            )
+        )
     return findings
 
 
@@ -72,7 +81,9 @@ def provenance_verdict(sentence: str, request: JudgeRequest) -> ProvenanceVerdic
         return None
     if any(m.verdict == "disagrees" for m in mentions):
         return "disagrees"
-    rest = blank(sentence, [m.span for m in mentions] + [m.span for m in citation_markers(sentence)])
+    rest = blank(
+        sentence, [m.span for m in mentions] + [m.span for m in citation_markers(sentence)]
+    )
     if quantities(rest) or set(content_words(rest)) - PROVENANCE_FILLER:
         return None
     return "agrees"

@@ -26,7 +26,9 @@ _DOUBLE_QUOTED = re.compile(r"[\"“„](?P<body>[^\"“”„\n]+)[\"”]")
 # An opening single quote follows a space, a bracket or the start and is followed by a non-space;
 # a closing one follows a non-space and is followed by no letter. "don't" and "riders' cards" are
 # neither, so apostrophes are not read as quotation marks.
-_SINGLE_QUOTED = re.compile(r"(?<![\w'‘’])['‘](?P<body>[^\s'‘’](?:[^\n]*?[^\s'‘’])?)['’](?![\w'‘’])")
+_SINGLE_QUOTED = re.compile(
+    r"(?<![\w'‘’])['‘](?P<body>[^\s'‘’](?:[^\n]*?[^\s'‘’])?)['’](?![\w'‘’])"
+)
 
 
 def quotations(text: str) -> list[Quotation]:
@@ -47,7 +49,9 @@ def quotations(text: str) -> list[Quotation]:
     return sorted(found, key=lambda q: q.span)
 
 
-_TITLE_SMALL_WORDS = frozenset("a an and as at but by for from in into of on or the to vs via with".split())
+_TITLE_SMALL_WORDS = frozenset(
+    "a an and as at but by for from in into of on or the to vs via with".split()
+)
 
 
 _TITLE_MAX_WORDS = 10

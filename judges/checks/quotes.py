@@ -24,9 +24,16 @@ def check_quotations(answer: Answer) -> list[Finding]:
             continue
         quoted = answer.text[slice(*quotation.span)]
         reason = f"{quoted} appears in no passage"
-        findings.append(Finding(
-            check="quote", span=quotation.span, note=f"Quote check: {reason}.", lower_to="UNSUPPORTED",
-            category="quote",
-            fabrication=Fabrication(kind="quote", text=quoted, answer_span=quotation.span, reason=reason),
-        ))
+        findings.append(
+            Finding(
+                check="quote",
+                span=quotation.span,
+                note=f"Quote check: {reason}.",
+                lower_to="UNSUPPORTED",
+                category="quote",
+                fabrication=Fabrication(
+                    kind="quote", text=quoted, answer_span=quotation.span, reason=reason
+                ),
+            )
+        )
     return findings

@@ -109,10 +109,18 @@ def check_evidence(answer: Answer, result: JudgeResult, poisoned: dict[str, str]
             continue
         if all(e.passage_id in poisoned for e in found):
             pids = ", ".join(sorted({e.passage_id for e in found}))
-            findings.append(Finding(
-                check="evidence", span=span, lower_to="PARTIALLY_SUPPORTED", category=claim.category,
-                note=f"Evidence check: the judge's quotes are only in {pids}, which addresses the judge.",
-            ))
+            findings.append(
+                Finding(
+                    check="evidence",
+                    span=span,
+                    lower_to="PARTIALLY_SUPPORTED",
+                    category=claim.category,
+                    note=(
+                        f"Evidence check: the judge's quotes are only in {pids}, which addresses"
+                        " the judge."
+                    ),
+                )
+            )
     return findings
 
 
@@ -150,8 +158,10 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
     # Past SENTENCES_UP_TO characters of passages, their sentences are the rough pieces: pysbd
     # costs ~0.2 ms a sentence, seconds for the passages one request may hold.
     rough = sum(len(p.text) for p in answer.passages) > SENTENCES_UP_TO
-    known = _KnownStems([p.text for p in trusted.values()], rough)  # read only when a claim needs it
-    # Without capitals in the answer, names are read by novelty against the passages (align.moved_in).
+    # read only when a claim needs it
+    known = _KnownStems([p.text for p in trusted.values()], rough)
+    # Without capitals in the answer, names are read by novelty against the passages
+    # (align.moved_in).
     caseless = None if cased(answer.text) else known
     compared = [0]  # (passage sentence, claim stem) pairs compared, held to MAX_SCORED
     findings = []
@@ -160,11 +170,19 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
         if claim.label != "SUPPORTED" or span is None:
             continue
         if compared[0] > MAX_SCORED:
-            findings.append(Finding(
-                check="support", span=span, lower_to="UNSUPPORTED", category=claim.category,
-                note=(f"Not checked: the answer has claims whose words fill the passages: more than "
-                      f"{MAX_SCORED:,} passage sentences compared; the quote check stopped before this claim."),
-            ))
+            findings.append(
+                Finding(
+                    check="support",
+                    span=span,
+                    lower_to="UNSUPPORTED",
+                    category=claim.category,
+                    note=(
+                        "Not checked: the answer has claims whose words fill the passages: more"
+                        f" than {MAX_SCORED:,} passage sentences compared; the quote check stopped"
+                        " before this claim."
+                    ),
+                )
+            )
             continue
         text = strip_invisible(answer.text[slice(*span)])[0]
         if silence(text) or is_lead_in(text):
@@ -175,21 +193,39 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
         if len(wanted) < SUPPORT_MIN_WORDS:
             continue
         quoted = _quoted(claim, trusted)
-        shortfall = quote_shortfall(text, quoted, minimum, absence_is_evidence=under_attack, known=caseless,
-                                    passages_have=known)
+        shortfall = quote_shortfall(
+            text,
+            quoted,
+            minimum,
+            absence_is_evidence=under_attack,
+            known=caseless,
+            passages_have=known,
+        )
         if shortfall is None:
             continue
         # The judge may have quoted part of what says the claim, or the wrong sentence.
-        closest = quote_shortfall(text, _closest_sentences(wanted, answer.passages, rough, compared), minimum,
-                                  quoted=False, absence_is_evidence=under_attack, known=caseless,
-                                  passages_have=known)
+        closest = quote_shortfall(
+            text,
+            _closest_sentences(wanted, answer.passages, rough, compared),
+            minimum,
+            quoted=False,
+            absence_is_evidence=under_attack,
+            known=caseless,
+            passages_have=known,
+        )
         if closest is None:
             continue
         # Evidence against the claim, wherever it was read; a quote that shares none of the claim's
         # words says nothing either way (the judge quoted the wrong sentence): the closest decide.
-        if not quoted or shortfall.coverage == 0 or (shortfall.label is None and closest.label is not None):
+        if (
+            not quoted
+            or shortfall.coverage == 0
+            or (shortfall.label is None and closest.label is not None)
+        ):
             shortfall = closest
-        attack = "; the request addresses the judge, so every word must be there" if under_attack else ""
+        attack = (
+            "; the request addresses the judge, so every word must be there" if under_attack else ""
+        )
         if shortfall.label is not None:
             findings.append(Finding(
                 check="support", span=span, lower_to=shortfall.label, category=claim.category,
@@ -202,19 +238,35 @@ def check_support(answer: Answer, result: JudgeResult, under_attack: bool = Fals
         # Words of the question count as new: it is not evidence, and an attacker may write it.
         new = new_words(text, known)
         if is_new_content(new, len(wanted), coverage):
-            findings.append(Finding(
-                check="support", span=span, lower_to="PARTIALLY_SUPPORTED", category=claim.category,
-                note=(f"Quote check: new content: no passage has {_listed(new)}, and the closest passage "
-                      f"text holds {round(coverage * 100)}% of the claim's words."),
-            ))
+            findings.append(
+                Finding(
+                    check="support",
+                    span=span,
+                    lower_to="PARTIALLY_SUPPORTED",
+                    category=claim.category,
+                    note=(
+                        f"Quote check: new content: no passage has {_listed(new)}, and the closest"
+                        f" passage text holds {round(coverage * 100)}% of the claim's words."
+                    ),
+                )
+            )
             continue
         lacking = shortfall.lacking or closest.lacking
-        findings.append(Finding(
-            check="support", span=span, lower_to="SUPPORTED", category=claim.category,
-            note=(f"Not word for word in {'the quote' if quoted else 'the passages'}: {_listed(lacking)}." if lacking
-                  else f"Quote check, no evidence against it: {shortfall.reason}."),
-            confidence=round(coverage, 2),
-        ))
+        findings.append(
+            Finding(
+                check="support",
+                span=span,
+                lower_to="SUPPORTED",
+                category=claim.category,
+                note=(
+                    f"Not word for word in {'the quote' if quoted else 'the passages'}:"
+                    f" {_listed(lacking)}."
+                    if lacking
+                    else f"Quote check, no evidence against it: {shortfall.reason}."
+                ),
+                confidence=round(coverage, 2),
+            )
+        )
     return findings
 
 
@@ -231,12 +283,16 @@ class _KnownStems:
 
     def __call__(self, word_stem: str) -> bool:
         if self.stems is None:
-            self.stems = frozenset().union(*(_sentence_index(text, self.rough)[1] for text in self.texts))
+            self.stems = frozenset().union(
+                *(_sentence_index(text, self.rough)[1] for text in self.texts)
+            )
         return word_stem in self.stems
 
 
 def _listed(words: Sequence[str], limit: int = 4) -> str:
-    return ", ".join(f"'{w}'" for w in words[:limit]) + (f" and {len(words) - limit} more" if len(words) > limit else "")
+    return ", ".join(f"'{w}'" for w in words[:limit]) + (
+        f" and {len(words) - limit} more" if len(words) > limit else ""
+    )
 
 
 SYNTHESIS_QUOTES = 4  # the first quotes of a claim that are also read two at a time
@@ -266,8 +322,13 @@ def _closest_sentences(wanted: set[str], passages: Sequence[Passage], rough: boo
         found = [postings[word] for word in wanted if word in postings]
         compared[0] += sum(map(len, found))
         shared = Counter(chain.from_iterable(found))
-        best = heapq.nsmallest(CLOSEST_SENTENCES, [*best, *((-count, number, at) for at, count in shared.items())])
-    return [(passages[number].id, _sentence_index(passages[number].text, rough)[0][at]) for _, number, at in best]
+        best = heapq.nsmallest(
+            CLOSEST_SENTENCES, [*best, *((-count, number, at) for at, count in shared.items())]
+        )
+    return [
+        (passages[number].id, _sentence_index(passages[number].text, rough)[0][at])
+        for _, number, at in best
+    ]
 
 
 @lru_cache(maxsize=256)

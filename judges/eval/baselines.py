@@ -1,4 +1,5 @@
-"""The baselines the judge is compared with: the detectors FaithBench ships, a lexical-recall rule."""
+"""The baselines the judge is compared with: the detectors FaithBench ships, a lexical-recall
+rule."""
 
 from __future__ import annotations
 
@@ -34,7 +35,9 @@ def lexical_recall_baseline(request: JudgeRequest, threshold: float) -> bool:
     return any(recall < threshold for recall in sentence_recalls(request))
 
 
-def best_lexical_threshold(min_recalls: Sequence[float | None], gold: Sequence[bool]) -> tuple[float, dict[str, float]]:
+def best_lexical_threshold(
+    min_recalls: Sequence[float | None], gold: Sequence[bool]
+) -> tuple[float, dict[str, float]]:
     """The threshold with the highest balanced accuracy on these very records (ties: the lowest
     threshold), and its metrics. `min_recalls[i]` is record i's lowest sentence recall, None
     when no sentence was scored (never flagged). Tuned on the data it scores: optimistic."""
@@ -54,7 +57,8 @@ def best_lexical_threshold(min_recalls: Sequence[float | None], gold: Sequence[b
 
 
 def detector_vote(record: Record, key: str) -> bool | None:
-    """The detector's prediction (True = hallucinated), or None when the record has no usable value."""
+    """The detector's prediction (True = hallucinated), or None when the record has no usable
+    value."""
     metadata = record.meta.get("metadata")
     if not isinstance(metadata, dict):
         return None

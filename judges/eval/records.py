@@ -143,7 +143,13 @@ def load_dataset(path: str | Path, limit: int | None = None) -> tuple[list[Recor
                     skipped.append(Skipped(number, record_id, str(error)))
                     continue
                 if record.id in first_line:
-                    skipped.append(Skipped(number, record.id, f"duplicate id (first used on line {first_line[record.id]})"))
+                    skipped.append(
+                        Skipped(
+                            number,
+                            record.id,
+                            f"duplicate id (first used on line {first_line[record.id]})",
+                        )
+                    )
                     continue
                 first_line[record.id] = number
                 records.append(record)
@@ -180,9 +186,15 @@ def parse_record(obj: Any, line: int = 0) -> Record:
     raw_sentences = obj.get("sentence_labels")
     if raw_sentences is not None and not isinstance(raw_sentences, list):
         raise InvalidRecord("sentence_labels: must be a list or null")
-    sentences = None if raw_sentences is None else _spans(raw_sentences, answer, "sentence_labels", with_text=False)
+    sentences = (
+        None
+        if raw_sentences is None
+        else _spans(raw_sentences, answer, "sentence_labels", with_text=False)
+    )
     try:
-        request = JudgeRequest.model_validate({"question": question or "", "passages": passages, "answer": answer})
+        request = JudgeRequest.model_validate(
+            {"question": question or "", "passages": passages, "answer": answer}
+        )
     except ValidationError as error:
         raise InvalidRecord(describe_validation_error(error)) from None
     return Record(
@@ -201,7 +213,13 @@ def _required(obj: dict[str, Any], key: str, kind: type) -> Any:
     return value
 
 
-_KIND_NAMES = {str: "a string", bool: "true or false", list: "a list", dict: "an object", int: "an integer"}
+_KIND_NAMES = {
+    str: "a string",
+    bool: "true or false",
+    list: "a list",
+    dict: "an object",
+    int: "an integer",
+}
 
 
 def _spans(raw: list[Any], answer: str, name: str, *, with_text: bool) -> tuple[GoldSpan, ...]:
@@ -214,11 +232,17 @@ def _spans(raw: list[Any], answer: str, name: str, *, with_text: bool) -> tuple[
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
             raise InvalidRecord(f"{where}: start and end must be integers")
         if not 0 <= start < end <= len(answer):
-            raise InvalidRecord(f"{where}: [{start}, {end}) is not a non-empty span of the answer ({len(answer)} chars)")
+            raise InvalidRecord(
+                f"{where}: [{start}, {end}) is not a non-empty span of the answer ({len(answer)}"
+                " chars)"
+            )
         if not isinstance(label, str):
             raise InvalidRecord(f"{where}.label: must be a string")
         if with_text and "text" in item and item["text"] != answer[start:end]:
-            raise InvalidRecord(f"{where}.text: differs from answer[{start}:{end}] (offsets must point into the answer)")
+            raise InvalidRecord(
+                f"{where}.text: differs from answer[{start}:{end}] (offsets must point into the"
+                " answer)"
+            )
         spans.append(GoldSpan(start, end, label))
     return tuple(spans)
 

@@ -2,7 +2,8 @@
 
     get_profile("fare_policy")      -> the latest version (also "fare_policy@latest")
     get_profile("fare_policy@v2")   -> that version
-    list_profiles()                 -> [("claim_audit", ["v1"]), ("fare_policy", ["v1", "v2", "v3"]), ...]
+    list_profiles()                 -> [("claim_audit", ["v1"]), ("fare_policy", ["v1", "v2",
+    "v3"]), ...]
 
 Unknown names or versions raise UnknownProfile (a ValueError) whose message lists what exists.
 Each profile lives in its own folder with one prompt template per version beside its code.
@@ -36,7 +37,9 @@ for _module in (claim_audit, fare_policy, claim_verification, sentence_map):
 
 def list_profiles() -> list[tuple[str, list[str]]]:
     """Every profile name (sorted) with its versions, oldest first."""
-    return [(name, sorted(versions, key=_version_key)) for name, versions in sorted(_REGISTRY.items())]
+    return [
+        (name, sorted(versions, key=_version_key)) for name, versions in sorted(_REGISTRY.items())
+    ]
 
 
 def _available() -> str:

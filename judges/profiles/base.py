@@ -43,7 +43,9 @@ class Profile(Protocol):
     schema_name: str  # a name for response_format json_schema: ^[a-zA-Z0-9_-]{1,64}$
     output_schema: dict[str, Any]  # JSON Schema of the raw output
 
-    def render(self, request: JudgeRequest, examples: WorkedExamples | None = None) -> RenderedPrompt:
+    def render(
+        self, request: JudgeRequest, examples: WorkedExamples | None = None
+    ) -> RenderedPrompt:
         """The messages for `request`; `examples` (worked examples from human reviewers) go in as
         extra data blocks ahead of the request's material."""
 

@@ -40,7 +40,9 @@ class TemplateProfile:
     def __repr__(self) -> str:
         return f"<judge profile {self.name}@{self.version}>"
 
-    def render(self, request: JudgeRequest, examples: WorkedExamples | None = None) -> RenderedPrompt:
+    def render(
+        self, request: JudgeRequest, examples: WorkedExamples | None = None
+    ) -> RenderedPrompt:
         return render_prompt(self.template, request, examples=examples)
 
     def parse(self, text: str, request: JudgeRequest | None = None) -> Any:

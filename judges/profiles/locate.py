@@ -37,7 +37,9 @@ def resolve_passage_id(pid: str | None, passages: Sequence[Passage]) -> str | No
     return pid
 
 
-def locate_quote(quote: str, passages: Sequence[Passage], preferred_pid: str | None = None) -> Evidence:
+def locate_quote(
+    quote: str, passages: Sequence[Passage], preferred_pid: str | None = None
+) -> Evidence:
     """Evidence for a judge's quote (judges.locate.locate): looked for in the named passage first,
     then in the others. Found: that passage's id, the passage's own text at the span (what the
     judge quoted, as it really stands there), the span and the match quality ("exact",

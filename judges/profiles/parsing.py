@@ -78,7 +78,9 @@ def extract_json(text: str) -> dict[str, Any]:
                 raise OutputError(_truncated(start, str(error))) from None
             malformed.append(f"invalid JSON in the value starting at character {start}: {error}")
         except RecursionError:
-            raise OutputError(f"the JSON starting at character {start} is nested too deeply") from None
+            raise OutputError(
+                f"the JSON starting at character {start} is nested too deeply"
+            ) from None
         else:
             found.append((start, value))
         position = end
@@ -88,8 +90,8 @@ def extract_json(text: str) -> dict[str, Any]:
     # value, '"}], "verdict": "GROUNDED"}') and the object found is not the one the model meant.
     if found and (stray := _STRAY_JSON.search(text, position)):
         raise OutputError(
-            f"trailing data after the JSON object at character {stray.start()} ({stray.group()!r}): "
-            "the object was closed early; reply with exactly one JSON object"
+            f"trailing data after the JSON object at character {stray.start()} ({stray.group()!r}):"
+            " the object was closed early; reply with exactly one JSON object"
         )
     objects = [(start, value) for start, value in found if isinstance(value, dict)]
     others = [(start, value) for start, value in found if not isinstance(value, dict)]
@@ -98,7 +100,9 @@ def extract_json(text: str) -> dict[str, Any]:
         suffix = "" if objects else "; no valid JSON object found"
         raise OutputError(prefix + "; ".join(malformed[:3]) + suffix)
     if others and not objects:
-        raise OutputError("the top-level JSON value is an array, but the reply must be one JSON object")
+        raise OutputError(
+            "the top-level JSON value is an array, but the reply must be one JSON object"
+        )
     if not objects:
         raise OutputError("no JSON object found in the reply")
     distinct: list[tuple[int, Any]] = []
@@ -120,7 +124,10 @@ _STRAY_JSON = re.compile(r'"\s*:\s*(?:["\[{\d-]|(?:true|false|null)\b)|"\s*[}\]]
 
 
 def _truncated(start: int, reason: str) -> str:
-    return f"the JSON starting at character {start} is truncated: it ends before it is closed ({reason})"
+    return (
+        f"the JSON starting at character {start} is truncated: it ends before it is closed"
+        f" ({reason})"
+    )
 
 
 def _closing(text: str, start: int) -> int | None:
@@ -207,7 +214,9 @@ def _describe(item: dict[str, Any]) -> str:
 
 
 def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, BaseModel) else repr(value)
+    text = (
+        json.dumps(value, ensure_ascii=False) if not isinstance(value, BaseModel) else repr(value)
+    )
     return text if len(text) <= 60 else text[:57] + "..."
 
 

@@ -30,9 +30,12 @@ _BREAK = re.compile(
 )
 _SUBORDINATE_JOINT = re.compile(rf",\s+(?:{_SUBORDINATORS})\b", re.IGNORECASE)
 # Finite auxiliaries, copulas and modals: a closed class of English, so a clause holding one has a
-# verb. A subject of one to three words (no subordinator among them) between "and" and it makes the right side a full clause.
-_FINITE = (r"(?:is|are|was|were|has|have|had|can|cannot|may|might|must|will|shall|should|would|could"
-           r"|does|do|did|isn't|aren't|wasn't|weren't|hasn't|haven't|can't|won't|doesn't|don't|didn't)")
+# verb. A subject of one to three words (no subordinator among them) between "and" and it makes the
+# right side a full clause.
+_FINITE = (
+    r"(?:is|are|was|were|has|have|had|can|cannot|may|might|must|will|shall|should|would|could"
+    r"|does|do|did|isn't|aren't|wasn't|weren't|hasn't|haven't|can't|won't|doesn't|don't|didn't)"
+)
 _BARE_JOINT = re.compile(r"\s+(?=(?:and|but)\s)")
 _NOT_IN_A_SUBJECT = rf"(?:{_FINITE}|because|that|if|since|as|{_SUBORDINATORS})"
 _SUBJECT_THEN_FINITE = re.compile(
@@ -56,7 +59,11 @@ def clause_pieces(text: str, span: Span) -> list[Piece]:
     sentence = text[start:end]
     particle = ANSWER_PARTICLE.match(sentence)
     cuts: list[tuple[int, PieceKind]] = [(0, "clause")]
-    if particle and particle.end() < len(sentence.rstrip()) and content_words(sentence[particle.end():]):
+    if (
+        particle
+        and particle.end() < len(sentence.rstrip())
+        and content_words(sentence[particle.end() :])
+    ):
         cuts = [(0, "particle"), (particle.end(), "clause")]
     breaks = [match.end() if match.group().startswith(")") else match.start()
               for match in _BREAK.finditer(sentence)]
@@ -64,7 +71,9 @@ def clause_pieces(text: str, span: Span) -> list[Piece]:
         if cuts[-1][0] < cut < len(sentence):
             cuts.append((cut, _kind_at(sentence, cut)))
     bounds = [cut for cut, _ in cuts] + [len(sentence)]
-    return [Piece((start + bounds[i], start + bounds[i + 1]), kind) for i, (_, kind) in enumerate(cuts)]
+    return [
+        Piece((start + bounds[i], start + bounds[i + 1]), kind) for i, (_, kind) in enumerate(cuts)
+    ]
 
 
 def _bare_joints(sentence: str) -> list[int]:
@@ -93,7 +102,9 @@ def split_clauses(text: str, span: Span) -> list[Span]:
     for piece in clause_pieces(text, span):
         piece_start, piece_end = piece.span
         small = len(content_words(text[piece_start:piece_end])) < MIN_CLAUSE_WORDS
-        if merged and (small or len(content_words(text[merged[-1][0]:merged[-1][1]])) < MIN_CLAUSE_WORDS):
+        if merged and (
+            small or len(content_words(text[merged[-1][0] : merged[-1][1]])) < MIN_CLAUSE_WORDS
+        ):
             merged[-1][1] = piece_end
         else:
             merged.append([piece_start, piece_end])

@@ -33,7 +33,10 @@ class NumberMention:
 
     @property
     def looks_like_year(self) -> bool:
-        return not (self.is_money or self.is_percent) and re.fullmatch(r"(19|20)\d\d", self.value) is not None
+        return (
+            not (self.is_money or self.is_percent)
+            and re.fullmatch(r"(19|20)\d\d", self.value) is not None
+        )
 
 
 # A citation marker such as [2] or [P3, P4] points at a passage; it is not a fact to check.
@@ -87,7 +90,9 @@ def _number_matches(text: str) -> Iterator[re.Match[str]]:
 
 
 def _value_of(match: re.Match[str]) -> str:
-    return normalize_number(_digits_of(match), in_cents=match.group("unit") in ("cent", "cents", "¢"))
+    return normalize_number(
+        _digits_of(match), in_cents=match.group("unit") in ("cent", "cents", "¢")
+    )
 
 
 def _number_fields(match: re.Match[str]) -> _Fields:
@@ -144,11 +149,17 @@ MONTHS: dict[str, int] = {
 # word and look it up, a Python step per word of every passage): capitalized or all capitals, and
 # for passages also lowercase ("on may 30 ."). A name glued to letters before it is skipped below.
 _MONTH_WORD = re.compile(
-    "(?:" + "|".join(sorted({f for m in MONTHS for f in (m.capitalize(), m.upper())}, key=len, reverse=True))
+    "(?:"
+    + "|".join(
+        sorted({f for m in MONTHS for f in (m.capitalize(), m.upper())}, key=len, reverse=True)
+    )
     + r")\b\.?"
 )
 _MONTH_WORD_ANY_CASE = re.compile(
-    "(?:" + "|".join(sorted({f for m in MONTHS for f in (m, m.capitalize(), m.upper())}, key=len, reverse=True))
+    "(?:"
+    + "|".join(
+        sorted({f for m in MONTHS for f in (m, m.capitalize(), m.upper())}, key=len, reverse=True)
+    )
     + r")\b\.?"
 )
 # "2007 -- 11" and "2001–07" in a passage are year ranges: they also give 2011 and 2007.
@@ -156,10 +167,13 @@ _YEAR_RANGE = re.compile(
     r"\b(?P<century>19|20)(?P<first>\d\d)\s*(?:-{1,2}|–|—|to)\s*(?P<last>\d\d)\b(?![-–—]?\d)"
 )
 _MONTH_TAIL = re.compile(  # "5, 2027", "5th 2027", "5 , 2027" (tokenized text), ", 2027", " 5"
-    r"\s*(?P<day>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\b(?:(?:\s*,)?\s+(?P<year>(?:19|20|21)\d\d)\b)?"
+    r"\s*(?P<day>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\b(?:(?:\s*,)?\s+(?P<year>(?:19|20|"
+    r"21)\d\d)\b)?"
     r"|(?:\s*,)?\s+(?P<year_only>(?:19|20|21)\d\d)\b"
 )
-_DAY_BEFORE = re.compile(r"(?<![\w.,$€£])(?P<day>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\s+(?:of\s+)?$")
+_DAY_BEFORE = re.compile(
+    r"(?<![\w.,$€£])(?P<day>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\s+(?:of\s+)?$"
+)
 _NOT_A_DAY = re.compile(r"\s*[:%$]|\.\d")  # "June 30:" or "May 3.5" is no month and day
 _ISO_DATE = re.compile(
     r"(?<![\w/.-])(?P<year>(?:19|20|21)\d\d)-(?P<mm>0[1-9]|1[0-2])-(?P<dd>0[1-9]|[12]\d|3[01])"
@@ -170,7 +184,9 @@ _US_DATE = re.compile(  # month/day/year, as US answers write it
     r"(?![\w/]|\.\d)"
 )
 _MERIDIEM = r"(?P<mer>[ap]\.\s?m\.|[ap]m\b|[AP]\.\s?M\.|[AP]M\b)"
-_CLOCK_TIME = re.compile(rf"(?<![\w.:,$€£])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?![\d:])(?:\s?{_MERIDIEM})?")
+_CLOCK_TIME = re.compile(
+    rf"(?<![\w.:,$€£])(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)(?![\d:])(?:\s?{_MERIDIEM})?"
+)
 _HOUR_TIME = re.compile(rf"(?<![\w.:,$€£])(?P<h>1[0-2]|0?[1-9])\s?{_MERIDIEM}")
 # Every _HOUR_TIME has this: its hour's last digit is ASCII, and [0-9] is quicker to skip to than
 # \d (~15 us less per 2,000 characters).
@@ -184,9 +200,13 @@ _UNITS_WORDS = (
 ).split()
 _TENS_WORDS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
                "eighty": 80, "ninety": 90}
-NUMBER_WORDS: dict[str, int] = {word: value for value, word in enumerate(_UNITS_WORDS)} | _TENS_WORDS
+NUMBER_WORDS: dict[str, int] = {
+    word: value for value, word in enumerate(_UNITS_WORDS)
+} | _TENS_WORDS
 _NUMBER_WORD = re.compile(
-    r"(?<![\w-])(?:(?P<tens>" + "|".join(_TENS_WORDS) + r")(?:[- ](?P<ones>one|two|three|four|five|six|seven"
+    r"(?<![\w-])(?:(?P<tens>"
+    + "|".join(_TENS_WORDS)
+    + r")(?:[- ](?P<ones>one|two|three|four|five|six|seven"
     r"|eight|nine)\b)?|(?P<small>" + "|".join(sorted(_UNITS_WORDS, key=len, reverse=True)) + r"))"
     r"(?:\s+(?P<hundred>hundred))?\b"
     r"(?:\s?(?P<unit>dollars?|cents?|percent|per\s?cent))?(?!\w)",
@@ -196,7 +216,8 @@ _NUMBER_WORD = re.compile(
 # "three children", "fifty percent", "sixty-five and older"), so "one of the ways" or "two
 # options" are not read as statistics. Passages offer every number word they contain.
 _COUNTED = re.compile(
-    r"[\s-]+(?:(?:[a-z]+[\s-]+)?(?:days?|weeks?|months?|years?|hours?|minutes?|rides?|trips?|transfers?"
+    r"[\s-]+(?:(?:[a-z]+[\s-]+)?(?:days?|weeks?|months?|years?|hours?|minutes?|rides?|trips?|"
+    r"transfers?"
     r"|child(?:ren)?|adults?|riders?|people|persons?|companions?|attendants?|miles?|zones?|stops?"
     r"|times|consecutive|business|calendar)\b|(?:and|or) (?:older|over|more|younger|under)\b)",
     re.IGNORECASE,
@@ -289,12 +310,14 @@ def readings_by_start(text: str) -> list[tuple[int, list[str]]]:
     """Where each quantity of `text` starts (every number word counts, as in a passage) and its
     readings (`quantity_readings`), in no order: what reading a passage's values needs, without
     the Quantity objects (building one costs ~1.4 us, a passage's pieces read hold ~40)."""
-    return [(span[0], _readings(value, is_date, is_time))
-            for _, span, value, _, _, is_date, is_time, _ in _quantity_fields(text, every_word=True)]
+    return [
+        (span[0], _readings(value, is_date, is_time))
+        for _, span, value, _, _, is_date, is_time, _ in _quantity_fields(text, every_word=True)
+    ]
 
 
-# The fields of a Quantity in their order (text, span, value, is_money, is_percent, is_date, is_time,
-# is_word), as `_quantity_fields` finds them.
+# The fields of a Quantity in their order (text, span, value, is_money, is_percent, is_date,
+# is_time, is_word), as `_quantity_fields` finds them.
 _Fields = tuple[str, Span, str, bool, bool, bool, bool, bool]
 
 
@@ -361,7 +384,10 @@ def _lowercase_date(text: str, word: re.Match, tail: re.Match | None, month: int
         return True
     if month == 5:
         return False
-    return bool(tail and tail.group("day")) or _DAY_BEFORE.search(text, max(0, word.start() - 20), word.start()) is not None
+    return (
+        bool(tail and tail.group("day"))
+        or _DAY_BEFORE.search(text, max(0, word.start() - 20), word.start()) is not None
+    )
 
 
 def _month_dates(text: str, any_case: bool = False) -> Iterator[_Fields | None]:
@@ -375,7 +401,11 @@ def _month_dates(text: str, any_case: bool = False) -> Iterator[_Fields | None]:
         tail = _MONTH_TAIL.match(text, word.end())
         if not any_case and word.group().islower() and not _lowercase_date(text, word, tail, month):
             continue
-        if tail and tail.group("day") and (tail.group("year") or not _NOT_A_DAY.match(text, tail.end())):
+        if (
+            tail
+            and tail.group("day")
+            and (tail.group("year") or not _NOT_A_DAY.match(text, tail.end()))
+        ):
             year = int(tail.group("year")) if tail.group("year") else None
             span = (word.start(), tail.end())
             yield _date_fields(text[slice(*span)], span, year, month, int(tail.group("day")))
@@ -392,10 +422,14 @@ def _month_dates(text: str, any_case: bool = False) -> Iterator[_Fields | None]:
 
 
 def _numeric_date(match: re.Match[str]) -> _Fields | None:
-    return _date_fields(match.group(), match.span(), int(match["year"]), int(match["mm"]), int(match["dd"]))
+    return _date_fields(
+        match.group(), match.span(), int(match["year"]), int(match["mm"]), int(match["dd"])
+    )
 
 
-def _date_fields(written: str, span: Span, year: int | None, month: int, day: int | None) -> _Fields | None:
+def _date_fields(
+    written: str, span: Span, year: int | None, month: int, day: int | None
+) -> _Fields | None:
     """A date as one quantity: "2027-01-05", "2027-01" (no day) or "--01-05" (no year); None when
     there is no such day."""
     if day is not None:
@@ -419,7 +453,9 @@ def quantity_values(text: str) -> frozenset[str]:
     a date "2027-01-05" also gives "2027-01", "--01-05" and "2027"; a time with a.m./p.m. also
     gives its 12-hour reading, so "5:00 p.m." gives "17:00" and "05:00" (an answer's bare "5:00"
     is then found). Read piece by piece (`quantity_pieces`), which gives the same values."""
-    return frozenset().union(*(_piece_values(text[start:end]) for start, end in quantity_pieces(text)))
+    return frozenset().union(
+        *(_piece_values(text[start:end]) for start, end in quantity_pieces(text))
+    )
 
 
 def year_range_values(text: str) -> set[str]:
@@ -503,7 +539,9 @@ def _time_fields(match: re.Match[str]) -> _Fields:
 def _word_fields(match: re.Match[str]) -> _Fields:
     if match.group("tens"):
         ones = match.group("ones")
-        value = NUMBER_WORDS[match.group("tens").lower()] + (NUMBER_WORDS[ones.lower()] if ones else 0)
+        value = NUMBER_WORDS[match.group("tens").lower()] + (
+            NUMBER_WORDS[ones.lower()] if ones else 0
+        )
     else:
         value = NUMBER_WORDS[match.group("small").lower()]
     if match.group("hundred"):

@@ -13,7 +13,10 @@ from operator import sub
 
 import ahocorasick
 
-def matches_at(pattern: re.Pattern[str], text: str, starts: Iterable[int]) -> Iterator[re.Match[str]]:
+
+def matches_at(
+    pattern: re.Pattern[str], text: str, starts: Iterable[int]
+) -> Iterator[re.Match[str]]:
     """What `pattern.finditer(text)` finds, trying the pattern only at `starts` (ascending): every
     position where a match of it can begin must be among them. Like finditer, a match is looked
     for only after the end of the previous one. `pattern.match(text, position)` sees the whole
@@ -44,7 +47,8 @@ def word_positions(lowered: str, words: Iterable[str]) -> list[int]:
     automaton = _automaton(frozenset(words))
     if automaton is None:
         return []
-    # Where each match ends less its word's length less one, subtracted in C (no Python step per match).
+    # Where each match ends less its word's length less one, subtracted in C (no Python step per
+    # match).
     return sorted(set(starmap(sub, automaton.iter(lowered))))
 
 

@@ -63,7 +63,9 @@ def _split_sentences(text: str) -> tuple[Span, ...]:
 LINE_CHUNK_CHARS = 1_000
 CHUNK_CUT_ANYWHERE_AFTER = 3 * LINE_CHUNK_CHARS
 # A piece ending in "e.g.", "U.S.", "Dr." or "No." may end inside a sentence.
-_ABBREVIATED_END = re.compile(r"(?:(?:(?<![\w.])[^\W\d_]\.)+|(?<![\w.])[A-Z][a-z]{0,2}\.)[\"'”’)\]]*$")
+_ABBREVIATED_END = re.compile(
+    r"(?:(?:(?<![\w.])[^\W\d_]\.)+|(?<![\w.])[A-Z][a-z]{0,2}\.)[\"'”’)\]]*$"
+)
 _CAPITAL = re.compile(r"[^\W\d_]")
 
 
@@ -78,8 +80,11 @@ def _line_chunks(line: str) -> list[str]:
         if start - begin < LINE_CHUNK_CHARS:
             continue
         opening = _CAPITAL.match(line, start)
-        sentence_end = opening is not None and opening.group().isupper() and not _ABBREVIATED_END.search(
-            line, max(begin, end - 12), end)
+        sentence_end = (
+            opening is not None
+            and opening.group().isupper()
+            and not _ABBREVIATED_END.search(line, max(begin, end - 12), end)
+        )
         if sentence_end or start - begin >= CHUNK_CUT_ANYWHERE_AFTER:
             chunks.append(line[begin:start])
             begin = start
@@ -159,7 +164,8 @@ def _trimmed(text: str, start: int, end: int) -> list[Span]:
 # first mark, as a pattern opening with the set `[.!?…]` would find it. Group 1 is the whitespace
 # after the end, which no piece keeps.
 _PIECE_ENDS = tuple(
-    re.compile(rf"{mark}(?<![.!?…]{mark})[.!?…]*+[\"'”’)\]]*+(\s++|\Z)") for mark in map(re.escape, ".!?…")
+    re.compile(rf"{mark}(?<![.!?…]{mark})[.!?…]*+[\"'”’)\]]*+(\s++|\Z)")
+    for mark in map(re.escape, ".!?…")
 )
 _LINE_BREAK_AND_SPACE = re.compile(r"\n\s*+")
 
@@ -185,6 +191,10 @@ def rough_pieces(text: str) -> list[Span]:
             gaps.append((start, match.end()))
     # A piece runs from the end of a gap to the start of the next. Two gaps in the same run of
     # whitespace (a line break after a piece end) are the same gap, with nothing between them.
-    bounds = [len(text) - len(text.lstrip()), *chain.from_iterable(sorted(gaps)), len(text.rstrip())]
+    bounds = [
+        len(text) - len(text.lstrip()),
+        *chain.from_iterable(sorted(gaps)),
+        len(text.rstrip()),
+    ]
     starts, ends = bounds[::2], bounds[1::2]
     return list(compress(zip(starts, ends), map(lt, starts, ends)))

@@ -98,7 +98,9 @@ class Token:
 # A word's letters, with the combining marks decomposed text puts after some: NFD "Muse\u0301e" is
 # one word, read as its composed form is, since fold_accents drops the marks either way. (Letters
 # first and marks only between runs of them: as fast as a plain letter run on composed text.)
-WORD_LETTERS = r"[^\W\d_]+(?:[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+[^\W\d_]*)*"
+WORD_LETTERS = (
+    r"[^\W\d_]+(?:[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+[^\W\d_]*)*"
+)
 _TOKEN_WORD = re.compile(rf"{WORD_LETTERS}(?:['’]{WORD_LETTERS})?")
 
 
@@ -121,7 +123,9 @@ def content_tokens(text: str) -> list[Token]:
             for word_stem, start, length, is_name in token_readings(text)]
 
 
-def token_readings(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[str, int, int, bool]]:
+def token_readings(
+    text: str, start: int = 0, end: int | None = None
+) -> Iterator[tuple[str, int, int, bool]]:
     """`content_tokens(text)` as (stem, start, length, is_name) tuples, for the words that lie in
     text[start:end] when no word crosses `start` or `end` (a passage's rough pieces: a word never
     spans a piece boundary). Names are told from the text before each word, in the whole `text`.
@@ -199,7 +203,8 @@ def stems(text: str) -> frozenset[str]:
 # Words that refer to the answer's source or to the answer itself: "The passage discusses ...",
 # "Based on the given contexts, ...". They are never evidence of anything, so they are not terms.
 META_STEMS = frozenset(stem(w) for w in """
-    passage passages article text summary summarize context contexts document documents source sources
+    passage passages article text summary summarize context contexts document documents source
+    sources
     given provided based according mention mentioned mentions discuss discusses discussed describe
     describes described detail details highlight highlights highlighted report reports reported
     state states stated note notes noted also however overall concise information additionally

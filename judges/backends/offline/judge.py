@@ -83,7 +83,14 @@ from judges.text import (
     stems as stems_of,
 )
 from judges.types import (
-    NOT_SUPPORTED_LABELS, Claim, Evidence, Fabrication, JudgeInfo, JudgeRequest, JudgeResult, Passage,
+    NOT_SUPPORTED_LABELS,
+    Claim,
+    Evidence,
+    Fabrication,
+    JudgeInfo,
+    JudgeRequest,
+    JudgeResult,
+    Passage,
 )
 from judges.types import Difference as DifferenceResult
 
@@ -112,7 +119,9 @@ HEDGE_WORDS = frozenset(
 
 _COURTESY_REQUEST = re.compile(r"(?:^|[,;:]\s*)please\b", re.IGNORECASE)
 _WORD_SPLIT = re.compile(r"[A-Za-z]+")
-_CITATION_MARK = re.compile(r"\[\s*P?\d+(?:\s*[,;]\s*P?\d+)*\s*\]|\(\s*P\d+(?:\s*[,;]\s*P?\d+)*\s*\)", re.I)
+_CITATION_MARK = re.compile(
+    r"\[\s*P?\d+(?:\s*[,;]\s*P?\d+)*\s*\]|\(\s*P\d+(?:\s*[,;]\s*P?\d+)*\s*\)", re.I
+)
 
 
 @dataclass
@@ -201,7 +210,8 @@ def judge_offline(request: JudgeRequest) -> JudgeResult:
 
     claims: list[Claim] = []
     fabrications: list[Fabrication] = []
-    text = plain_view(answer)  # markup is no claim: claims are read in the text, at the same offsets
+    # markup is no claim: claims are read in the text, at the same offsets
+    text = plain_view(answer)
     for sentence_span in split_sentences(text):
         if len(claims) >= MAX_CLAIMS - 1:
             extent = _claims_cap(sentence_span[0])
@@ -211,11 +221,17 @@ def judge_offline(request: JudgeRequest) -> JudgeResult:
                                               f"{MAX_SCORED:,} passage sentences scored")
             break
         sentence = answer[slice(*sentence_span)]
-        has_provenance = any(m.span[0] < sentence_span[1] and sentence_span[0] < m.span[1] for m in mentions)
+        has_provenance = any(
+            m.span[0] < sentence_span[1] and sentence_span[0] < m.span[1] for m in mentions
+        )
         if has_provenance and provenance_verdict(sentence, request) == "agrees":
-            claims.append(_provenance_claim(f"c{len(claims) + 1}", sentence, sentence_span, request))
+            claims.append(
+                _provenance_claim(f"c{len(claims) + 1}", sentence, sentence_span, request)
+            )
             continue
-        if is_heading(answer, sentence_span[0]) or not _is_claim(text[slice(*sentence_span)], redirect_words):
+        if is_heading(answer, sentence_span[0]) or not _is_claim(
+            text[slice(*sentence_span)], redirect_words
+        ):
             continue
         spans = split_clauses(text, sentence_span)
         sentence_support = _support(text, sentence_span, context, skip) if len(spans) > 1 else None
@@ -224,15 +240,26 @@ def judge_offline(request: JudgeRequest) -> JudgeResult:
             extent = _claims_cap(spans[room][0])
             spans = spans[:room]
         for span in (piece for span in spans for piece in _around_mentions(text, span, mentions)):
-            mention = next((m for m in mentions if m.span == span and m.verdict not in (None, "agrees")), None)
+            mention = next(
+                (m for m in mentions if m.span == span and m.verdict not in (None, "agrees")), None
+            )
             if mention is not None:
-                claims.append(_provenance_claim(f"c{len(claims) + 1}", answer[slice(*span)], span, request,
-                                                disagreement=mention.reason))
+                claims.append(
+                    _provenance_claim(
+                        f"c{len(claims) + 1}",
+                        answer[slice(*span)],
+                        span,
+                        request,
+                        disagreement=mention.reason,
+                    )
+                )
                 continue
             claim, invented = _judge_claim(
                 f"c{len(claims) + 1}", text, span, context, skip, sentence_support=sentence_support)
             shown = with_open_marks(answer, span)
-            claims.append(claim.model_copy(update={"text": answer[slice(*shown)], "answer_span": shown}))
+            claims.append(
+                claim.model_copy(update={"text": answer[slice(*shown)], "answer_span": shown})
+            )
             fabrications.extend(invented)
         if not extent.complete and extent.end <= sentence_span[1]:
             break
@@ -365,7 +392,10 @@ def _best_window(terms: _Terms, context: _Request) -> _Window | None:
     support, p, window, found, values = best
     units = [context.indexes[p].unit(i) for i in window]
     return _Window(
-        passage=p, units=window, stems=frozenset().union(*(unit.stems for unit in units)), quantities=values,
+        passage=p,
+        units=window,
+        stems=frozenset().union(*(unit.stems for unit in units)),
+        quantities=values,
         names=frozenset().union(*(unit.names for unit in units)),
         support=support if len(window) == 1 else min(1.0, support + 0.02),
     )
@@ -393,7 +423,8 @@ def _best_units(passage_scores: list[dict[int, float]], limit: int) -> list[tupl
 
 
 def _support(answer: str, span: Span, context: _Request, skip: list[Span]) -> float:
-    """The support of `answer[span]` as one claim: the weighted share of its terms in its best window."""
+    """The support of `answer[span]` as one claim: the weighted share of its terms in its best
+    window."""
     said = _CITATION_MARK.sub(lambda m: " " * len(m.group()), answer[slice(*span)])
     window = _best_window(_terms(said, span[0], context, skip), context)
     return window.support if window else 0.0
@@ -407,9 +438,9 @@ def _judge_claim(
     one of its clauses: a clause leans on its sentence (", which usually targets X" names its
     subject in the other clause), so a clause with at least PARTIALLY_SUPPORTED_AT support is
     compared with SUPPORTED_AT by the larger of the two; a clause below it stays UNSUPPORTED (a
-    clause the passages mostly lack is flagged however well the rest of its sentence is covered), and
-    every other rule (quantities, names, the aligner's differences, causal and absolute words) looks
-    at the clause alone."""
+    clause the passages mostly lack is flagged however well the rest of its sentence is covered),
+    and every other rule (quantities, names, the aligner's differences, causal and absolute words)
+    looks at the clause alone."""
     text = answer[slice(*span)]
     said = blank(_CITATION_MARK.sub(lambda m: " " * len(m.group()), text),
                  [(max(start, span[0]) - span[0], min(end, span[1]) - span[0])
@@ -456,7 +487,9 @@ def _words_for(text: str, wanted: list[str]) -> list[str]:
     """The words of `text` (as written) whose stems are `wanted`, in the text's order: what a
     reviewer reads instead of a stem."""
     stems_wanted = set(wanted)
-    return list(dict.fromkeys(text[slice(*t.span)] for t in content_tokens(text) if t.stem in stems_wanted))
+    return list(
+        dict.fromkeys(text[slice(*t.span)] for t in content_tokens(text) if t.stem in stems_wanted)
+    )
 
 
 def _alignment(said: str, window: _Window, context: _Request) -> Alignment | None:
@@ -475,8 +508,11 @@ def _narrowed(window: _Window, alignment: Alignment, terms: _Terms, context: _Re
         return window
     index = context.indexes[window.passage]
     start = index.spans[window.units[0]][0]
-    chosen = [u for u in window.units
-              if index.spans[u][0] - start <= alignment.source_span[0] < index.spans[u][1] - start + 1]
+    chosen = [
+        u
+        for u in window.units
+        if index.spans[u][0] - start <= alignment.source_span[0] < index.spans[u][1] - start + 1
+    ]
     if alignment.source_span[1] > index.spans[window.units[0]][1] - start + 1 and len(chosen) == 1 \
             and chosen[0] == window.units[0]:
         return window  # the aligner took both sentences
@@ -490,12 +526,17 @@ def _window_at(terms: _Terms, context: _Request, p: int, units: tuple[int, ...])
     quantity_weight = NAME_WEIGHT * math.log(context.total_units + 1.5)
     total = sum(terms.weights.values()) + quantity_weight * len(terms.quantities)
     found = frozenset().union(*(index.held(i, terms.weights) for i in units))
-    values = frozenset(q.value for q in terms.quantities if any(i in index.value_units(q.value) for i in units))
+    values = frozenset(
+        q.value for q in terms.quantities if any(i in index.value_units(q.value) for i in units)
+    )
     words = sum(w for t, w in terms.weights.items() if t in found)
     numbers = quantity_weight * sum(1 for q in terms.quantities if q.value in values)
     read = [index.unit(i) for i in units]
     return _Window(
-        passage=p, units=units, stems=frozenset().union(*(unit.stems for unit in read)), quantities=values,
+        passage=p,
+        units=units,
+        stems=frozenset().union(*(unit.stems for unit in read)),
+        quantities=values,
         names=frozenset().union(*(unit.names for unit in read)),
         support=(words + numbers) / total if total > 0 else 0.0,
     )
@@ -554,7 +595,9 @@ def _label(
         return "UNSUPPORTED", [f"New content: no passage has {', '.join(_shown(new, 4))}."]
     if terms.causal and not _window_causal(window, context):
         return "PARTIALLY_SUPPORTED", [f"It states a cause or effect that {where} does not."]
-    added = [word for word in sorted(terms.absolutes) if not _window_has_word(window, context, word)]
+    added = [
+        word for word in sorted(terms.absolutes) if not _window_has_word(window, context, word)
+    ]
     if added:
         return "PARTIALLY_SUPPORTED", [f"{where} does not say '{added[0]}'."]
     gap = _gap(alignment) or _borrowed(text, window, alignment, context)
@@ -564,7 +607,9 @@ def _label(
         # Not word for word: the confidence says so, and the note names the words; no evidence
         # says the claim is false, so the label stays.
         shown = ", ".join(_shown(alignment.uncovered(text), 4))
-        return "SUPPORTED", [f"Its words are in the passages; {where} has most of it, not word for word: {shown}."]
+        return "SUPPORTED", [
+            f"Its words are in the passages; {where} has most of it, not word for word: {shown}."
+        ]
     return "SUPPORTED", [f"{where} states it{leaning}."]
 
 
@@ -594,7 +639,9 @@ def _gap(alignment: Alignment | None) -> Difference | None:
     return evident_difference(alignment, CONTRADICTION_COVERAGE) if alignment is not None else None
 
 
-def _borrowed(text: str, window: _Window, alignment: Alignment | None, context: _Request) -> Difference | None:
+def _borrowed(
+    text: str, window: _Window, alignment: Alignment | None, context: _Request
+) -> Difference | None:
     """A slot of the claim filled with words of a neighbouring sentence where its own sentence
     says something else ("Residents with disabilities can apply online" from "Residents over 65
     can apply online. Residents with disabilities must apply in person."): two statements fused
@@ -642,7 +689,9 @@ def _silence_label(topic: str, context: _Request) -> tuple[str, list[str]]:
             best = max(best, len(topic_stems & index.unit(position).stems) / len(topic_stems))
     if best >= 0.67:
         return "UNSUPPORTED", ["It says the sources are silent on this, but a passage covers it."]
-    return "SUPPORTED", ["It says the sources are silent on this, and no passage sentence covers it."]
+    return "SUPPORTED", [
+        "It says the sources are silent on this, and no passage sentence covers it."
+    ]
 
 
 def _around_mentions(text: str, span: Span, mentions) -> list[Span]:
@@ -677,16 +726,35 @@ def _trimmed(text: str, span: Span) -> Span:
 
 def _provenance_claim(claim_id: str, sentence: str, span: Span, request: JudgeRequest,
                       disagreement: str = "") -> Claim:
-    headers = "; ".join(dict.fromkeys(
-        ", ".join(f"{name}: {value}" for name, value in (
-            ("agency", p.agency), ("title", p.title), ("section", p.section), ("source", p.source_url),
-            ("fetched", p.fetched_at)) if value)
-        for p in request.passages
-    ))
+    headers = "; ".join(
+        dict.fromkeys(
+            ", ".join(
+                f"{name}: {value}"
+                for name, value in (
+                    ("agency", p.agency),
+                    ("title", p.title),
+                    ("section", p.section),
+                    ("source", p.source_url),
+                    ("fetched", p.fetched_at),
+                )
+                if value
+            )
+            for p in request.passages
+        )
+    )
     if disagreement:
-        return Claim(id=claim_id, text=sentence, answer_span=span, label="UNSUPPORTED", category="provenance",
-                     evidence=[], confidence=0.0,
-                     explanation=f"A provenance statement the passage headers do not bear out: {disagreement}.")
+        return Claim(
+            id=claim_id,
+            text=sentence,
+            answer_span=span,
+            label="UNSUPPORTED",
+            category="provenance",
+            evidence=[],
+            confidence=0.0,
+            explanation=(
+                f"A provenance statement the passage headers do not bear out: {disagreement}."
+            ),
+        )
     return Claim(
         id=claim_id, text=sentence, answer_span=span, label="SUPPORTED", category="provenance",
         evidence=[], confidence=1.0,
@@ -723,14 +791,28 @@ def _with_differences(evidence: list[Evidence], alignment: Alignment, *, source_
     placed: list[list[DifferenceResult]] = [[] for _ in evidence]
     for difference in alignment.differences:
         source = _shifted(difference.source_span, source_start)
-        at = next((k for k, ev in enumerate(evidence)
-                   if source and ev.span and ev.span[0] <= source[0] and source[1] <= ev.span[1]), None)
+        at = next(
+            (
+                k
+                for k, ev in enumerate(evidence)
+                if source and ev.span and ev.span[0] <= source[0] and source[1] <= ev.span[1]
+            ),
+            None,
+        )
         claim_side = _shifted(difference.claim_span, answer_start)
         if at is None and claim_side is None:
             continue
-        placed[at or 0].append(DifferenceResult(kind=difference.kind, span=source if at is not None else None,
-                                                answer_span=claim_side))
-    return [ev.model_copy(update={"differences": found}) if found else ev for ev, found in zip(evidence, placed)]
+        placed[at or 0].append(
+            DifferenceResult(
+                kind=difference.kind,
+                span=source if at is not None else None,
+                answer_span=claim_side,
+            )
+        )
+    return [
+        ev.model_copy(update={"differences": found}) if found else ev
+        for ev, found in zip(evidence, placed)
+    ]
 
 
 def _shifted(span: Span | None, by: int) -> Span | None:
@@ -738,7 +820,9 @@ def _shifted(span: Span | None, by: int) -> Span | None:
 
 
 def _shown(terms: list[str], limit: int = 6) -> list[str]:
-    return [f"'{t}'" for t in terms[:limit]] + ([f"{len(terms) - limit} more"] if len(terms) > limit else [])
+    return [f"'{t}'" for t in terms[:limit]] + (
+        [f"{len(terms) - limit} more"] if len(terms) > limit else []
+    )
 
 
 def rewrite_note(claims: list[Claim]) -> str:

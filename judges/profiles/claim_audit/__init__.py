@@ -127,16 +127,22 @@ class ClaimAudit(TemplateProfile):
         answer = request.answer
         claims: list[Claim] = []
         placed = place_claims([c.text for c in raw.claims], answer)
-        for claim_id, item, (span, text) in zip(claim_ids([c.id for c in raw.claims]), raw.claims, placed):
-            claims.append(Claim(
-                id=claim_id,
-                text=text,
-                answer_span=span,
-                label=item.label,
-                category=item.category,
-                evidence=[locate_quote(q.quote, request.passages, q.passage_id) for q in item.quotes],
-                explanation=item.explanation,
-            ))
+        for claim_id, item, (span, text) in zip(
+            claim_ids([c.id for c in raw.claims]), raw.claims, placed
+        ):
+            claims.append(
+                Claim(
+                    id=claim_id,
+                    text=text,
+                    answer_span=span,
+                    label=item.label,
+                    category=item.category,
+                    evidence=[
+                        locate_quote(q.quote, request.passages, q.passage_id) for q in item.quotes
+                    ],
+                    explanation=item.explanation,
+                )
+            )
         # The seed asks for a verbatim quote behind every SUPPORTED claim: one with no quote, or
         # whose quotes are in no passage, is only PARTIALLY_SUPPORTED (the judge hallucinated).
         claims = distrust_unverified_quotes(claims, require_evidence=True)
@@ -165,7 +171,10 @@ class ClaimAudit(TemplateProfile):
         evidence = locate_quote(item.quote, request.passages, pid)
         if evidence.match == "not_found":
             where = f" in {pid}" if pid else ""
-            text = f'{item.text} (the judge quoted "{item.quote}"{where}, which is not in the passages)'
+            text = (
+                f'{item.text} (the judge quoted "{item.quote}"{where}, which is not in the'
+                ' passages)'
+            )
             return Omission(text=text, passage_id=pid)
         return Omission(text=item.text, passage_id=evidence.passage_id, span=evidence.span)
 

@@ -56,21 +56,32 @@ class ClaimVerificationOutput(RawModel):
     contradicted_claims: float
 
 
-OUTPUT_SCHEMA = strict_object({
-    "claims": array(strict_object({
-        "claim_id": string("c1, c2, ... in answer order"),
-        "claim_text": string(),
-        "verification_status": enum(STATUSES),
-        "source_passage_id": string("id of the supporting or contradicting passage, e.g. P1", nullable=True),
-        "source_text": string("text copied exactly from that passage", nullable=True),
-        "explanation": string(),
-    })),
-    "grounding_score": {"type": "number", "description": "fraction of claims that are SUPPORTED, 0 to 1"},
-    "total_claims": {"type": "number"},
-    "supported_claims": {"type": "number"},
-    "unsupported_claims": {"type": "number"},
-    "contradicted_claims": {"type": "number"},
-})
+OUTPUT_SCHEMA = strict_object(
+    {
+        "claims": array(
+            strict_object(
+                {
+                    "claim_id": string("c1, c2, ... in answer order"),
+                    "claim_text": string(),
+                    "verification_status": enum(STATUSES),
+                    "source_passage_id": string(
+                        "id of the supporting or contradicting passage, e.g. P1", nullable=True
+                    ),
+                    "source_text": string("text copied exactly from that passage", nullable=True),
+                    "explanation": string(),
+                }
+            )
+        ),
+        "grounding_score": {
+            "type": "number",
+            "description": "fraction of claims that are SUPPORTED, 0 to 1",
+        },
+        "total_claims": {"type": "number"},
+        "supported_claims": {"type": "number"},
+        "unsupported_claims": {"type": "number"},
+        "contradicted_claims": {"type": "number"},
+    }
+)
 
 
 class ClaimVerification(TemplateProfile):
@@ -85,11 +96,15 @@ class ClaimVerification(TemplateProfile):
         answer = request.answer
         claims: list[Claim] = []
         placed = place_claims([c.claim_text for c in raw.claims], answer)
-        for claim_id, item, (span, text) in zip(claim_ids([c.claim_id for c in raw.claims]), raw.claims, placed):
+        for claim_id, item, (span, text) in zip(
+            claim_ids([c.claim_id for c in raw.claims]), raw.claims, placed
+        ):
             evidence = []
             explanation = item.explanation
             if item.source_text and item.source_text.strip():
-                evidence.append(locate_quote(item.source_text, request.passages, item.source_passage_id))
+                evidence.append(
+                    locate_quote(item.source_text, request.passages, item.source_passage_id)
+                )
             elif item.source_passage_id and item.source_passage_id.strip():
                 note = f"(The judge cited {item.source_passage_id} without quoting it.)"
                 explanation = f"{explanation} {note}".strip()
@@ -100,7 +115,9 @@ class ClaimVerification(TemplateProfile):
         # SUPPORTED needs the exact supporting text: none quoted, or a quote that is in no passage,
         # leaves the claim unverified, so PARTIALLY_SUPPORTED.
         claims = distrust_unverified_quotes(claims, require_evidence=True)
-        return Normalized(verdict=verdict_for(claims), grounding_score=grounding_score(claims), claims=claims)
+        return Normalized(
+            verdict=verdict_for(claims), grounding_score=grounding_score(claims), claims=claims
+        )
 
 
 PROFILES = [ClaimVerification(version) for version in ClaimVerification.versions]

@@ -47,11 +47,15 @@ class FarePolicyOutput(RawModel):
     reasoning: str
 
 
-OUTPUT_SCHEMA = strict_object({
-    "grounded": {"type": "boolean"},
-    "unsupported_claims": array(string("an unsupported claim, copied word for word from the answer")),
-    "reasoning": string("one to three sentences"),
-})
+OUTPUT_SCHEMA = strict_object(
+    {
+        "grounded": {"type": "boolean"},
+        "unsupported_claims": array(
+            string("an unsupported claim, copied word for word from the answer")
+        ),
+        "reasoning": string("one to three sentences"),
+    }
+)
 
 
 class FarePolicy(TemplateProfile):
@@ -69,7 +73,9 @@ class FarePolicy(TemplateProfile):
     def shows_headers(self) -> bool:
         return self.version not in ("v1", "v2")
 
-    def render(self, request: JudgeRequest, examples: WorkedExamples | None = None) -> RenderedPrompt:
+    def render(
+        self, request: JudgeRequest, examples: WorkedExamples | None = None
+    ) -> RenderedPrompt:
         return render_prompt(
             self.template, request, prior_turns=self.shows_prior_turns, headers=self.shows_headers,
             examples=examples,
@@ -79,8 +85,9 @@ class FarePolicy(TemplateProfile):
         count = len(raw.unsupported_claims)
         if raw.grounded and count:
             raise OutputError(
-                f"inconsistent output: grounded is true but unsupported_claims lists {count} "
-                f"claim{'s' if count > 1 else ''}; grounded must be false when any claim is unsupported"
+                f"inconsistent output: grounded is true but unsupported_claims lists {count}"
+                f" claim{'s' if count > 1 else ''}; grounded must be false when any claim is"
+                " unsupported"
             )
         if not raw.grounded and not count:
             raise OutputError(
@@ -92,7 +99,9 @@ class FarePolicy(TemplateProfile):
         raw = self.coerce(raw)
         self.check(raw, request)
         answer = request.answer
-        reasoning = f" The judge's reasoning: {raw.reasoning.strip()}" if raw.reasoning.strip() else ""
+        reasoning = (
+            f" The judge's reasoning: {raw.reasoning.strip()}" if raw.reasoning.strip() else ""
+        )
 
         placed: list[tuple[Span | None, Claim]] = []
         hint = 0
@@ -100,11 +109,14 @@ class FarePolicy(TemplateProfile):
             span = locate_in_answer(text, answer, hint)
             if span:
                 hint = span[1]
-                explanation = "The judge listed this claim as not supported by the passages." + reasoning
+                explanation = (
+                    "The judge listed this claim as not supported by the passages." + reasoning
+                )
             else:
                 explanation = (
-                    "The judge listed this claim as not supported by the passages; its wording is not "
-                    "verbatim in the answer, so it could not be placed there." + reasoning
+                    "The judge listed this claim as not supported by the passages; its wording is"
+                    " not verbatim in the answer, so it could not be placed there."
+                    + reasoning
                 )
             claim_text = answer[span[0]:span[1]] if span else text
             placed.append((span, Claim(
@@ -116,8 +128,10 @@ class FarePolicy(TemplateProfile):
         unplaced = len(placed) - len(flagged)
         caveat = ""
         if unplaced:
-            caveat = (f"; {unplaced} unsupported claim{'s' if unplaced > 1 else ''} could not be placed in "
-                      "the answer and may be in this sentence")
+            caveat = (
+                f"; {unplaced} unsupported claim{'s' if unplaced > 1 else ''} could not be placed"
+                " in the answer and may be in this sentence"
+            )
         for span in split_sentences(answer):
             if any(span[0] < end and start < span[1] for start, end in flagged):
                 continue
@@ -131,7 +145,9 @@ class FarePolicy(TemplateProfile):
         placed.sort(key=lambda item: (item[0] is None, item[0][0] if item[0] else 0))
         claims = [claim.model_copy(update={"id": f"c{number}"})
                   for number, (_, claim) in enumerate(placed, start=1)]
-        return Normalized(verdict=verdict_for(claims), grounding_score=grounding_score(claims), claims=claims)
+        return Normalized(
+            verdict=verdict_for(claims), grounding_score=grounding_score(claims), claims=claims
+        )
 
 
 PROFILES = [FarePolicy(version) for version in FarePolicy.versions]

@@ -107,12 +107,17 @@ class SentenceMap(TemplateProfile):
     raw_model = SentenceMapOutput
     output_schema = OUTPUT_SCHEMA
 
-    def render(self, request: JudgeRequest, examples: WorkedExamples | None = None) -> RenderedPrompt:
+    def render(
+        self, request: JudgeRequest, examples: WorkedExamples | None = None
+    ) -> RenderedPrompt:
         spans = split_sentences(request.answer)
         index_range = f"0 to {len(spans) - 1}" if spans else "none"
         return render_prompt(
-            self.template, request, sentences=spans,
-            values={"sentence_count": str(len(spans)), "index_range": index_range}, examples=examples,
+            self.template,
+            request,
+            sentences=spans,
+            values={"sentence_count": str(len(spans)), "index_range": index_range},
+            examples=examples,
         )
 
     def check(self, raw: SentenceMapOutput, request: JudgeRequest | None) -> None:
@@ -132,7 +137,9 @@ class SentenceMap(TemplateProfile):
                 id=f"c{index + 1}", text=text, answer_span=span, label=LABEL_FOR[item.verdict],
                 category=category_for(text), explanation=item.reason or "",
             ))
-        return Normalized(verdict=verdict_for(claims), grounding_score=grounding_score(claims), claims=claims)
+        return Normalized(
+            verdict=verdict_for(claims), grounding_score=grounding_score(claims), claims=claims
+        )
 
 
 PROFILES = [SentenceMap(version) for version in SentenceMap.versions]
