@@ -4,8 +4,18 @@ from django.contrib.auth.models import Group, User
 
 from reviewapp.access import ROLES
 from reviewapp.models import (
-    Answer, ApiClient, AuditEvent, ExampleSet, JudgeRun, Policy, ReviewPass, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
-    WorkedExample, WorkerHeartbeat,
+    Answer,
+    ApiClient,
+    AuditEvent,
+    ExampleSet,
+    JudgeRun,
+    Policy,
+    ReviewPass,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WorkedExample,
+    WorkerHeartbeat,
 )
 from reviewapp.audit import audit_record
 from reviewapp.api.clients import api_client_revoke
@@ -23,21 +33,42 @@ class ApiClientAdmin(admin.ModelAdmin):
         if change:
             return super().save_model(request, obj, form, change)
         token = ApiClient.new_token()  # shown once, here; only its hash is kept
-        obj.token_hash, obj.token_prefix = ApiClient.hash_token(token), token[: len(ApiClient.TOKEN_PREFIX) + 4]
+        obj.token_hash, obj.token_prefix = (
+            ApiClient.hash_token(token),
+            token[: len(ApiClient.TOKEN_PREFIX) + 4],
+        )
         super().save_model(request, obj, form, change)
-        audit_record(actor=request.user, actor_label=request.user.get_username(), action="api_client.created",
-                     obj=obj, after={"name": obj.name})
-        messages.warning(request, f"Token for {obj.name} (copy it now, it is not shown again): {token}")
+        audit_record(
+            actor=request.user,
+            actor_label=request.user.get_username(),
+            action="api_client.created",
+            obj=obj,
+            after={"name": obj.name},
+        )
+        messages.warning(
+            request, f"Token for {obj.name} (copy it now, it is not shown again): {token}"
+        )
 
     @admin.action(description="Revoke the selected clients' tokens")
     def revoke_tokens(self, request, queryset):
         for client in queryset.filter(revoked_at__isnull=True):
-            api_client_revoke(client=client, actor=request.user, actor_label=request.user.get_username())
+            api_client_revoke(
+                client=client, actor=request.user, actor_label=request.user.get_username()
+            )
 
 
 @admin.register(Answer)
 class AnswerAdmin(admin.ModelAdmin):
-    list_display = ["id", "client", "external_id", "status", "verdict", "grounding_score", "review_status", "created_at"]
+    list_display = [
+        "id",
+        "client",
+        "external_id",
+        "status",
+        "verdict",
+        "grounding_score",
+        "review_status",
+        "created_at",
+    ]
     list_filter = ["status", "verdict", "review_status"]
     search_fields = ["external_id", "question"]
     readonly_fields = [f.name for f in Answer._meta.fields]
@@ -49,7 +80,16 @@ class AnswerAdmin(admin.ModelAdmin):
 
 @admin.register(JudgeRun)
 class JudgeRunAdmin(admin.ModelAdmin):
-    list_display = ["id", "answer", "config_key", "status", "is_current", "latency_ms", "attempts", "started_at"]
+    list_display = [
+        "id",
+        "answer",
+        "config_key",
+        "status",
+        "is_current",
+        "latency_ms",
+        "attempts",
+        "started_at",
+    ]
     list_filter = ["status", "backend", "profile", "example_set"]
     readonly_fields = [f.name for f in JudgeRun._meta.fields]
 
@@ -69,7 +109,14 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(Policy)
 class PolicyAdmin(ReadOnlyAdmin):
-    list_display = ["version", "score_threshold", "audit_sample_rate", "created_by", "created_at", "note"]
+    list_display = [
+        "version",
+        "score_threshold",
+        "audit_sample_rate",
+        "created_by",
+        "created_at",
+        "note",
+    ]
 
 
 @admin.register(AuditEvent)
@@ -80,8 +127,16 @@ class AuditEventAdmin(ReadOnlyAdmin):
 
 class WorkedExampleInline(admin.TabularInline):
     model = WorkedExample
-    fields = ["position", "claim_text", "passage_pid", "passage_excerpt", "judge_label", "human_label", "reason",
-              "source_claim"]
+    fields = [
+        "position",
+        "claim_text",
+        "passage_pid",
+        "passage_excerpt",
+        "judge_label",
+        "human_label",
+        "reason",
+        "source_claim",
+    ]
     readonly_fields = fields
     can_delete = False
     extra = 0
@@ -99,7 +154,15 @@ class WebhookAttemptInline(admin.TabularInline):
 
 @admin.register(ReviewPass)
 class ReviewPassAdmin(ReadOnlyAdmin):
-    list_display = ["answer", "reviewer", "status", "lease_expires_at", "assigned_by", "started_at", "finished_at"]
+    list_display = [
+        "answer",
+        "reviewer",
+        "status",
+        "lease_expires_at",
+        "assigned_by",
+        "started_at",
+        "finished_at",
+    ]
     list_filter = ["status"]
 
 
@@ -130,7 +193,8 @@ class WebhookDeliveryAdmin(ReadOnlyAdmin):
 
 @admin.register(WorkerHeartbeat)
 class WorkerHeartbeatAdmin(ReadOnlyAdmin):
-    """Each worker's last consumed canary (see /health/); a killed worker's row can be deleted here."""
+    """Each worker's last consumed canary (see /health/); a killed worker's row can be deleted
+    here."""
 
     list_display = ["hostname", "last_consumed_at", "last_sent_at", "consumed", "started_at"]
 

@@ -22,7 +22,8 @@ class ReviewAppConfig(AppConfig):
         import reviewapp.webhooks.tasks  # noqa: F401
 
 
-# Admins manage users (reviewers and admins: reviewapp/admin.py), groups and API tokens in the Django admin, and may read the rest.
+# Admins manage users (reviewers and admins: reviewapp/admin.py), groups and API tokens in the
+# Django admin, and may read the rest.
 ADMIN_PERMISSIONS = {
     ("auth", "user"): ("add", "change", "delete", "view"),
     ("auth", "group"): ("view",),

@@ -44,8 +44,14 @@ class BodyLimit:
         try:
             await self.app(scope, counted, send)
         except BodyTooLarge:  # raised while Django reads the body: no response has started
-            body = b'{"detail": "request body too large: the limit is %d bytes", "errors": []}' % self.limit
-            headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+            body = (
+                b'{"detail": "request body too large: the limit is %d bytes", "errors": []}'
+                % self.limit
+            )
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", b"%d" % len(body)),
+            ]
             await send({"type": "http.response.start", "status": 413, "headers": headers})
             await send({"type": "http.response.body", "body": body})
 

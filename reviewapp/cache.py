@@ -71,10 +71,15 @@ def _every_key(args, kwargs):
 
 
 class SharedCache(RedisCache):
-    """Django's Redis cache that degrades to no cache while Redis is unreachable (see the module)."""
+    """Django's Redis cache that degrades to no cache while Redis is unreachable (see the
+    module)."""
 
     def __init__(self, server, params):
-        options = {"socket_connect_timeout": 0.5, "socket_timeout": 1.0, **params.get("OPTIONS", {})}
+        options = {
+            "socket_connect_timeout": 0.5,
+            "socket_timeout": 1.0,
+            **params.get("OPTIONS", {}),
+        }
         super().__init__(server, {**params, "OPTIONS": options})
         self._down_until = 0.0
         self._lock = threading.Lock()

@@ -42,19 +42,27 @@ def _beat_schedule() -> dict:
     from django.conf import settings
 
     return {
-        "sweep-stuck-answers": {"task": "reviewapp.judging.tasks.sweep_stuck_answers",
-                                "schedule": settings.JUDGE_SWEEP_INTERVAL_SECONDS},
-        "canary": {"task": "reviewapp.judging.tasks.canary_dispatch", "schedule": settings.CANARY_INTERVAL_SECONDS},
+        "sweep-stuck-answers": {
+            "task": "reviewapp.judging.tasks.sweep_stuck_answers",
+            "schedule": settings.JUDGE_SWEEP_INTERVAL_SECONDS,
+        },
+        "canary": {
+            "task": "reviewapp.judging.tasks.canary_dispatch",
+            "schedule": settings.CANARY_INTERVAL_SECONDS,
+        },
         # A delivery whose task was lost (broker down at commit, a purged queue) is sent again.
-        "resend-overdue-webhooks": {"task": "reviewapp.webhooks.tasks.resend_overdue_webhooks",
-                                    "schedule": settings.WEBHOOK_RESEND_INTERVAL_SECONDS},
+        "resend-overdue-webhooks": {
+            "task": "reviewapp.webhooks.tasks.resend_overdue_webhooks",
+            "schedule": settings.WEBHOOK_RESEND_INTERVAL_SECONDS,
+        },
     }
 
 
 @app.on_after_configure.connect
 def _schedule(sender, **kwargs):
     # When the configuration is first read, not at import: importing reviewapp must not load the
-    # settings (manage.py and the test plugin start servers first and put their URLs in the environment).
+    # settings (manage.py and the test plugin start servers first and put their URLs in the
+    # environment).
     sender.conf.beat_schedule = _beat_schedule()
 
 

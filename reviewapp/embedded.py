@@ -81,7 +81,8 @@ def _wait_until(condition, timeout: float, what: str, interval: float = 0.05):
     return value
 
 
-# --- Processes -------------------------------------------------------------------------------------
+# --- Processes
+# -------------------------------------------------------------------------------------
 
 def _dies_with_parent(death_signal: int):
     """preexec_fn: ask the kernel to send death_signal when the parent dies (Linux only). It runs
@@ -141,7 +142,9 @@ class _Child:
         if _running(pid, Path(self.program).name):
             os.kill(pid, signal.SIGKILL if sys.platform.startswith("linux") else self.stop_signal)
             with contextlib.suppress(TimeoutError):
-                _wait_until(lambda: not _running(pid, Path(self.program).name), 10, "stale server gone")
+                _wait_until(
+                    lambda: not _running(pid, Path(self.program).name), 10, "stale server gone"
+                )
         self.pidfile.unlink(missing_ok=True)
 
     def _spawn(self, command: list[str], log: Path) -> None:
@@ -159,7 +162,9 @@ class _Child:
 
     def _check_alive(self, log: Path) -> None:
         if self.proc is not None and self.proc.poll() is not None:
-            raise RuntimeError(f"{Path(self.program).name} exited ({self.proc.returncode}):\n{_tail(log)}")
+            raise RuntimeError(
+                f"{Path(self.program).name} exited ({self.proc.returncode}):\n{_tail(log)}"
+            )
 
     def stop(self, timeout: float = 30) -> None:
         if self.alive:
@@ -193,7 +198,8 @@ def _tail(path: Path, chars: int = 3000) -> str:
         return ""
 
 
-# --- Postgres --------------------------------------------------------------------------------------
+# --- Postgres
+# --------------------------------------------------------------------------------------
 
 def _reachable_by(user: str, path: Path) -> bool:
     """Whether `user` can reach path: every folder above it lets others (or that user) through."""
@@ -255,10 +261,18 @@ class Postgres(_Child):
         return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
 
     def _run(self, *command: str, check: bool = True) -> subprocess.CompletedProcess:
-        done = subprocess.run([str(self.bin / command[0]), *command[1:]], capture_output=True, text=True,
-                              timeout=120, cwd="/", **_as_user(self.user))
+        done = subprocess.run(
+            [str(self.bin / command[0]), *command[1:]],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd="/",
+            **_as_user(self.user),
+        )
         if check and done.returncode:
-            raise RuntimeError(f"{command[0]} failed ({done.returncode}):\n{done.stdout}{done.stderr}")
+            raise RuntimeError(
+                f"{command[0]} failed ({done.returncode}):\n{done.stdout}{done.stderr}"
+            )
         return done
 
     def _prepare_folder(self) -> None:
@@ -266,8 +280,10 @@ class Postgres(_Child):
         if self.user is None:
             return
         if not _reachable_by(self.user, self.folder):
-            raise RuntimeError(f"{self.user} cannot reach {self.folder}: Postgres refuses to run as root, "
-                               f"so it runs as {self.user}; move the checkout out of a private home folder")
+            raise RuntimeError(
+                f"{self.user} cannot reach {self.folder}: Postgres refuses to run as root, "
+                f"so it runs as {self.user}; move the checkout out of a private home folder"
+            )
         entry = pwd.getpwnam(self.user)
         if self.folder.stat().st_uid != entry.pw_uid:
             for root, dirs, files in os.walk(self.folder):
@@ -279,13 +295,26 @@ class Postgres(_Child):
         if version.exists():
             found = version.read_text().strip()
             if found != str(PG_MAJOR):
-                raise RuntimeError(f"{self.data} was made by Postgres {found}, this is {PG_MAJOR}: dump it "
-                                   f"with Postgres {found} (or delete the folder to start again)")
+                raise RuntimeError(
+                    f"{self.data} was made by Postgres {found}, this is {PG_MAJOR}: dump it "
+                    f"with Postgres {found} (or delete the folder to start again)"
+                )
             return
-        shutil.rmtree(self.data, ignore_errors=True)  # a half-made folder from an interrupted initdb
-        # C.UTF-8: the C locale would break lower(), full-text search and trigrams on non-ASCII text.
-        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "--encoding=UTF8",
-                  "--locale=C.UTF-8", *([] if self.durable else ["--no-sync"]))
+        # a half-made folder from an interrupted initdb
+        shutil.rmtree(self.data, ignore_errors=True)
+        # C.UTF-8: the C locale would break lower(), full-text search and trigrams on non-ASCII
+        # text.
+        self._run(
+            "initdb",
+            "-D",
+            str(self.data),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "--encoding=UTF8",
+            "--locale=C.UTF-8",
+            *([] if self.durable else ["--no-sync"]),
+        )
 
     def _clear_stale_lock(self) -> None:
         lock = self.data / "postmaster.pid"
@@ -304,7 +333,14 @@ class Postgres(_Child):
         options = ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
                    "-c", f"max_connections={self.max_connections}"]
         if not self.durable:  # throwaway data: nothing to keep across a crash
-            options += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]
+            options += [
+                "-c",
+                "fsync=off",
+                "-c",
+                "synchronous_commit=off",
+                "-c",
+                "full_page_writes=off",
+            ]
         self._spawn([self.program, "-D", str(self.data), "-p", str(self.port), *options], self.log)
         _wait_until(self._ready, 60, f"Postgres on port {self.port}")
         return self
@@ -315,8 +351,9 @@ class Postgres(_Child):
         return done.returncode == 0
 
     def createdb(self, name: str) -> None:
-        done = self._run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", name,
-                         check=False)
+        done = self._run(
+            "createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", name, check=False
+        )
         if done.returncode and "already exists" not in done.stderr:
             raise RuntimeError(f"createdb {name} failed:\n{done.stderr}")
 
@@ -328,7 +365,8 @@ class Postgres(_Child):
         self.start()
 
 
-# --- Valkey ----------------------------------------------------------------------------------------
+# --- Valkey
+# ----------------------------------------------------------------------------------------
 
 class Valkey(_Child):
     """valkey-server on 127.0.0.1:port, its files in `folder`. append_only: queued tasks survive a
@@ -348,9 +386,26 @@ class Valkey(_Child):
 
     def start(self) -> Valkey:
         self.folder.mkdir(parents=True, exist_ok=True)
-        self._spawn([self.program, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
-                     "--save", "", "--appendonly", "yes" if self.append_only else "no", "--daemonize", "no",
-                     "--loglevel", "warning"], self.log)
+        self._spawn(
+            [
+                self.program,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                str(self.folder),
+                "--save",
+                "",
+                "--appendonly",
+                "yes" if self.append_only else "no",
+                "--daemonize",
+                "no",
+                "--loglevel",
+                "warning",
+            ],
+            self.log,
+        )
         _wait_until(self.ping, 30, f"Valkey on port {self.port}")
         return self
 
@@ -387,7 +442,9 @@ def servers(*, keep_in: Path | None = None, use_local: bool = False, database: s
     on 127.0.0.1:5432 (6379) is used. Otherwise one is started: its data kept in `keep_in` (the
     demo's .claimdesk: initdb once) or, without it, in a throwaway folder removed on exit.
     """
-    urls = {name: environ[name] for name in ("DATABASE_URL", "CELERY_BROKER_URL") if environ.get(name)}
+    urls = {
+        name: environ[name] for name in ("DATABASE_URL", "CELERY_BROKER_URL") if environ.get(name)
+    }
     if "DATABASE_URL" not in urls and use_local and answering(5432):
         urls["DATABASE_URL"] = f"postgres://postgres@127.0.0.1:5432/{database}"
     if "CELERY_BROKER_URL" not in urls and use_local and answering(6379):
@@ -451,7 +508,9 @@ def demo_servers_read(folder: Path = DEMO_STATE_DIR) -> dict[str, str] | None:
     return {name: recorded[name] for name in URL_NAMES if isinstance(recorded.get(name), str)}
 
 
-def demo_servers_into_environment(folder: Path = DEMO_STATE_DIR, environ=os.environ) -> dict[str, str] | None:
+def demo_servers_into_environment(
+    folder: Path = DEMO_STATE_DIR, environ=os.environ
+) -> dict[str, str] | None:
     """With DATABASE_URL unset and this checkout's demo running, point this process at the demo's
     servers (each variable already set is kept). Returns the URLs used, or None."""
     if environ.get("DATABASE_URL"):
@@ -470,7 +529,9 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m reviewapp.embedded", description=main.__doc__)
-    parser.add_argument("--use-local", action="store_true", help="use servers answering on 5432 / 6379")
+    parser.add_argument(
+        "--use-local", action="store_true", help="use servers answering on 5432 / 6379"
+    )
     parser.add_argument("command", nargs="+")
     args = parser.parse_args(argv)
     with servers_in_environment(use_local=args.use_local):

@@ -1,10 +1,10 @@
 """The tasks the write side sends to the broker, one function each.
 
 Services call these, after commit (`transaction.on_commit(lambda: enqueue.judge_answer_later(pk))`)
-so that the worker finds the rows committed. They never import a tasks module (judging/tasks.py, webhooks/tasks.py): the tasks import
-the services, and a service importing them back would make the two one tangle
-(tests/test_imports.py). Each task is taken by name from the Celery app's registry, which
-reviewapp/apps.py fills when Django starts, and sent with its own `apply_async`: the message
+so that the worker finds the rows committed. They never import a tasks module (judging/tasks.py,
+webhooks/tasks.py): the tasks import the services, and a service importing them back would make the
+two one tangle (tests/test_imports.py). Each task is taken by name from the Celery app's registry,
+which reviewapp/apps.py fills when Django starts, and sent with its own `apply_async`: the message
 (options, time limits, routing) is the one the task object sends when imported directly.
 """
 
@@ -38,6 +38,7 @@ def deliver_webhook_later(delivery_id: int) -> None:
 
 
 def canary_later(sent_at: str, *, expires: float, queue=None) -> None:
-    """A canary on `queue` (a worker's own: celery's `worker_direct(hostname)`), or on the judge queue."""
+    """A canary on `queue` (a worker's own: celery's `worker_direct(hostname)`), or on the judge
+    queue."""
     options = {"queue": queue} if queue else {}
     _task("reviewapp.judging.tasks.canary").apply_async((sent_at,), expires=expires, **options)

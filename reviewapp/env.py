@@ -44,7 +44,9 @@ def env_bool(name: str, default: bool) -> bool:
         return True
     if value.lower() in _FALSE:
         return False
-    raise ImproperlyConfigured(f"{name}={value!r} is not a boolean; use one of 1/0, true/false, yes/no, on/off")
+    raise ImproperlyConfigured(
+        f"{name}={value!r} is not a boolean; use one of 1/0, true/false, yes/no, on/off"
+    )
 
 
 def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
@@ -79,7 +81,9 @@ def env_list(name: str, default: list[str]) -> list[str]:
         return default
     items = [item.strip() for item in value.split(",")]
     if any(not item for item in items):
-        raise ImproperlyConfigured(f"{name}={value!r} has an empty item; separate values with single commas")
+        raise ImproperlyConfigured(
+            f"{name}={value!r} has an empty item; separate values with single commas"
+        )
     return items
 
 
@@ -96,7 +100,13 @@ def env_url(name: str, default: str | None, *, schemes: tuple[str, ...]) -> str 
         return None
     parts = urlsplit(value)
     if parts.scheme not in schemes:
-        raise ImproperlyConfigured(f"{name}={value!r} must be a URL starting with {' or '.join(s + '://' for s in schemes)}")
-    if parts.scheme in ("http", "https", "redis", "rediss", "postgres", "postgresql") and not parts.hostname:
+        raise ImproperlyConfigured(
+            f"{name}={value!r} must be a URL starting with"
+            f" {' or '.join(s + '://' for s in schemes)}"
+        )
+    if (
+        parts.scheme in ("http", "https", "redis", "rediss", "postgres", "postgresql")
+        and not parts.hostname
+    ):
         raise ImproperlyConfigured(f"{name}={value!r} has no host")
     return value

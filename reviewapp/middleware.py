@@ -88,8 +88,13 @@ def api_body_limit(get_response):
             if not length and "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower():
                 # WSGI hands Django no length for a chunked body, and Django then reads it as empty:
                 # a POST would be judged as a payload with no fields. Ask for a length instead.
-                return JsonResponse({"detail": "chunked request bodies are not accepted: send Content-Length",
-                                     "errors": []}, status=411)
+                return JsonResponse(
+                    {
+                        "detail": "chunked request bodies are not accepted: send Content-Length",
+                        "errors": [],
+                    },
+                    status=411,
+                )
         return None
 
     if iscoroutinefunction(get_response):
@@ -103,4 +108,6 @@ def api_body_limit(get_response):
 
 def request_too_large() -> JsonResponse:
     limit = settings.API_MAX_BODY_BYTES
-    return JsonResponse({"detail": f"request body too large: the limit is {limit} bytes", "errors": []}, status=413)
+    return JsonResponse(
+        {"detail": f"request body too large: the limit is {limit} bytes", "errors": []}, status=413
+    )

@@ -52,7 +52,9 @@ class ApiClient(models.Model):
 
     name = models.CharField(max_length=100, unique=True)
     token_hash = models.CharField(max_length=64, unique=True)
-    token_prefix = models.CharField(max_length=12, help_text="The token's first characters, to recognise it")
+    token_prefix = models.CharField(
+        max_length=12, help_text="The token's first characters, to recognise it"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
@@ -99,12 +101,16 @@ class Answer(models.Model):
         ADJUDICATING = "adjudicating", "Waiting for a lead"
         ADJUDICATED = "adjudicated", "Adjudicated"
 
-    client = models.ForeignKey(ApiClient, null=True, blank=True, on_delete=models.PROTECT, related_name="answers")
+    client = models.ForeignKey(
+        ApiClient, null=True, blank=True, on_delete=models.PROTECT, related_name="answers"
+    )
     # The id clients see (API, its URLs, webhooks): random, so that it tells no client how many
     # answers others post, as the sequential primary key would. Staff pages keep the primary key.
-    # Random in the database too, for the ingest's raw INSERT (reviewapp.store), which names no column
-    # it leaves to its default.
-    public_id = models.UUIDField(default=uuid.uuid4, db_default=RandomUUID(), unique=True, editable=False)
+    # Random in the database too, for the ingest's raw INSERT (reviewapp.store), which names no
+    # column it leaves to its default.
+    public_id = models.UUIDField(
+        default=uuid.uuid4, db_default=RandomUUID(), unique=True, editable=False
+    )
     external_id = models.CharField(max_length=200, null=True, blank=True)
     question = models.TextField(blank=True)
     answer = models.TextField()
@@ -115,10 +121,13 @@ class Answer(models.Model):
     # external_id can tell a client's retry from a new answer; NULL: not known (stored before it).
     request_hash = models.CharField(max_length=64, null=True, blank=True)
     # The conversation the answer is a turn of (the API's `session_id`, OpenInference `session.id`,
-    # GenAI `gen_ai.conversation.id`): a client's answers sharing it are one session, in posting order.
+    # GenAI `gen_ai.conversation.id`): a client's answers sharing it are one session, in posting
+    # order.
     session_id = models.CharField(max_length=200, blank=True, default="", db_default="")
 
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_default=Status.QUEUED)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.QUEUED, db_default=Status.QUEUED
+    )
     # Which delivery of judge_answer owns this answer while it is judging, and until when.
     judging_token = models.UUIDField(null=True, blank=True)
     judging_until = models.DateTimeField(null=True, blank=True)
@@ -129,16 +138,25 @@ class Answer(models.Model):
     verdict = models.CharField(max_length=20, choices=VERDICT_CHOICES, blank=True, db_default="")
     grounding_score = models.FloatField(null=True, blank=True)
     # The run whose claims this answer shows (the latest successful one).
-    judged_by = models.ForeignKey("JudgeRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    judged_by = models.ForeignKey(
+        "JudgeRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
-    review_status = models.CharField(max_length=12, choices=ReviewStatus.choices, default=ReviewStatus.UNROUTED,
-                                     db_default=ReviewStatus.UNROUTED)
+    review_status = models.CharField(
+        max_length=12,
+        choices=ReviewStatus.choices,
+        default=ReviewStatus.UNROUTED,
+        db_default=ReviewStatus.UNROUTED,
+    )
     routing_reason = models.CharField(max_length=300, blank=True, db_default="")
     priority = models.IntegerField(default=0, db_default=0, help_text="Higher is reviewed first")
-    policy = models.ForeignKey("Policy", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    policy = models.ForeignKey(
+        "Policy", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     # What the policy asked of this answer's review when it was routed, kept so that a later policy
     # change does not alter answers already routed: how many reviewers, and whether each decides
-    # without seeing the others' decisions. Database defaults too: ingest writes with its own INSERT.
+    # without seeing the others' decisions. Database defaults too: ingest writes with its own
+    # INSERT.
     reviews_required = models.PositiveSmallIntegerField(default=1, db_default=1)
     reviews_blind = models.BooleanField(default=True, db_default=True)
     # The latest lease taken on the answer (the only one when one review is asked for; each
@@ -147,7 +165,9 @@ class Answer(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     lease_expires_at = models.DateTimeField(null=True, blank=True)
-    adjudicated_verdict = models.CharField(max_length=20, choices=VERDICT_CHOICES, blank=True, db_default="")
+    adjudicated_verdict = models.CharField(
+        max_length=20, choices=VERDICT_CHOICES, blank=True, db_default=""
+    )
     # The chance it had of being drawn for the audit sample, when it was (routing_reason "audit
     # sample"): the miss rate weighs each audited answer by its inverse (reviewapp.labels.sampling).
     audit_probability = models.FloatField(null=True, blank=True)
@@ -164,30 +184,44 @@ class Answer(models.Model):
                 name="answer_external_id_unique_per_client",
             ),
             models.CheckConstraint(
-                condition=Q(grounding_score__isnull=True) | Q(grounding_score__gte=0, grounding_score__lte=1),
+                condition=Q(grounding_score__isnull=True)
+                | Q(grounding_score__gte=0, grounding_score__lte=1),
                 name="answer_grounding_score_in_unit_range",
             ),
-            models.CheckConstraint(condition=Q(reviews_required__gte=1, reviews_required__lte=3),
-                                   name="answer_reviews_required_1_to_3"),
+            models.CheckConstraint(
+                condition=Q(reviews_required__gte=1, reviews_required__lte=3),
+                name="answer_reviews_required_1_to_3",
+            ),
         ]
         indexes = [
             models.Index(fields=["status", "created_at"], name="answer_status_created"),
             # The queue: waiting answers in priority order, oldest first.
             models.Index(
-                F("priority").desc(), F("created_at").asc(), F("id").asc(),
+                F("priority").desc(),
+                F("created_at").asc(),
+                F("id").asc(),
                 condition=Q(review_status="in_review"),
                 name="answer_queue_order",
             ),
             # "Being reviewed now" and "assigned to me" look at live leases only.
-            models.Index(fields=["lease_expires_at"], condition=Q(review_status="in_review"), name="answer_live_leases"),
+            models.Index(
+                fields=["lease_expires_at"],
+                condition=Q(review_status="in_review"),
+                name="answer_live_leases",
+            ),
             # The queue's counters (answers by review state) read this index alone, not the table:
             # 11 ms instead of 95 at 100k answers, paid by one page view in each cache period.
             models.Index(fields=["review_status"], name="answer_review_status"),
             # GET /api/v1/answers: a client's answers, newest first, in keyset pages.
-            models.Index(fields=["client", "-created_at", "-public_id"], name="answer_client_newest"),
+            models.Index(
+                fields=["client", "-created_at", "-public_id"], name="answer_client_newest"
+            ),
             # A session's turns in order (selectors.session_turns), only answers that name one.
-            models.Index(fields=["client", "session_id", "created_at"], condition=~Q(session_id=""),
-                         name="answer_session_turns"),
+            models.Index(
+                fields=["client", "session_id", "created_at"],
+                condition=~Q(session_id=""),
+                name="answer_session_turns",
+            ),
         ]
 
     objects = AnswerQuerySet.as_manager()
@@ -206,7 +240,11 @@ class Answer(models.Model):
 
     def lease_live(self, now) -> bool:
         """live_lease(now), read on this row in memory."""
-        return self.lease_holder_id is not None and self.lease_expires_at is not None and self.lease_expires_at >= now
+        return (
+            self.lease_holder_id is not None
+            and self.lease_expires_at is not None
+            and self.lease_expires_at >= now
+        )
 
     def __str__(self) -> str:
         return f"Answer {self.pk} ({self.status})"
@@ -214,7 +252,8 @@ class Answer(models.Model):
 
 class Passage(models.Model):
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="passages")
-    pid = models.CharField(max_length=100)  # the client's id: judges.types.passage_id_problem says which
+    # the client's id: judges.types.passage_id_problem says which
+    pid = models.CharField(max_length=100)
     position = models.PositiveIntegerField()
     text = models.TextField()
     tag = models.CharField(max_length=200, blank=True)
@@ -222,7 +261,9 @@ class Passage(models.Model):
     title = models.CharField(max_length=500, blank=True)
     section = models.CharField(max_length=200, blank=True)
     source_url = models.CharField(max_length=2000, blank=True)
-    fetched_at = models.CharField(max_length=40, blank=True, help_text="ISO 8601 date or datetime, as sent")
+    fetched_at = models.CharField(
+        max_length=40, blank=True, help_text="ISO 8601 date or datetime, as sent"
+    )
     # The retriever's own view of the passage: shown to reviewers and exported, never judged.
     score = models.FloatField(null=True, blank=True)
     metadata = models.JSONField(default=dict, db_default={}, blank=True)
@@ -232,7 +273,9 @@ class Passage(models.Model):
         DOCUMENT = "document"
         TOOL = "tool"
 
-    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.DOCUMENT, db_default=Kind.DOCUMENT)
+    kind = models.CharField(
+        max_length=10, choices=Kind.choices, default=Kind.DOCUMENT, db_default=Kind.DOCUMENT
+    )
     tool_name = models.CharField(max_length=200, blank=True, default="", db_default="")
     call_id = models.CharField(max_length=200, blank=True, default="", db_default="")
     tool_arguments = models.JSONField(null=True, blank=True)
@@ -241,7 +284,9 @@ class Passage(models.Model):
         ordering = ["position"]
         constraints = [
             models.UniqueConstraint(fields=["answer", "pid"], name="passage_pid_unique_per_answer"),
-            models.UniqueConstraint(fields=["answer", "position"], name="passage_position_unique_per_answer"),
+            models.UniqueConstraint(
+                fields=["answer", "position"], name="passage_position_unique_per_answer"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -266,9 +311,13 @@ class Job(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     total = models.PositiveIntegerField(default=0)
     done = models.PositiveIntegerField(default=0)
-    changed = models.PositiveIntegerField(default=0, help_text="re-route: answers whose lane or reason changed")
+    changed = models.PositiveIntegerField(
+        default=0, help_text="re-route: answers whose lane or reason changed"
+    )
     error = models.TextField(blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -298,12 +347,18 @@ class JudgeRun(models.Model):
     config_key = models.CharField(max_length=400)
     is_current = models.BooleanField(default=False, db_default=False)
     # Set for a run a re-judge job made: kept beside the answer's own run, for comparison.
-    job = models.ForeignKey(Job, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs")
+    job = models.ForeignKey(
+        Job, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
+    )
     # The worked examples its prompt carried (prompt_version then reads e.g. "v3+ex2").
-    example_set = models.ForeignKey("ExampleSet", null=True, blank=True, on_delete=models.PROTECT, related_name="runs")
+    example_set = models.ForeignKey(
+        "ExampleSet", null=True, blank=True, on_delete=models.PROTECT, related_name="runs"
+    )
 
     # Database defaults too: the worker starts a run with a raw INSERT (reviewapp.store).
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING, db_default=Status.RUNNING)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.RUNNING, db_default=Status.RUNNING
+    )
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
@@ -333,7 +388,9 @@ class JudgeRun(models.Model):
             ),
             # A job judges each answer once, however often its task is delivered.
             models.UniqueConstraint(
-                fields=["job", "answer"], condition=Q(job__isnull=False), name="judgerun_once_per_job_and_answer"
+                fields=["job", "answer"],
+                condition=Q(job__isnull=False),
+                name="judgerun_once_per_job_and_answer",
             ),
         ]
 
@@ -356,7 +413,8 @@ def _span_check(prefix: str, name: str) -> models.CheckConstraint:
 
 
 class ClaimDecision(models.TextChoices):
-    """How a claim was decided (Claim.Decision); outside the class so its constraint can name them."""
+    """How a claim was decided (Claim.Decision); outside the class so its constraint can name
+    them."""
 
     CONFIRM = "confirm"
     OVERTURN = "overturn"
@@ -409,7 +467,9 @@ class Claim(models.Model):
     category = models.CharField(max_length=20, choices=CATEGORY_CHOICES, default="other")
     explanation = models.TextField(blank=True)
     confidence = models.FloatField(null=True, blank=True)
-    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.JUDGE, db_default=Origin.JUDGE)
+    origin = models.CharField(
+        max_length=10, choices=Origin.choices, default=Origin.JUDGE, db_default=Origin.JUDGE
+    )
 
     human_label = models.CharField(max_length=20, choices=LABEL_CHOICES, blank=True, db_default="")
     decision = models.CharField(max_length=10, choices=Decision.choices, blank=True, db_default="")
@@ -418,11 +478,14 @@ class Claim(models.Model):
     )
     decided_at = models.DateTimeField(null=True, blank=True)
     # blank: undecided. A database default too: the judge writes claims with its own INSERT.
-    decision_mode = models.CharField(max_length=8, choices=DecisionMode.choices, blank=True, default="", db_default="")
+    decision_mode = models.CharField(
+        max_length=8, choices=DecisionMode.choices, blank=True, default="", db_default=""
+    )
     note = models.TextField(blank=True, db_default="")
     # blank while the claim has no final human label
-    consensus_method = models.CharField(max_length=10, choices=ConsensusMethod.choices, blank=True, default="",
-                                        db_default="")
+    consensus_method = models.CharField(
+        max_length=10, choices=ConsensusMethod.choices, blank=True, default="", db_default=""
+    )
     version = models.PositiveIntegerField(default=0, db_default=0)
 
     class Meta:
@@ -437,18 +500,28 @@ class Claim(models.Model):
                          condition=~Q(label="SUPPORTED")),
         ]
         constraints = [
-            models.UniqueConstraint(fields=["run", "position"], name="claim_position_unique_per_run"),
+            models.UniqueConstraint(
+                fields=["run", "position"], name="claim_position_unique_per_run"
+            ),
             _span_check("answer_", "claim_answer_span_ordered"),
             # Exports and measurements read these as one of the labels: nothing else may be stored.
             models.CheckConstraint(condition=Q(label__in=LABELS), name="claim_label_known"),
-            models.CheckConstraint(condition=Q(human_label="") | Q(human_label__in=LABELS),
-                                   name="claim_human_label_known"),
-            models.CheckConstraint(condition=Q(decision="") | Q(decision__in=ClaimDecision.values),
-                                   name="claim_decision_known"),
-            models.CheckConstraint(condition=Q(decision_mode="") | Q(decision_mode__in=DecisionMode.values),
-                                   name="claim_decision_mode_known"),
-            models.CheckConstraint(condition=Q(consensus_method="") | Q(consensus_method__in=ConsensusMethod.values),
-                                   name="claim_consensus_method_known"),
+            models.CheckConstraint(
+                condition=Q(human_label="") | Q(human_label__in=LABELS),
+                name="claim_human_label_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(decision="") | Q(decision__in=ClaimDecision.values),
+                name="claim_decision_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(decision_mode="") | Q(decision_mode__in=DecisionMode.values),
+                name="claim_decision_mode_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(consensus_method="") | Q(consensus_method__in=ConsensusMethod.values),
+                name="claim_consensus_method_known",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -458,7 +531,9 @@ class Claim(models.Model):
 class Evidence(models.Model):
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="evidence")
     # Null when the judge named a passage id the answer does not have (itself a finding).
-    passage = models.ForeignKey(Passage, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    passage = models.ForeignKey(
+        Passage, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     passage_pid = models.CharField(max_length=100)
     position = models.PositiveIntegerField()
     quote = models.TextField()
@@ -468,7 +543,9 @@ class Evidence(models.Model):
     # The words the judge found differing between the claim and this text (judges.types.Difference,
     # as JSON: kind, span into the passage, answer_span into the answer); [] when it found none or
     # does not say. A database default too: the judge writes evidence with its own INSERT.
-    differences = models.JSONField(default=list, db_default=Value([], models.JSONField()), blank=True)
+    differences = models.JSONField(
+        default=list, db_default=Value([], models.JSONField()), blank=True
+    )
 
     class Meta:
         ordering = ["position"]
@@ -476,7 +553,8 @@ class Evidence(models.Model):
         constraints = [
             _span_check("", "evidence_span_ordered"),
             models.CheckConstraint(
-                condition=Q(match="not_found", start__isnull=True) | (~Q(match="not_found") & Q(start__isnull=False)),
+                condition=Q(match="not_found", start__isnull=True)
+                | (~Q(match="not_found") & Q(start__isnull=False)),
                 name="evidence_span_iff_found",
             ),
         ]
@@ -512,18 +590,29 @@ class Review(AppendOnly):
 
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="reviews")
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="reviews")
-    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
     decision = models.CharField(max_length=10, choices=Decision.choices)
-    final_label = models.CharField(max_length=20, choices=LABEL_CHOICES, blank=True)  # blank: undecided again
+    # blank: undecided again
+    final_label = models.CharField(max_length=20, choices=LABEL_CHOICES, blank=True)
     note = models.TextField(blank=True)
     claim_version = models.PositiveIntegerField(help_text="The claim's version after this decision")
-    decision_mode = models.CharField(max_length=8, choices=DecisionMode.choices, default=DecisionMode.EXPLICIT)
-    stage = models.CharField(max_length=12, choices=Stage.choices, default=Stage.REVIEW, db_default=Stage.REVIEW)
-    reason = models.CharField(max_length=20, choices=Reason.choices, blank=True, default="", db_default="")
+    decision_mode = models.CharField(
+        max_length=8, choices=DecisionMode.choices, default=DecisionMode.EXPLICIT
+    )
+    stage = models.CharField(
+        max_length=12, choices=Stage.choices, default=Stage.REVIEW, db_default=Stage.REVIEW
+    )
+    reason = models.CharField(
+        max_length=20, choices=Reason.choices, blank=True, default="", db_default=""
+    )
     # Since the reviewer's previous decision on the answer (or their pass began), at most the lease
     # length; null for a bulk decision (nobody spent time on it), an undo and older rows.
     time_spent_ms = models.PositiveIntegerField(null=True, blank=True)
-    undoes = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="undone_by")
+    undoes = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="undone_by"
+    )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
@@ -537,13 +626,17 @@ class NoteDraft(models.Model):
 
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="+")
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="+")
-    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
     text = models.TextField(blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["reviewer", "claim"], name="notedraft_one_per_reviewer_claim"),
+            models.UniqueConstraint(
+                fields=["reviewer", "claim"], name="notedraft_one_per_reviewer_claim"
+            ),
         ]
         indexes = [models.Index(fields=["answer", "reviewer"], name="notedraft_answer_reviewer")]
 
@@ -562,7 +655,9 @@ class AnswerComment(AppendOnly):
     class Meta:
         ordering = ["created_at", "id"]
         indexes = [models.Index(fields=["answer", "created_at"], name="answercomment_thread")]
-        constraints = [models.CheckConstraint(condition=~Q(body=""), name="answercomment_body_not_empty")]
+        constraints = [
+            models.CheckConstraint(condition=~Q(body=""), name="answercomment_body_not_empty")
+        ]
 
     def __str__(self) -> str:
         return f"comment {self.pk} on answer {self.answer_id}"
@@ -574,7 +669,8 @@ class ReviewPassQuerySet(models.QuerySet):
         return self.filter(ReviewPass.live_lease(now))
 
     def holding_place(self, now) -> ReviewPassQuerySet:
-        """Open passes that hold a place on their answer: a live lease, or an assignment by a lead."""
+        """Open passes that hold a place on their answer: a live lease, or an assignment by a
+        lead."""
         return self.filter(ReviewPass.place_held(now))
 
 
@@ -594,13 +690,16 @@ class ReviewPass(models.Model):
         SKIPPED = "skipped"
 
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="passes")
-    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="review_passes")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="review_passes"
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     # Set when a lead (or an admin) assigned the answer to this reviewer: the place is theirs until
     # they finish or skip, and it comes first in their "next item".
-    assigned_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                    related_name="+")
+    assigned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     assigned_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -608,8 +707,13 @@ class ReviewPass(models.Model):
     class Meta:
         ordering = ["started_at", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["answer", "reviewer"], name="reviewpass_one_per_answer_and_reviewer"),
-            models.CheckConstraint(condition=Q(status__in=["open", "finished", "skipped"]), name="reviewpass_status_known"),
+            models.UniqueConstraint(
+                fields=["answer", "reviewer"], name="reviewpass_one_per_answer_and_reviewer"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["open", "finished", "skipped"]),
+                name="reviewpass_status_known",
+            ),
         ]
         indexes = [models.Index(fields=["reviewer", "status"], name="reviewpass_reviewer_status")]
 
@@ -623,17 +727,25 @@ class ReviewPass(models.Model):
 
     def is_live(self, now) -> bool:
         """live_lease(now), read on this row in memory."""
-        return self.status == self.Status.OPEN and self.lease_expires_at is not None and self.lease_expires_at >= now
+        return (
+            self.status == self.Status.OPEN
+            and self.lease_expires_at is not None
+            and self.lease_expires_at >= now
+        )
 
     @staticmethod
     def place_held(now) -> Q:
         """The pass holds one of its answer's places at `now`: a live lease, or an open
         assignment by a lead (the place is theirs until they finish or skip)."""
-        return ReviewPass.live_lease(now) | Q(status=ReviewPass.Status.OPEN, assigned_by__isnull=False)
+        return ReviewPass.live_lease(now) | Q(
+            status=ReviewPass.Status.OPEN, assigned_by__isnull=False
+        )
 
     def holds_place(self, now) -> bool:
         """place_held(now), read on this row in memory."""
-        return self.is_live(now) or (self.status == self.Status.OPEN and self.assigned_by_id is not None)
+        return self.is_live(now) or (
+            self.status == self.Status.OPEN and self.assigned_by_id is not None
+        )
 
     def __str__(self) -> str:
         return f"{self.reviewer} on answer {self.answer_id} ({self.status})"
@@ -655,7 +767,10 @@ class MultiReviewScope(models.TextChoices):
     AUDIT = "audit", "the audit sample"
 
 
-FIRST_POLICY_NOTE = "Initial policy: the seeds' 0.95 threshold, CONTRADICTED and UNSUPPORTED always reviewed, 5% audit sample."
+FIRST_POLICY_NOTE = (
+    "Initial policy: the seeds' 0.95 threshold, CONTRADICTED and UNSUPPORTED always reviewed, 5%"
+    " audit sample."
+)
 
 
 class Policy(AppendOnly):
@@ -679,26 +794,44 @@ class Policy(AppendOnly):
     miss_rate_target = models.FloatField(null=True, blank=True)
     lease_seconds = models.PositiveIntegerField(default=600)
     # Double review: how many different reviewers each answer in scope needs (1: one review, as
-    # before), which answers are in scope, and whether each reviewer decides without seeing the others.
+    # before), which answers are in scope, and whether each reviewer decides without seeing the
+    # others.
     reviewers_per_answer = models.PositiveSmallIntegerField(default=1, db_default=1)
-    multi_review_scope = models.CharField(max_length=10, choices=MultiReviewScope.choices,
-                                          default=MultiReviewScope.ALL, db_default=MultiReviewScope.ALL)
+    multi_review_scope = models.CharField(
+        max_length=10,
+        choices=MultiReviewScope.choices,
+        default=MultiReviewScope.ALL,
+        db_default=MultiReviewScope.ALL,
+    )
     multi_review_share = models.FloatField(default=1.0, db_default=1.0)
     blind = models.BooleanField(default=True, db_default=True)
     # A SUPPORTED claim below this confidence sends its answer to review (0: never). The checks
     # lower a claim's confidence, not its label, for words its quote lacks (issue 27).
     supported_confidence_floor = models.FloatField(default=0.0, db_default=0.0)
-    judge_profile = models.CharField(max_length=100, blank=True, help_text="Empty: the JUDGE_PROFILE setting")
-    judge_backend = models.CharField(max_length=20, blank=True, help_text="Empty: the JUDGE_BACKEND setting")
-    judge_model = models.CharField(max_length=200, blank=True, help_text="Empty: the JUDGE_MODEL setting")
+    judge_profile = models.CharField(
+        max_length=100, blank=True, help_text="Empty: the JUDGE_PROFILE setting"
+    )
+    judge_backend = models.CharField(
+        max_length=20, blank=True, help_text="Empty: the JUDGE_BACKEND setting"
+    )
+    judge_model = models.CharField(
+        max_length=200, blank=True, help_text="Empty: the JUDGE_MODEL setting"
+    )
     # Escalation: a second judge re-judges what the first flagged or scored near the threshold.
     escalation_profile = models.CharField(max_length=100, blank=True)
     escalation_backend = models.CharField(max_length=20, blank=True)
     escalation_model = models.CharField(max_length=200, blank=True)
     escalation_margin = models.FloatField(default=0.05)
-    # Worked examples for the judge profile's prompt (only when the set is for that profile@version).
-    example_set = models.ForeignKey("ExampleSet", null=True, blank=True, on_delete=models.PROTECT, related_name="+",
-                                    help_text="Empty: the profile's own prompt, no worked examples")
+    # Worked examples for the judge profile's prompt (only when the set is for that
+    # profile@version).
+    example_set = models.ForeignKey(
+        "ExampleSet",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="Empty: the profile's own prompt, no worked examples",
+    )
     # Annotation guidelines for reviewers, markdown (rendered without raw HTML), versioned with the
     # rest of the policy: the history says who changed them, when and why.
     guidelines = models.TextField(blank=True, default="", db_default="")
@@ -708,7 +841,9 @@ class Policy(AppendOnly):
     gold_rate = models.FloatField(default=0.0, db_default=0.0)
     gold_pause_below = models.FloatField(default=0.8, db_default=0.8)
     gold_min_claims = models.PositiveIntegerField(default=20, db_default=20)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     note = models.TextField()
 
@@ -717,27 +852,49 @@ class Policy(AppendOnly):
         verbose_name_plural = "policies"
         constraints = [
             models.CheckConstraint(
-                condition=Q(score_threshold__gte=0, score_threshold__lte=1), name="policy_threshold_in_unit_range"
+                condition=Q(score_threshold__gte=0, score_threshold__lte=1),
+                name="policy_threshold_in_unit_range",
             ),
             models.CheckConstraint(
-                condition=Q(audit_sample_rate__gte=0, audit_sample_rate__lte=1), name="policy_sample_in_unit_range"
+                condition=Q(audit_sample_rate__gte=0, audit_sample_rate__lte=1),
+                name="policy_sample_in_unit_range",
             ),
-            models.CheckConstraint(condition=Q(reviewers_per_answer__gte=1, reviewers_per_answer__lte=3),
-                                   name="policy_reviewers_per_answer_1_to_3"),
-            models.CheckConstraint(condition=Q(multi_review_share__gte=0, multi_review_share__lte=1),
-                                   name="policy_multi_review_share_in_unit_range"),
-            models.CheckConstraint(condition=Q(supported_confidence_floor__gte=0, supported_confidence_floor__lte=1),
-                                   name="policy_confidence_floor_in_unit_range"),
             models.CheckConstraint(
-                condition=Q(audit_near_rate__gte=0, audit_near_rate__lte=1, audit_near_margin__gte=0,
-                            audit_near_margin__lte=1, audit_confidence_below__gte=0, audit_confidence_below__lte=1),
-                name="policy_audit_sampling_in_unit_range"),
-            models.CheckConstraint(condition=Q(miss_rate_target__isnull=True)
-                                   | Q(miss_rate_target__gte=0, miss_rate_target__lte=1),
-                                   name="policy_miss_rate_target_in_unit_range"),
-            models.CheckConstraint(condition=Q(gold_rate__gte=0, gold_rate__lte=1), name="policy_gold_rate_in_unit_range"),
-            models.CheckConstraint(condition=Q(gold_pause_below__gte=0, gold_pause_below__lte=1),
-                                   name="policy_gold_pause_below_in_unit_range"),
+                condition=Q(reviewers_per_answer__gte=1, reviewers_per_answer__lte=3),
+                name="policy_reviewers_per_answer_1_to_3",
+            ),
+            models.CheckConstraint(
+                condition=Q(multi_review_share__gte=0, multi_review_share__lte=1),
+                name="policy_multi_review_share_in_unit_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(supported_confidence_floor__gte=0, supported_confidence_floor__lte=1),
+                name="policy_confidence_floor_in_unit_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    audit_near_rate__gte=0,
+                    audit_near_rate__lte=1,
+                    audit_near_margin__gte=0,
+                    audit_near_margin__lte=1,
+                    audit_confidence_below__gte=0,
+                    audit_confidence_below__lte=1,
+                ),
+                name="policy_audit_sampling_in_unit_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(miss_rate_target__isnull=True)
+                | Q(miss_rate_target__gte=0, miss_rate_target__lte=1),
+                name="policy_miss_rate_target_in_unit_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(gold_rate__gte=0, gold_rate__lte=1),
+                name="policy_gold_rate_in_unit_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(gold_pause_below__gte=0, gold_pause_below__lte=1),
+                name="policy_gold_pause_below_in_unit_range",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -768,7 +925,9 @@ class AuditEvent(AppendOnly):
     """Who did what to which object, with its state before and after."""
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT
+    )
     actor_label = models.CharField(max_length=150, help_text="user name, api:<client> or system")
     action = models.CharField(max_length=60)
     object_type = models.CharField(max_length=40)
@@ -792,14 +951,19 @@ class ExampleSet(AppendOnly):
     profile = models.CharField(max_length=100)
     base_version = models.CharField(max_length=20)
     sequence = models.PositiveIntegerField(help_text="1, 2, ... per profile")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                   related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     note = models.TextField(blank=True)
 
     class Meta:
         ordering = ["profile", "-sequence"]
-        constraints = [models.UniqueConstraint(fields=["profile", "sequence"], name="exampleset_sequence_per_profile")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["profile", "sequence"], name="exampleset_sequence_per_profile"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.profile}@{self.version}"
@@ -818,12 +982,15 @@ class ExampleSet(AppendOnly):
 
 
 class WorkedExample(AppendOnly):
-    """One example of a set: a snapshot of an overturned claim, its passage excerpt and the labels."""
+    """One example of a set: a snapshot of an overturned claim, its passage excerpt and the
+    labels."""
 
     example_set = models.ForeignKey(ExampleSet, on_delete=models.PROTECT, related_name="examples")
     position = models.PositiveIntegerField()
     # Where it came from; the snapshot below is what the prompt carries.
-    source_claim = models.ForeignKey(Claim, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    source_claim = models.ForeignKey(
+        Claim, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     claim_text = models.TextField()
     passage_pid = models.CharField(max_length=100, blank=True)
     passage_excerpt = models.TextField()
@@ -834,8 +1001,12 @@ class WorkedExample(AppendOnly):
     class Meta:
         ordering = ["position"]
         constraints = [
-            models.UniqueConstraint(fields=["example_set", "position"], name="workedexample_position_per_set"),
-            models.CheckConstraint(condition=~Q(judge_label=F("human_label")), name="workedexample_is_an_overturn"),
+            models.UniqueConstraint(
+                fields=["example_set", "position"], name="workedexample_position_per_set"
+            ),
+            models.CheckConstraint(
+                condition=~Q(judge_label=F("human_label")), name="workedexample_is_an_overturn"
+            ),
         ]
 
 
@@ -843,7 +1014,13 @@ class WorkedExample(AppendOnly):
 
 # alert.miss_rate is about the passed answers and reviewer.paused about a reviewer, not one answer:
 # their deliveries have no answer.
-WEBHOOK_EVENTS = ("answer.judged", "answer.adjudicated", "answer.reopened", "alert.miss_rate", "reviewer.paused")
+WEBHOOK_EVENTS = (
+    "answer.judged",
+    "answer.adjudicated",
+    "answer.reopened",
+    "alert.miss_rate",
+    "reviewer.paused",
+)
 
 
 def default_webhook_events() -> list[str]:
@@ -862,7 +1039,9 @@ class WebhookEndpoint(models.Model):
 
     SECRET_PREFIX = "whsec_"
 
-    client = models.ForeignKey(ApiClient, on_delete=models.PROTECT, related_name="webhook_endpoints")
+    client = models.ForeignKey(
+        ApiClient, on_delete=models.PROTECT, related_name="webhook_endpoints"
+    )
     url = models.CharField(max_length=2000)
     secret = SealedCharField()
     previous_secret = SealedCharField(blank=True)
@@ -878,7 +1057,9 @@ class WebhookEndpoint(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["client"], condition=Q(removed_at__isnull=True), name="webhookendpoint_one_live_per_client"
+                fields=["client"],
+                condition=Q(removed_at__isnull=True),
+                name="webhookendpoint_one_live_per_client",
             ),
         ]
 
@@ -905,7 +1086,9 @@ class WebhookDelivery(models.Model):
         DELIVERED = "delivered"
         FAILED = "failed"
 
-    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries")
+    endpoint = models.ForeignKey(
+        WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries"
+    )
     answer = models.ForeignKey(Answer, null=True, blank=True, on_delete=models.CASCADE,
                                related_name="webhook_deliveries")
     event = models.CharField(max_length=40, choices=_choices(WEBHOOK_EVENTS))
@@ -919,7 +1102,8 @@ class WebhookDelivery(models.Model):
     sending_until = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
-    # Why it failed without an attempt (e.g. the endpoint was removed); attempts hold their own errors.
+    # Why it failed without an attempt (e.g. the endpoint was removed); attempts hold their own
+    # errors.
     error = models.TextField(blank=True)
 
     class Meta:
@@ -937,7 +1121,9 @@ class WebhookAttempt(models.Model):
 
     ERROR_MAX = 1000
 
-    delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="attempt_rows")
+    delivery = models.ForeignKey(
+        WebhookDelivery, on_delete=models.CASCADE, related_name="attempt_rows"
+    )
     number = models.PositiveIntegerField()
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -948,7 +1134,9 @@ class WebhookAttempt(models.Model):
     class Meta:
         ordering = ["number"]
         constraints = [
-            models.UniqueConstraint(fields=["delivery", "number"], name="webhookattempt_number_unique_per_delivery"),
+            models.UniqueConstraint(
+                fields=["delivery", "number"], name="webhookattempt_number_unique_per_delivery"
+            ),
         ]
 
     @property
@@ -961,7 +1149,9 @@ class WorkerHeartbeat(models.Model):
 
     hostname = models.CharField(max_length=200, unique=True)
     started_at = models.DateTimeField(null=True, blank=True)
-    last_sent_at = models.DateTimeField(null=True, blank=True, help_text="last canary sent to its queue")
+    last_sent_at = models.DateTimeField(
+        null=True, blank=True, help_text="last canary sent to its queue"
+    )
     last_consumed_at = models.DateTimeField(null=True, blank=True, help_text="last canary it ran")
     consumed = models.PositiveBigIntegerField(default=0)
 
@@ -970,8 +1160,8 @@ class WorkerHeartbeat(models.Model):
 
 
 class SchedulerHeartbeat(models.Model):
-    """When the scheduler (celery beat) last sent the canary dispatch: beat's own liveness, so a dead
-    beat is told apart from dead workers (without beat no canaries are sent, none consumed)."""
+    """When the scheduler (celery beat) last sent the canary dispatch: beat's own liveness, so a
+    dead beat is told apart from dead workers (without beat no canaries are sent, none consumed)."""
 
     name = models.CharField(max_length=50, unique=True)
     last_beat_at = models.DateTimeField()
@@ -990,9 +1180,13 @@ class Comparison(models.Model):
 
     kind = models.CharField(max_length=10, choices=Kind.choices)
     name = models.CharField(max_length=200)
-    side_a = models.CharField(max_length=400, help_text="judges: a run's config_key; pipelines: variant A's name")
+    side_a = models.CharField(
+        max_length=400, help_text="judges: a run's config_key; pipelines: variant A's name"
+    )
     side_b = models.CharField(max_length=400)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -1008,13 +1202,21 @@ class ComparisonItem(models.Model):
     position = models.PositiveIntegerField()
     answer_a = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="+")
     answer_b = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="+")
-    run_a = models.ForeignKey(JudgeRun, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
-    run_b = models.ForeignKey(JudgeRun, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    run_a = models.ForeignKey(
+        JudgeRun, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    run_b = models.ForeignKey(
+        JudgeRun, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     a_on_left = models.BooleanField()
 
     class Meta:
         ordering = ["position"]
-        constraints = [models.UniqueConstraint(fields=["comparison", "position"], name="comparison_item_position")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["comparison", "position"], name="comparison_item_position"
+            )
+        ]
 
 
 class ComparisonChoice(models.Model):
@@ -1028,14 +1230,22 @@ class ComparisonChoice(models.Model):
         BOTH_WRONG = "both_wrong", "Both wrong"
 
     item = models.ForeignKey(ComparisonItem, on_delete=models.CASCADE, related_name="choices")
-    unit = models.CharField(max_length=40, help_text='"answer", or the claim unit\'s key (selectors.units)')
+    unit = models.CharField(
+        max_length=40, help_text='"answer", or the claim unit\'s key (selectors.units)'
+    )
     category = models.CharField(max_length=20, blank=True)
     choice = models.CharField(max_length=10, choices=Choice.choices)
-    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
     decided_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["item", "unit", "reviewer"], name="comparison_choice_once")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "unit", "reviewer"], name="comparison_choice_once"
+            )
+        ]
 
 
 # --- reviewer quality: gold answers --------------------------------------------------------------
@@ -1056,8 +1266,9 @@ class GoldAnswer(models.Model):
     run = models.ForeignKey(JudgeRun, on_delete=models.PROTECT, related_name="+")
     labels = models.JSONField()
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.PAGE)
-    marked_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                  related_name="+")
+    marked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     marked_at = models.DateTimeField(auto_now_add=True)
     active = models.BooleanField(default=True)
 
@@ -1072,12 +1283,16 @@ class GoldCopy(models.Model):
 
     gold = models.ForeignKey(GoldAnswer, on_delete=models.PROTECT, related_name="copies")
     answer = models.OneToOneField(Answer, on_delete=models.CASCADE, related_name="gold_copy")
-    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
     served_at = models.DateTimeField(auto_now_add=True)
     scored_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["gold", "reviewer"], name="goldcopy_once_per_reviewer")]
+        constraints = [
+            models.UniqueConstraint(fields=["gold", "reviewer"], name="goldcopy_once_per_reviewer")
+        ]
         indexes = [models.Index(fields=["reviewer", "scored_at"], name="goldcopy_reviewer_scored")]
 
 
@@ -1085,21 +1300,31 @@ class ReviewerPause(models.Model):
     """A reviewer kept from the live queue because their gold accuracy fell below the policy's
     threshold; a lead resumes them after a second look at their live decisions since `since`."""
 
-    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
     paused_at = models.DateTimeField(auto_now_add=True)
     accuracy = models.FloatField()
     claims = models.PositiveIntegerField(help_text="gold claims the accuracy was measured on")
     threshold = models.FloatField()
-    since = models.DateTimeField(help_text="the end of their last good window: live decisions after it get a second look")
+    since = models.DateTimeField(
+        help_text="the end of their last good window: live decisions after it get a second look"
+    )
     resumed_at = models.DateTimeField(null=True, blank=True)
-    resumed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
-                                   related_name="+")
+    resumed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     note = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-paused_at", "-id"]
-        constraints = [models.UniqueConstraint(fields=["reviewer"], condition=Q(resumed_at__isnull=True),
-                                               name="reviewerpause_one_open_per_reviewer")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["reviewer"],
+                condition=Q(resumed_at__isnull=True),
+                name="reviewerpause_one_open_per_reviewer",
+            )
+        ]
 
 
 # --- evidence-level labels ---------------------------------------------------------------------
@@ -1116,14 +1341,21 @@ class EvidenceMark(models.Model):
 
     class Cause(models.TextChoices):
         RETRIEVAL_MISS = "retrieval_miss", "retrieval miss: no passage holds the fact"
-        GENERATION_ERROR = "generation_error", "generation error: the passages hold it, the answer got it wrong"
+        GENERATION_ERROR = (
+            "generation_error",
+            "generation error: the passages hold it, the answer got it wrong",
+        )
         JUDGE_ERROR = "judge_error", "judge error: the judge misread good evidence"
 
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="evidence_marks")
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="+")
-    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
     # No passage: a cause alone (retrieval_miss has no span to mark).
-    passage = models.ForeignKey(Passage, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    passage = models.ForeignKey(
+        Passage, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     start = models.PositiveIntegerField(null=True, blank=True)
     end = models.PositiveIntegerField(null=True, blank=True)
     stance = models.CharField(max_length=12, choices=Stance.choices, blank=True)
@@ -1133,14 +1365,22 @@ class EvidenceMark(models.Model):
     class Meta:
         ordering = ["id"]
         constraints = [
-            models.UniqueConstraint(fields=["claim", "reviewer"], name="evidencemark_one_per_reviewer_claim"),
+            models.UniqueConstraint(
+                fields=["claim", "reviewer"], name="evidencemark_one_per_reviewer_claim"
+            ),
             _span_check("", "evidencemark_span_ordered"),
-            models.CheckConstraint(condition=Q(passage__isnull=True, start__isnull=True, stance="")
-                                   | Q(passage__isnull=False, start__isnull=False, end__gt=F("start")),
-                                   name="evidencemark_span_iff_passage"),
-            models.CheckConstraint(condition=Q(stance="") | Q(stance__in=["supports", "contradicts"]),
-                                   name="evidencemark_stance_known"),
-            models.CheckConstraint(condition=Q(cause="") | Q(cause__in=["retrieval_miss", "generation_error",
-                                                                         "judge_error"]),
-                                   name="evidencemark_cause_known"),
+            models.CheckConstraint(
+                condition=Q(passage__isnull=True, start__isnull=True, stance="")
+                | Q(passage__isnull=False, start__isnull=False, end__gt=F("start")),
+                name="evidencemark_span_iff_passage",
+            ),
+            models.CheckConstraint(
+                condition=Q(stance="") | Q(stance__in=["supports", "contradicts"]),
+                name="evidencemark_stance_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(cause="")
+                | Q(cause__in=["retrieval_miss", "generation_error", "judge_error"]),
+                name="evidencemark_cause_known",
+            ),
         ]

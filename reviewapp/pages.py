@@ -19,7 +19,8 @@ NOTE_MAX_CHARS = 2000
 
 
 class NoteForm(forms.Form):
-    """A reviewer's or admin's note: any text but a NUL, at most NOTE_MAX_CHARS (refused, not cut)."""
+    """A reviewer's or admin's note: any text but a NUL, at most NOTE_MAX_CHARS (refused, not
+    cut)."""
 
     note = forms.CharField(required=False, strip=False, max_length=NOTE_MAX_CHARS)
 

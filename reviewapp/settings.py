@@ -13,12 +13,15 @@ from reviewapp import embedded
 from reviewapp.env import env_bool, env_choice, env_float, env_int, env_list, env_str, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-# Local state of the demo (its embedded Postgres and Valkey, beat's schedule); never used in production.
+# Local state of the demo (its embedded Postgres and Valkey, beat's schedule); never used in
+# production.
 DEMO_STATE_DIR = embedded.DEMO_STATE_DIR
 
 DEBUG = env_bool("DEBUG", False)
 # The fallback key is for the demo and tests only; `check --deploy` rejects it (security.W009).
-SECRET_KEY = env_str("SECRET_KEY", "django-insecure-claimdesk-demo-key-set-SECRET_KEY-in-production")
+SECRET_KEY = env_str(
+    "SECRET_KEY", "django-insecure-claimdesk-demo-key-set-SECRET_KEY-in-production"
+)
 # Old keys during a rotation: sessions, signed values and sealed webhook secrets made under them
 # still open (run `manage.py reseal_secrets` before dropping one).
 SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
@@ -65,7 +68,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "axes.middleware.AxesMiddleware",  # last, as django-axes requires: it answers a locked-out sign-in
+    # last, as django-axes requires: it answers a locked-out sign-in
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "reviewapp.urls"
@@ -122,7 +126,8 @@ DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", 0, minimum=0)
 DATABASE_POOL_TIMEOUT = env_float("DATABASE_POOL_TIMEOUT", 30.0, minimum=0.1)
 
 
-# `manage.py demo` and the tests start their own servers when these are unset (reviewapp/embedded.py).
+# `manage.py demo` and the tests start their own servers when these are unset
+# (reviewapp/embedded.py).
 DATABASE_URL = env_str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/claimdesk")
 DATABASES = {"default": _database(DATABASE_URL)}
 # Names this deployment on shared servers: Redis pub/sub channels are server-wide (not per
@@ -137,22 +142,27 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
-# Sign-in throttling (django-axes): after LOGIN_FAILURE_LIMIT failures for one user name, or from one
-# address, sign-in is refused for LOGIN_LOCKOUT_MINUTES, even with the right password (which is then
-# not hashed: a flood of guesses costs no password-hashing CPU), and each further failure starts the
-# wait again. Failures are kept in axes' failure log and attempts (the admin's "Axes" section, where
-# deleting an attempt unlocks it; or `manage.py axes_reset`); a lockout is an AuditEvent. The address
-# is REMOTE_ADDR, or behind the reverse proxies named in TRUSTED_PROXIES the client's from
-# X-Forwarded-For (reviewapp/addresses.py), else every client would share the proxy's count.
-# The reverse proxies in front of the web (addresses or networks, comma-separated, e.g.
+# Sign-in throttling (django-axes): after LOGIN_FAILURE_LIMIT failures for one user name, or from
+# one address, sign-in is refused for LOGIN_LOCKOUT_MINUTES, even with the right password (which is
+# then not hashed: a flood of guesses costs no password-hashing CPU), and each further failure
+# starts the wait again. Failures are kept in axes' failure log and attempts (the admin's "Axes"
+# section, where deleting an attempt unlocks it; or `manage.py axes_reset`); a lockout is an
+# AuditEvent. The address is REMOTE_ADDR, or behind the reverse proxies named in TRUSTED_PROXIES the
+# client's from X-Forwarded-For (reviewapp/addresses.py), else every client would share the proxy's
+# count. The reverse proxies in front of the web (addresses or networks, comma-separated, e.g.
 # "10.0.0.5,172.18.0.0/16"): from them alone X-Forwarded-For names the client.
 TRUSTED_PROXIES = []
 for _proxy in env_list("TRUSTED_PROXIES", []):
     try:
         TRUSTED_PROXIES.append(ipaddress.ip_network(_proxy, strict=False))
     except ValueError:
-        raise ImproperlyConfigured(f"TRUSTED_PROXIES: {_proxy!r} is not an address or network") from None
-AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+        raise ImproperlyConfigured(
+            f"TRUSTED_PROXIES: {_proxy!r} is not an address or network"
+        ) from None
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
@@ -163,14 +173,17 @@ AXES_LOCKOUT_CALLABLE = "reviewapp.accounts.signin.login_locked_out"
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/queue/"
 
-# Single sign-on with OpenID Connect (mozilla-django-oidc; the variables are its settings' names), on
-# when OIDC_RP_CLIENT_ID is set. The groups in the OIDC_GROUPS_CLAIM claim (from the ID token or
+# Single sign-on with OpenID Connect (mozilla-django-oidc; the variables are its settings' names),
+# on when OIDC_RP_CLIENT_ID is set. The groups in the OIDC_GROUPS_CLAIM claim (from the ID token or
 # userinfo) map to roles: any of OIDC_ADMIN_GROUPS makes an admin, any of OIDC_LEAD_GROUPS a lead
-# (settles reviewers' disagreements), any of OIDC_REVIEWER_GROUPS a reviewer; an account in neither is refused (403) and no user is made for it. Password sign-in stays.
+# (settles reviewers' disagreements), any of OIDC_REVIEWER_GROUPS a reviewer; an account in neither
+# is refused (403) and no user is made for it. Password sign-in stays.
 OIDC_RP_CLIENT_ID = env_str("OIDC_RP_CLIENT_ID", "")
 SSO_ENABLED = bool(OIDC_RP_CLIENT_ID)
 OIDC_RP_CLIENT_SECRET = env_str("OIDC_RP_CLIENT_SECRET", "")
-OIDC_OP_AUTHORIZATION_ENDPOINT = env_url("OIDC_OP_AUTHORIZATION_ENDPOINT", None, schemes=("https", "http"))
+OIDC_OP_AUTHORIZATION_ENDPOINT = env_url(
+    "OIDC_OP_AUTHORIZATION_ENDPOINT", None, schemes=("https", "http")
+)
 OIDC_OP_TOKEN_ENDPOINT = env_url("OIDC_OP_TOKEN_ENDPOINT", None, schemes=("https", "http"))
 OIDC_OP_USER_ENDPOINT = env_url("OIDC_OP_USER_ENDPOINT", None, schemes=("https", "http"))
 OIDC_OP_JWKS_ENDPOINT = env_url("OIDC_OP_JWKS_ENDPOINT", None, schemes=("https", "http"))
@@ -185,13 +198,26 @@ OIDC_USE_PKCE = True
 OIDC_AUTHENTICATION_CALLBACK_URL = "sso_callback"
 LOGIN_REDIRECT_URL_FAILURE = "/accounts/sso/denied"
 if SSO_ENABLED:
-    _missing = [name for name in ("OIDC_RP_CLIENT_SECRET", "OIDC_OP_AUTHORIZATION_ENDPOINT", "OIDC_OP_TOKEN_ENDPOINT",
-                                  "OIDC_OP_USER_ENDPOINT") if not globals()[name]]
+    _missing = [
+        name
+        for name in (
+            "OIDC_RP_CLIENT_SECRET",
+            "OIDC_OP_AUTHORIZATION_ENDPOINT",
+            "OIDC_OP_TOKEN_ENDPOINT",
+            "OIDC_OP_USER_ENDPOINT",
+        )
+        if not globals()[name]
+    ]
     if OIDC_RP_SIGN_ALGO != "HS256" and not OIDC_OP_JWKS_ENDPOINT:
         _missing.append("OIDC_OP_JWKS_ENDPOINT")
     if _missing:
-        raise ImproperlyConfigured(f"OIDC_RP_CLIENT_ID is set (single sign-on), but not {', '.join(_missing)}")
-    AUTHENTICATION_BACKENDS = [*AUTHENTICATION_BACKENDS, "reviewapp.accounts.sso.RoleMappingBackend"]
+        raise ImproperlyConfigured(
+            f"OIDC_RP_CLIENT_ID is set (single sign-on), but not {', '.join(_missing)}"
+        )
+    AUTHENTICATION_BACKENDS = [
+        *AUTHENTICATION_BACKENDS,
+        "reviewapp.accounts.sso.RoleMappingBackend",
+    ]
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -209,7 +235,10 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env_choice("LOG_LEVEL", ("DEBUG", "INFO", "WARNING", "ERROR"), "INFO")},
+    "root": {
+        "handlers": ["console"],
+        "level": env_choice("LOG_LEVEL", ("DEBUG", "INFO", "WARNING", "ERROR"), "INFO"),
+    },
     # The MCP SDK logs every stateless /mcp exchange's start and end at INFO: noise, not news.
     "loggers": {"mcp": {"level": "WARNING"}},
 }
@@ -220,7 +249,9 @@ OPENAI_API_KEY = env_str("OPENAI_API_KEY", None)
 JUDGE_MODEL = env_str("JUDGE_MODEL", "gpt-4o-mini")
 JUDGE_PROFILE = env_str("JUDGE_PROFILE", "claim_audit")
 # With no endpoint configured the offline judge runs, so the app works on a bare machine.
-JUDGE_BACKEND = env_choice("JUDGE_BACKEND", ("offline", "openai"), "openai" if OPENAI_BASE_URL else "offline")
+JUDGE_BACKEND = env_choice(
+    "JUDGE_BACKEND", ("offline", "openai"), "openai" if OPENAI_BASE_URL else "offline"
+)
 if JUDGE_BACKEND == "openai" and not OPENAI_BASE_URL:
     raise ImproperlyConfigured("JUDGE_BACKEND=openai needs OPENAI_BASE_URL")
 JUDGE_TIMEOUT_SECONDS = env_float("JUDGE_TIMEOUT_SECONDS", 60.0, minimum=1.0)
@@ -244,18 +275,25 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = env_int("CELERY_WORKER_PREFETCH_MULTIPLIER",
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("JUDGE_TASK_SOFT_TIME_LIMIT", 240, minimum=5)
 CELERY_TASK_TIME_LIMIT = env_int("JUDGE_TASK_TIME_LIMIT", 300, minimum=10)
 if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
-    raise ImproperlyConfigured("JUDGE_TASK_TIME_LIMIT must be greater than JUDGE_TASK_SOFT_TIME_LIMIT")
+    raise ImproperlyConfigured(
+        "JUDGE_TASK_TIME_LIMIT must be greater than JUDGE_TASK_SOFT_TIME_LIMIT"
+    )
 if JUDGE_RETRY_BUDGET_SECONDS >= CELERY_TASK_SOFT_TIME_LIMIT:
-    raise ImproperlyConfigured("JUDGE_RETRY_BUDGET_SECONDS must be less than JUDGE_TASK_SOFT_TIME_LIMIT")
+    raise ImproperlyConfigured(
+        "JUDGE_RETRY_BUDGET_SECONDS must be less than JUDGE_TASK_SOFT_TIME_LIMIT"
+    )
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # An unacknowledged task is redelivered after the visibility timeout; it must outlast the
 # longest a task may legitimately run, or a slow judge call would be judged twice.
-CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", CELERY_TASK_TIME_LIMIT * 2 + 60, minimum=1)
+CELERY_VISIBILITY_TIMEOUT = env_int(
+    "CELERY_VISIBILITY_TIMEOUT", CELERY_TASK_TIME_LIMIT * 2 + 60, minimum=1
+)
 if CELERY_VISIBILITY_TIMEOUT <= CELERY_TASK_TIME_LIMIT:
     raise ImproperlyConfigured(
-        f"CELERY_VISIBILITY_TIMEOUT={CELERY_VISIBILITY_TIMEOUT} must be greater than JUDGE_TASK_TIME_LIMIT="
-        f"{CELERY_TASK_TIME_LIMIT}: the broker would hand a running judge task to a second worker"
+        f"CELERY_VISIBILITY_TIMEOUT={CELERY_VISIBILITY_TIMEOUT} must be greater than"
+        f" JUDGE_TASK_TIME_LIMIT={CELERY_TASK_TIME_LIMIT}: the broker would hand a running judge"
+        " task to a second worker"
     )
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
 # How long a held answer stays held before another delivery may take it over: past the
@@ -292,10 +330,14 @@ JUDGE_RATE_LIMIT_REDIS_URL = env_url(
 # limit, past which it answers 429). Run more worker threads than this: the extra ones have their
 # next request ready and send it the moment a slot frees. 0 = no limit.
 JUDGE_MAX_IN_FLIGHT = env_int("JUDGE_MAX_IN_FLIGHT", 0, minimum=0)
-if (JUDGE_RATE_LIMIT_RPM or JUDGE_RATE_LIMIT_TPM or JUDGE_MAX_IN_FLIGHT) and not JUDGE_RATE_LIMIT_REDIS_URL:
+if (
+    JUDGE_RATE_LIMIT_RPM or JUDGE_RATE_LIMIT_TPM or JUDGE_MAX_IN_FLIGHT
+) and not JUDGE_RATE_LIMIT_REDIS_URL:
     # A limit each process kept to itself would let N workers send N times the limit.
-    raise ImproperlyConfigured("JUDGE_RATE_LIMIT_RPM/TPM and JUDGE_MAX_IN_FLIGHT need Redis: set "
-                               "JUDGE_RATE_LIMIT_REDIS_URL (it defaults to CELERY_BROKER_URL when that is redis://)")
+    raise ImproperlyConfigured(
+        "JUDGE_RATE_LIMIT_RPM/TPM and JUDGE_MAX_IN_FLIGHT need Redis: set "
+        "JUDGE_RATE_LIMIT_REDIS_URL (it defaults to CELERY_BROKER_URL when that is redis://)"
+    )
 # CPU seconds one answer's judging may spend (judge and checks, in its worker thread; waiting on the
 # LLM costs none) before its run fails with that reason: one costly input must not hold a thread.
 JUDGE_CPU_BUDGET_SECONDS = env_float("JUDGE_CPU_BUDGET_SECONDS", 20.0, minimum=0.0)
@@ -304,21 +346,27 @@ JUDGE_CPU_BUDGET_SECONDS = env_float("JUDGE_CPU_BUDGET_SECONDS", 20.0, minimum=0
 JUDGE_CLIENT_CONCURRENCY = env_int("JUDGE_CLIENT_CONCURRENCY", 0, minimum=0)
 JUDGE_CLIENT_WAIT_SECONDS = env_float("JUDGE_CLIENT_WAIT_SECONDS", 2.0, minimum=0.1)
 if JUDGE_CLIENT_CONCURRENCY and not JUDGE_RATE_LIMIT_REDIS_URL:
-    raise ImproperlyConfigured("JUDGE_CLIENT_CONCURRENCY needs Redis: set JUDGE_RATE_LIMIT_REDIS_URL "
-                               "(it defaults to CELERY_BROKER_URL when that is redis://)")
+    raise ImproperlyConfigured(
+        "JUDGE_CLIENT_CONCURRENCY needs Redis: set JUDGE_RATE_LIMIT_REDIS_URL "
+        "(it defaults to CELERY_BROKER_URL when that is redis://)"
+    )
 
 # --- Pages ---------------------------------------------------------------------------------
 # /calibration/ aggregates every decided claim; its figures are reused for this many seconds.
 CALIBRATION_CACHE_SECONDS = env_int("CALIBRATION_CACHE_SECONDS", 60, minimum=0)
-# Bootstrap resamples behind each agreement interval on it (reviewapp/labels/agreement.py); 0: no intervals.
+# Bootstrap resamples behind each agreement interval on it (reviewapp/labels/agreement.py); 0: no
+# intervals.
 AGREEMENT_RESAMPLES = env_int("AGREEMENT_RESAMPLES", 1000, minimum=0)
 # Where those figures and the queue counters are kept: each process's memory unless CACHE_URL names
 # a Redis, which every web process then shares (reviewapp/cache.py; it is emptied by nothing in the
 # app, but give it a database of its own: Django's cache.clear() empties the whole database).
 CACHE_URL = env_url("CACHE_URL", None, schemes=("redis", "rediss"))
 CACHES = {
-    "default": {"BACKEND": "reviewapp.cache.SharedCache", "LOCATION": CACHE_URL, "KEY_PREFIX": "claimdesk"}
-    if CACHE_URL else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    "default": (
+        {"BACKEND": "reviewapp.cache.SharedCache", "LOCATION": CACHE_URL, "KEY_PREFIX": "claimdesk"}
+        if CACHE_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
 }
 
 # --- API -------------------------------------------------------------------------------------
@@ -329,8 +377,8 @@ NINJA_PAGINATION_MAX_LIMIT = 200
 WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 10.0, minimum=0.1)
 # Attempts per delivery before it is marked failed (an admin can still retry it by hand).
 WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8, minimum=1)
-# Retry n waits between half and all of BACKOFF * 2**(n-1) seconds, capped at BACKOFF_MAX: by default
-# up to 1, 2, 4 ... 60 minutes, so eight attempts span one to two hours.
+# Retry n waits between half and all of BACKOFF * 2**(n-1) seconds, capped at BACKOFF_MAX: by
+# default up to 1, 2, 4 ... 60 minutes, so eight attempts span one to two hours.
 WEBHOOK_BACKOFF_SECONDS = env_float("WEBHOOK_BACKOFF_SECONDS", 60.0, minimum=0.01)
 WEBHOOK_BACKOFF_MAX_SECONDS = env_float("WEBHOOK_BACKOFF_MAX_SECONDS", 3600.0, minimum=0.01)
 # Beat re-enqueues pending deliveries overdue by this long whose task was lost (never sent twice:

@@ -62,7 +62,9 @@ def _record_lines(value: Any, label: str, lines: list[str]) -> None:
         return
     at = len(lines)
     lines.insert(at, "")  # this record's line comes before the records nested in it
-    text = "; ".join(_fields(value, "", lines, label)) if isinstance(value, dict) else _scalar(value)
+    text = (
+        "; ".join(_fields(value, "", lines, label)) if isinstance(value, dict) else _scalar(value)
+    )
     lines[at] = f"{label}: {text}" if label else text
 
 
@@ -80,9 +82,9 @@ def parse_json_text(text: str) -> Any | None:
 
 def render_output(output: Any) -> str:
     """A tool's output as passage text: a plain string as it is; a JSON value, or a string holding a
-    JSON object or array, as one line per record, its fields `key: value` joined by `; ` in the order
-    the tool wrote them (`route: 12; fare.senior: 1.00`; an object inside a list gets its own line,
-    `results[0]: title: Fares; price: 2.50`), so a record reads as one sentence."""
+    JSON object or array, as one line per record, its fields `key: value` joined by `; ` in the
+    order the tool wrote them (`route: 12; fare.senior: 1.00`; an object inside a list gets its own
+    line, `results[0]: title: Fares; price: 2.50`), so a record reads as one sentence."""
     if isinstance(output, str):
         parsed = parse_json_text(output)
         if parsed is None:
@@ -94,7 +96,8 @@ def render_output(output: Any) -> str:
 
 
 def call_signature(tool_name: str, arguments: Any) -> str:
-    """`name(a=1, b="x")`, the call as reviewers and the judge read it (long arguments cut with …)."""
+    """`name(a=1, b="x")`, the call as reviewers and the judge read it (long arguments cut with
+    …)."""
     if arguments in (None, {}, []):
         shown = ""
     elif isinstance(arguments, dict):

@@ -40,8 +40,8 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 
 def health(request: HttpRequest) -> HttpResponse:
-    """For monitors: each worker's last consumed canary, stale workers, answers stuck; 503 if not ok.
-    Hostnames and counts only, no answer content."""
+    """For monitors: each worker's last consumed canary, stale workers, answers stuck; 503 if not
+    ok. Hostnames and counts only, no answer content."""
     try:
         status = liveness.worker_status()
     except DatabaseError:
@@ -51,14 +51,22 @@ def health(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def metrics(request: HttpRequest) -> HttpResponse:
-    """For Prometheus: counts and histograms only, no answer content; METRICS_TOKEN as a bearer token
-    (a session does not open it: scrapers have none, and a reviewer needs no fleet figures)."""
+    """For Prometheus: counts and histograms only, no answer content; METRICS_TOKEN as a bearer
+    token (a session does not open it: scrapers have none, and a reviewer needs no fleet
+    figures)."""
     if not settings.METRICS_TOKEN:
-        return HttpResponse("metrics are off: set METRICS_TOKEN to serve them", status=404, content_type="text/plain")
+        return HttpResponse(
+            "metrics are off: set METRICS_TOKEN to serve them",
+            status=404,
+            content_type="text/plain",
+        )
     given = request.headers.get("Authorization", "").encode("utf-8", "replace")
     if not hmac.compare_digest(given, f"Bearer {settings.METRICS_TOKEN}".encode()):
-        response = HttpResponse("a valid METRICS_TOKEN is required: Authorization: Bearer <token>", status=401,
-                                content_type="text/plain")
+        response = HttpResponse(
+            "a valid METRICS_TOKEN is required: Authorization: Bearer <token>",
+            status=401,
+            content_type="text/plain",
+        )
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
     try:
@@ -78,6 +86,8 @@ def server_error(request: HttpRequest) -> HttpResponse:
     exc = sys.exc_info()[1]
     if exc is None or not is_transient(exc):
         return defaults.server_error(request)
-    response = HttpResponse(render_to_string("503.html", {"retry_after": DATABASE_RETRY_SECONDS}), status=503)
+    response = HttpResponse(
+        render_to_string("503.html", {"retry_after": DATABASE_RETRY_SECONDS}), status=503
+    )
     response["Retry-After"] = str(DATABASE_RETRY_SECONDS)
     return response

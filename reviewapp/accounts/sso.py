@@ -30,7 +30,11 @@ USERNAME_PREFIX = "sso:"
 
 def roles_from_claims(claims: dict) -> set[str]:
     groups = claims.get(settings.OIDC_GROUPS_CLAIM) or []
-    groups = {groups} if isinstance(groups, str) else {str(group) for group in groups if isinstance(group, str | int)}
+    groups = (
+        {groups}
+        if isinstance(groups, str)
+        else {str(group) for group in groups if isinstance(group, str | int)}
+    )
     roles = set()
     if groups & set(settings.OIDC_ADMIN_GROUPS):
         roles |= {ADMIN, REVIEWER}
@@ -66,7 +70,9 @@ class RoleMappingBackend(OIDCAuthenticationBackend):
         # for another client of the same provider is not ours.
         payload = super().verify_token(token, **kwargs)
         audience = payload.get("aud")
-        if settings.OIDC_RP_CLIENT_ID not in ([audience] if isinstance(audience, str) else audience or []):
+        if settings.OIDC_RP_CLIENT_ID not in (
+            [audience] if isinstance(audience, str) else audience or []
+        ):
             raise SuspiciousOperation("the ID token was issued for another client (aud)")
         return payload
 
@@ -78,13 +84,19 @@ class RoleMappingBackend(OIDCAuthenticationBackend):
         return User.objects.filter(username=username_for(claims))
 
     def create_user(self, claims: dict) -> User:
-        user = User.objects.create_user(username_for(claims), email=str(claims.get("email") or "")[:254])
+        user = User.objects.create_user(
+            username_for(claims), email=str(claims.get("email") or "")[:254]
+        )
         user.set_unusable_password()  # signs in through the provider only
         user.save(update_fields=["password"])
         return self.update_user(user, claims)
 
     def update_user(self, user: User, claims: dict) -> User:
-        user_roles_set(user=user, roles=roles_from_claims(claims), actor_label=f"sso:{settings.OIDC_PROVIDER_NAME}")
+        user_roles_set(
+            user=user,
+            roles=roles_from_claims(claims),
+            actor_label=f"sso:{settings.OIDC_PROVIDER_NAME}",
+        )
         return user
 
 
@@ -94,16 +106,23 @@ def _enabled() -> None:
 
 
 def sso_start(request: HttpRequest) -> HttpResponse:
-    """To the provider's sign-in page (with state, nonce and a PKCE challenge kept in the session)."""
+    """To the provider's sign-in page (with state, nonce and a PKCE challenge kept in the
+    session)."""
     _enabled()
     return OIDCAuthenticationRequestView.as_view()(request)
 
 
 def sso_callback(request: HttpRequest) -> HttpResponse:
-    """Back from the provider: the code is exchanged and the account signed in, or sent to `denied`."""
+    """Back from the provider: the code is exchanged and the account signed in, or sent to
+    `denied`."""
     _enabled()
     return OIDCAuthenticationCallbackView.as_view()(request)
 
 
 def sso_denied(request: HttpRequest) -> HttpResponse:
-    return render(request, "registration/sso_denied.html", {"provider": settings.OIDC_PROVIDER_NAME}, status=403)
+    return render(
+        request,
+        "registration/sso_denied.html",
+        {"provider": settings.OIDC_PROVIDER_NAME},
+        status=403,
+    )

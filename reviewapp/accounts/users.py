@@ -17,14 +17,16 @@ def user_roles_set(*, user: User, roles: set[str], actor_label: str, actor=None)
     """Give the user exactly these roles; True when they changed."""
     before = role_names(user)
     wanted = [Group.objects.get_or_create(name=name)[0] for name in sorted(roles & set(ROLES))]
-    user.groups.remove(*Group.objects.filter(name__in=ROLES).exclude(pk__in=[group.pk for group in wanted]))
+    user.groups.remove(
+        *Group.objects.filter(name__in=ROLES).exclude(pk__in=[group.pk for group in wanted])
+    )
     user.groups.add(*wanted)
     return user_roles_changed(user=user, before=before, actor_label=actor_label, actor=actor)
 
 
 def user_roles_changed(*, user: User, before: list[str], actor_label: str, actor=None) -> bool:
-    """After the user's groups changed: the staff flag follows the admin role (the admin site lets in
-    staff; never set by hand), and a change of roles is an AuditEvent."""
+    """After the user's groups changed: the staff flag follows the admin role (the admin site lets
+    in staff; never set by hand), and a change of roles is an AuditEvent."""
     after = role_names(user)
     if not user.is_superuser and user.is_staff != (ADMIN in after):
         User.objects.filter(pk=user.pk).update(is_staff=ADMIN in after)

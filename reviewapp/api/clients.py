@@ -11,15 +11,26 @@ from reviewapp.audit import audit_record
 
 
 def _token_fields(token: str) -> dict[str, str]:
-    return {"token_hash": ApiClient.hash_token(token), "token_prefix": token[: len(ApiClient.TOKEN_PREFIX) + 4]}
+    return {
+        "token_hash": ApiClient.hash_token(token),
+        "token_prefix": token[: len(ApiClient.TOKEN_PREFIX) + 4],
+    }
 
 
 @transaction.atomic
-def api_client_create(*, name: str, actor_label: str = "system", actor=None) -> tuple[ApiClient, str]:
+def api_client_create(
+    *, name: str, actor_label: str = "system", actor=None
+) -> tuple[ApiClient, str]:
     """Create a client and return it with its token. The token is shown once and never stored."""
     token = ApiClient.new_token()
     client = ApiClient.objects.create(name=name, **_token_fields(token))
-    audit_record(actor=actor, actor_label=actor_label, action="api_client.created", obj=client, after={"name": name})
+    audit_record(
+        actor=actor,
+        actor_label=actor_label,
+        action="api_client.created",
+        obj=client,
+        after={"name": name},
+    )
     return client, token
 
 
@@ -28,7 +39,9 @@ def api_client_rotate_token(*, client: ApiClient, actor_label: str = "system", a
     """Give the client a new token; the old one stops working at once."""
     token = ApiClient.new_token()
     ApiClient.objects.filter(pk=client.pk).update(**_token_fields(token), revoked_at=None)
-    audit_record(actor=actor, actor_label=actor_label, action="api_client.token_rotated", obj=client)
+    audit_record(
+        actor=actor, actor_label=actor_label, action="api_client.token_rotated", obj=client
+    )
     _forget_now_and_at_commit()
     return token
 

@@ -41,8 +41,14 @@ class ExternalIdReused(Exception):
 
 # What is judged; external_id names it and metadata rides along (a retry may carry new trace ids).
 _HASHED_FIELDS = {"question", "answer", "prior_turns", "passages", "profile"}
-_LATER_PASSAGE_DEFAULTS = {"score": None, "metadata": {}, "kind": "document", "tool_name": None, "call_id": None,
-                           "arguments": None}
+_LATER_PASSAGE_DEFAULTS = {
+    "score": None,
+    "metadata": {},
+    "kind": "document",
+    "tool_name": None,
+    "call_id": None,
+    "arguments": None,
+}
 
 
 def request_hash(request: JudgeRequest) -> str:
@@ -98,11 +104,23 @@ def _passage_fields(request: JudgeRequest) -> list[dict]:
     """The request's passages as Passage fields, in order (absent header fields stored blank; a
     plain JudgeRequest's passages are documents)."""
     return [
-        {"pid": p.id, "position": position, "text": p.text, "tag": p.tag or "", "agency": p.agency or "",
-         "title": p.title or "", "section": p.section or "", "source_url": p.source_url or "",
-         "fetched_at": p.fetched_at or "", "score": p.score, "metadata": p.metadata,
-         "kind": getattr(p, "kind", "document"), "tool_name": getattr(p, "tool_name", None) or "",
-         "call_id": getattr(p, "call_id", None) or "", "tool_arguments": getattr(p, "arguments", None)}
+        {
+            "pid": p.id,
+            "position": position,
+            "text": p.text,
+            "tag": p.tag or "",
+            "agency": p.agency or "",
+            "title": p.title or "",
+            "section": p.section or "",
+            "source_url": p.source_url or "",
+            "fetched_at": p.fetched_at or "",
+            "score": p.score,
+            "metadata": p.metadata,
+            "kind": getattr(p, "kind", "document"),
+            "tool_name": getattr(p, "tool_name", None) or "",
+            "call_id": getattr(p, "call_id", None) or "",
+            "tool_arguments": getattr(p, "arguments", None),
+        }
         for position, p in enumerate(request.passages)
     ]
 
@@ -110,15 +128,23 @@ def _passage_fields(request: JudgeRequest) -> list[dict]:
 def _store(*, client: ApiClient | None, request: JudgeRequest, digest: str | None) -> Answer:
     now = timezone.now()
     answer = Answer(
-        client=client, external_id=request.external_id, question=request.question, answer=request.answer,
-        prior_turns=[turn.model_dump() for turn in request.prior_turns], metadata=request.metadata,
-        requested_profile=request.profile or "", request_hash=digest, created_at=now, updated_at=now,
+        client=client,
+        external_id=request.external_id,
+        question=request.question,
+        answer=request.answer,
+        prior_turns=[turn.model_dump() for turn in request.prior_turns],
+        metadata=request.metadata,
+        requested_profile=request.profile or "",
+        request_hash=digest,
+        created_at=now,
+        updated_at=now,
         session_id=getattr(request, "session_id", None) or "",
     )
     # Inside a caller's transaction, a savepoint, so that a repeat's IntegrityError leaves that
     # transaction usable; on its own the statement is atomic and needs no BEGIN / COMMIT.
     with transaction.atomic() if connection.in_atomic_block else nullcontext():
-        store.answer_insert(answer, _passage_fields(request))  # the answer and its passages, one round trip
+        # the answer and its passages, one round trip
+        store.answer_insert(answer, _passage_fields(request))
         answer_id = answer.pk
         # robust: if the broker is down the answer is still stored (status queued) and the
         # error is logged; the client's request does not fail after its data was committed.
@@ -137,7 +163,9 @@ def runs_ingest(*, client: ApiClient, payloads: list[dict]) -> tuple[list[Answer
             answers.append(answer_ingest(client=client, request=request).answer)
         except ValidationError as exc:
             first = exc.errors()[0]
-            refused.append(f"{'.'.join(str(part) for part in first['loc']) or 'run'}: {first['msg']}")
+            refused.append(
+                f"{'.'.join(str(part) for part in first['loc']) or 'run'}: {first['msg']}"
+            )
         except (InvalidRequest, ExternalIdReused) as exc:
             refused.append(str(exc))
     return answers, refused

@@ -41,7 +41,9 @@ from reviewapp.api import strict_json
 
 JSON_TYPE, PROTOBUF_TYPE = "application/json", "application/x-protobuf"
 # An index of at most 6 digits: int() of thousands of digits is refused by Python (and slow).
-_OI_DOCUMENT = re.compile(r"^retrieval\.documents\.(\d{1,6})\.document\.(id|content|score|metadata)$")
+_OI_DOCUMENT = re.compile(
+    r"^retrieval\.documents\.(\d{1,6})\.document\.(id|content|score|metadata)$"
+)
 _OI_MESSAGE = re.compile(r"^llm\.(input|output)_messages\.(\d{1,6})\.message\.(role|content)$")
 _LONG_INDEX = re.compile(r"^(retrieval\.documents|llm\.(input|output)_messages)\.\d{7,}\.")
 # Bounds on one export request, so its cost is bounded whatever it holds (issue 28): spans read,
@@ -101,10 +103,14 @@ def spans_from(body: bytes, content_type: str, content_encoding: str = "") -> li
             raise OTLPError(f"the body is not JSON: {exc}") from None
         spans = _spans_from_json(document)
     else:
-        raise OTLPError(f"Content-Type must be {JSON_TYPE} or {PROTOBUF_TYPE}, not {kind or 'missing'!r}")
+        raise OTLPError(
+            f"Content-Type must be {JSON_TYPE} or {PROTOBUF_TYPE}, not {kind or 'missing'!r}"
+        )
     if len(spans) > MAX_SPANS:
-        raise OTLPError(f"an export may hold at most {MAX_SPANS} spans, this one holds {len(spans)}: "
-                        "send smaller batches (the exporter's max_export_batch_size)")
+        raise OTLPError(
+            f"an export may hold at most {MAX_SPANS} spans, this one holds {len(spans)}: "
+            "send smaller batches (the exporter's max_export_batch_size)"
+        )
     return spans
 
 
@@ -140,11 +146,19 @@ def _spans_from_protobuf(body: bytes) -> list[Span]:
         service = _service_of({kv.key: _proto_value(kv.value, kv.key) for kv in resource})
         for scope_spans in resource_spans.scope_spans:
             for span in scope_spans.spans:
-                spans.append(Span(trace_id=span.trace_id.hex(), span_id=span.span_id.hex(), name=span.name,
-                                  start_ns=span.start_time_unix_nano, end_ns=span.end_time_unix_nano,
-                                  attributes=_checked({kv.key: _proto_value(kv.value, kv.key)
-                                                       for kv in span.attributes}),
-                                  service=service))
+                spans.append(
+                    Span(
+                        trace_id=span.trace_id.hex(),
+                        span_id=span.span_id.hex(),
+                        name=span.name,
+                        start_ns=span.start_time_unix_nano,
+                        end_ns=span.end_time_unix_nano,
+                        attributes=_checked(
+                            {kv.key: _proto_value(kv.value, kv.key) for kv in span.attributes}
+                        ),
+                        service=service,
+                    )
+                )
     return spans
 
 
@@ -160,7 +174,9 @@ def _checked(attributes: dict[str, Any]) -> dict[str, Any]:
 
 
 def _too_deep(key: str) -> OTLPError:
-    return OTLPError(f"attribute {key[:100]!r}: its value nests deeper than {MAX_VALUE_DEPTH} levels")
+    return OTLPError(
+        f"attribute {key[:100]!r}: its value nests deeper than {MAX_VALUE_DEPTH} levels"
+    )
 
 
 def _proto_value(value, key: str, depth: int = 0) -> Any:
@@ -186,11 +202,17 @@ def _spans_from_json(document: Any) -> list[Span]:
         for scope_spans in _list(resource_spans.get("scopeSpans"), "scopeSpans"):
             for span in _list(_object(scope_spans, "scopeSpans[]").get("spans"), "spans"):
                 span = _object(span, "spans[]")
-                spans.append(Span(trace_id=_id(span.get("traceId"), "traceId"), span_id=_id(span.get("spanId"), "spanId"),
-                                  name=str(span.get("name", "")), start_ns=_int(span.get("startTimeUnixNano")),
-                                  end_ns=_int(span.get("endTimeUnixNano")),
-                                  attributes=_checked(_json_attributes(span.get("attributes"))),
-                                  service=service))
+                spans.append(
+                    Span(
+                        trace_id=_id(span.get("traceId"), "traceId"),
+                        span_id=_id(span.get("spanId"), "spanId"),
+                        name=str(span.get("name", "")),
+                        start_ns=_int(span.get("startTimeUnixNano")),
+                        end_ns=_int(span.get("endTimeUnixNano")),
+                        attributes=_checked(_json_attributes(span.get("attributes"))),
+                        service=service,
+                    )
+                )
     return spans
 
 
@@ -280,7 +302,8 @@ def runs_in(spans: list[Span]) -> Reading:
             if len(reading.runs) >= MAX_RUNS:
                 reading.over_cap += 1
                 continue
-            # The retrieval that fed this call: what ended before it started, else all of the trace's.
+            # The retrieval that fed this call: what ended before it started, else all of the
+            # trace's.
             before = ended[:bisect_right(ends, span.start_ns)] if span.start_ns else []
             chosen = _latest(before or range(len(retrievals)), retrievals)
             fed = [retrievals[r] for r in sorted(chosen)]
@@ -325,14 +348,25 @@ def _payload(external_id: str, llm: Span, answer: str,
         "question": question,
         "passages": passages,
         "answer": answer,
-        "metadata": {"otel": {"trace_id": llm.trace_id, "span_id": llm.span_id, "span_name": llm.name,
-                              "service": llm.service, "model": str(llm.attributes.get("llm.model_name")
-                                                                   or llm.attributes.get("gen_ai.request.model") or "")}},
+        "metadata": {
+            "otel": {
+                "trace_id": llm.trace_id,
+                "span_id": llm.span_id,
+                "span_name": llm.name,
+                "service": llm.service,
+                "model": str(
+                    llm.attributes.get("llm.model_name")
+                    or llm.attributes.get("gen_ai.request.model")
+                    or ""
+                ),
+            }
+        },
     }
 
 
 def _documents(span: Span) -> list[dict] | None:
-    """The span's retrieved documents as passages ({id?, text, score?, metadata?}), or None when it retrieved nothing."""
+    """The span's retrieved documents as passages ({id?, text, score?, metadata?}), or None when it
+    retrieved nothing."""
     attributes = span.attributes
     if str(attributes.get("openinference.span.kind", "")).upper() == "RETRIEVER" or any(
             _OI_DOCUMENT.match(key) for key in attributes):
@@ -345,8 +379,11 @@ def _documents(span: Span) -> list[dict] | None:
         name = "gen_ai.retrieval.documents"
         documents = _json_or_value(attributes[name], name)
         documents = documents if isinstance(documents, list) else []
-        return [_passage(doc | {"content": doc.get("content", doc.get("text"))}) for doc in documents
-                if isinstance(doc, dict) and _text(doc.get("content", doc.get("text")))]
+        return [
+            _passage(doc | {"content": doc.get("content", doc.get("text"))})
+            for doc in documents
+            if isinstance(doc, dict) and _text(doc.get("content", doc.get("text")))
+        ]
     return None
 
 
@@ -363,7 +400,8 @@ def _passage(document: dict) -> dict:
     metadata = _json_or_value(document.get("metadata"), "retrieval.documents.N.document.metadata")
     if isinstance(metadata, dict):
         try:
-            strict_json.check(metadata)  # a trace's JSON may hold NaN or lone surrogates: not stored
+            # a trace's JSON may hold NaN or lone surrogates: not stored
+            strict_json.check(metadata)
             passage["metadata"] = metadata
         except strict_json.UnstorableJSON:
             pass
@@ -400,7 +438,9 @@ def _output_text(span: Span) -> str:
 
 def _last_user_message(span: Span) -> str:
     attributes = span.attributes
-    messages = _oi_messages(attributes, "input") or _genai_messages(attributes.get("gen_ai.input.messages"))
+    messages = _oi_messages(attributes, "input") or _genai_messages(
+        attributes.get("gen_ai.input.messages")
+    )
     users = [text for role, text in messages if role == "user"]
     return users[-1] if users else _text(attributes.get("input.value"))[:2000]
 
@@ -410,7 +450,11 @@ def _oi_messages(attributes: dict, direction: str) -> list[tuple[str, str]]:
     for key, value in attributes.items():
         if (match := _OI_MESSAGE.match(key)) and match[1] == direction:
             found.setdefault(int(match[2]), {})[match[3]] = value
-    return [(str(m.get("role", "")), text) for n in sorted(found) if (text := _text((m := found[n]).get("content")))]
+    return [
+        (str(m.get("role", "")), text)
+        for n in sorted(found)
+        if (text := _text((m := found[n]).get("content")))
+    ]
 
 
 def _genai_messages(value: Any) -> list[tuple[str, str]]:
@@ -420,8 +464,15 @@ def _genai_messages(value: Any) -> list[tuple[str, str]]:
         if not isinstance(message, dict):
             continue
         parts = message.get("parts")
-        text = ("".join(str(p.get("content", "")) for p in parts if isinstance(p, dict) and p.get("type") == "text")
-                if isinstance(parts, list) else _text(message.get("content")))
+        text = (
+            "".join(
+                str(p.get("content", ""))
+                for p in parts
+                if isinstance(p, dict) and p.get("type") == "text"
+            )
+            if isinstance(parts, list)
+            else _text(message.get("content"))
+        )
         if text.strip():
             out.append((str(message.get("role", "")), text))
     return out
@@ -434,7 +485,9 @@ def _completion_text(value: Any) -> str:
         choices = parsed.get("choices")
         if isinstance(choices, list) and choices and isinstance(choices[0], dict):
             message = choices[0].get("message") or {}
-            return _text(message.get("content") if isinstance(message, dict) else choices[0].get("text"))
+            return _text(
+                message.get("content") if isinstance(message, dict) else choices[0].get("text")
+            )
         return ""
     return _text(value)
 
@@ -470,24 +523,32 @@ def _evidence(span: Span) -> list[dict] | None:
 
 
 def tool_passage(span: Span) -> dict | None:
-    """A tool span as an ingest passage of kind "tool", or None when the span is not a tool call with
-    an output: OpenInference's TOOL kind (`tool.name`, `input.value` the arguments, `output.value`
-    the result, `tool_call.id`) or a GenAI `execute_tool` span (`gen_ai.tool.name`,
+    """A tool span as an ingest passage of kind "tool", or None when the span is not a tool call
+    with an output: OpenInference's TOOL kind (`tool.name`, `input.value` the arguments,
+    `output.value` the result, `tool_call.id`) or a GenAI `execute_tool` span (`gen_ai.tool.name`,
     `gen_ai.tool.call.id`, `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`)."""
     attributes = span.attributes
     if str(attributes.get("openinference.span.kind", "")).upper() == "TOOL":
-        name, call_id = attributes.get("tool.name"), attributes.get("tool_call.id") or attributes.get("tool.id")
+        name, call_id = attributes.get("tool.name"), attributes.get(
+            "tool_call.id"
+        ) or attributes.get("tool.id")
         arguments, output = attributes.get("input.value"), attributes.get("output.value")
     elif attributes.get("gen_ai.operation.name") == "execute_tool":
         name, call_id = attributes.get("gen_ai.tool.name"), attributes.get("gen_ai.tool.call.id")
-        arguments, output = attributes.get("gen_ai.tool.call.arguments"), attributes.get("gen_ai.tool.call.result")
+        arguments, output = attributes.get("gen_ai.tool.call.arguments"), attributes.get(
+            "gen_ai.tool.call.result"
+        )
     else:
         return None
     text = tools.render_output(output) if isinstance(output, str) else ""
     if not text.strip():
         return None
-    passage: dict[str, Any] = {"kind": "tool", "tool_name": _tool_field(name) or span.name[:200] or "tool",
-                               "call_id": _tool_field(call_id) or span.span_id, "text": text}
+    passage: dict[str, Any] = {
+        "kind": "tool",
+        "tool_name": _tool_field(name) or span.name[:200] or "tool",
+        "call_id": _tool_field(call_id) or span.span_id,
+        "text": text,
+    }
     arguments = _json_or_value(arguments, "tool arguments")
     if isinstance(arguments, (dict, list)) or (isinstance(arguments, str) and arguments):
         try:
@@ -519,17 +580,27 @@ def session_id_of(spans: list[Span]) -> str | None:
 # --- the reply ---------------------------------------------------------------------------------
 
 
-def export_response(reading: Reading, content_type: str, rejected: list[str] = ()) -> tuple[bytes, str]:
+def export_response(
+    reading: Reading, content_type: str, rejected: list[str] = ()
+) -> tuple[bytes, str]:
     """OTLP's ExportTraceServiceResponse, in the request's encoding. `rejected` holds a reason per
     run that could not be stored (its LLM span is a rejected span); spans that held no run are
     named in the message too, as a warning (the spec's partial success with nothing rejected)."""
-    notes = [f"{len(rejected)} runs refused: " + "; ".join(sorted(set(rejected)))[:900]] if rejected else []
+    notes = (
+        [f"{len(rejected)} runs refused: " + "; ".join(sorted(set(rejected)))[:900]]
+        if rejected
+        else []
+    )
     if reading.over_cap:
-        notes.append(f"{reading.over_cap} runs past the {MAX_RUNS} an export may hold were not made: "
-                     "send smaller batches")
+        notes.append(
+            f"{reading.over_cap} runs past the {MAX_RUNS} an export may hold were not made: "
+            "send smaller batches"
+        )
     if reading.ignored_spans:
-        notes.append(f"{reading.ignored_spans} of {reading.spans} spans held no RAG run (an LLM span with "
-                     "retrieval in its trace) and were ignored")
+        notes.append(
+            f"{reading.ignored_spans} of {reading.spans} spans held no RAG run (an LLM span with "
+            "retrieval in its trace) and were ignored"
+        )
     message = ". ".join(notes)
     if content_type.split(";")[0].strip().lower() == PROTOBUF_TYPE:
         response = ExportTraceServiceResponse()
@@ -538,5 +609,7 @@ def export_response(reading: Reading, content_type: str, rejected: list[str] = (
             response.partial_success.error_message = message
         return response.SerializeToString(), PROTOBUF_TYPE
     refused = str(len(rejected) + reading.over_cap)
-    body = {"partialSuccess": {"rejectedSpans": refused, "errorMessage": message} if message else {}}
+    body = {
+        "partialSuccess": {"rejectedSpans": refused, "errorMessage": message} if message else {}
+    }
     return json.dumps(body).encode(), JSON_TYPE

@@ -92,9 +92,16 @@ class JudgeRequest(types.JudgeRequest):
     """DESIGN.md's ingest payload with the fields agents add."""
 
     passages: list[Passage] = Field(max_length=types.MAX_PASSAGES)
-    session_id: str | None = Field(default=None, min_length=1, max_length=200, description=(
-        "the conversation this answer is a turn of: a client's answers sharing it are one session, in "
-        "posting order; each turn's judge also reads the passages the earlier turns retrieved"))
+    session_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description=(
+            "the conversation this answer is a turn of: a client's answers sharing it are one"
+            " session, in posting order; each turn's judge also reads the passages the earlier"
+            " turns retrieved"
+        ),
+    )
 
     @field_validator("session_id")
     @classmethod

@@ -45,7 +45,8 @@ def retry_after(key: str, cost: int = 1) -> int | None:
 
 
 def auth_failure_wait(address: str) -> int | None:
-    """Seconds until `address` may present a token again after too many wrong ones; None if it may."""
+    """Seconds until `address` may present a token again after too many wrong ones; None if it
+    may."""
     return _wait(settings.API_AUTH_FAILURE_LIMIT, f"auth-failure:{address}")
 
 

@@ -30,7 +30,11 @@ def answer_for_client(*, client: ApiClient, public_id: str) -> Answer | None:
         public_id = UUID(public_id)
     except ValueError:
         return None
-    return Answer.objects.filter(public_id=public_id, client=client).select_related("judged_by").first()
+    return (
+        Answer.objects.filter(public_id=public_id, client=client)
+        .select_related("judged_by")
+        .first()
+    )
 
 
 @dataclass(frozen=True)
@@ -66,9 +70,14 @@ def client_answers_page(*, client: ApiClient, filters: ClientAnswerFilters, limi
         except ValueError:
             after = ""
         if CLIENT_NEWEST.decoded(after) is None:
-            raise BadCursor("cursor: not a cursor this API returned (pass next_cursor back unchanged)")
+            raise BadCursor(
+                "cursor: not a cursor this API returned (pass next_cursor back unchanged)"
+            )
     keys, _, following = keyset_ids(qs, CLIENT_NEWEST, size=limit, after=after)
-    rows = {answer.public_id: answer for answer in Answer.objects.filter(public_id__in=keys).select_related("judged_by")}
+    rows = {
+        answer.public_id: answer
+        for answer in Answer.objects.filter(public_id__in=keys).select_related("judged_by")
+    }
     token = base64.urlsafe_b64encode(following.encode()).decode().rstrip("=") if following else None
     return [rows[key] for key in keys], token
 
@@ -89,7 +98,9 @@ def claim_as_result(claim: Claim) -> ClaimResult:
     return ClaimResult(
         id=claim.cid,
         text=claim.text,
-        answer_span=(claim.answer_start, claim.answer_end) if claim.answer_start is not None else None,
+        answer_span=(
+            (claim.answer_start, claim.answer_end) if claim.answer_start is not None else None
+        ),
         label=claim.label,
         category=claim.category,
         evidence=[
@@ -116,13 +127,28 @@ def claims_as_results(claim_rows: list[dict], evidence_rows: list[dict]) -> list
     Evidence fields by attname; evidence with the claim's position as claim_position)."""
     evidence: dict[int, list[EvidenceResult]] = {}
     for ev in evidence_rows:
-        evidence.setdefault(ev["claim_position"], []).append(EvidenceResult(
-            passage_id=ev["passage_pid"], quote=ev["quote"], match=ev["match"],
-            span=(ev["start"], ev["end"]) if ev["start"] is not None else None, differences=ev["differences"]))
+        evidence.setdefault(ev["claim_position"], []).append(
+            EvidenceResult(
+                passage_id=ev["passage_pid"],
+                quote=ev["quote"],
+                match=ev["match"],
+                span=(ev["start"], ev["end"]) if ev["start"] is not None else None,
+                differences=ev["differences"],
+            )
+        )
     return [
-        ClaimResult(id=c["cid"], text=c["text"], label=c["label"], category=c["category"],
-                    answer_span=(c["answer_start"], c["answer_end"]) if c["answer_start"] is not None else None,
-                    evidence=evidence.get(c["position"], []), explanation=c["explanation"], confidence=c["confidence"])
+        ClaimResult(
+            id=c["cid"],
+            text=c["text"],
+            label=c["label"],
+            category=c["category"],
+            answer_span=(
+                (c["answer_start"], c["answer_end"]) if c["answer_start"] is not None else None
+            ),
+            evidence=evidence.get(c["position"], []),
+            explanation=c["explanation"],
+            confidence=c["confidence"],
+        )
         for c in sorted(claim_rows, key=lambda row: row["position"])
     ]
 

@@ -1,7 +1,8 @@
 """The API parses only JSON that Postgres can store and Python can walk: finite numbers (no NaN,
-Infinity, or 1e400, which overflows to infinity; integers within 64 bits), text without lone UTF-16 surrogates, and at most
-MAX_DEPTH levels of nesting (a deeper document would exhaust the recursion of every layer that
-reads it). Anything else is refused as a 400 naming the field where it was found."""
+Infinity, or 1e400, which overflows to infinity; integers within 64 bits), text without lone UTF-16
+surrogates, and at most MAX_DEPTH levels of nesting (a deeper document would exhaust the recursion
+of every layer that reads it). Anything else is refused as a 400 naming the field where it was
+found."""
 
 from __future__ import annotations
 
@@ -40,10 +41,15 @@ def check(value: Any) -> None:
         if len(path) > MAX_DEPTH:
             raise UnstorableJSON(path[:1], f"nested deeper than {MAX_DEPTH} levels")
         if isinstance(item, float) and not math.isfinite(item):
-            raise UnstorableJSON(path, "must be a finite number (NaN, Infinity and numbers beyond 1.8e308 are not stored)")
+            raise UnstorableJSON(
+                path,
+                "must be a finite number (NaN, Infinity and numbers beyond 1.8e308 are not stored)",
+            )
         if isinstance(item, int) and not isinstance(item, bool) and not INT_MIN <= item <= INT_MAX:
             # Postgres would store it, but every JSON encoder downstream (orjson) stops at 64 bits.
-            raise UnstorableJSON(path, "must be an integer within 64 bits; send bigger ones as strings")
+            raise UnstorableJSON(
+                path, "must be an integer within 64 bits; send bigger ones as strings"
+            )
         if isinstance(item, str):
             _check_text(item, path)
         elif isinstance(item, dict):
@@ -58,7 +64,9 @@ def _check_text(text: str, path: tuple) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise UnstorableJSON(path, "contains a lone surrogate (\\ud800-\\udfff), which is not text") from None
+        raise UnstorableJSON(
+            path, "contains a lone surrogate (\\ud800-\\udfff), which is not text"
+        ) from None
 
 
 class StrictParser(Parser):

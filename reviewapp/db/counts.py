@@ -1,4 +1,5 @@
-"""Counts for the pages: exact on small tables, the planner's estimate or a short cache on big ones."""
+"""Counts for the pages: exact on small tables, the planner's estimate or a short cache on big
+ones."""
 
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ COUNTS_TTL_SECONDS = 15
 
 def _answer_rows_estimate() -> int:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = 'reviewapp_answer'::regclass")
+        cursor.execute(
+            "SELECT reltuples::bigint FROM pg_class WHERE oid = 'reviewapp_answer'::regclass"
+        )
         return max(cursor.fetchone()[0], 0)
 
 

@@ -13,4 +13,7 @@ READ_ONLY_SQL_TRANSACTION = "25006"
 def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, (OperationalError, InterfaceError)):
         return True
-    return isinstance(exc, DatabaseError) and getattr(exc.__cause__, "sqlstate", None) == READ_ONLY_SQL_TRANSACTION
+    return (
+        isinstance(exc, DatabaseError)
+        and getattr(exc.__cause__, "sqlstate", None) == READ_ONLY_SQL_TRANSACTION
+    )

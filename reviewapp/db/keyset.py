@@ -32,13 +32,17 @@ class PageOrder:
         return cls(tuple(keys))
 
     def order_by(self, *, backwards: bool = False) -> list[str]:
-        return [("-" if descending != backwards else "") + name for name, descending, _ in self.keys]
+        return [
+            ("-" if descending != backwards else "") + name for name, descending, _ in self.keys
+        ]
 
     def beyond(self, values: tuple, *, backwards: bool = False) -> Q:
         """Rows after the row with these key values in this order (before it, backwards)."""
         condition, equal = Q(), {}
         for (name, descending, _), value in zip(self.keys, values):
-            condition |= Q(**equal, **{f"{name}__{'lt' if descending != backwards else 'gt'}": value})
+            condition |= Q(
+                **equal, **{f"{name}__{'lt' if descending != backwards else 'gt'}": value}
+            )
             equal[name] = value
         return condition
 
@@ -46,7 +50,8 @@ class PageOrder:
         return "~".join(v.isoformat() if isinstance(v, datetime) else str(v) for v in values)
 
     def decoded(self, cursor: str) -> tuple | None:
-        """The cursor's key values; None for one this page did not hand out (then: the first page)."""
+        """The cursor's key values; None for one this page did not hand out (then: the first
+        page)."""
         parts = cursor.split("~")
         try:
             return tuple(parse(part) for (_, _, parse), part in zip(self.keys, parts, strict=True))
@@ -54,14 +59,19 @@ class PageOrder:
             return None
 
 
-def keyset_ids(qs: QuerySet, order: PageOrder, *, size: int, after: str = "", before: str = "") -> tuple[list[int], str, str]:
+def keyset_ids(
+    qs: QuerySet, order: PageOrder, *, size: int, after: str = "", before: str = ""
+) -> tuple[list[int], str, str]:
     """One page of primary keys in `order`: (ids, the previous page's `before` cursor, the next
     page's `after` cursor), each "" when there is no such page."""
     names = [name for name, _, _ in order.keys]
     key = order.decoded(before) if before else None
     if key:
-        found = list(qs.filter(order.beyond(key, backwards=True)).order_by(*order.order_by(backwards=True))
-                     .values_list(*names)[: size + 1])
+        found = list(
+            qs.filter(order.beyond(key, backwards=True))
+            .order_by(*order.order_by(backwards=True))
+            .values_list(*names)[: size + 1]
+        )
         earlier, found = len(found) > size, found[:size][::-1]
         return ([row[-1] for row in found], order.cursor(found[0]) if earlier else "",
                 order.cursor(found[-1]) if found else "")

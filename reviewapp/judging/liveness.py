@@ -39,13 +39,19 @@ def canary_sent(*, hostnames: list[str], at: datetime) -> None:
 
 def canary_consumed(*, hostname: str, sent_at: datetime) -> None:
     now = timezone.now()
-    updated = WorkerHeartbeat.objects.filter(hostname=hostname).update(last_consumed_at=now, consumed=F("consumed") + 1)
+    updated = WorkerHeartbeat.objects.filter(hostname=hostname).update(
+        last_consumed_at=now, consumed=F("consumed") + 1
+    )
     if not updated:  # a worker that started before the table existed, or whose row was removed
-        WorkerHeartbeat.objects.create(hostname=hostname, started_at=None, last_consumed_at=now, consumed=1)
+        WorkerHeartbeat.objects.create(
+            hostname=hostname, started_at=None, last_consumed_at=now, consumed=1
+        )
 
 
 def beat_sent() -> None:
-    SchedulerHeartbeat.objects.update_or_create(name=BEAT, defaults={"last_beat_at": timezone.now()})
+    SchedulerHeartbeat.objects.update_or_create(
+        name=BEAT, defaults={"last_beat_at": timezone.now()}
+    )
 
 
 def forget_worker(*, hostname: str) -> None:
@@ -59,7 +65,10 @@ def worker_status(now: datetime | None = None) -> dict:
     now = now or timezone.now()
     stale_after = timedelta(seconds=2 * settings.CANARY_INTERVAL_SECONDS)
     beat = _beat_status(now, stale_after)
-    workers = [_worker(hb, now, stale_after, beat["last_beat_at"]) for hb in WorkerHeartbeat.objects.order_by("hostname")]
+    workers = [
+        _worker(hb, now, stale_after, beat["last_beat_at"])
+        for hb in WorkerHeartbeat.objects.order_by("hostname")
+    ]
     stale_workers = [w["hostname"] for w in workers if w["stale"]]
     stuck = stuck_answers(now).count()
     return {
@@ -76,14 +85,21 @@ def worker_status(now: datetime | None = None) -> dict:
 def _beat_status(now: datetime, stale_after: timedelta) -> dict:
     row = SchedulerHeartbeat.objects.filter(name=BEAT).first()
     seen = row.last_beat_at if row else None
-    # Never seen: beat has not run since this table existed; stale once a worker has been up that long.
-    return {"last_beat_at": seen, "seconds_since_beat": round((now - seen).total_seconds(), 1) if seen else None,
-            "stale": seen is None or now - seen > stale_after}
+    # Never seen: beat has not run since this table existed; stale once a worker has been up that
+    # long.
+    return {
+        "last_beat_at": seen,
+        "seconds_since_beat": round((now - seen).total_seconds(), 1) if seen else None,
+        "stale": seen is None or now - seen > stale_after,
+    }
 
 
-def _worker(hb: WorkerHeartbeat, now: datetime, stale_after: timedelta, beat_at: datetime | None) -> dict:
+def _worker(
+    hb: WorkerHeartbeat, now: datetime, stale_after: timedelta, beat_at: datetime | None
+) -> dict:
     seen = hb.last_consumed_at or hb.started_at
-    # Silent for two intervals *although beat sent canaries since*: with beat down, silence is expected.
+    # Silent for two intervals *although beat sent canaries since*: with beat down, silence is
+    # expected.
     stale = seen is None or (now - seen > stale_after and (beat_at is None or beat_at > seen))
     return {
         "hostname": hb.hostname,
@@ -98,13 +114,15 @@ def _worker(hb: WorkerHeartbeat, now: datetime, stale_after: timedelta, beat_at:
 def canary_dispatch() -> list[str]:
     """Send a canary to every known worker's own queue and one to the judge queue."""
     now = timezone.now()
-    # A worker killed long ago (its container is gone) would be flagged forever; forget it after a day.
+    # A worker killed long ago (its container is gone) would be flagged forever; forget it after a
+    # day.
     day_ago = now - timedelta(days=1)
     WorkerHeartbeat.objects.filter(
         Q(last_consumed_at__lt=day_ago) | Q(last_consumed_at__isnull=True, started_at__lt=day_ago)
     ).delete()
     hostnames = list(WorkerHeartbeat.objects.values_list("hostname", flat=True))
-    expires = settings.CANARY_INTERVAL_SECONDS * 2  # a canary nobody took in time is dropped, not piled up
+    # a canary nobody took in time is dropped, not piled up
+    expires = settings.CANARY_INTERVAL_SECONDS * 2
     for hostname in hostnames:
         enqueue.canary_later(now.isoformat(), queue=worker_direct(hostname), expires=expires)
     enqueue.canary_later(now.isoformat(), expires=expires)

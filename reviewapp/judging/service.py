@@ -65,7 +65,9 @@ class ClientAtLimit(Exception):
     given back (queued) and waits its turn."""
 
     def __init__(self, retry_in: float):
-        super().__init__(f"its client's other answers are being judged; look again in {retry_in:.1f}s")
+        super().__init__(
+            f"its client's other answers are being judged; look again in {retry_in:.1f}s"
+        )
         self.retry_in = retry_in
 
 
@@ -108,7 +110,10 @@ def passages_of(answer: Answer) -> list[tuple]:
     turns the judge reads too (with_earlier_turns)."""
     prefetched = getattr(answer, "_prefetched_objects_cache", {}).get("passages")
     if prefetched is not None:
-        rows = [tuple(getattr(passage, column) for column in store.PASSAGE_COLUMNS) for passage in prefetched]
+        rows = [
+            tuple(getattr(passage, column) for column in store.PASSAGE_COLUMNS)
+            for passage in prefetched
+        ]
     else:
         rows = store.passage_rows(answer.pk)
     return with_earlier_turns(answer, rows)
@@ -173,8 +178,15 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
     config = judge_config_for(answer, policy)
     if answer.lost_count > settings.JUDGE_MAX_LOST:
         run, _ = (started, None) if started else start_run(answer, config)
-        _fail(answer, run, token, f"gave up: the worker judging it was lost {answer.lost_count} times",
-              transient=False, last_try=True, attempts=0)
+        _fail(
+            answer,
+            run,
+            token,
+            f"gave up: the worker judging it was lost {answer.lost_count} times",
+            transient=False,
+            last_try=True,
+            attempts=0,
+        )
         return run
     with _client_turn(answer, token):
         if started is not None:  # only a configuration the judges identified becomes the usual run
@@ -182,35 +194,85 @@ def answer_judge(*, answer_id: int, last_try: bool = True, delivery_id: str | No
         else:
             run, config_error = start_run(answer, config)
             _remember_usual_run(answer, policy_key, run, config_error)
-        return _judge_held(answer, policy, config, passages, token, run, config_error, last_try=last_try,
-                              retry_in=retry_in)
+        return _judge_held(
+            answer,
+            policy,
+            config,
+            passages,
+            token,
+            run,
+            config_error,
+            last_try=last_try,
+            retry_in=retry_in,
+        )
 
 
-def _judge_held(answer: Answer, policy: Policy, config: JudgeConfig, passages: list[tuple], token: uuid.UUID,
-                   run: JudgeRun, config_error: JudgeError | None, *, last_try: bool, retry_in: float) -> JudgeRun:
+def _judge_held(
+    answer: Answer,
+    policy: Policy,
+    config: JudgeConfig,
+    passages: list[tuple],
+    token: uuid.UUID,
+    run: JudgeRun,
+    config_error: JudgeError | None,
+    *,
+    last_try: bool,
+    retry_in: float,
+) -> JudgeRun:
     answer_id = answer.pk
     try:
         output = run_judge(answer, config, config_error, passages)
     except (JudgeError, SoftTimeLimitExceeded) as exc:
         transient = isinstance(exc, SoftTimeLimitExceeded) or exc.transient
-        message = "judge timed out (soft time limit)" if isinstance(exc, SoftTimeLimitExceeded) else str(exc)
-        _fail(answer, run, token, message, transient=transient, last_try=last_try, retry_in=retry_in,
-              attempts=getattr(exc, "attempts", 1), raw_output=getattr(exc, "raw_output", ""))
+        message = (
+            "judge timed out (soft time limit)"
+            if isinstance(exc, SoftTimeLimitExceeded)
+            else str(exc)
+        )
+        _fail(
+            answer,
+            run,
+            token,
+            message,
+            transient=transient,
+            last_try=last_try,
+            retry_in=retry_in,
+            attempts=getattr(exc, "attempts", 1),
+            raw_output=getattr(exc, "raw_output", ""),
+        )
         return run
     except Exception as exc:  # a bug in a judge must not leave the answer stuck in 'judging'
         log.exception("judge crashed on answer %s", answer_id)
-        _fail(answer, run, token, f"{type(exc).__name__}: {exc}", transient=False, last_try=True, attempts=1)
+        _fail(
+            answer,
+            run,
+            token,
+            f"{type(exc).__name__}: {exc}",
+            transient=False,
+            last_try=True,
+            attempts=1,
+        )
         return run
     escalation = _escalate(answer, policy, output, passages)
     try:
         _succeed(answer, run, token, output, policy, escalation, passages)
     except HoldLost:
-        mark_run_failed(run, "superseded: the hold on the answer expired and another delivery took over")
+        mark_run_failed(
+            run, "superseded: the hold on the answer expired and another delivery took over"
+        )
     except Exception as exc:  # whatever refused the result, the answer must not stay 'judging'
         reason = storing_failed(exc, answer_id)
         if escalation:  # none of it was stored: the escalation's run fails with the same reason
             mark_run_failed(escalation[0], reason, attempts=escalation[1].result.judge.attempts)
-        _fail(answer, run, token, reason, transient=False, last_try=True, attempts=output.result.judge.attempts)
+        _fail(
+            answer,
+            run,
+            token,
+            reason,
+            transient=False,
+            last_try=True,
+            attempts=output.result.judge.attempts,
+        )
     return run
 
 
@@ -225,8 +287,12 @@ def _client_turn(answer: Answer, token: uuid.UUID):
         yield
         return
     # A lease as long as the hold: a slot held by a worker that died frees when its hold would.
-    slots = in_flight_limit_for(settings.JUDGE_RATE_LIMIT_REDIS_URL, key=f"claimdesk:judging:client:{answer.client_id}",
-                                limit=limit, lease_s=settings.JUDGE_HOLD_SECONDS)
+    slots = in_flight_limit_for(
+        settings.JUDGE_RATE_LIMIT_REDIS_URL,
+        key=f"claimdesk:judging:client:{answer.client_id}",
+        limit=limit,
+        lease_s=settings.JUDGE_HOLD_SECONDS,
+    )
     try:
         slot = slots.acquire(deadline=time.monotonic())
     except RateLimitTimeout:
@@ -260,11 +326,19 @@ def storing_failed(exc: Exception, answer_id: int) -> str:
     log.exception("storing the result of answer %s failed", answer_id)
     # PostgreSQL's message and detail, without its CONTEXT line (which quotes the refused data).
     diag = getattr(exc.__cause__, "diag", None)
-    parts = [diag.message_primary, diag.message_detail] if diag is not None and diag.message_primary else [str(exc)]
-    return f"storing the result failed: {type(exc).__name__}: " + ": ".join(part.strip() for part in parts if part)
+    parts = (
+        [diag.message_primary, diag.message_detail]
+        if diag is not None and diag.message_primary
+        else [str(exc)]
+    )
+    return f"storing the result failed: {type(exc).__name__}: " + ": ".join(
+        part.strip() for part in parts if part
+    )
 
 
-def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRun, JudgeError | None]:
+def start_run(
+    answer: Answer, config: JudgeConfig, *, job=None
+) -> tuple[JudgeRun, JudgeError | None]:
     """Record the run before the (possibly slow, possibly failing) judge call.
 
     A configuration the judges cannot identify (an unknown profile) is still recorded; its error
@@ -286,10 +360,13 @@ def start_run(answer: Answer, config: JudgeConfig, *, job=None) -> tuple[JudgeRu
         prompt_version=identity.prompt_version,
         backend=identity.backend,
         model=identity.model,
-        config_key=JudgeRun.make_config_key(identity.profile, identity.prompt_version, identity.backend, identity.model),
+        config_key=JudgeRun.make_config_key(
+            identity.profile, identity.prompt_version, identity.backend, identity.model
+        ),
         started_at=now,
     )
-    store.run_insert(run)  # a plain INSERT rather than save(): one round trip, the rest the table's defaults
+    # a plain INSERT rather than save(): one round trip, the rest the table's defaults
+    store.run_insert(run)
     return run, run_error
 
 
@@ -341,8 +418,13 @@ def _escalate(answer: Answer, policy: Policy, first: JudgeOutput,
     try:
         return run, run_judge(answer, config, config_error, passages)
     except (JudgeError, SoftTimeLimitExceeded, Exception) as exc:  # the first judge's result stands
-        mark_run_failed(run, f"escalation failed: {exc}", transient=getattr(exc, "transient", False),
-                        attempts=getattr(exc, "attempts", 1), raw_output=getattr(exc, "raw_output", ""))
+        mark_run_failed(
+            run,
+            f"escalation failed: {exc}",
+            transient=getattr(exc, "transient", False),
+            attempts=getattr(exc, "attempts", 1),
+            raw_output=getattr(exc, "raw_output", ""),
+        )
         return None
 
 
@@ -358,7 +440,10 @@ def abandon_running_runs(answer_ids: list[int]) -> int:
     redelivery that takes an answer over, or the sweeper giving it back as queued, says so). That
     worker will never finish them (were it only slow, its result is dropped as superseded)."""
     return JudgeRun.objects.filter(answer_id__in=answer_ids, status=JudgeRun.Status.RUNNING).update(
-        status=JudgeRun.Status.FAILED, error="abandoned: the worker judging it was lost", finished_at=timezone.now())
+        status=JudgeRun.Status.FAILED,
+        error="abandoned: the worker judging it was lost",
+        finished_at=timezone.now(),
+    )
 
 
 def _hold(answer_id: int, token: uuid.UUID) -> store.Held | None:
@@ -368,8 +453,13 @@ def _hold(answer_id: int, token: uuid.UUID) -> store.Held | None:
     delivery, and only a take-over can find runs a lost delivery left behind. Else None.
     A queued answer's run starts with its hold when it is the usual run (_usual_run)."""
     now = timezone.now()
-    return store.answer_hold(answer_id, token, now, now + timedelta(seconds=settings.JUDGE_HOLD_SECONDS),
-                              run=_usual_run())
+    return store.answer_hold(
+        answer_id,
+        token,
+        now,
+        now + timedelta(seconds=settings.JUDGE_HOLD_SECONDS),
+        run=_usual_run(),
+    )
 
 
 @dataclass(frozen=True)
@@ -443,14 +533,23 @@ def _owned(answer: Answer, token: uuid.UUID):
 
 def check_spans(answer: Answer, output: JudgeOutput, passages: list[tuple] | None = None) -> None:
     """Refuse results whose spans point outside their text rather than store broken offsets."""
-    passages = {row[1]: len(row[2]) for row in (passages_of(answer) if passages is None else passages)}
+    passages = {
+        row[1]: len(row[2]) for row in (passages_of(answer) if passages is None else passages)
+    }
     for claim in output.result.claims:
-        if claim.answer_span and not 0 <= claim.answer_span[0] <= claim.answer_span[1] <= len(answer.answer):
-            raise JudgeError(f"claim {claim.id}: answer_span {list(claim.answer_span)} is outside the answer")
+        if claim.answer_span and not 0 <= claim.answer_span[0] <= claim.answer_span[1] <= len(
+            answer.answer
+        ):
+            raise JudgeError(
+                f"claim {claim.id}: answer_span {list(claim.answer_span)} is outside the answer"
+            )
         for ev in claim.evidence:
             limit = passages.get(ev.passage_id)
             if ev.span and (limit is None or not 0 <= ev.span[0] <= ev.span[1] <= limit):
-                raise JudgeError(f"claim {claim.id}: evidence span {list(ev.span)} is outside passage {ev.passage_id}")
+                raise JudgeError(
+                    f"claim {claim.id}: evidence span {list(ev.span)} is outside passage"
+                    f" {ev.passage_id}"
+                )
             for difference in ev.differences if ev.span else ():
                 _check_difference(claim, ev, difference)
 
@@ -459,16 +558,32 @@ def _check_difference(claim: types.Claim, ev: types.Evidence, difference: types.
     """A differing word sits inside the highlights it is marked in: the evidence span and the
     claim's answer span."""
     if difference.span and not ev.span[0] <= difference.span[0] <= difference.span[1] <= ev.span[1]:
-        raise JudgeError(f"claim {claim.id}: difference span {list(difference.span)} is outside its evidence span "
-                         f"{list(ev.span)}")
-    if difference.answer_span and not (claim.answer_span and claim.answer_span[0] <= difference.answer_span[0]
-                                       <= difference.answer_span[1] <= claim.answer_span[1]):
-        raise JudgeError(f"claim {claim.id}: difference answer_span {list(difference.answer_span)} is outside the "
-                         f"claim's answer_span")
+        raise JudgeError(
+            f"claim {claim.id}: difference span {list(difference.span)} is outside its evidence"
+            f" span {list(ev.span)}"
+        )
+    if difference.answer_span and not (
+        claim.answer_span
+        and claim.answer_span[0]
+        <= difference.answer_span[0]
+        <= difference.answer_span[1]
+        <= claim.answer_span[1]
+    ):
+        raise JudgeError(
+            f"claim {claim.id}: difference answer_span {list(difference.answer_span)} is outside"
+            " the claim's answer_span"
+        )
 
 
-def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutput, policy: Policy,
-             escalation: tuple[JudgeRun, JudgeOutput] | None = None, passages: list[tuple] | None = None) -> None:
+def _succeed(
+    answer: Answer,
+    run: JudgeRun,
+    token: uuid.UUID,
+    output: JudgeOutput,
+    policy: Policy,
+    escalation: tuple[JudgeRun, JudgeOutput] | None = None,
+    passages: list[tuple] | None = None,
+) -> None:
     # With an escalation, both runs are stored and the stronger judge's result is the one shown.
     shown_run, shown = escalation or (run, output)
     result = shown.result
@@ -479,29 +594,50 @@ def _succeed(answer: Answer, run: JudgeRun, token: uuid.UUID, output: JudgeOutpu
         grounding_score=result.grounding_score,
         claims=[(c.label, c.category, c.confidence) for c in result.claims],
     )
-    reason = f"escalated to {shown_run.profile}@{shown_run.prompt_version} ({shown_run.model}): {route.reason}" if escalation else route.reason
+    reason = (
+        f"escalated to {shown_run.profile}@{shown_run.prompt_version} ({shown_run.model}):"
+        f" {route.reason}"
+        if escalation
+        else route.reason
+    )
     # The answer's update rides on the statement storing the shown run, and says whether the
     # answer was still ours: if not, none of it is written.
     routed = route.answer_fields(policy_id=policy.pk, blind=policy.blind, reason=reason)
     judged = store.Judged(token=token, at=now, **routed)
     rows = result_rows(result, passages)
     # One statement stores the result and judges the answer, atomic on its own; a transaction only
-    # when there is more: the escalation's first run, or a webhook event row for the answer's client.
-    # Inside a caller's transaction, a savepoint, so that a refused write leaves that transaction usable.
-    with transaction.atomic() if escalation or answer.client_id is not None or connection.in_atomic_block \
-            else nullcontext():
+    # when there is more: the escalation's first run, or a webhook event row for the answer's
+    # client. Inside a caller's transaction, a savepoint, so that a refused write leaves that
+    # transaction usable.
+    with (
+        transaction.atomic()
+        if escalation or answer.client_id is not None or connection.in_atomic_block
+        else nullcontext()
+    ):
         if escalation:
             run_record_success(answer, run, output, rows=result_rows(output.result, passages))
         if not run_record_success(answer, shown_run, shown, then=judged, rows=rows):
-            raise HoldLost()  # nothing of this run was written; an escalation's first run is rolled back
-        answer.status, answer.verdict, answer.grounding_score = Answer.Status.JUDGED, result.verdict, result.grounding_score
-        answer.judged_by, answer.judged_at, answer.judging_token, answer.judging_until = shown_run, now, None, None
+            # nothing of this run was written; an escalation's first run is rolled back
+            raise HoldLost()
+        answer.status, answer.verdict, answer.grounding_score = (
+            Answer.Status.JUDGED,
+            result.verdict,
+            result.grounding_score,
+        )
+        answer.judged_by, answer.judged_at, answer.judging_token, answer.judging_until = (
+            shown_run,
+            now,
+            None,
+            None,
+        )
         answer.updated_at = now
         for name, value in routed.items():
             setattr(answer, name, value)
         # The API's view of the answer as committed, from what was just written, for a waiting
         # request and a webhook to send without reading it back; built only if one wants it.
-        state = functools.cache(lambda: selectors.answer_state_json(answer, claims=selectors.claims_as_results(*rows)))
+        state = functools.cache(
+            lambda: selectors.answer_state_json(answer, claims=selectors.claims_as_results(*rows))
+        )
         event_record(answer=answer, event="answer.judged", state=state)
         judged_announce(answer.pk, state)
 
@@ -515,27 +651,46 @@ def result_rows(result, passages: list[tuple] | None = None) -> tuple[list[dict]
     # Only an id the judge invented can be longer than a real one; it matches no passage anyway.
     pid_length = Evidence._meta.get_field("passage_pid").max_length
     claim_rows = [
-        {"position": position, "cid": c.id, "text": c.text,
-         "answer_start": c.answer_span[0] if c.answer_span else None,
-         "answer_end": c.answer_span[1] if c.answer_span else None,
-         "label": c.label, "category": c.category, "explanation": c.explanation, "confidence": c.confidence}
+        {
+            "position": position,
+            "cid": c.id,
+            "text": c.text,
+            "answer_start": c.answer_span[0] if c.answer_span else None,
+            "answer_end": c.answer_span[1] if c.answer_span else None,
+            "label": c.label,
+            "category": c.category,
+            "explanation": c.explanation,
+            "confidence": c.confidence,
+        }
         for position, c in enumerate(result.claims)
     ]
     evidence_rows = [
-        {"claim_position": position, "passage_pid": ev.passage_id[:pid_length], "position": index, "quote": ev.quote,
-         "passage_row": row_ids.get(ev.passage_id),
-         "start": ev.span[0] if ev.span else None, "end": ev.span[1] if ev.span else None,
-         "match": ev.match if ev.span else "not_found",
-         # Differing words are marked inside the evidence's highlight: none without a span.
-         "differences": [d.model_dump(mode="json") for d in ev.differences] if ev.span else []}
+        {
+            "claim_position": position,
+            "passage_pid": ev.passage_id[:pid_length],
+            "position": index,
+            "quote": ev.quote,
+            "passage_row": row_ids.get(ev.passage_id),
+            "start": ev.span[0] if ev.span else None,
+            "end": ev.span[1] if ev.span else None,
+            "match": ev.match if ev.span else "not_found",
+            # Differing words are marked inside the evidence's highlight: none without a span.
+            "differences": [d.model_dump(mode="json") for d in ev.differences] if ev.span else [],
+        }
         for position, claim in enumerate(result.claims)
         for index, ev in enumerate(claim.evidence)
     ]
     return claim_rows, evidence_rows
 
 
-def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, then: store.Judged | None = None,
-                       rows: tuple[list[dict], list[dict]] | None = None):
+def run_record_success(
+    answer: Answer,
+    run: JudgeRun,
+    output: JudgeOutput,
+    *,
+    then: store.Judged | None = None,
+    rows: tuple[list[dict], list[dict]] | None = None,
+):
     """Store a successful run and its claims. The run becomes the current one of its
     configuration; other configurations' runs stay current beside it.
 
@@ -556,12 +711,16 @@ def run_record_success(answer: Answer, run: JudgeRun, output: JudgeOutput, *, th
     run.raw_output = output.raw_output
     run.verdict = result.verdict
     run.grounding_score = result.grounding_score
-    run.findings = result.model_dump(mode="json", include={"fabrications", "omissions", "rewrite_note"})
+    run.findings = result.model_dump(
+        mode="json", include={"fabrications", "omissions", "rewrite_note"}
+    )
     claim_rows, evidence_rows = rows or result_rows(result, passages_of(answer))
     return store.result_write(run, claim_rows, evidence_rows, judged=then)
 
 
-def mark_run_failed(run: JudgeRun, error: str, *, transient: bool = False, attempts: int = 1, raw_output: str = ""):
+def mark_run_failed(
+    run: JudgeRun, error: str, *, transient: bool = False, attempts: int = 1, raw_output: str = ""
+):
     JudgeRun.objects.filter(pk=run.pk).update(
         status=JudgeRun.Status.FAILED,
         error=error,
@@ -572,8 +731,18 @@ def mark_run_failed(run: JudgeRun, error: str, *, transient: bool = False, attem
     )
 
 
-def _fail(answer, run, token, error: str, *, transient: bool, last_try: bool, attempts: int, raw_output: str = "",
-          retry_in: float = 0.0):
+def _fail(
+    answer,
+    run,
+    token,
+    error: str,
+    *,
+    transient: bool,
+    last_try: bool,
+    attempts: int,
+    raw_output: str = "",
+    retry_in: float = 0.0,
+):
     mark_run_failed(run, error, transient=transient, attempts=attempts, raw_output=raw_output)
     if transient and not last_try:
         _give_back(answer, token, retry_in)  # for the retry, or any other delivery
@@ -586,14 +755,23 @@ def answer_fail(*, answer_id: int, owned_by: uuid.UUID | None = None) -> bool:
     queued or judging: the sweeper giving up). Its reason is on its latest failed run."""
     now = timezone.now()
     if owned_by is not None:
-        rows = Answer.objects.filter(pk=answer_id, judging_token=owned_by, status=Answer.Status.JUDGING)
+        rows = Answer.objects.filter(
+            pk=answer_id, judging_token=owned_by, status=Answer.Status.JUDGING
+        )
     else:
-        rows = Answer.objects.filter(pk=answer_id, status__in=[Answer.Status.QUEUED, Answer.Status.JUDGING])
+        rows = Answer.objects.filter(
+            pk=answer_id, status__in=[Answer.Status.QUEUED, Answer.Status.JUDGING]
+        )
     policy = Policy.current()
     route = judge_failed_route(policy, answer_id)
     with transaction.atomic():
-        failed = rows.update(status=Answer.Status.FAILED, judging_token=None, judging_until=None, updated_at=now,
-                             **route.answer_fields(policy_id=policy.pk, blind=policy.blind))
+        failed = rows.update(
+            status=Answer.Status.FAILED,
+            judging_token=None,
+            judging_until=None,
+            updated_at=now,
+            **route.answer_fields(policy_id=policy.pk, blind=policy.blind),
+        )
         if failed:  # the client hears about a final failure too (status "failed", with the error)
             event_record(answer=Answer.objects.get(pk=answer_id), event="answer.judged")
             judged_announce(answer_id)

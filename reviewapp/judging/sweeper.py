@@ -59,7 +59,9 @@ def judge_queue_backlog() -> int | None:
     try:
         with current_app.connection_for_write() as conn:
             conn.ensure_connection(max_retries=1)
-            return conn.default_channel.queue_declare(queue=settings.CELERY_TASK_DEFAULT_QUEUE).message_count
+            return conn.default_channel.queue_declare(
+                queue=settings.CELERY_TASK_DEFAULT_QUEUE
+            ).message_count
     except Exception as exc:  # kombu raises a different type per transport
         log.warning("judge sweep: cannot read the judge queue's length (%s)", exc)
         return None
@@ -81,8 +83,14 @@ def answers_sweep(*, batch: int = 500) -> Sweep:
             .only("id", "status", "sweep_count")[:batch]
         )
         for answer in stuck:
-            (sweep.given_up if answer.sweep_count >= settings.JUDGE_MAX_SWEEPS else sweep.requeued).append(answer.pk)
-        lost_worker = [a.pk for a in stuck if a.status == Answer.Status.JUDGING and a.pk in sweep.requeued]
+            (
+                sweep.given_up
+                if answer.sweep_count >= settings.JUDGE_MAX_SWEEPS
+                else sweep.requeued
+            ).append(answer.pk)
+        lost_worker = [
+            a.pk for a in stuck if a.status == Answer.Status.JUDGING and a.pk in sweep.requeued
+        ]
         Answer.objects.filter(pk__in=lost_worker).update(lost_count=F("lost_count") + 1)
         abandon_running_runs(lost_worker)
         Answer.objects.filter(pk__in=sweep.requeued).update(
@@ -100,10 +108,17 @@ def answers_sweep(*, batch: int = 500) -> Sweep:
         # After commit: the worker must see the rows as queued. A broker still down leaves them
         # queued, and the next sweep tries again.
         for answer_id in sweep.requeued:
-            transaction.on_commit(lambda answer_id=answer_id: enqueue.judge_answer_later(answer_id), robust=True)
+            transaction.on_commit(
+                lambda answer_id=answer_id: enqueue.judge_answer_later(answer_id), robust=True
+            )
     if stuck:
-        log.warning("judge sweep: re-enqueued %d answers %s, gave up on %d %s",
-                    len(sweep.requeued), sweep.requeued[:20], len(sweep.given_up), sweep.given_up[:20])
+        log.warning(
+            "judge sweep: re-enqueued %d answers %s, gave up on %d %s",
+            len(sweep.requeued),
+            sweep.requeued[:20],
+            len(sweep.given_up),
+            sweep.given_up[:20],
+        )
     return sweep
 
 
@@ -112,5 +127,9 @@ def _give_up(answer_id: int) -> None:
     abandon_running_runs([answer.pk])
     # A failed run holds the reason, as for any other judge failure (the API shows it as `error`).
     run, _ = start_run(answer, judge_config_for(answer, Policy.current()))
-    mark_run_failed(run, f"gave up: not judged after {answer.sweep_count} re-enqueues by the sweeper", attempts=0)
+    mark_run_failed(
+        run,
+        f"gave up: not judged after {answer.sweep_count} re-enqueues by the sweeper",
+        attempts=0,
+    )
     answer_fail(answer_id=answer_id)

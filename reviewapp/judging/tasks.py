@@ -1,4 +1,5 @@
-"""Celery tasks that judge answers: thin wrappers that load by id and call a service. Limits live in settings."""
+"""Celery tasks that judge answers: thin wrappers that load by id and call a service. Limits live in
+settings."""
 
 import random
 from datetime import datetime
@@ -26,7 +27,9 @@ def judge_answer(self, answer_id: int) -> None:
                      delivery_id=self.request.id, retry_in=countdown)
     except AnswerBusy as exc:  # another delivery holds it: look again once its hold can expire
         raise self.retry(exc=exc, countdown=exc.retry_in, max_retries=None)
-    except ClientAtLimit as exc:  # waiting its turn is no failed try: a new task, its retries from 0
+    except (
+        ClientAtLimit
+    ) as exc:  # waiting its turn is no failed try: a new task, its retries from 0
         self.apply_async((answer_id,), countdown=exc.retry_in)
     except TransientJudgeFailure as exc:  # only transient errors retry
         raise self.retry(exc=exc, countdown=countdown)
@@ -48,7 +51,9 @@ def canary_dispatch() -> None:
 
 @task(bind=True)
 def canary(self, sent_at: str) -> None:
-    liveness.canary_consumed(hostname=self.request.hostname, sent_at=datetime.fromisoformat(sent_at))
+    liveness.canary_consumed(
+        hostname=self.request.hostname, sent_at=datetime.fromisoformat(sent_at)
+    )
 
 
 @task()

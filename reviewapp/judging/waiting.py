@@ -2,11 +2,12 @@
 
 The worker publishes on a Redis channel of the answer's own once the result is committed; when a
 request is subscribed to it, the message carries the answer's API state as committed (what GET
-/api/v1/answers/<id> would read then), so the waiting request replies without reading it back. A failed judging (or any message
-without a state) is announced bare, and the waiter then reads the row. The waiter subscribes before
-it first reads the answer's status, so a result that lands between the read and the subscription
-is not missed, and reads the status again every second, should a message be lost.
-Channels are server-wide in Redis, so their names carry the deployment (DEPLOYMENT_NAME).
+/api/v1/answers/<id> would read then), so the waiting request replies without reading it back. A
+failed judging (or any message without a state) is announced bare, and the waiter then reads the
+row. The waiter subscribes before it first reads the answer's status, so a result that lands between
+the read and the subscription is not missed, and reads the status again every second, should a
+message be lost. Channels are server-wide in Redis, so their names carry the deployment
+(DEPLOYMENT_NAME).
 """
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ _client: redis.Redis | None = None
 def _redis() -> redis.Redis:
     global _client
     if _client is None:
-        _client = redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=5, health_check_interval=30)
+        _client = redis.Redis.from_url(
+            settings.CELERY_BROKER_URL, socket_timeout=5, health_check_interval=30
+        )
     return _client
 
 
@@ -59,7 +62,11 @@ def judged_announce(answer_id: int, state: Callable[[], dict[str, Any]] | None =
         try:
             client = _redis()
             name = channel(answer_id)
-            message = orjson.dumps(state()) if state is not None and client.pubsub_numsub(name)[0][1] else _BARE
+            message = (
+                orjson.dumps(state())
+                if state is not None and client.pubsub_numsub(name)[0][1]
+                else _BARE
+            )
             client.publish(name, message)
         except redis.RedisError as exc:  # a waiter then sees the result on its next re-read
             log.warning("could not announce answer %s judged: %s", answer_id, exc)
@@ -148,7 +155,8 @@ async def wait_slot(token_key: str) -> AsyncIterator[bool]:
                 log.warning("could not release a wait of token %s: %s", token_key[:8], exc)
 
 
-_async_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> aioredis.Redis
+# event loop -> aioredis.Redis
+_async_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _async_redis() -> aioredis.Redis:
@@ -163,10 +171,10 @@ def _async_redis() -> aioredis.Redis:
 
 
 async def judged_within(answer: Answer, seconds: float) -> dict[str, Any] | None:
-    """The answer's API state (selectors.answer_state_json) once it is judged or failed, or None if it is not
-    within `seconds` (or cannot be waited for: Redis unreachable). Awaits the announcement on an
-    asyncio Redis subscription, so the wait holds no thread and no database connection; the status
-    is read again every _RECHECK_SECONDS, should an announcement be lost."""
+    """The answer's API state (selectors.answer_state_json) once it is judged or failed, or None if
+    it is not within `seconds` (or cannot be waited for: Redis unreachable). Awaits the announcement
+    on an asyncio Redis subscription, so the wait holds no thread and no database connection; the
+    status is read again every _RECHECK_SECONDS, should an announcement be lost."""
     deadline = time.monotonic() + min(seconds, MAX_WAIT_SECONDS)
     try:
         subscription = _async_redis().pubsub(ignore_subscribe_messages=True)

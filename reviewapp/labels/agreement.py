@@ -91,7 +91,8 @@ def labels(t: Table) -> set[str]:
 
 
 def binarized(t: Table, label: str) -> Counter[Unit]:
-    """The same ratings as `label` or not: one label's own reliability (Fleiss' category-specific kappa)."""
+    """The same ratings as `label` or not: one label's own reliability (Fleiss' category-specific
+    kappa)."""
     other = f"not {label}"
     out: Counter[Unit] = Counter()
     for u, n in t.items():
@@ -113,11 +114,16 @@ def ratings(t: Table) -> int:
 @lru_cache(maxsize=8192)
 def _unit_terms(u: Unit) -> tuple[int, int, float, tuple[str, ...]]:
     """One claim's share of the sums below: agreeing pairs, pairs, its alpha disagreement
-    (m^2 - sum_c n_uc^2) / (m - 1) and its labels. Cached: a bootstrap meets the same units again."""
+    (m^2 - sum_c n_uc^2) / (m - 1) and its labels. Cached: a bootstrap meets the same units again.
+    """
     m = len(u)
     counts = Counter(label for _, label in u).values()
-    return (sum(k * (k - 1) // 2 for k in counts), m * (m - 1) // 2,
-            (m * m - sum(k * k for k in counts)) / (m - 1) if m > 1 else 0.0, tuple(label for _, label in u))
+    return (
+        sum(k * (k - 1) // 2 for k in counts),
+        m * (m - 1) // 2,
+        (m * m - sum(k * k for k in counts)) / (m - 1) if m > 1 else 0.0,
+        tuple(label for _, label in u),
+    )
 
 
 def percent_agreement(t: Table) -> float | None:
@@ -233,9 +239,16 @@ def resamples_of(t: Table, *, resamples: int, seed: int) -> Iterator[dict[Unit, 
 Interval = tuple[float, float] | None
 
 
-def bootstrap(t: Table, statistics: list[Callable[[Table], float | None]], *, resamples: int = RESAMPLES,
-              seed: int = SEED, level: float = LEVEL) -> list[Interval]:
-    """The percentile interval of each statistic over the same `resamples` resamples of the claims."""
+def bootstrap(
+    t: Table,
+    statistics: list[Callable[[Table], float | None]],
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    level: float = LEVEL,
+) -> list[Interval]:
+    """The percentile interval of each statistic over the same `resamples` resamples of the
+    claims."""
     draws: list[list[float]] = [[] for _ in statistics]
     for sample in resamples_of(t, resamples=resamples, seed=seed):
         for values, statistic in zip(draws, statistics):
@@ -274,15 +287,24 @@ class Agreement:
     alpha: Figure
 
 
-def figures(t: Table, statistics: list[Callable[[Table], float | None]], *, resamples: int = RESAMPLES,
-            seed: int = SEED) -> list[Figure]:
+def figures(
+    t: Table,
+    statistics: list[Callable[[Table], float | None]],
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> list[Figure]:
     """Each statistic on `t` with its interval (one bootstrap for them all). Percent agreement
     needs claims only; the chance-corrected statistics also two labels or more."""
-    reasons = [("" if claims(t) else NO_DATA) if statistic is percent_agreement else undefined_reason(t)
-               for statistic in statistics]
+    reasons = [
+        ("" if claims(t) else NO_DATA) if statistic is percent_agreement else undefined_reason(t)
+        for statistic in statistics
+    ]
     values = [None if reason else s(t) for s, reason in zip(statistics, reasons)]
     measured = [s for s, v in zip(statistics, values) if v is not None]
-    intervals = iter(bootstrap(t, measured, resamples=resamples, seed=seed) if measured and resamples else [])
+    intervals = iter(
+        bootstrap(t, measured, resamples=resamples, seed=seed) if measured and resamples else []
+    )
     out = []
     for value, reason in zip(values, reasons):
         if value is None:
@@ -293,15 +315,21 @@ def figures(t: Table, statistics: list[Callable[[Table], float | None]], *, resa
 
 
 def pooled(t: Table) -> Counter[Unit]:
-    """The same claims with who rated them forgotten: all a statistic that ignores the raters reads."""
+    """The same claims with who rated them forgotten: all a statistic that ignores the raters
+    reads."""
     out: Counter[Unit] = Counter()
     for u, n in t.items():
         out[tuple(("", label) for label in sorted(label for _, label in u))] += n
     return out
 
 
-def agreement(t: Table, *, kappa: Callable[[Table], float | None] = fleiss_kappa, resamples: int = RESAMPLES,
-              seed: int = SEED) -> Agreement:
+def agreement(
+    t: Table,
+    *,
+    kappa: Callable[[Table], float | None] = fleiss_kappa,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> Agreement:
     """Percent agreement, kappa (Fleiss', or `two_rater_kappa` for one pair) and alpha, with
     intervals. Fleiss' kappa, percent agreement and alpha ignore who rated: they are computed on
     the pooled table (far fewer patterns, a cheaper bootstrap)."""

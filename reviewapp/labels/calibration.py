@@ -7,7 +7,8 @@ Claims a reviewer added are the judge's misses; they count on the audit sample, 
 false-negative rate is measured (answers the policy would have passed, reviewed anyway). Each
 judge is also measured apart against final labels one reviewer gave and against those several
 reviewers reached (unanimous, majority, or a lead's settlement). Agreement between reviewers
-themselves is reviewapp.labels.reviewer_agreement's; kappa and the other statistics, reviewapp.labels.agreement's.
+themselves is reviewapp.labels.reviewer_agreement's; kappa and the other statistics,
+reviewapp.labels.agreement's.
 
 The pure functions (confusion matrix, kappa, flag precision and recall, drift band, chart
 geometry) need no database; the selectors below them feed the /calibration/ page.
@@ -93,7 +94,9 @@ def drift(metric: str, current: float | None, history: list[float]) -> Drift:
     mean = statistics.fmean(history)
     sd = max(statistics.stdev(history), MIN_BAND_SD)
     floor = -1.0 if metric == "kappa" else 0.0  # kappa runs from -1 to 1, shares from 0 to 1
-    return Drift(metric, current, tuple(history), low=max(mean - 2 * sd, floor), high=min(mean + 2 * sd, 1.0))
+    return Drift(
+        metric, current, tuple(history), low=max(mean - 2 * sd, floor), high=min(mean + 2 * sd, 1.0)
+    )
 
 
 # --- charts (SVG geometry from numbers only) ----------------------------------------------------
@@ -117,7 +120,9 @@ class Chart:
     right: int = CHART_W - PAD_RIGHT
 
 
-def line_chart(title: str, xlabels: list[str], series: list[tuple[str, list[float | None]]]) -> Chart:
+def line_chart(
+    title: str, xlabels: list[str], series: list[tuple[str, list[float | None]]]
+) -> Chart:
     """Each series is (name, values in 0..1 or None); a None breaks its line."""
     plot_w, plot_h = CHART_W - PAD_LEFT - PAD_RIGHT, CHART_H - PAD_TOP - PAD_BOTTOM
     step = plot_w / max(len(xlabels) - 1, 1)
@@ -139,8 +144,17 @@ def line_chart(title: str, xlabels: list[str], series: list[tuple[str, list[floa
                 current = []
         if current:
             segments.append(current)
-        dots = [(x(i), y(v), f"{xlabels[i]}: {v:.0%}") for i, v in enumerate(values) if v is not None]
-        lines.append({"name": name, "color": color, "segments": [" ".join(s) for s in segments], "dots": dots})
+        dots = [
+            (x(i), y(v), f"{xlabels[i]}: {v:.0%}") for i, v in enumerate(values) if v is not None
+        ]
+        lines.append(
+            {
+                "name": name,
+                "color": color,
+                "segments": [" ".join(s) for s in segments],
+                "dots": dots,
+            }
+        )
     every = max(1, len(xlabels) // 8)  # about eight labels fit under the axis
     return Chart(
         title=title,
@@ -163,12 +177,20 @@ JUDGE_KEY = ("run__profile", "run__prompt_version", "run__model")
 
 def adjudicated_judge_claims():
     """Judge claims a reviewer decided by acting on them (not accepted in bulk by finishing)."""
-    return live_claims(Claim.objects.filter(origin=Claim.Origin.JUDGE, decision_mode=DecisionMode.EXPLICIT))
+    return live_claims(
+        Claim.objects.filter(origin=Claim.Origin.JUDGE, decision_mode=DecisionMode.EXPLICIT)
+    )
 
 
 def _bulk_counts() -> dict[tuple, int]:
-    rows = (live_claims(Claim.objects.filter(origin=Claim.Origin.JUDGE, decision_mode=DecisionMode.BULK))
-            .values_list(*JUDGE_KEY).annotate(n=Count("id")).order_by())
+    rows = (
+        live_claims(
+            Claim.objects.filter(origin=Claim.Origin.JUDGE, decision_mode=DecisionMode.BULK)
+        )
+        .values_list(*JUDGE_KEY)
+        .annotate(n=Count("id"))
+        .order_by()
+    )
     return {tuple(judge): n for *judge, n in rows}
 
 
@@ -182,8 +204,10 @@ def judge_agreement(audit: dict[str, Any]) -> list[dict[str, Any]]:
     counts: dict[tuple, dict[tuple[str, str], int]] = defaultdict(lambda: defaultdict(int))
     by_method: dict[tuple, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
     for *judge, label, human, method, n in (
-        adjudicated_judge_claims().values_list(*JUDGE_KEY, "label", "human_label", "consensus_method")
-        .annotate(n=Count("id")).order_by()
+        adjudicated_judge_claims()
+        .values_list(*JUDGE_KEY, "label", "human_label", "consensus_method")
+        .annotate(n=Count("id"))
+        .order_by()
     ):
         counts[tuple(judge)][(label, human)] += n
         by_method[tuple(judge)][_method_group(method)][("judge", label), ("human", human)] += n
@@ -193,18 +217,23 @@ def judge_agreement(audit: dict[str, Any]) -> list[dict[str, Any]]:
     for judge in sorted(counts.keys() | bulk.keys()):
         matrix = confusion_matrix(counts.get(judge, {}))
         explicit = sum(map(sum, matrix))
-        rows.append({
-            "judge": _judge_name(*judge),
-            "claims": explicit,
-            "bulk": {"claims": bulk.get(judge, 0), "share": _share(bulk.get(judge, 0), explicit + bulk.get(judge, 0))},
-            "matrix": list(zip(LABELS, matrix)),
-            "agreement": raw_agreement(matrix),
-            "kappa": cohen_kappa(matrix),
-            "flag": flag_precision_recall(matrix),
-            "quotes": quotes.get(judge, {"total": 0, "unverified": 0, "share": None}),
-            "audit": audit["by_judge"].get(judge, {"answers": 0, "missed": 0, "rate": None}),
-            "by_method": {group: _versus(by_method[judge][group]) for group in METHOD_GROUPS},
-        })
+        rows.append(
+            {
+                "judge": _judge_name(*judge),
+                "claims": explicit,
+                "bulk": {
+                    "claims": bulk.get(judge, 0),
+                    "share": _share(bulk.get(judge, 0), explicit + bulk.get(judge, 0)),
+                },
+                "matrix": list(zip(LABELS, matrix)),
+                "agreement": raw_agreement(matrix),
+                "kappa": cohen_kappa(matrix),
+                "flag": flag_precision_recall(matrix),
+                "quotes": quotes.get(judge, {"total": 0, "unverified": 0, "share": None}),
+                "audit": audit["by_judge"].get(judge, {"answers": 0, "missed": 0, "rate": None}),
+                "by_method": {group: _versus(by_method[judge][group]) for group in METHOD_GROUPS},
+            }
+        )
     return rows
 
 
@@ -250,7 +279,11 @@ def audit_misses() -> dict[str, Any]:
     """The false-negative rate on the audit sample: of sampled answers (the policy passed them)
     that were adjudicated, the share where a human found a claim not SUPPORTED or added one."""
     rows = (
-        live(Answer.objects.filter(routing_reason=AUDIT_REASON, review_status=Answer.ReviewStatus.ADJUDICATED))
+        live(
+            Answer.objects.filter(
+                routing_reason=AUDIT_REASON, review_status=Answer.ReviewStatus.ADJUDICATED
+            )
+        )
         .annotate(missed=Exists(human_flagged_claims().filter(answer=OuterRef("pk"))))
         .values_list("judged_by__profile", "judged_by__prompt_version", "judged_by__model")
         .annotate(answers=Count("id"), misses=Count("id", filter=Q(missed=True)))
@@ -260,8 +293,15 @@ def audit_misses() -> dict[str, Any]:
         (profile, version, model): {"answers": n, "missed": k, "rate": _share(k, n)}
         for profile, version, model, n, k in rows
     }
-    answers, misses = sum(r["answers"] for r in by_judge.values()), sum(r["missed"] for r in by_judge.values())
-    return {"answers": answers, "missed": misses, "rate": _share(misses, answers), "by_judge": by_judge}
+    answers, misses = sum(r["answers"] for r in by_judge.values()), sum(
+        r["missed"] for r in by_judge.values()
+    )
+    return {
+        "answers": answers,
+        "missed": misses,
+        "rate": _share(misses, answers),
+        "by_judge": by_judge,
+    }
 
 
 # --- selectors: rates over time and drift --------------------------------------------------------
@@ -299,8 +339,16 @@ def rate_table(buckets: list[date], counts: dict[date, dict[str, int]]) -> list[
     rows = []
     for bucket in buckets:
         c = counts.get(bucket, {"total": 0, "passed": 0, "reviewed": 0})
-        rows.append({"bucket": bucket, "n": c["total"], "passed": c["passed"], "reviewed": c["reviewed"],
-                     "pass_rate": _share(c["passed"], c["total"]), "review_rate": _share(c["reviewed"], c["total"])})
+        rows.append(
+            {
+                "bucket": bucket,
+                "n": c["total"],
+                "passed": c["passed"],
+                "reviewed": c["reviewed"],
+                "pass_rate": _share(c["passed"], c["total"]),
+                "review_rate": _share(c["reviewed"], c["total"]),
+            }
+        )
     return rows
 
 
@@ -325,10 +373,15 @@ def agreement_table(weeks: list[date], matrices: dict[date, Matrix]) -> list[dic
     return rows
 
 
-def drifts(weekly_rates: list[dict[str, Any]], weekly_agreement_rows: list[dict[str, Any]]) -> list[Drift]:
+def drifts(
+    weekly_rates: list[dict[str, Any]], weekly_agreement_rows: list[dict[str, Any]]
+) -> list[Drift]:
     """This week (the last row) against the weeks before it that have data."""
-    checks = [("pass rate", weekly_rates, "pass_rate"), ("raw agreement", weekly_agreement_rows, "agreement"),
-              ("kappa", weekly_agreement_rows, "kappa")]
+    checks = [
+        ("pass rate", weekly_rates, "pass_rate"),
+        ("raw agreement", weekly_agreement_rows, "agreement"),
+        ("kappa", weekly_agreement_rows, "kappa"),
+    ]
     return [
         drift(name, rows[-1][key], [row[key] for row in rows[:-1] if row[key] is not None])
         for name, rows, key in checks
@@ -358,15 +411,30 @@ def calibration_page(now: datetime | None = None) -> dict[str, Any]:
         "agreement": agreement,
         "drifts": drifts(weekly, agreement),
         "charts": {
-            "daily": line_chart("Pass and review rate per day (last 30 days)", [d.strftime("%m-%d") for d in days],
-                                [("pass rate", [r["pass_rate"] for r in daily]),
-                                 ("review rate", [r["review_rate"] for r in daily])]),
-            "weekly": line_chart("Pass and review rate per week", [w.strftime("%m-%d") for w in weeks],
-                                 [("pass rate", [r["pass_rate"] for r in weekly]),
-                                  ("review rate", [r["review_rate"] for r in weekly])]),
-            "agreement": line_chart("Judge-human agreement per week", [w.strftime("%m-%d") for w in weeks],
-                                    [("raw agreement", [r["agreement"] for r in agreement]),
-                                     ("kappa", [r["kappa"] for r in agreement])]),
+            "daily": line_chart(
+                "Pass and review rate per day (last 30 days)",
+                [d.strftime("%m-%d") for d in days],
+                [
+                    ("pass rate", [r["pass_rate"] for r in daily]),
+                    ("review rate", [r["review_rate"] for r in daily]),
+                ],
+            ),
+            "weekly": line_chart(
+                "Pass and review rate per week",
+                [w.strftime("%m-%d") for w in weeks],
+                [
+                    ("pass rate", [r["pass_rate"] for r in weekly]),
+                    ("review rate", [r["review_rate"] for r in weekly]),
+                ],
+            ),
+            "agreement": line_chart(
+                "Judge-human agreement per week",
+                [w.strftime("%m-%d") for w in weeks],
+                [
+                    ("raw agreement", [r["agreement"] for r in agreement]),
+                    ("kappa", [r["kappa"] for r in agreement]),
+                ],
+            ),
         },
     }
 

@@ -32,7 +32,12 @@ from reviewapp.labels.examples import (
 )
 from reviewapp.labels.golden import golden_answers
 from reviewapp.judging.service import (
-    check_spans, endpoint_settings, judge_request_for, mark_run_failed, run_record_success, storing_failed,
+    check_spans,
+    endpoint_settings,
+    judge_request_for,
+    mark_run_failed,
+    run_record_success,
+    storing_failed,
 )
 
 GATE_METRICS = (
@@ -47,7 +52,8 @@ def evaluation_config(*, profile: str | None = None, backend: str | None = None,
     """The asked-for judge; what is not asked for comes from the policy, then the settings.
 
     `examples`: "none" (the plain prompt), a set's name ("fare_policy@v3+ex2": its profile version
-    too), or None: the policy's set when it was made for the profile judged. Raises ExampleSetError."""
+    too), or None: the policy's set when it was made for the profile judged. Raises ExampleSetError.
+    """
     policy = Policy.current()
     profile = profile or policy.judge_profile or settings.JUDGE_PROFILE
     if examples == "none":
@@ -70,26 +76,40 @@ def evaluation_config(*, profile: str | None = None, backend: str | None = None,
 # --- runs --------------------------------------------------------------------------------------
 
 
-def run_or_reuse(answer: Answer, config: JudgeConfig, identity: JudgeIdentity) -> tuple[JudgeRun | None, str]:
+def run_or_reuse(
+    answer: Answer, config: JudgeConfig, identity: JudgeIdentity
+) -> tuple[JudgeRun | None, str]:
     """The current run of this judge on the answer, judging it first if there is none.
     Returns (run, "") or (None, the judge's error)."""
-    key = JudgeRun.make_config_key(identity.profile, identity.prompt_version, identity.backend, identity.model)
+    key = JudgeRun.make_config_key(
+        identity.profile, identity.prompt_version, identity.backend, identity.model
+    )
     run = JudgeRun.objects.filter(answer=answer, config_key=key, is_current=True).first()
     if run is not None:
         return run, ""
-    run = JudgeRun.objects.create(answer=answer, profile=identity.profile, prompt_version=identity.prompt_version,
-                                  backend=identity.backend, model=identity.model, config_key=key,
-                                  example_set=example_set_of(identity))
+    run = JudgeRun.objects.create(
+        answer=answer,
+        profile=identity.profile,
+        prompt_version=identity.prompt_version,
+        backend=identity.backend,
+        model=identity.model,
+        config_key=key,
+        example_set=example_set_of(identity),
+    )
     try:  # the judge call stays outside any transaction: it may wait on the network
         output = judges.judge(judge_request_for(answer), config)
         check_spans(answer, output)
     except JudgeError as exc:
-        mark_run_failed(run, str(exc), transient=exc.transient, attempts=exc.attempts, raw_output=exc.raw_output)
+        mark_run_failed(
+            run, str(exc), transient=exc.transient, attempts=exc.attempts, raw_output=exc.raw_output
+        )
         return None, str(exc)
     try:
         with transaction.atomic():
             run_record_success(answer, run, output)
-    except Exception as exc:  # a result the database refuses fails its side run, not the whole evaluation
+    except (
+        Exception
+    ) as exc:  # a result the database refuses fails its side run, not the whole evaluation
         reason = storing_failed(exc, answer.pk)
         mark_run_failed(run, reason, attempts=output.result.judge.attempts)
         return None, reason
@@ -97,7 +117,8 @@ def run_or_reuse(answer: Answer, config: JudgeConfig, identity: JudgeIdentity) -
 
 
 def stored_result(run: JudgeRun) -> JudgeResult:
-    """A stored run as the judge's result: its judge claims (not those reviewers added) and findings."""
+    """A stored run as the judge's result: its judge claims (not those reviewers added) and
+    findings."""
     claims = run.claims.filter(origin=Claim.Origin.JUDGE).order_by("position").prefetch_related(
         Prefetch("evidence", queryset=Evidence.objects.order_by("position")))
     return JudgeResult(
@@ -121,8 +142,10 @@ def _outcome(record: Record, run: JudgeRun | None, error: str) -> Outcome:
 
 
 def _passages(answer: Answer) -> list[dict[str, str]]:
-    return [{"id": p.pid, "text": p.text} | {f: getattr(p, f) for f in HEADER_FIELDS if getattr(p, f)}
-            for p in answer.passages.all()]
+    return [
+        {"id": p.pid, "text": p.text} | {f: getattr(p, f) for f in HEADER_FIELDS if getattr(p, f)}
+        for p in answer.passages.all()
+    ]
 
 
 def golden_record(answer: Answer) -> Record:
@@ -136,10 +159,14 @@ def golden_record(answer: Answer) -> Record:
 
 
 def adjudicated_record(answer: Answer, decided: list[Claim]) -> Record:
-    """The reviewers' labels in the golden format (the same record `export_labels --format golden` writes)."""
+    """The reviewers' labels in the golden format (the same record `export_labels --format golden`
+    writes)."""
     hallucinated, spans = human_truth(
         answer.answer,
-        [(c.human_label, [c.answer_start, c.answer_end] if c.answer_start is not None else None) for c in decided],
+        [
+            (c.human_label, [c.answer_start, c.answer_end] if c.answer_start is not None else None)
+            for c in decided
+        ],
     )
     return parse_record({
         "id": f"claimdesk-{answer.pk}", "dataset": "ClaimDesk", "task_type": "rag_qa",
@@ -153,7 +180,9 @@ def adjudicated_record(answer: Answer, decided: list[Claim]) -> Record:
 Progress = Callable[[int], None]
 
 
-def golden_outcomes(*, name: str, config: JudgeConfig, progress: Progress | None = None) -> Iterator[Outcome]:
+def golden_outcomes(
+    *, name: str, config: JudgeConfig, progress: Progress | None = None
+) -> Iterator[Outcome]:
     identity = judges.identify(config)
     answers = golden_answers(name).prefetch_related("passages").order_by("pk")
     for done, answer in enumerate(answers.iterator(chunk_size=200), start=1):
@@ -162,7 +191,9 @@ def golden_outcomes(*, name: str, config: JudgeConfig, progress: Progress | None
             progress(done)
 
 
-def adjudicated_outcomes(*, config: JudgeConfig | None = None, progress: Progress | None = None) -> Iterator[Outcome]:
+def adjudicated_outcomes(
+    *, config: JudgeConfig | None = None, progress: Progress | None = None
+) -> Iterator[Outcome]:
     """With no config, each answer's shown run is the prediction (answers whose judge failed have
     none and are left out)."""
     identity = judges.identify(config) if config else None
@@ -170,9 +201,15 @@ def adjudicated_outcomes(*, config: JudgeConfig | None = None, progress: Progres
     if config is None:
         answers = answers.filter(judged_by__isnull=False).select_related("judged_by")
     answers = answers.prefetch_related(
-        "passages", Prefetch("claims", queryset=Claim.objects.exclude(decision="").order_by("pk"), to_attr="decided"))
+        "passages",
+        Prefetch(
+            "claims", queryset=Claim.objects.exclude(decision="").order_by("pk"), to_attr="decided"
+        ),
+    )
     for done, answer in enumerate(answers.iterator(chunk_size=200), start=1):
-        run, error = (answer.judged_by, "") if config is None else run_or_reuse(answer, config, identity)
+        run, error = (
+            (answer.judged_by, "") if config is None else run_or_reuse(answer, config, identity)
+        )
         yield _outcome(adjudicated_record(answer, answer.decided), run, error)
         if progress:
             progress(done)
@@ -193,7 +230,9 @@ def parse_gate(text: str) -> tuple[str, float]:
     metric, sep, value = text.partition("=")
     metric = metric.strip() if "." in metric else f"response.{metric.strip()}"
     if not sep or metric not in GATE_METRICS:
-        raise ValueError(f"{text!r}: expected METRIC=VALUE with METRIC one of {', '.join(GATE_METRICS)}")
+        raise ValueError(
+            f"{text!r}: expected METRIC=VALUE with METRIC one of {', '.join(GATE_METRICS)}"
+        )
     try:
         return metric, float(value)
     except ValueError:
@@ -201,7 +240,8 @@ def parse_gate(text: str) -> tuple[str, float]:
 
 
 def gate_failures(report: dict[str, Any], gates: list[tuple[str, float]]) -> list[str]:
-    """One line per gate the report does not meet; a metric the data cannot measure fails its gate."""
+    """One line per gate the report does not meet; a metric the data cannot measure fails its
+    gate."""
     failures = []
     for metric, threshold in gates:
         group, name = metric.split(".")

@@ -24,10 +24,14 @@ def _ids(values: list[str]) -> list[int] | None:
         return None
 
 
-def _page(request: HttpRequest, form: ExampleSetForm, *, error: str = "", status: int = 200) -> HttpResponse:
+def _page(
+    request: HttpRequest, form: ExampleSetForm, *, error: str = "", status: int = 200
+) -> HttpResponse:
     filter_form = ProfileFilterForm(request.GET)
     if not filter_form.is_valid():
-        return bad_request(request, f"Filter not understood: {form_errors(filter_form)}", back=reverse("examples"))
+        return bad_request(
+            request, f"Filter not understood: {form_errors(filter_form)}", back=reverse("examples")
+        )
     profile = filter_form.cleaned_data["profile"]
     claims = selectors.overturned_claims(profile=profile)
     # After a refused POST the page comes back with the admin's ticks and reasons as they were.
@@ -53,12 +57,20 @@ def examples(request: HttpRequest) -> HttpResponse:
     form = ExampleSetForm(request.POST)
     claim_ids = _ids(request.POST.getlist("claim"))
     if not form.is_valid() or claim_ids is None:
-        return _page(request, form, error="" if claim_ids is not None else "Unknown claim ids.", status=400)
-    reasons = {claim_id: request.POST.get(f"reason-{claim_id}", "").strip() for claim_id in claim_ids}
+        return _page(
+            request, form, error="" if claim_ids is not None else "Unknown claim ids.", status=400
+        )
+    reasons = {
+        claim_id: request.POST.get(f"reason-{claim_id}", "").strip() for claim_id in claim_ids
+    }
     try:
-        created = examples_service.example_set_create(user=request.user, profile=form.cleaned_data["profile"],
-                                                      claim_ids=claim_ids, reasons=reasons,
-                                                      note=form.cleaned_data["note"])
+        created = examples_service.example_set_create(
+            user=request.user,
+            profile=form.cleaned_data["profile"],
+            claim_ids=claim_ids,
+            reasons=reasons,
+            note=form.cleaned_data["note"],
+        )
     except examples_service.ExampleSetError as exc:
         return _page(request, form, error=str(exc), status=400)
     messages.success(request, f"Created {created}: select it on the policy page to judge with it.")

@@ -51,28 +51,76 @@ BATCH = 5000
 # Rows a chunk of output: ~1 MB of JSONL. A whole batch a chunk (~19 MB, joined as text and then
 # as bytes) raised the JSONL export's peak RSS from 123 to 210 MB.
 CHUNK = 256
-BLOCK = 500  # answer ids the export's readers take in turn: about one batch at 5-15 claims an answer
+BLOCK = (
+    500  # answer ids the export's readers take in turn: about one batch at 5-15 claims an answer
+)
 FORMATS = ("jsonl", "csv", "golden", "ragtruth")
-CONTENT_TYPES = {"jsonl": "application/x-ndjson", "csv": "text/csv", "golden": "application/x-ndjson",
-                 "ragtruth": "application/x-ndjson"}
-EXTENSIONS = {"jsonl": "jsonl", "csv": "csv", "golden": "golden.jsonl", "ragtruth": "ragtruth.jsonl"}
+CONTENT_TYPES = {
+    "jsonl": "application/x-ndjson",
+    "csv": "text/csv",
+    "golden": "application/x-ndjson",
+    "ragtruth": "application/x-ndjson",
+}
+EXTENSIONS = {
+    "jsonl": "jsonl",
+    "csv": "csv",
+    "golden": "golden.jsonl",
+    "ragtruth": "ragtruth.jsonl",
+}
 RECORD_FORMATS = ("golden", "ragtruth")  # one record per adjudicated answer, not one row per claim
 
 CSV_FIELDS = (
-    "answer_id", "external_id", "question", "answer", "passage_ids", "claim_id", "claim_text", "answer_start",
-    "answer_end", "judge_label", "category", "explanation", "quotes", "human_label", "decision", "decision_mode",
-    "origin", "note", "reviewer", "decided_at", "consensus_method", "reviews", "human_evidence", "judge_confidence",
-    "judge_profile", "judge_version", "judge_model", "judge_backend",
-    "policy_version", "prior_turns", "answer_human_verdict",
+    "answer_id",
+    "external_id",
+    "question",
+    "answer",
+    "passage_ids",
+    "claim_id",
+    "claim_text",
+    "answer_start",
+    "answer_end",
+    "judge_label",
+    "category",
+    "explanation",
+    "quotes",
+    "human_label",
+    "decision",
+    "decision_mode",
+    "origin",
+    "note",
+    "reviewer",
+    "decided_at",
+    "consensus_method",
+    "reviews",
+    "human_evidence",
+    "judge_confidence",
+    "judge_profile",
+    "judge_version",
+    "judge_model",
+    "judge_backend",
+    "policy_version",
+    "prior_turns",
+    "answer_human_verdict",
 )
-PASSAGE_FIELDS = ("tag", "agency", "title", "section", "source_url", "fetched_at", "score", "metadata")
+PASSAGE_FIELDS = (
+    "tag",
+    "agency",
+    "title",
+    "section",
+    "source_url",
+    "fetched_at",
+    "score",
+    "metadata",
+)
 # A passage field with one of these values was not given (golden records leave such fields out).
 UNSET = ("", None, {})
 # A spreadsheet runs a cell that starts with one of these as a formula (OWASP "CSV injection").
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\0")
 # A human's non-SUPPORTED label as a golden-set span label (judges.eval counts all three positive).
 HUMAN_SPAN_LABELS = {
-    "CONTRADICTED": "Unwanted.Intrinsic", "UNSUPPORTED": "Unwanted.Extrinsic", "PARTIALLY_SUPPORTED": "Questionable",
+    "CONTRADICTED": "Unwanted.Intrinsic",
+    "UNSUPPORTED": "Unwanted.Extrinsic",
+    "PARTIALLY_SUPPORTED": "Questionable",
 }
 
 
@@ -86,7 +134,10 @@ class ExportFilters:
     profile: str = ""  # NAME or NAME@VERSION of the run the claim came from
 
     def as_dict(self) -> dict[str, Any]:
-        return {"since": self.since.isoformat() if self.since else None, "profile": self.profile or None}
+        return {
+            "since": self.since.isoformat() if self.since else None,
+            "profile": self.profile or None,
+        }
 
 
 def parse_filters(*, since: str = "", profile: str = "") -> ExportFilters:
@@ -105,10 +156,14 @@ def decided_claims(filters: ExportFilters) -> QuerySet[Claim]:
     # Decisions on gold copies are reviewer-quality data (reviewapp.quality.exports), never labels.
     claims = live_claims(Claim.objects.exclude(decision=""))
     if filters.since:
-        claims = claims.filter(decided_at__gte=datetime.combine(filters.since, dt_time.min, tzinfo=dt_timezone.utc))
+        claims = claims.filter(
+            decided_at__gte=datetime.combine(filters.since, dt_time.min, tzinfo=dt_timezone.utc)
+        )
     if filters.profile:
         name, _, version = filters.profile.partition("@")
-        claims = claims.filter(run__profile=name, **({"run__prompt_version": version} if version else {}))
+        claims = claims.filter(
+            run__profile=name, **({"run__prompt_version": version} if version else {})
+        )
     return claims
 
 
@@ -141,9 +196,25 @@ def read_snapshot():
 # Read as plain values, not models: building model instances and prefetch bookkeeping cost more
 # than the queries themselves (about 3x the time per row).
 CLAIM_COLUMNS = (
-    "id", "answer_id", "cid", "text", "answer_start", "answer_end", "label", "category", "explanation", "origin",
-    "human_label", "decision", "decision_mode", "note", "decided_by__username", "decided_at", "consensus_method",
-    "run_id", "confidence",
+    "id",
+    "answer_id",
+    "cid",
+    "text",
+    "answer_start",
+    "answer_end",
+    "label",
+    "category",
+    "explanation",
+    "origin",
+    "human_label",
+    "decision",
+    "decision_mode",
+    "note",
+    "decided_by__username",
+    "decided_at",
+    "consensus_method",
+    "run_id",
+    "confidence",
 )
 RUN_AT = CLAIM_COLUMNS.index("run_id")
 # A claim's run, read apart from the claims like its answer: once per batch, not once per claim.
@@ -167,8 +238,14 @@ class Batch:
                               self.runs[claim["run_id"]]))
             answer_id = claim["answer_id"]
             answer = dict(zip(ANSWER_COLUMNS[1:], self.answers[answer_id]))
-            yield claim_row(claim, answer, self.quotes[claim["id"]], self.passages[answer_id], self.reviews[claim["id"]],
-                            self.marks[claim["id"]])
+            yield claim_row(
+                claim,
+                answer,
+                self.quotes[claim["id"]],
+                self.passages[answer_id],
+                self.reviews[claim["id"]],
+                self.marks[claim["id"]],
+            )
 
 
 def _keyset(rows: QuerySet) -> Iterator[list[tuple]]:
@@ -187,12 +264,20 @@ def _keyset(rows: QuerySet) -> Iterator[list[tuple]]:
 
 
 def _batches(claims: QuerySet[Claim], *, passage_text: bool) -> Iterator[Batch]:
-    """BATCH claims at a time, each batch with its answers, quotes, passages, runs and reviews: six queries."""
+    """BATCH claims at a time, each batch with its answers, quotes, passages, runs and reviews: six
+    queries."""
     for batch in _keyset(claims.values_list(*CLAIM_COLUMNS)):
         answer_ids = {c[1] for c in batch}
         claim_ids = [c[0] for c in batch]
-        yield Batch(batch, _answers(answer_ids), _quotes(claim_ids), _passages(answer_ids, passage_text),
-                    _runs({c[RUN_AT] for c in batch}), _reviews(claim_ids), evidence_marks(claim_ids))
+        yield Batch(
+            batch,
+            _answers(answer_ids),
+            _quotes(claim_ids),
+            _passages(answer_ids, passage_text),
+            _runs({c[RUN_AT] for c in batch}),
+            _reviews(claim_ids),
+            evidence_marks(claim_ids),
+        )
 
 
 @dataclass(frozen=True)
@@ -227,7 +312,9 @@ def _line_batches(claims: QuerySet[Claim], fmt: str) -> Iterator[LineBatch]:
 
 
 @contextmanager
-def _read_ahead(claims: QuerySet[Claim], fmt: str, *, readers: int) -> Iterator[Iterator[LineBatch]]:
+def _read_ahead(
+    claims: QuerySet[Claim], fmt: str, *, readers: int
+) -> Iterator[Iterator[LineBatch]]:
     """The export's line batches in order, read ahead by `readers` threads, so Postgres works on
     the next batches while this thread puts the current one together.
 
@@ -247,7 +334,8 @@ def _read_ahead(claims: QuerySet[Claim], fmt: str, *, readers: int) -> Iterator[
     and the second connection is closed."""
     shared = connections[DEFAULT_DB_ALIAS]
     span = claims.aggregate(first=Min("answer_id"), last=Max("answer_id"))
-    starts = range(span["first"] or 0, (span["last"] or -1) + 1, BLOCK)  # the blocks' first answer ids
+    # the blocks' first answer ids
+    starts = range(span["first"] or 0, (span["last"] or -1) + 1, BLOCK)
     snapshot = _exported_snapshot() if readers > 1 else ""
     queues = [queue.Queue(maxsize=1) for _ in range(readers)]
     stop = threading.Event()
@@ -268,7 +356,9 @@ def _read_ahead(claims: QuerySet[Claim], fmt: str, *, readers: int) -> Iterator[
             with _snapshot_connection(shared, snapshot) if reader else nullcontext():
                 for start in starts[reader::readers]:
                     block = claims.filter(answer_id__gte=start, answer_id__lt=start + BLOCK)
-                    for item in chain(_line_batches(block, fmt), [_BLOCK_END]):  # one batch at a time
+                    for item in chain(
+                        _line_batches(block, fmt), [_BLOCK_END]
+                    ):  # one batch at a time
                         if not put(ahead, item):
                             return
             put(ahead, _END)
@@ -285,8 +375,12 @@ def _read_ahead(claims: QuerySet[Claim], fmt: str, *, readers: int) -> Iterator[
                 yield item
 
     shared.inc_thread_sharing()
-    threads = [threading.Thread(target=read, args=(reader,), name=f"export-read-ahead-{reader}", daemon=True)
-               for reader in range(readers)]
+    threads = [
+        threading.Thread(
+            target=read, args=(reader,), name=f"export-read-ahead-{reader}", daemon=True
+        )
+        for reader in range(readers)
+    ]
     for thread in threads:
         thread.start()
     try:
@@ -351,7 +445,9 @@ def _c_timestamptz_loader():
     """psycopg's default timestamptz loader (its C one when psycopg[binary] or [c] is installed)."""
     import psycopg
 
-    return psycopg.adapters.get_loader(psycopg.postgres.types["timestamptz"].oid, psycopg.pq.Format.TEXT)
+    return psycopg.adapters.get_loader(
+        psycopg.postgres.types["timestamptz"].oid, psycopg.pq.Format.TEXT
+    )
 
 
 ANSWER_COLUMNS = ("id", "external_id", "question", "answer", "policy__version", "prior_turns",
@@ -381,30 +477,61 @@ def _span(start: int | None, end: int | None) -> list[int] | None:
 def _quotes(claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
     quotes = defaultdict(list)
     for claim_id, pid, quote, start, end, match, differences in _fetch(
-        Evidence.objects.filter(_ids_in(Evidence, "claim", claim_ids)).order_by("claim_id", "position")
+        Evidence.objects.filter(_ids_in(Evidence, "claim", claim_ids))
+        .order_by("claim_id", "position")
         .values_list("claim_id", "passage_pid", "quote", "start", "end", "match", "differences")
     ):
+        # jsonb arrives as text here
         quotes[claim_id].append(
-            {"passage_id": pid, "quote": quote, "span": [start, end] if start is not None else None, "match": match,
-             "differences": quote_differences(orjson.loads(differences))})  # jsonb arrives as text here
+            {
+                "passage_id": pid,
+                "quote": quote,
+                "span": [start, end] if start is not None else None,
+                "match": match,
+                "differences": quote_differences(orjson.loads(differences)),
+            }
+        )
     return quotes
 
 
 def quote_differences(stored: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A quote's differing words as exported: kind, span (passage offsets), answer_span (answer
     offsets), in that order (judges.types.Difference)."""
-    return [{"kind": d["kind"], "span": d.get("span"), "answer_span": d.get("answer_span")} for d in stored]
+    return [
+        {"kind": d["kind"], "span": d.get("span"), "answer_span": d.get("answer_span")}
+        for d in stored
+    ]
 
 
-REVIEW_FIELDS = ("reviewer", "stage", "label", "decision", "decision_mode", "note", "reason", "time_spent_ms")
+REVIEW_FIELDS = (
+    "reviewer",
+    "stage",
+    "label",
+    "decision",
+    "decision_mode",
+    "note",
+    "reason",
+    "time_spent_ms",
+)
 
 
 def _reviews(claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
     """Every reviewer's decision on each claim, once per stage (their own pass; a lead's
     adjudication): the latest one not undone (an undo is not a decision), in the order made."""
-    rows = (selectors.current_reviews(Review.objects.filter(_ids_in(Review, "claim", claim_ids)))
-            .values_list("claim_id", "id", "reviewer__username", "stage", "final_label", "decision", "decision_mode",
-                         "note", "reason", "time_spent_ms"))
+    rows = selectors.current_reviews(
+        Review.objects.filter(_ids_in(Review, "claim", claim_ids))
+    ).values_list(
+        "claim_id",
+        "id",
+        "reviewer__username",
+        "stage",
+        "final_label",
+        "decision",
+        "decision_mode",
+        "note",
+        "reason",
+        "time_spent_ms",
+    )
     reviews = defaultdict(list)
     for claim_id, _, *values in sorted(_fetch(rows), key=lambda row: (row[0], row[1])):
         reviews[claim_id].append(dict(zip(REVIEW_FIELDS, values)))
@@ -417,9 +544,20 @@ HUMAN_EVIDENCE_FIELDS = ("reviewer", "passage_id", "span", "text", "stance", "ca
 def evidence_marks(claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
     """Each claim's human evidence (EvidenceMark), one per reviewer in the order first made: the
     passage span that supports or contradicts it, the text it covers, and the cause (null: none)."""
-    rows = (EvidenceMark.objects.filter(_ids_in(EvidenceMark, "claim", claim_ids)).order_by("claim_id", "id")
-            .values_list("claim_id", "reviewer__username", "passage__pid", "passage__text", "start", "end",
-                         "stance", "cause"))
+    rows = (
+        EvidenceMark.objects.filter(_ids_in(EvidenceMark, "claim", claim_ids))
+        .order_by("claim_id", "id")
+        .values_list(
+            "claim_id",
+            "reviewer__username",
+            "passage__pid",
+            "passage__text",
+            "start",
+            "end",
+            "stance",
+            "cause",
+        )
+    )
     marks = defaultdict(list)
     for claim_id, reviewer, pid, text, start, end, stance, cause in _fetch(rows):
         marks[claim_id].append(dict(zip(HUMAN_EVIDENCE_FIELDS, (
@@ -431,14 +569,19 @@ def evidence_marks(claim_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
 def _passages(answer_ids: set[int], passage_text: bool) -> dict[int, list]:
     """Each answer's passages in order: objects, or (CSV) ids only, so their text is not read."""
     passages = defaultdict(list)
-    rows = Passage.objects.filter(_ids_in(Passage, "answer", answer_ids)).order_by("answer_id", "position")
+    rows = Passage.objects.filter(_ids_in(Passage, "answer", answer_ids)).order_by(
+        "answer_id", "position"
+    )
     if not passage_text:
         for answer_id, pid in _fetch(rows.values_list("answer_id", "pid")):
             passages[answer_id].append(pid)
         return passages
-    for answer_id, pid, text, *header in _fetch(rows.values_list("answer_id", "pid", "text", *PASSAGE_FIELDS)):
+    for answer_id, pid, text, *header in _fetch(
+        rows.values_list("answer_id", "pid", "text", *PASSAGE_FIELDS)
+    ):
         fields = dict(zip(PASSAGE_FIELDS, header))
-        fields["metadata"] = orjson.loads(fields["metadata"])  # jsonb arrives as text (Django's loader)
+        # jsonb arrives as text (Django's loader)
+        fields["metadata"] = orjson.loads(fields["metadata"])
         passages[answer_id].append({"id": pid, "text": text} | fields)
     return passages
 
@@ -446,8 +589,8 @@ def _passages(answer_ids: set[int], passage_text: bool) -> dict[int, list]:
 def claim_row(claim: dict[str, Any], answer: dict[str, Any], quotes: list[dict[str, Any]],
               passages: list, reviews: list[dict[str, Any]] = (),
               human_evidence: list[dict[str, Any]] = ()) -> dict[str, Any]:
-    """A decided claim (CLAIM_COLUMNS values) as one export row (JSONL's shape; `csv_cells` flattens it).
-    `human_label` is the final label, `consensus_method` how it was reached, `reviews` every
+    """A decided claim (CLAIM_COLUMNS values) as one export row (JSONL's shape; `csv_cells` flattens
+    it). `human_label` is the final label, `consensus_method` how it was reached, `reviews` every
     reviewer's own decision (REVIEW_FIELDS) from which it came."""
     return {
         "answer_id": claim["answer_id"],
@@ -458,7 +601,8 @@ def claim_row(claim: dict[str, Any], answer: dict[str, Any], quotes: list[dict[s
         "claim_id": claim["cid"],
         "claim_text": claim["text"],
         "answer_span": _span(claim["answer_start"], claim["answer_end"]),
-        # A claim a reviewer added was never labelled by the judge: its label field holds the human's.
+        # A claim a reviewer added was never labelled by the judge: its label field holds the
+        # human's.
         "judge_label": claim["label"] if claim["origin"] == Claim.Origin.JUDGE else None,
         "category": claim["category"],
         "explanation": claim["explanation"],
@@ -480,15 +624,19 @@ def claim_row(claim: dict[str, Any], answer: dict[str, Any], quotes: list[dict[s
         "judge_model": claim["run__model"],
         "judge_backend": claim["run__backend"],
         "policy_version": answer["policy__version"],
-        "prior_turns": answer["prior_turns"],  # context the answer was given in (DESIGN.md's ingest payload)
-        "answer_human_verdict": answer["adjudicated_verdict"] or None,  # the answer's verdict after review
+        # context the answer was given in (DESIGN.md's ingest payload)
+        "prior_turns": answer["prior_turns"],
+        # the answer's verdict after review
+        "answer_human_verdict": (answer["adjudicated_verdict"] or None),
     }
 
 
 # --- golden records (the import_golden format) -------------------------------------------------
 
 
-def human_truth(answer: str, decided: Iterable[tuple[str, list[int] | None]]) -> tuple[bool, list[dict[str, Any]]]:
+def human_truth(
+    answer: str, decided: Iterable[tuple[str, list[int] | None]]
+) -> tuple[bool, list[dict[str, Any]]]:
     """The humans' answer-level label and spans from (human label, answer span) of decided claims:
     hallucinated when any decided claim's label is not SUPPORTED."""
     flagged = [(label, span) for label, span in decided if label != "SUPPORTED"]
@@ -496,32 +644,56 @@ def human_truth(answer: str, decided: Iterable[tuple[str, list[int] | None]]) ->
     for label, span in flagged:
         if span and span[0] < span[1]:  # a claim without a span counts at answer level only
             start, end = span
-            spans.append({"start": start, "end": end, "text": answer[start:end], "label": HUMAN_SPAN_LABELS[label]})
+            spans.append(
+                {
+                    "start": start,
+                    "end": end,
+                    "text": answer[start:end],
+                    "label": HUMAN_SPAN_LABELS[label],
+                }
+            )
     return bool(flagged), spans
 
 
 def golden_record(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """One adjudicated answer's decided claims (export rows) as one golden-set record."""
     first = rows[0]
-    hallucinated, spans = human_truth(first["answer"], [(r["human_label"], r["answer_span"]) for r in rows])
+    hallucinated, spans = human_truth(
+        first["answer"], [(r["human_label"], r["answer_span"]) for r in rows]
+    )
     return {
         # external_id is unique per client only; the answer id is unique here.
         "id": f"claimdesk-{first['answer_id']}",
         "dataset": "ClaimDesk",
         "task_type": "rag_qa",
         "question": first["question"] or None,
-        "passages": [{k: v for k, v in p.items() if v not in UNSET} for p in first["passages"]],  # unset left out
+        # unset left out
+        "passages": [{k: v for k, v in p.items() if v not in UNSET} for p in first["passages"]],
         "answer": first["answer"],
         "hallucinated": hallucinated,
         "spans": spans,
         "sentence_labels": None,
         "meta": {
-            "answer_id": first["answer_id"], "external_id": first["external_id"],
-            # The golden format has no field for them (judges.eval reads none); import_golden reads them here.
-            "prior_turns": first["prior_turns"], "answer_human_verdict": first["answer_human_verdict"],
-            "claims": [{k: r[k] for k in ("claim_id", "judge_label", "human_label", "decision", "decision_mode",
-                                          "reviewer")}
-                       for r in rows],
+            "answer_id": first["answer_id"],
+            "external_id": first["external_id"],
+            # The golden format has no field for them (judges.eval reads none); import_golden reads
+            # them here.
+            "prior_turns": first["prior_turns"],
+            "answer_human_verdict": first["answer_human_verdict"],
+            "claims": [
+                {
+                    k: r[k]
+                    for k in (
+                        "claim_id",
+                        "judge_label",
+                        "human_label",
+                        "decision",
+                        "decision_mode",
+                        "reviewer",
+                    )
+                }
+                for r in rows
+            ],
         },
     }
 
@@ -574,8 +746,10 @@ def ragtruth_record(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "id": f"claimdesk-{first['answer_id']}",
         "source_id": str(first["answer_id"]),
         "task_type": "QA",
-        "source_info": {"question": first["question"],
-                        "passages": [{"id": p["id"], "text": p["text"]} for p in first["passages"]]},
+        "source_info": {
+            "question": first["question"],
+            "passages": [{"id": p["id"], "text": p["text"]} for p in first["passages"]],
+        },
         "response": first["answer"],
         "labels": labels,
         "hallucinated": bool(flagged),
@@ -648,9 +822,11 @@ def _sql_span(start: str, end: str) -> str:
 
 
 # decided_at as isoformat writes an aware UTC datetime: microseconds only when they are not zero.
-_DECIDED_AT = (f"to_char({_CLAIM}.decided_at AT TIME ZONE 'UTC', "
-               f"CASE WHEN date_trunc('second', {_CLAIM}.decided_at) = {_CLAIM}.decided_at "
-               f"""THEN 'YYYY-MM-DD"T"HH24:MI:SS' ELSE 'YYYY-MM-DD"T"HH24:MI:SS.US' END) || '+00:00'""")
+_DECIDED_AT = (
+    f"to_char({_CLAIM}.decided_at AT TIME ZONE 'UTC', "
+    f"CASE WHEN date_trunc('second', {_CLAIM}.decided_at) = {_CLAIM}.decided_at "
+    f"""THEN 'YYYY-MM-DD"T"HH24:MI:SS' ELSE 'YYYY-MM-DD"T"HH24:MI:SS.US' END) || '+00:00'"""
+)
 # The table of the claim's decider as the claims query joins it (decided_by__username, aliased).
 DECIDER = f'"{get_user_model()._meta.db_table}"'
 
@@ -665,8 +841,10 @@ def _sql_json_span(value: str) -> str:
 _SQL_DIFFERENCES = (
     "CASE WHEN e.differences = '[]'::jsonb THEN '[]' ELSE "
     """(SELECT '[' || string_agg(concat('{"kind":', to_json(d.value->>'kind'), ',"span":', """
-    f"""{_sql_json_span("d.value->'span'")}, ',"answer_span":', {_sql_json_span("d.value->'answer_span'")}, """
-    """'}'), ',' ORDER BY d.ordinality) || ']' FROM jsonb_array_elements(e.differences) WITH ORDINALITY AS d(value, ordinality)) END"""
+    f"""{_sql_json_span("d.value->'span'")}, ',"answer_span":',"""
+    f""" {_sql_json_span("d.value->'answer_span'")}, """
+    """'}'), ',' ORDER BY d.ordinality) || ']' FROM jsonb_array_elements(e.differences) WITH """
+    """ORDINALITY AS d(value, ordinality)) END"""
 )
 
 
@@ -737,10 +915,13 @@ def _evidence_parts(claims: list[tuple], fmt: str) -> dict[int, str]:
     the database is UTF-8)."""
     text = ("CASE WHEN m.start IS NULL THEN 'null' "
             """ELSE to_json(substr(p.text, m.start + 1, m."end" - m.start))::text END""")
-    mark = (f"""concat('{{"reviewer":', to_json(u.username), ',"passage_id":', coalesce(to_json(p.pid)::text, 'null'), """
-            f"""',"span":', {_sql_span("m.start", 'm."end"')}, ',"text":', {text}, """
-            f"""',"stance":', coalesce(to_json(nullif(m.stance, ''))::text, 'null'), """
-            f"""',"cause":', coalesce(to_json(nullif(m.cause, ''))::text, 'null'), '}}')""")
+    mark = (
+        f"""concat('{{"reviewer":', to_json(u.username), ',"passage_id":', """
+        f"""coalesce(to_json(p.pid)::text, 'null'), """
+        f"""',"span":', {_sql_span("m.start", 'm."end"')}, ',"text":', {text}, """
+        f"""',"stance":', coalesce(to_json(nullif(m.stance, ''))::text, 'null'), """
+        f"""',"cause":', coalesce(to_json(nullif(m.cause, ''))::text, 'null'), '}}')"""
+    )
     return _list_parts(fmt, "human_evidence", mark, (
         "SELECT m.claim_id, string_agg({item}, ',' ORDER BY m.id) "
         f'FROM (SELECT * FROM "{EvidenceMark._meta.db_table}" WHERE {{batch}}) m '
@@ -754,11 +935,13 @@ def _evidence_parts(claims: list[tuple], fmt: str) -> dict[int, str]:
 CLAIM_JSONL = (
     f"""concat(',"claim_id":', to_json({_CLAIM}.cid), ',"claim_text":', to_json({_CLAIM}.text), """
     f"""',"answer_span":', {_sql_span(f"{_CLAIM}.answer_start", f"{_CLAIM}.answer_end")}, """
-    f"""',"judge_label":', CASE WHEN {_CLAIM}.origin = '{JUDGE}' THEN to_json({_CLAIM}.label)::text ELSE 'null' END, """
+    f"""',"judge_label":', CASE WHEN {_CLAIM}.origin = '{JUDGE}' THEN """
+    f"""to_json({_CLAIM}.label)::text ELSE 'null' END, """
     f"""',"category":', to_json({_CLAIM}.category), """
     f"""',"explanation":', to_json({_CLAIM}.explanation))""",
     f"""concat(',"human_label":', to_json({_CLAIM}.human_label), """
-    f"""',"decision":', to_json({_CLAIM}.decision), ',"decision_mode":', to_json({_CLAIM}.decision_mode), """
+    f"""',"decision":', to_json({_CLAIM}.decision), ',"decision_mode":', """
+    f"""to_json({_CLAIM}.decision_mode), """
     f"""',"origin":', to_json({_CLAIM}.origin), """
     f"""',"note":', to_json({_CLAIM}.note), """
     f"""',"reviewer":', coalesce(to_json({DECIDER}.username)::text, 'null'), """
@@ -776,7 +959,9 @@ def _sql_csv_text(cell: str) -> str:
     leading apostrophe when it starts like a formula (FORMULA_STARTS; a text column cannot hold
     NUL), then quoted, its quotes doubled, when it holds a comma, a quote or a line break. Tested
     with strpos and left (a regular expression took 0.35 us a cell; strpos 0.03)."""
-    formula = f"left({cell}, 1) IN ({_sql_any_of(start for start in FORMULA_STARTS if start != chr(0))})"
+    formula = (
+        f"left({cell}, 1) IN ({_sql_any_of(start for start in FORMULA_STARTS if start != chr(0))})"
+    )
     quoted = " OR ".join(f"strpos({cell}, chr({ord(character)})) > 0" for character in ',"\r\n')
     neutralized = f"CASE WHEN {formula} THEN '''' || {cell} ELSE {cell} END"
     return (f"""CASE WHEN {quoted} THEN '"' || replace({neutralized}, '"', '""') || '"' """
@@ -785,19 +970,37 @@ def _sql_csv_text(cell: str) -> str:
 
 # The same two parts' cells, each part's joined by commas (the second's opening with one); no
 # cell is null, which concat_ws would leave out.
-CLAIM_CSV = tuple("concat_ws(',', " + ", ".join(cells) + ")" for cells in ((
-    _sql_csv_text(f"{_CLAIM}.cid"), _sql_csv_text(f"{_CLAIM}.text"),
-    f"coalesce({_CLAIM}.answer_start::text, '')",
-    f"CASE WHEN {_CLAIM}.answer_start IS NULL THEN '' ELSE coalesce({_CLAIM}.answer_end::text, '') END",
-    f"CASE WHEN {_CLAIM}.origin = '{JUDGE}' THEN {_sql_csv_text(f'{_CLAIM}.label')} ELSE '' END",
-    _sql_csv_text(f"{_CLAIM}.category"), _sql_csv_text(f"{_CLAIM}.explanation"),
-), (
-    "''",
-    *(_sql_csv_text(f"{_CLAIM}.{column}") for column in ("human_label", "decision", "decision_mode", "origin", "note")),
-    f"coalesce({_sql_csv_text(f'{DECIDER}.username')}, '')",
-    f"coalesce({_DECIDED_AT}, '')",  # starts with the year's digits: never a formula, no comma
-    _sql_csv_text(f"{_CLAIM}.consensus_method"),
-)))
+CLAIM_CSV = tuple(
+    "concat_ws(',', " + ", ".join(cells) + ")"
+    for cells in (
+        (
+            _sql_csv_text(f"{_CLAIM}.cid"),
+            _sql_csv_text(f"{_CLAIM}.text"),
+            f"coalesce({_CLAIM}.answer_start::text, '')",
+            (
+                f"CASE WHEN {_CLAIM}.answer_start IS NULL THEN '' ELSE"
+                f" coalesce({_CLAIM}.answer_end::text, '') END"
+            ),
+            (
+                f"CASE WHEN {_CLAIM}.origin = '{JUDGE}' THEN {_sql_csv_text(f'{_CLAIM}.label')}"
+                " ELSE '' END"
+            ),
+            _sql_csv_text(f"{_CLAIM}.category"),
+            _sql_csv_text(f"{_CLAIM}.explanation"),
+        ),
+        (
+            "''",
+            *(
+                _sql_csv_text(f"{_CLAIM}.{column}")
+                for column in ("human_label", "decision", "decision_mode", "origin", "note")
+            ),
+            f"coalesce({_sql_csv_text(f'{DECIDER}.username')}, '')",
+            # starts with the year's digits: never a formula, no comma
+            f"coalesce({_DECIDED_AT}, '')",
+            _sql_csv_text(f"{_CLAIM}.consensus_method"),
+        ),
+    )
+)
 
 
 def _stitched(batch: LineBatch, answer_parts: dict[int, tuple[str, str]], run_parts: dict[int, str],
@@ -824,15 +1027,38 @@ def _jsonl_batch(batch: LineBatch) -> Iterator[tuple[int, bytes]]:
     (answer_id .. passages), the claim's own fields, its run's fields, the answer's tail
     (policy_version); orjson writes compact JSON, so the parts join with commas."""
     answers = {}
-    for answer_id, (external_id, question, text, policy_version, turns, verdict) in batch.answers.items():
-        head = orjson.dumps({"answer_id": answer_id, "external_id": external_id, "question": question,
-                             "answer": text, "passages": batch.passages[answer_id]}).decode()
+    for answer_id, (
+        external_id,
+        question,
+        text,
+        policy_version,
+        turns,
+        verdict,
+    ) in batch.answers.items():
+        head = orjson.dumps(
+            {
+                "answer_id": answer_id,
+                "external_id": external_id,
+                "question": question,
+                "answer": text,
+                "passages": batch.passages[answer_id],
+            }
+        ).decode()
         tail = orjson.dumps({"policy_version": policy_version, "prior_turns": turns,
                              "answer_human_verdict": verdict or None}).decode()
         answers[answer_id] = (head[:-1], "," + tail[1:] + "\n")
-    runs = {run_id: "," + orjson.dumps({"judge_profile": profile, "judge_version": version, "judge_model": model,
-                                        "judge_backend": backend}).decode()[1:-1]
-            for run_id, (profile, version, model, backend) in batch.runs.items()}
+    runs = {
+        run_id: ","
+        + orjson.dumps(
+            {
+                "judge_profile": profile,
+                "judge_version": version,
+                "judge_model": model,
+                "judge_backend": backend,
+            }
+        ).decode()[1:-1]
+        for run_id, (profile, version, model, backend) in batch.runs.items()
+    }
     return _stitched(batch, answers, runs, _jsonl_confidence, "jsonl")
 
 
@@ -848,7 +1074,8 @@ class _Lines(list):
 
 def _csv_batch(batch: LineBatch) -> Iterator[tuple[int, bytes]]:
     """A row is its cells, each quoted on its own, joined by commas: the answer's first five cells,
-    the claim's own, its run's four and the answer's policy_version (a number: never neutralized)."""
+    the claim's own, its run's four and the answer's policy_version (a number: never neutralized).
+    """
     lines = _Lines()
     writer = csv.writer(lines)
 
@@ -856,18 +1083,35 @@ def _csv_batch(batch: LineBatch) -> Iterator[tuple[int, bytes]]:
         writer.writerow([neutralize(value) for value in values])
         return lines.pop()[:-2]  # less the line's end
 
-    answers = {answer_id: (cells((answer_id, external_id, question, text, ";".join(batch.passages[answer_id]))) + ",",
-                           "," + ("" if policy_version is None else str(policy_version)) + ","
-                           + cells((orjson.dumps(turns).decode(), verdict or None)) + "\r\n")
-               for answer_id, (external_id, question, text, policy_version, turns, verdict)
-               in batch.answers.items()}
+    answers = {
+        answer_id: (
+            cells((answer_id, external_id, question, text, ";".join(batch.passages[answer_id])))
+            + ",",
+            ","
+            + ("" if policy_version is None else str(policy_version))
+            + ","
+            + cells((orjson.dumps(turns).decode(), verdict or None))
+            + "\r\n",
+        )
+        for answer_id, (
+            external_id,
+            question,
+            text,
+            policy_version,
+            turns,
+            verdict,
+        ) in batch.answers.items()
+    }
     runs = {run_id: "," + cells(run) for run_id, run in batch.runs.items()}
     # (csv writes a row of one empty cell as "", a null as nothing, as the reference's middle cells)
-    return _stitched(batch, answers, runs, lambda value: "," + ("" if value is None else cells((value,))), "csv")
+    return _stitched(
+        batch, answers, runs, lambda value: "," + ("" if value is None else cells((value,))), "csv"
+    )
 
 
 def export_stream(fmt: str, filters: ExportFilters) -> Iterator[bytes]:
-    """The export file as chunks: CSV's header line, then one chunk per batch of rows (golden: per record)."""
+    """The export file as chunks: CSV's header line, then one chunk per batch of rows (golden: per
+    record)."""
     with closing(export_chunks(fmt, filters)) as chunks:  # a client that leaves closes the snapshot
         for _, chunk in chunks:
             yield chunk
@@ -892,7 +1136,8 @@ def export_chunks(fmt: str, filters: ExportFilters) -> Iterator[tuple[int, bytes
 
 
 def write_export(out: BinaryIO, *, fmt: str, filters: ExportFilters) -> dict[str, Any]:
-    """Write the export to `out` and return its manifest (row count and SHA-256 of the bytes written).
+    """Write the export to `out` and return its manifest (row count and SHA-256 of the bytes
+    written).
 
     The SHA-256 runs on a thread beside the encoding (hashlib lets go of the GIL on large
     buffers): at ~3.8 KB a JSONL row it is ~2.6 us of CPU a row, a sixth of the exporter's."""

@@ -46,11 +46,19 @@ def golden_metadata(name: str, record: Record) -> dict:
         "dataset": record.dataset,
         "task_type": record.task_type,
         "hallucinated": record.hallucinated,
-        "spans": [{"start": s.start, "end": s.end, "text": answer[s.start:s.end], "label": s.label}
-                  for s in record.spans],
-        "sentence_labels": None if record.sentence_labels is None
-        else [{"start": s.start, "end": s.end, "label": s.label} for s in record.sentence_labels],
-        "meta": record.meta,  # FaithBench ships detector scores here: evaluate reports them as baselines
+        "spans": [
+            {"start": s.start, "end": s.end, "text": answer[s.start : s.end], "label": s.label}
+            for s in record.spans
+        ],
+        "sentence_labels": (
+            None
+            if record.sentence_labels is None
+            else [
+                {"start": s.start, "end": s.end, "label": s.label} for s in record.sentence_labels
+            ]
+        ),
+        # FaithBench ships detector scores here: evaluate reports them as baselines
+        "meta": (record.meta),
     }
 
 
@@ -79,25 +87,39 @@ def golden_import(*, path: str | Path, name: str) -> GoldenImport:
 
 
 def prior_turns(record: Record) -> list[dict]:
-    """The record's prior turns, validated as the ingest API validates them (ValidationError if not)."""
-    return [turn.model_dump() for turn in TURNS.validate_python(record.meta.get("prior_turns") or [])]
+    """The record's prior turns, validated as the ingest API validates them (ValidationError if
+    not)."""
+    return [
+        turn.model_dump() for turn in TURNS.validate_python(record.meta.get("prior_turns") or [])
+    ]
 
 
 @transaction.atomic
 def _store(name: str, records: list[Record]) -> None:
     answers = Answer.objects.bulk_create(
         Answer(
-            client=None, external_id=record.id, question=record.request.question, answer=record.request.answer,
-            prior_turns=prior_turns(record), metadata=golden_metadata(name, record),
+            client=None,
+            external_id=record.id,
+            question=record.request.question,
+            answer=record.request.answer,
+            prior_turns=prior_turns(record),
+            metadata=golden_metadata(name, record),
             status=Answer.Status.JUDGED,
         )
         for record in records
     )
     Passage.objects.bulk_create(
         Passage(
-            answer=answer, pid=passage.id, position=position, text=passage.text,
-            **{f: getattr(passage, f) or "" for f in ("tag", "agency", "title", "section", "source_url", "fetched_at")},
-            score=passage.score, metadata=passage.metadata,
+            answer=answer,
+            pid=passage.id,
+            position=position,
+            text=passage.text,
+            **{
+                f: getattr(passage, f) or ""
+                for f in ("tag", "agency", "title", "section", "source_url", "fetched_at")
+            },
+            score=passage.score,
+            metadata=passage.metadata,
         )
         for answer, record in zip(answers, records)
         for position, passage in enumerate(record.request.passages)

@@ -49,15 +49,26 @@ class Decision:
 def every_current_decision() -> list[Decision]:
     """Every reviewer's current decision on every judge claim, in one query (DISTINCT ON)."""
     # Gold copies are scored against gold labels (reviewapp.quality), not against each other.
-    judge_claims = Review.objects.filter(stage=Review.Stage.REVIEW, claim__origin=Claim.Origin.JUDGE,
-                                         answer__gold_copy__isnull=True)
-    rows = (
-        selectors.current_reviews(judge_claims)
-        .values_list("claim_id", "reviewer_id", "reviewer__username", "final_label", "decision_mode",
-                     "claim__category", "claim__human_label", "claim__consensus_method")
+    judge_claims = Review.objects.filter(
+        stage=Review.Stage.REVIEW, claim__origin=Claim.Origin.JUDGE, answer__gold_copy__isnull=True
     )
-    return [Decision(claim, reviewer_id, name, label, mode == DecisionMode.BULK, category, final, method)
-            for claim, reviewer_id, name, label, mode, category, final, method in rows if label]
+    rows = selectors.current_reviews(judge_claims).values_list(
+        "claim_id",
+        "reviewer_id",
+        "reviewer__username",
+        "final_label",
+        "decision_mode",
+        "claim__category",
+        "claim__human_label",
+        "claim__consensus_method",
+    )
+    return [
+        Decision(
+            claim, reviewer_id, name, label, mode == DecisionMode.BULK, category, final, method
+        )
+        for claim, reviewer_id, name, label, mode, category, final, method in rows
+        if label
+    ]
 
 
 def _by_claim(decisions: list[Decision]) -> dict[int, list[Decision]]:
@@ -88,7 +99,9 @@ def _bulk(decisions: list[Decision], include_bulk: bool) -> Bulk:
     return Bulk(0 if include_bulk else sum(d.bulk for d in decisions), len(decisions))
 
 
-def reviewers_agreement(*, include_bulk: bool = False, resamples: int | None = None) -> dict[str, Any]:
+def reviewers_agreement(
+    *, include_bulk: bool = False, resamples: int | None = None
+) -> dict[str, Any]:
     """What /calibration/ shows of reviewers: overall, per pair, per label (that label or not) and
     per category; and each reviewer against the final label."""
     resamples = settings.AGREEMENT_RESAMPLES if resamples is None else resamples
@@ -104,12 +117,20 @@ def reviewers_agreement(*, include_bulk: bool = False, resamples: int | None = N
         "bulk": _bulk([d for ds in shared.values() for d in ds], include_bulk),
         "include_bulk": include_bulk,
         "pairs": _pairs(shared, include_bulk, resamples),
-        "by_label": [(label, agreement.agreement(agreement.binarized(t, label), resamples=resamples))
-                     for label in LABELS],
-        "by_category": [(category, agreement.agreement(_table(cs, include_bulk), resamples=resamples))
-                        for category, cs in sorted(by_category.items())],
-        "reviewers": sorted(reviewer_agreement(decisions=decisions, include_bulk=include_bulk,
-                                               resamples=resamples).values(), key=lambda r: r.reviewer),
+        "by_label": [
+            (label, agreement.agreement(agreement.binarized(t, label), resamples=resamples))
+            for label in LABELS
+        ],
+        "by_category": [
+            (category, agreement.agreement(_table(cs, include_bulk), resamples=resamples))
+            for category, cs in sorted(by_category.items())
+        ],
+        "reviewers": sorted(
+            reviewer_agreement(
+                decisions=decisions, include_bulk=include_bulk, resamples=resamples
+            ).values(),
+            key=lambda r: r.reviewer,
+        ),
         "resamples": resamples,
     }
 
@@ -123,7 +144,9 @@ class PairAgreement:
     figures: Agreement
 
 
-def _pairs(shared: dict[int, list[Decision]], include_bulk: bool, resamples: int) -> list[PairAgreement]:
+def _pairs(
+    shared: dict[int, list[Decision]], include_bulk: bool, resamples: int
+) -> list[PairAgreement]:
     together: dict[tuple[str, str], list[list[Decision]]] = defaultdict(list)
     for ds in shared.values():
         for a, b in combinations(sorted(ds, key=lambda d: d.reviewer), 2):
@@ -133,13 +156,18 @@ def _pairs(shared: dict[int, list[Decision]], include_bulk: bool, resamples: int
         kept = [p for p in pairs if include_bulk or not (p[0].bulk or p[1].bulk)]
         t = agreement.table([(d.reviewer, d.label) for d in p] for p in kept)
         figures = agreement.agreement(t, kappa=agreement.two_rater_kappa, resamples=resamples)
-        rows.append(PairAgreement(first, second, len(pairs), Bulk(len(pairs) - len(kept), len(pairs)), figures))
+        rows.append(
+            PairAgreement(
+                first, second, len(pairs), Bulk(len(pairs) - len(kept), len(pairs)), figures
+            )
+        )
     return rows
 
 
 @dataclass(frozen=True)
 class ReviewerAgreement:
-    """One reviewer against the final label, on claims whose final label several reviewers reached."""
+    """One reviewer against the final label, on claims whose final label several reviewers
+    reached."""
 
     reviewer_id: int
     reviewer: str
@@ -150,9 +178,13 @@ class ReviewerAgreement:
     kappa: Figure
 
 
-def reviewer_agreement(*, reviewer_ids: list[int] | None = None, decisions: list[Decision] | None = None,
-                       include_bulk: bool = False, resamples: int | None = None
-                       ) -> dict[int, ReviewerAgreement]:
+def reviewer_agreement(
+    *,
+    reviewer_ids: list[int] | None = None,
+    decisions: list[Decision] | None = None,
+    include_bulk: bool = False,
+    resamples: int | None = None,
+) -> dict[int, ReviewerAgreement]:
     """Each reviewer's agreement with the final label, by user id: the share of their decisions
     the final label kept, and Cohen's kappa of reviewer against final label, with intervals.
     Counted on claims whose final label came from several reviewers (unanimous, majority, lead);
@@ -168,8 +200,9 @@ def reviewer_agreement(*, reviewer_ids: list[int] | None = None, decisions: list
     for reviewer_id, ds in mine.items():
         kept = [d for d in ds if include_bulk or not d.bulk]
         t = agreement.table([(d.reviewer, d.label), (FINAL, d.final_label)] for d in kept)
-        percent, kappa = agreement.figures(t, [agreement.percent_agreement, agreement.two_rater_kappa],
-                                           resamples=resamples)
+        percent, kappa = agreement.figures(
+            t, [agreement.percent_agreement, agreement.two_rater_kappa], resamples=resamples
+        )
         out[reviewer_id] = ReviewerAgreement(
             reviewer_id=reviewer_id, reviewer=ds[0].reviewer, claims=len(kept),
             agreed=sum(d.label == d.final_label for d in kept), bulk=_bulk(ds, include_bulk),

@@ -25,7 +25,9 @@ from reviewapp.labels.export_audit import export_audit
 
 
 def _filters(request: HttpRequest) -> export_selectors.ExportFilters:
-    return export_selectors.parse_filters(since=request.GET.get("since", ""), profile=request.GET.get("profile", ""))
+    return export_selectors.parse_filters(
+        since=request.GET.get("since", ""), profile=request.GET.get("profile", "")
+    )
 
 
 def _filters_key(filters: export_selectors.ExportFilters) -> str:
@@ -43,18 +45,30 @@ def _format(request: HttpRequest) -> str:
 @require_GET
 @admin_required
 def exports(request: HttpRequest) -> HttpResponse:
-    context = {"formats": FORMATS, "since": request.GET.get("since", ""), "profile": request.GET.get("profile", "")}
+    context = {
+        "formats": FORMATS,
+        "since": request.GET.get("since", ""),
+        "profile": request.GET.get("profile", ""),
+    }
     try:
         filters = _filters(request)
     except BadFilter as exc:
         return render(request, "reviewapp/exports.html", context | {"error": str(exc)}, status=400)
     query = request.GET.copy()
     query.pop("format", None)
-    return render(request, "reviewapp/exports.html", context | {
-        # Counting a million decided claims takes seconds: on big tables the count is reused briefly.
-        "rows": counts.counted(f"export_rows:{_filters_key(filters)}", export_selectors.decided_claims(filters).count),
-        "query": query.urlencode(),
-    })
+    return render(
+        request,
+        "reviewapp/exports.html",
+        context | {
+            # Counting a million decided claims takes seconds: on big tables the count is reused
+            # briefly.
+            "rows": counts.counted(
+                f"export_rows:{_filters_key(filters)}",
+                export_selectors.decided_claims(filters).count,
+            ),
+            "query": query.urlencode(),
+        },
+    )
 
 
 def _streamed(request: HttpRequest,
@@ -82,9 +96,13 @@ def export_download(request: HttpRequest) -> HttpResponse:
     export_audit(actor=request.user, actor_label=request.user.get_username(), fmt=fmt,
                  details={"filters": filters.as_dict(), "via": "web"})
     # Rows are read while the response is sent, inside the generator's own snapshot transaction.
-    response = StreamingHttpResponse(_streamed(request, export_selectors.export_stream(fmt, filters)),
-                                     content_type=f"{export_selectors.CONTENT_TYPES[fmt]}; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{export_selectors.export_filename(fmt)}"'
+    response = StreamingHttpResponse(
+        _streamed(request, export_selectors.export_stream(fmt, filters)),
+        content_type=f"{export_selectors.CONTENT_TYPES[fmt]}; charset=utf-8",
+    )
+    response["Content-Disposition"] = (
+        f'attachment; filename="{export_selectors.export_filename(fmt)}"'
+    )
     return response
 
 
@@ -104,9 +122,12 @@ def export_manifest(request: HttpRequest) -> HttpResponse:
 @require_GET
 @lead_or_admin_required
 def calibration(request: HttpRequest) -> HttpResponse:
-    return render(request, "reviewapp/calibration.html", calibration_selectors.cached_calibration_page()
-                  | {"cache_seconds": settings.CALIBRATION_CACHE_SECONDS,
-                     **_miss_rate_context()})
+    return render(
+        request,
+        "reviewapp/calibration.html",
+        calibration_selectors.cached_calibration_page()
+        | {"cache_seconds": settings.CALIBRATION_CACHE_SECONDS, **_miss_rate_context()},
+    )
 
 
 def _miss_rate_context() -> dict:

@@ -57,7 +57,9 @@ def _scope(request: HttpRequest) -> dict[str, Any]:
     }
 
 
-async def _exchange(scope: dict[str, Any], body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+async def _exchange(
+    scope: dict[str, Any], body: bytes
+) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
     """One request through the SDK's transport: (status, headers, body)."""
     manager = StreamableHTTPSessionManager(app=server._mcp_server, json_response=True,
                                            stateless=True)

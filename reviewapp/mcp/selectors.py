@@ -52,14 +52,20 @@ def flagged_claims(client: ApiClient, limit: int) -> list[dict[str, Any]]:
               .select_related("answer")
               .prefetch_related("evidence")
               .order_by("-severity", "-answer__priority", "answer__created_at", "position")[:limit])
-    return [{
-        "answer_id": str(claim.answer.public_id), "external_id": claim.answer.external_id,
-        "claim": claim.text, "label": claim.label, "category": claim.category,
-        "explanation": claim.explanation, "evidence": [_evidence(ev) for ev in claim.evidence.all()],
-    } for claim in claims]
+    return [
+        {
+            "answer_id": str(claim.answer.public_id),
+            "external_id": claim.answer.external_id,
+            "claim": claim.text,
+            "label": claim.label,
+            "category": claim.category,
+            "explanation": claim.explanation,
+            "evidence": [_evidence(ev) for ev in claim.evidence.all()],
+        }
+        for claim in claims
+    ]
 
 
 def _evidence(ev) -> dict[str, Any]:
     return {"passage_id": ev.passage_pid, "quote": ev.quote, "match": ev.match,
             "span": [ev.start, ev.end] if ev.start is not None else None}
-

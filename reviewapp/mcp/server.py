@@ -114,17 +114,42 @@ def build_server(**settings: Any) -> FastMCP:
     @server.tool(title="Check an answer against its evidence")
     async def check_answer(
         answer: Annotated[str, Field(description="The answer to check")],
-        passages: Annotated[list[api_payload.Passage], Field(description=(
-            "The evidence: retrieved passages ({text, id?, title?, ...}) or tool outputs "
-            "({kind: 'tool', tool_name, call_id?, arguments?, output})"))],
+        passages: Annotated[
+            list[api_payload.Passage],
+            Field(
+                description=(
+                    "The evidence: retrieved passages ({text, id?, title?, ...}) or tool outputs "
+                    "({kind: 'tool', tool_name, call_id?, arguments?, output})"
+                )
+            ),
+        ],
         question: Annotated[str, Field(description="The question the answer responds to")] = "",
-        external_id: Annotated[str | None, Field(description=(
-            "Your id for it: the same id and request is the same answer, never judged twice"))] = None,
-        session_id: Annotated[str | None, Field(description="The conversation it is a turn of")] = None,
-        profile: Annotated[str | None, Field(description="A judge profile; the policy's by default")] = None,
-        wait_seconds: Annotated[float, Field(ge=0, le=waiting.MAX_WAIT_SECONDS, description=(
-            "How long to wait for the verdict; status 'queued' or 'judging' if it is not ready "
-            "by then (get_answer later)"))] = 20.0,
+        external_id: Annotated[
+            str | None,
+            Field(
+                description=(
+                    "Your id for it: the same id and request is the same answer, never judged twice"
+                )
+            ),
+        ] = None,
+        session_id: Annotated[
+            str | None, Field(description="The conversation it is a turn of")
+        ] = None,
+        profile: Annotated[
+            str | None, Field(description="A judge profile; the policy's by default")
+        ] = None,
+        wait_seconds: Annotated[
+            float,
+            Field(
+                ge=0,
+                le=waiting.MAX_WAIT_SECONDS,
+                description=(
+                    "How long to wait for the verdict; status 'queued' or 'judging' if it is not"
+                    " ready "
+                    "by then (get_answer later)"
+                ),
+            ),
+        ] = 20.0,
     ) -> dict[str, Any]:
         """Judge an answer against its passages or tool outputs: verdict, grounding score, the
         claims with their labels and evidence, and a safe answer (only the supported text)."""
@@ -139,7 +164,11 @@ def build_server(**settings: Any) -> FastMCP:
             async with waiting.wait_slot(client.token_hash) as may_wait:
                 if may_wait:
                     state = await waiting.judged_within(answer, wait_seconds)
-        return state if state is not None else await sync_to_async(get_answer_sync)(client, str(answer.public_id))
+        return (
+            state
+            if state is not None
+            else await sync_to_async(get_answer_sync)(client, str(answer.public_id))
+        )
 
     @server.tool(title="An answer's verdict and claims")
     async def get_answer(
@@ -153,13 +182,18 @@ def build_server(**settings: Any) -> FastMCP:
         external_id: Annotated[str | None, Field(min_length=1, max_length=200)] = None,
         status: Status | None = None,
         verdict: Verdict | None = None,
-        since: Annotated[datetime | None, Field(description="ISO 8601; posted at or after it")] = None,
+        since: Annotated[
+            datetime | None, Field(description="ISO 8601; posted at or after it")
+        ] = None,
         limit: Annotated[int, Field(ge=1, le=100)] = 20,
-        cursor: Annotated[str | None, Field(max_length=200, description="the last next_cursor")] = None,
+        cursor: Annotated[
+            str | None, Field(max_length=200, description="the last next_cursor")
+        ] = None,
     ) -> dict[str, Any]:
         """This client's answers, newest first, by external id, status, verdict and time."""
-        filters = selectors.ClientAnswerFilters(external_id=external_id, status=status, verdict=verdict,
-                                                since=since)
+        filters = selectors.ClientAnswerFilters(
+            external_id=external_id, status=status, verdict=verdict, since=since
+        )
         return await sync_to_async(find_answers_sync)(_client(), filters, limit, cursor)
 
     @server.tool(title="Review queue status")
@@ -171,7 +205,8 @@ def build_server(**settings: Any) -> FastMCP:
     async def flagged_claims(
         limit: Annotated[int, Field(ge=1, le=50, description="How many claims")] = 10,
     ) -> dict[str, Any]:
-        """For leads: the worst claims no reviewer has decided yet (contradicted first), with evidence."""
+        """For leads: the worst claims no reviewer has decided yet (contradicted first), with
+        evidence."""
         return {"claims": await sync_to_async(mcp_selectors.flagged_claims)(_client(), limit)}
 
     return server

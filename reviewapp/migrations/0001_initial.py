@@ -18,10 +18,20 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='ApiClient',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('name', models.CharField(max_length=100, unique=True)),
                 ('token_hash', models.CharField(max_length=64, unique=True)),
-                ('token_prefix', models.CharField(help_text="The token's first characters, to recognise it", max_length=12)),
+                (
+                    'token_prefix',
+                    models.CharField(
+                        help_text="The token's first characters, to recognise it", max_length=12
+                    ),
+                ),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('last_used_at', models.DateTimeField(blank=True, null=True)),
                 ('revoked_at', models.DateTimeField(blank=True, null=True)),
@@ -30,41 +40,126 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='Answer',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('external_id', models.CharField(blank=True, max_length=200, null=True)),
                 ('question', models.TextField(blank=True)),
                 ('answer', models.TextField()),
                 ('prior_turns', models.JSONField(blank=True, default=list)),
                 ('metadata', models.JSONField(blank=True, default=dict)),
                 ('requested_profile', models.CharField(blank=True, max_length=100)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('judging', 'Judging'), ('judged', 'Judged'), ('failed', 'Failed')], default='queued', max_length=10)),
+                (
+                    'status',
+                    models.CharField(
+                        choices=[
+                            ('queued', 'Queued'),
+                            ('judging', 'Judging'),
+                            ('judged', 'Judged'),
+                            ('failed', 'Failed'),
+                        ],
+                        default='queued',
+                        max_length=10,
+                    ),
+                ),
                 ('claim_token', models.UUIDField(blank=True, null=True)),
                 ('claim_expires_at', models.DateTimeField(blank=True, null=True)),
-                ('verdict', models.CharField(blank=True, choices=[('GROUNDED', 'Grounded'), ('MOSTLY_GROUNDED', 'Mostly grounded'), ('UNGROUNDED', 'Ungrounded')], max_length=20)),
+                (
+                    'verdict',
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ('GROUNDED', 'Grounded'),
+                            ('MOSTLY_GROUNDED', 'Mostly grounded'),
+                            ('UNGROUNDED', 'Ungrounded'),
+                        ],
+                        max_length=20,
+                    ),
+                ),
                 ('grounding_score', models.FloatField(blank=True, null=True)),
-                ('review_status', models.CharField(choices=[('unrouted', 'Not routed yet'), ('auto_passed', 'Auto-passed'), ('in_review', 'Waiting for review'), ('adjudicated', 'Adjudicated')], default='unrouted', max_length=12)),
+                (
+                    'review_status',
+                    models.CharField(
+                        choices=[
+                            ('unrouted', 'Not routed yet'),
+                            ('auto_passed', 'Auto-passed'),
+                            ('in_review', 'Waiting for review'),
+                            ('adjudicated', 'Adjudicated'),
+                        ],
+                        default='unrouted',
+                        max_length=12,
+                    ),
+                ),
                 ('routing_reason', models.CharField(blank=True, max_length=300)),
                 ('priority', models.IntegerField(default=0, help_text='Higher is reviewed first')),
                 ('lease_expires_at', models.DateTimeField(blank=True, null=True)),
-                ('adjudicated_verdict', models.CharField(blank=True, choices=[('GROUNDED', 'Grounded'), ('MOSTLY_GROUNDED', 'Mostly grounded'), ('UNGROUNDED', 'Ungrounded')], max_length=20)),
+                (
+                    'adjudicated_verdict',
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ('GROUNDED', 'Grounded'),
+                            ('MOSTLY_GROUNDED', 'Mostly grounded'),
+                            ('UNGROUNDED', 'Ungrounded'),
+                        ],
+                        max_length=20,
+                    ),
+                ),
                 ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
                 ('judged_at', models.DateTimeField(blank=True, null=True)),
-                ('lease_holder', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('client', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='answers', to='reviewapp.apiclient')),
+                (
+                    'lease_holder',
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name='+',
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    'client',
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name='answers',
+                        to='reviewapp.apiclient',
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
             name='JudgeRun',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('profile', models.CharField(max_length=100)),
                 ('prompt_version', models.CharField(max_length=40)),
                 ('backend', models.CharField(max_length=20)),
                 ('model', models.CharField(max_length=200)),
                 ('config_key', models.CharField(max_length=400)),
                 ('is_current', models.BooleanField(default=False)),
-                ('status', models.CharField(choices=[('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed')], default='running', max_length=10)),
+                (
+                    'status',
+                    models.CharField(
+                        choices=[
+                            ('running', 'Running'),
+                            ('succeeded', 'Succeeded'),
+                            ('failed', 'Failed'),
+                        ],
+                        default='running',
+                        max_length=10,
+                    ),
+                ),
                 ('started_at', models.DateTimeField(auto_now_add=True)),
                 ('finished_at', models.DateTimeField(blank=True, null=True)),
                 ('latency_ms', models.PositiveIntegerField(blank=True, null=True)),
@@ -74,10 +169,28 @@ class Migration(migrations.Migration):
                 ('raw_output', models.TextField(blank=True)),
                 ('error', models.TextField(blank=True)),
                 ('error_is_transient', models.BooleanField(default=False)),
-                ('verdict', models.CharField(blank=True, choices=[('GROUNDED', 'Grounded'), ('MOSTLY_GROUNDED', 'Mostly grounded'), ('UNGROUNDED', 'Ungrounded')], max_length=20)),
+                (
+                    'verdict',
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ('GROUNDED', 'Grounded'),
+                            ('MOSTLY_GROUNDED', 'Mostly grounded'),
+                            ('UNGROUNDED', 'Ungrounded'),
+                        ],
+                        max_length=20,
+                    ),
+                ),
                 ('grounding_score', models.FloatField(blank=True, null=True)),
                 ('findings', models.JSONField(blank=True, default=dict)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='runs', to='reviewapp.answer')),
+                (
+                    'answer',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='runs',
+                        to='reviewapp.answer',
+                    ),
+                ),
             ],
             options={
                 'ordering': ['-started_at', '-id'],
@@ -86,25 +199,115 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='Claim',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('position', models.PositiveIntegerField()),
-                ('cid', models.CharField(help_text="The judge's id for the claim, e.g. c1", max_length=40)),
+                (
+                    'cid',
+                    models.CharField(
+                        help_text="The judge's id for the claim, e.g. c1", max_length=40
+                    ),
+                ),
                 ('text', models.TextField()),
                 ('answer_start', models.PositiveIntegerField(blank=True, null=True)),
                 ('answer_end', models.PositiveIntegerField(blank=True, null=True)),
-                ('label', models.CharField(choices=[('SUPPORTED', 'Supported'), ('PARTIALLY_SUPPORTED', 'Partially supported'), ('CONTRADICTED', 'Contradicted'), ('UNSUPPORTED', 'Unsupported')], max_length=20)),
-                ('category', models.CharField(choices=[('price', 'Price'), ('age', 'Age'), ('document', 'Document'), ('program', 'Program'), ('process', 'Process'), ('date', 'Date'), ('quote', 'Quote'), ('citation', 'Citation'), ('statistic', 'Statistic'), ('entity', 'Entity'), ('provenance', 'Provenance'), ('other', 'Other')], default='other', max_length=20)),
+                (
+                    'label',
+                    models.CharField(
+                        choices=[
+                            ('SUPPORTED', 'Supported'),
+                            ('PARTIALLY_SUPPORTED', 'Partially supported'),
+                            ('CONTRADICTED', 'Contradicted'),
+                            ('UNSUPPORTED', 'Unsupported'),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                (
+                    'category',
+                    models.CharField(
+                        choices=[
+                            ('price', 'Price'),
+                            ('age', 'Age'),
+                            ('document', 'Document'),
+                            ('program', 'Program'),
+                            ('process', 'Process'),
+                            ('date', 'Date'),
+                            ('quote', 'Quote'),
+                            ('citation', 'Citation'),
+                            ('statistic', 'Statistic'),
+                            ('entity', 'Entity'),
+                            ('provenance', 'Provenance'),
+                            ('other', 'Other'),
+                        ],
+                        default='other',
+                        max_length=20,
+                    ),
+                ),
                 ('explanation', models.TextField(blank=True)),
                 ('confidence', models.FloatField(blank=True, null=True)),
-                ('origin', models.CharField(choices=[('judge', 'Judge'), ('reviewer', 'Added by a reviewer')], default='judge', max_length=10)),
-                ('human_label', models.CharField(blank=True, choices=[('SUPPORTED', 'Supported'), ('PARTIALLY_SUPPORTED', 'Partially supported'), ('CONTRADICTED', 'Contradicted'), ('UNSUPPORTED', 'Unsupported')], max_length=20)),
-                ('decision', models.CharField(blank=True, choices=[('confirm', 'Confirm'), ('overturn', 'Overturn'), ('add', 'Add')], max_length=10)),
+                (
+                    'origin',
+                    models.CharField(
+                        choices=[('judge', 'Judge'), ('reviewer', 'Added by a reviewer')],
+                        default='judge',
+                        max_length=10,
+                    ),
+                ),
+                (
+                    'human_label',
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ('SUPPORTED', 'Supported'),
+                            ('PARTIALLY_SUPPORTED', 'Partially supported'),
+                            ('CONTRADICTED', 'Contradicted'),
+                            ('UNSUPPORTED', 'Unsupported'),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                (
+                    'decision',
+                    models.CharField(
+                        blank=True,
+                        choices=[('confirm', 'Confirm'), ('overturn', 'Overturn'), ('add', 'Add')],
+                        max_length=10,
+                    ),
+                ),
                 ('decided_at', models.DateTimeField(blank=True, null=True)),
                 ('note', models.TextField(blank=True)),
                 ('version', models.PositiveIntegerField(default=0)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='claims', to='reviewapp.answer')),
-                ('decided_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='claims', to='reviewapp.judgerun')),
+                (
+                    'answer',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='claims',
+                        to='reviewapp.answer',
+                    ),
+                ),
+                (
+                    'decided_by',
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name='+',
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    'run',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='claims',
+                        to='reviewapp.judgerun',
+                    ),
+                ),
             ],
             options={
                 'ordering': ['position'],
@@ -113,12 +316,23 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='answer',
             name='judged_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='reviewapp.judgerun'),
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name='+',
+                to='reviewapp.judgerun',
+            ),
         ),
         migrations.CreateModel(
             name='Passage',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('pid', models.CharField(max_length=64)),
                 ('position', models.PositiveIntegerField()),
                 ('text', models.TextField()),
@@ -127,8 +341,20 @@ class Migration(migrations.Migration):
                 ('title', models.CharField(blank=True, max_length=500)),
                 ('section', models.CharField(blank=True, max_length=200)),
                 ('source_url', models.CharField(blank=True, max_length=2000)),
-                ('fetched_at', models.CharField(blank=True, help_text='ISO 8601 date or datetime, as sent', max_length=40)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='passages', to='reviewapp.answer')),
+                (
+                    'fetched_at',
+                    models.CharField(
+                        blank=True, help_text='ISO 8601 date or datetime, as sent', max_length=40
+                    ),
+                ),
+                (
+                    'answer',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='passages',
+                        to='reviewapp.answer',
+                    ),
+                ),
             ],
             options={
                 'ordering': ['position'],
@@ -137,15 +363,47 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='Evidence',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('passage_pid', models.CharField(max_length=64)),
                 ('position', models.PositiveIntegerField()),
                 ('quote', models.TextField()),
                 ('start', models.PositiveIntegerField(blank=True, null=True)),
                 ('end', models.PositiveIntegerField(blank=True, null=True)),
-                ('match', models.CharField(choices=[('exact', 'Exact'), ('normalized', 'Normalized'), ('fuzzy', 'Fuzzy'), ('not_found', 'Not found')], max_length=10)),
-                ('claim', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='evidence', to='reviewapp.claim')),
-                ('passage', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='reviewapp.passage')),
+                (
+                    'match',
+                    models.CharField(
+                        choices=[
+                            ('exact', 'Exact'),
+                            ('normalized', 'Normalized'),
+                            ('fuzzy', 'Fuzzy'),
+                            ('not_found', 'Not found'),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                (
+                    'claim',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='evidence',
+                        to='reviewapp.claim',
+                    ),
+                ),
+                (
+                    'passage',
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='+',
+                        to='reviewapp.passage',
+                    ),
+                ),
             ],
             options={
                 'verbose_name_plural': 'evidence',
@@ -155,20 +413,54 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='Policy',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('version', models.PositiveIntegerField(unique=True)),
                 ('score_threshold', models.FloatField(default=0.95)),
-                ('blocking_labels', models.JSONField(default=reviewapp.models.default_blocking_labels)),
-                ('critical_categories', models.JSONField(default=reviewapp.models.default_critical_categories)),
+                (
+                    'blocking_labels',
+                    models.JSONField(default=reviewapp.models.default_blocking_labels),
+                ),
+                (
+                    'critical_categories',
+                    models.JSONField(default=reviewapp.models.default_critical_categories),
+                ),
                 ('critical_single_claim_blocks', models.BooleanField(default=True)),
                 ('audit_sample_rate', models.FloatField(default=0.05)),
                 ('lease_seconds', models.PositiveIntegerField(default=600)),
-                ('judge_profile', models.CharField(blank=True, help_text='Empty: the JUDGE_PROFILE setting', max_length=100)),
-                ('judge_backend', models.CharField(blank=True, help_text='Empty: the JUDGE_BACKEND setting', max_length=20)),
-                ('judge_model', models.CharField(blank=True, help_text='Empty: the JUDGE_MODEL setting', max_length=200)),
+                (
+                    'judge_profile',
+                    models.CharField(
+                        blank=True, help_text='Empty: the JUDGE_PROFILE setting', max_length=100
+                    ),
+                ),
+                (
+                    'judge_backend',
+                    models.CharField(
+                        blank=True, help_text='Empty: the JUDGE_BACKEND setting', max_length=20
+                    ),
+                ),
+                (
+                    'judge_model',
+                    models.CharField(
+                        blank=True, help_text='Empty: the JUDGE_MODEL setting', max_length=200
+                    ),
+                ),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('note', models.TextField()),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, to=settings.AUTH_USER_MODEL)),
+                (
+                    'created_by',
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
                 'verbose_name_plural': 'policies',
@@ -178,21 +470,90 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='answer',
             name='policy',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='reviewapp.policy'),
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name='+',
+                to='reviewapp.policy',
+            ),
         ),
         migrations.CreateModel(
             name='Review',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('decision', models.CharField(choices=[('confirm', 'Confirm'), ('overturn', 'Overturn'), ('add', 'Add'), ('undo', 'Undo')], max_length=10)),
-                ('final_label', models.CharField(blank=True, choices=[('SUPPORTED', 'Supported'), ('PARTIALLY_SUPPORTED', 'Partially supported'), ('CONTRADICTED', 'Contradicted'), ('UNSUPPORTED', 'Unsupported')], max_length=20)),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
+                (
+                    'decision',
+                    models.CharField(
+                        choices=[
+                            ('confirm', 'Confirm'),
+                            ('overturn', 'Overturn'),
+                            ('add', 'Add'),
+                            ('undo', 'Undo'),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                (
+                    'final_label',
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ('SUPPORTED', 'Supported'),
+                            ('PARTIALLY_SUPPORTED', 'Partially supported'),
+                            ('CONTRADICTED', 'Contradicted'),
+                            ('UNSUPPORTED', 'Unsupported'),
+                        ],
+                        max_length=20,
+                    ),
+                ),
                 ('note', models.TextField(blank=True)),
-                ('claim_version', models.PositiveIntegerField(help_text="The claim's version after this decision")),
+                (
+                    'claim_version',
+                    models.PositiveIntegerField(
+                        help_text="The claim's version after this decision"
+                    ),
+                ),
                 ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reviews', to='reviewapp.answer')),
-                ('claim', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reviews', to='reviewapp.claim')),
-                ('reviewer', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('undoes', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='undone_by', to='reviewapp.review')),
+                (
+                    'answer',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='reviews',
+                        to='reviewapp.answer',
+                    ),
+                ),
+                (
+                    'claim',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='reviews',
+                        to='reviewapp.claim',
+                    ),
+                ),
+                (
+                    'reviewer',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name='+',
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    'undoes',
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name='undone_by',
+                        to='reviewapp.review',
+                    ),
+                ),
             ],
             options={
                 'ordering': ['created_at', 'id'],
@@ -201,29 +562,58 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='AuditEvent',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('actor_label', models.CharField(help_text='user name, api:<client> or system', max_length=150)),
+                (
+                    'actor_label',
+                    models.CharField(help_text='user name, api:<client> or system', max_length=150),
+                ),
                 ('action', models.CharField(max_length=60)),
                 ('object_type', models.CharField(max_length=40)),
                 ('object_id', models.CharField(max_length=40)),
                 ('before', models.JSONField(blank=True, null=True)),
                 ('after', models.JSONField(blank=True, null=True)),
                 ('note', models.TextField(blank=True)),
-                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, to=settings.AUTH_USER_MODEL)),
+                (
+                    'actor',
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
                 'ordering': ['-created_at', '-id'],
-                'indexes': [models.Index(fields=['object_type', 'object_id'], name='auditevent_object')],
+                'indexes': [
+                    models.Index(fields=['object_type', 'object_id'], name='auditevent_object')
+                ],
             },
         ),
         migrations.AddConstraint(
             model_name='judgerun',
-            constraint=models.UniqueConstraint(condition=models.Q(('is_current', True)), fields=('answer', 'config_key'), name='judgerun_one_current_per_answer_and_config'),
+            constraint=models.UniqueConstraint(
+                condition=models.Q(('is_current', True)),
+                fields=('answer', 'config_key'),
+                name='judgerun_one_current_per_answer_and_config',
+            ),
         ),
         migrations.AddConstraint(
             model_name='judgerun',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('is_current', True), _negated=True), ('status', 'succeeded'), _connector='OR'), name='judgerun_current_only_when_succeeded'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(('is_current', True), _negated=True),
+                    ('status', 'succeeded'),
+                    _connector='OR',
+                ),
+                name='judgerun_current_only_when_succeeded',
+            ),
         ),
         migrations.AddIndex(
             model_name='claim',
@@ -231,35 +621,72 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='claim',
-            constraint=models.UniqueConstraint(fields=('run', 'position'), name='claim_position_unique_per_run'),
+            constraint=models.UniqueConstraint(
+                fields=('run', 'position'), name='claim_position_unique_per_run'
+            ),
         ),
         migrations.AddConstraint(
             model_name='claim',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('answer_end__isnull', True), ('answer_start__isnull', True)), models.Q(('answer_end__gte', models.F('answer_start')), ('answer_start__gte', 0)), _connector='OR'), name='claim_answer_span_ordered'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(('answer_end__isnull', True), ('answer_start__isnull', True)),
+                    models.Q(
+                        ('answer_end__gte', models.F('answer_start')), ('answer_start__gte', 0)
+                    ),
+                    _connector='OR',
+                ),
+                name='claim_answer_span_ordered',
+            ),
         ),
         migrations.AddConstraint(
             model_name='passage',
-            constraint=models.UniqueConstraint(fields=('answer', 'pid'), name='passage_pid_unique_per_answer'),
+            constraint=models.UniqueConstraint(
+                fields=('answer', 'pid'), name='passage_pid_unique_per_answer'
+            ),
         ),
         migrations.AddConstraint(
             model_name='passage',
-            constraint=models.UniqueConstraint(fields=('answer', 'position'), name='passage_position_unique_per_answer'),
+            constraint=models.UniqueConstraint(
+                fields=('answer', 'position'), name='passage_position_unique_per_answer'
+            ),
         ),
         migrations.AddConstraint(
             model_name='evidence',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('end__isnull', True), ('start__isnull', True)), models.Q(('end__gte', models.F('start')), ('start__gte', 0)), _connector='OR'), name='evidence_span_ordered'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(('end__isnull', True), ('start__isnull', True)),
+                    models.Q(('end__gte', models.F('start')), ('start__gte', 0)),
+                    _connector='OR',
+                ),
+                name='evidence_span_ordered',
+            ),
         ),
         migrations.AddConstraint(
             model_name='evidence',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('match', 'not_found'), ('start__isnull', True)), models.Q(models.Q(('match', 'not_found'), _negated=True), ('start__isnull', False)), _connector='OR'), name='evidence_span_iff_found'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(('match', 'not_found'), ('start__isnull', True)),
+                    models.Q(
+                        models.Q(('match', 'not_found'), _negated=True), ('start__isnull', False)
+                    ),
+                    _connector='OR',
+                ),
+                name='evidence_span_iff_found',
+            ),
         ),
         migrations.AddConstraint(
             model_name='policy',
-            constraint=models.CheckConstraint(condition=models.Q(('score_threshold__gte', 0), ('score_threshold__lte', 1)), name='policy_threshold_in_unit_range'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(('score_threshold__gte', 0), ('score_threshold__lte', 1)),
+                name='policy_threshold_in_unit_range',
+            ),
         ),
         migrations.AddConstraint(
             model_name='policy',
-            constraint=models.CheckConstraint(condition=models.Q(('audit_sample_rate__gte', 0), ('audit_sample_rate__lte', 1)), name='policy_sample_in_unit_range'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(('audit_sample_rate__gte', 0), ('audit_sample_rate__lte', 1)),
+                name='policy_sample_in_unit_range',
+            ),
         ),
         migrations.AddIndex(
             model_name='answer',
@@ -267,15 +694,32 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name='answer',
-            index=models.Index(models.OrderBy(models.F('priority'), descending=True), models.OrderBy(models.F('created_at')), models.OrderBy(models.F('id')), condition=models.Q(('review_status', 'in_review')), name='answer_queue_order'),
+            index=models.Index(
+                models.OrderBy(models.F('priority'), descending=True),
+                models.OrderBy(models.F('created_at')),
+                models.OrderBy(models.F('id')),
+                condition=models.Q(('review_status', 'in_review')),
+                name='answer_queue_order',
+            ),
         ),
         migrations.AddConstraint(
             model_name='answer',
-            constraint=models.UniqueConstraint(condition=models.Q(('external_id__isnull', False)), fields=('client', 'external_id'), name='answer_external_id_unique_per_client'),
+            constraint=models.UniqueConstraint(
+                condition=models.Q(('external_id__isnull', False)),
+                fields=('client', 'external_id'),
+                name='answer_external_id_unique_per_client',
+            ),
         ),
         migrations.AddConstraint(
             model_name='answer',
-            constraint=models.CheckConstraint(condition=models.Q(('grounding_score__isnull', True), models.Q(('grounding_score__gte', 0), ('grounding_score__lte', 1)), _connector='OR'), name='answer_grounding_score_in_unit_range'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ('grounding_score__isnull', True),
+                    models.Q(('grounding_score__gte', 0), ('grounding_score__lte', 1)),
+                    _connector='OR',
+                ),
+                name='answer_grounding_score_in_unit_range',
+            ),
         ),
         migrations.AddIndex(
             model_name='review',

@@ -13,7 +13,8 @@ SPAN_TRIGGERS = """
 CREATE FUNCTION claimdesk_claim_span_inside() RETURNS trigger AS $$
 BEGIN
   IF NEW.answer_end IS NOT NULL
-     AND NEW.answer_end > (SELECT char_length(answer) FROM reviewapp_answer WHERE id = NEW.answer_id) THEN
+     AND NEW.answer_end > (SELECT char_length(answer) FROM reviewapp_answer WHERE id =
+         NEW.answer_id) THEN
     RAISE EXCEPTION 'claim span [%%, %%) is outside its answer', NEW.answer_start, NEW.answer_end
       USING ERRCODE = 'check_violation';
   END IF;
@@ -25,7 +26,8 @@ CREATE TRIGGER claim_span_inside BEFORE INSERT OR UPDATE ON reviewapp_claim
 CREATE FUNCTION claimdesk_evidence_span_inside() RETURNS trigger AS $$
 BEGIN
   IF NEW."end" IS NOT NULL AND (NEW.passage_id IS NULL
-     OR NEW."end" > (SELECT char_length(text) FROM reviewapp_passage WHERE id = NEW.passage_id)) THEN
+     OR NEW."end" > (SELECT char_length(text) FROM reviewapp_passage WHERE id = NEW.passage_id))
+         THEN
     RAISE EXCEPTION 'evidence span [%%, %%) is outside its passage', NEW.start, NEW."end"
       USING ERRCODE = 'check_violation';
   END IF;

@@ -12,6 +12,9 @@ def create_roles(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("reviewapp", "0002_default_policy_and_span_triggers"), ("auth", "0012_alter_user_first_name_max_length")]
+    dependencies = [
+        ("reviewapp", "0002_default_policy_and_span_triggers"),
+        ("auth", "0012_alter_user_first_name_max_length"),
+    ]
 
     operations = [migrations.RunPython(create_roles, migrations.RunPython.noop)]

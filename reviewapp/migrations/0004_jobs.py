@@ -16,17 +16,56 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='Job',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('reroute', 'Re-route waiting answers'), ('rejudge', 'Re-judge answers')], max_length=10)),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
+                (
+                    'kind',
+                    models.CharField(
+                        choices=[
+                            ('reroute', 'Re-route waiting answers'),
+                            ('rejudge', 'Re-judge answers'),
+                        ],
+                        max_length=10,
+                    ),
+                ),
                 ('params', models.JSONField(default=dict)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='queued', max_length=10)),
+                (
+                    'status',
+                    models.CharField(
+                        choices=[
+                            ('queued', 'Queued'),
+                            ('running', 'Running'),
+                            ('done', 'Done'),
+                            ('failed', 'Failed'),
+                        ],
+                        default='queued',
+                        max_length=10,
+                    ),
+                ),
                 ('total', models.PositiveIntegerField(default=0)),
                 ('done', models.PositiveIntegerField(default=0)),
-                ('changed', models.PositiveIntegerField(default=0, help_text='re-route: answers whose lane or reason changed')),
+                (
+                    'changed',
+                    models.PositiveIntegerField(
+                        default=0, help_text='re-route: answers whose lane or reason changed'
+                    ),
+                ),
                 ('error', models.TextField(blank=True)),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    'created_by',
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name='+',
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
                 'ordering': ['-created_at', '-id'],
@@ -35,10 +74,20 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='judgerun',
             name='job',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='runs', to='reviewapp.job'),
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name='runs',
+                to='reviewapp.job',
+            ),
         ),
         migrations.AddConstraint(
             model_name='judgerun',
-            constraint=models.UniqueConstraint(condition=models.Q(('job__isnull', False)), fields=('job', 'answer'), name='judgerun_once_per_job_and_answer'),
+            constraint=models.UniqueConstraint(
+                condition=models.Q(('job__isnull', False)),
+                fields=('job', 'answer'),
+                name='judgerun_once_per_job_and_answer',
+            ),
         ),
     ]

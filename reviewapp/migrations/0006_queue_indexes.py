@@ -14,7 +14,11 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AddIndex(
             model_name='answer',
-            index=models.Index(condition=models.Q(('review_status', 'in_review')), fields=['lease_expires_at'], name='answer_live_leases'),
+            index=models.Index(
+                condition=models.Q(('review_status', 'in_review')),
+                fields=['lease_expires_at'],
+                name='answer_live_leases',
+            ),
         ),
     ]
 
@@ -24,8 +28,10 @@ class Migration(migrations.Migration):
 # ships with Postgres; where it cannot be created the search still works, only slower.
 TRIGRAM_SQL = """
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
-CREATE INDEX IF NOT EXISTS answer_question_trgm ON reviewapp_answer USING gin (upper(question) gin_trgm_ops);
-CREATE INDEX IF NOT EXISTS answer_answer_trgm ON reviewapp_answer USING gin (upper(answer) gin_trgm_ops);
+CREATE INDEX IF NOT EXISTS answer_question_trgm ON reviewapp_answer USING gin (upper(question)
+    gin_trgm_ops);
+CREATE INDEX IF NOT EXISTS answer_answer_trgm ON reviewapp_answer USING gin (upper(answer)
+    gin_trgm_ops);
 """
 
 
@@ -41,7 +47,9 @@ def create_trigram_indexes(apps, schema_editor):
 
 
 def drop_trigram_indexes(apps, schema_editor):
-    schema_editor.execute("DROP INDEX IF EXISTS answer_question_trgm; DROP INDEX IF EXISTS answer_answer_trgm;")
+    schema_editor.execute(
+        "DROP INDEX IF EXISTS answer_question_trgm; DROP INDEX IF EXISTS answer_answer_trgm;"
+    )
 
 
 Migration.operations.append(migrations.RunPython(create_trigram_indexes, drop_trigram_indexes))

@@ -15,7 +15,12 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='WebhookEndpoint',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('url', models.CharField(max_length=2000)),
                 ('secret', models.CharField(max_length=100)),
                 ('previous_secret', models.CharField(blank=True, max_length=100)),
@@ -25,7 +30,14 @@ class Migration(migrations.Migration):
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
                 ('removed_at', models.DateTimeField(blank=True, null=True)),
-                ('client', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='webhook_endpoints', to='reviewapp.apiclient')),
+                (
+                    'client',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name='webhook_endpoints',
+                        to='reviewapp.apiclient',
+                    ),
+                ),
             ],
             options={
                 'ordering': ['-created_at', '-id'],
@@ -34,19 +46,58 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='WebhookDelivery',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('event', models.CharField(choices=[('answer.judged', 'Answer.judged'), ('answer.adjudicated', 'Answer.adjudicated')], max_length=40)),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
+                (
+                    'event',
+                    models.CharField(
+                        choices=[
+                            ('answer.judged', 'Answer.judged'),
+                            ('answer.adjudicated', 'Answer.adjudicated'),
+                        ],
+                        max_length=40,
+                    ),
+                ),
                 ('event_id', models.CharField(max_length=40, unique=True)),
                 ('payload', models.JSONField()),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('delivered', 'Delivered'), ('failed', 'Failed')], default='pending', max_length=10)),
+                (
+                    'status',
+                    models.CharField(
+                        choices=[
+                            ('pending', 'Pending'),
+                            ('delivered', 'Delivered'),
+                            ('failed', 'Failed'),
+                        ],
+                        default='pending',
+                        max_length=10,
+                    ),
+                ),
                 ('attempts', models.PositiveIntegerField(default=0)),
                 ('next_attempt_at', models.DateTimeField(blank=True, null=True)),
                 ('claimed_until', models.DateTimeField(blank=True, null=True)),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('delivered_at', models.DateTimeField(blank=True, null=True)),
                 ('error', models.TextField(blank=True)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='webhook_deliveries', to='reviewapp.answer')),
-                ('endpoint', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deliveries', to='reviewapp.webhookendpoint')),
+                (
+                    'answer',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='webhook_deliveries',
+                        to='reviewapp.answer',
+                    ),
+                ),
+                (
+                    'endpoint',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='deliveries',
+                        to='reviewapp.webhookendpoint',
+                    ),
+                ),
             ],
             options={
                 'ordering': ['-created_at', '-id'],
@@ -55,23 +106,44 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='WebhookAttempt',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('number', models.PositiveIntegerField()),
                 ('started_at', models.DateTimeField(auto_now_add=True)),
                 ('finished_at', models.DateTimeField(blank=True, null=True)),
                 ('http_status', models.PositiveIntegerField(blank=True, null=True)),
                 ('latency_ms', models.PositiveIntegerField(blank=True, null=True)),
                 ('error', models.TextField(blank=True)),
-                ('delivery', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='attempt_rows', to='reviewapp.webhookdelivery')),
+                (
+                    'delivery',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='attempt_rows',
+                        to='reviewapp.webhookdelivery',
+                    ),
+                ),
             ],
             options={
                 'ordering': ['number'],
-                'constraints': [models.UniqueConstraint(fields=('delivery', 'number'), name='webhookattempt_number_unique_per_delivery')],
+                'constraints': [
+                    models.UniqueConstraint(
+                        fields=('delivery', 'number'),
+                        name='webhookattempt_number_unique_per_delivery',
+                    )
+                ],
             },
         ),
         migrations.AddConstraint(
             model_name='webhookendpoint',
-            constraint=models.UniqueConstraint(condition=models.Q(('removed_at__isnull', True)), fields=('client',), name='webhookendpoint_one_live_per_client'),
+            constraint=models.UniqueConstraint(
+                condition=models.Q(('removed_at__isnull', True)),
+                fields=('client',),
+                name='webhookendpoint_one_live_per_client',
+            ),
         ),
         migrations.AddIndex(
             model_name='webhookdelivery',

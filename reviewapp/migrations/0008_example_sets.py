@@ -16,13 +16,27 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='ExampleSet',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('profile', models.CharField(max_length=100)),
                 ('base_version', models.CharField(max_length=20)),
                 ('sequence', models.PositiveIntegerField(help_text='1, 2, ... per profile')),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('note', models.TextField(blank=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    'created_by',
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name='+',
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
                 'ordering': ['profile', '-sequence'],
@@ -31,26 +45,82 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='judgerun',
             name='example_set',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='reviewapp.exampleset'),
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name='runs',
+                to='reviewapp.exampleset',
+            ),
         ),
         migrations.AddField(
             model_name='policy',
             name='example_set',
-            field=models.ForeignKey(blank=True, help_text="Empty: the profile's own prompt, no worked examples", null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='reviewapp.exampleset'),
+            field=models.ForeignKey(
+                blank=True,
+                help_text="Empty: the profile's own prompt, no worked examples",
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name='+',
+                to='reviewapp.exampleset',
+            ),
         ),
         migrations.CreateModel(
             name='WorkedExample',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('position', models.PositiveIntegerField()),
                 ('claim_text', models.TextField()),
                 ('passage_pid', models.CharField(blank=True, max_length=64)),
                 ('passage_excerpt', models.TextField()),
-                ('judge_label', models.CharField(choices=[('SUPPORTED', 'Supported'), ('PARTIALLY_SUPPORTED', 'Partially supported'), ('CONTRADICTED', 'Contradicted'), ('UNSUPPORTED', 'Unsupported')], max_length=20)),
-                ('human_label', models.CharField(choices=[('SUPPORTED', 'Supported'), ('PARTIALLY_SUPPORTED', 'Partially supported'), ('CONTRADICTED', 'Contradicted'), ('UNSUPPORTED', 'Unsupported')], max_length=20)),
+                (
+                    'judge_label',
+                    models.CharField(
+                        choices=[
+                            ('SUPPORTED', 'Supported'),
+                            ('PARTIALLY_SUPPORTED', 'Partially supported'),
+                            ('CONTRADICTED', 'Contradicted'),
+                            ('UNSUPPORTED', 'Unsupported'),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                (
+                    'human_label',
+                    models.CharField(
+                        choices=[
+                            ('SUPPORTED', 'Supported'),
+                            ('PARTIALLY_SUPPORTED', 'Partially supported'),
+                            ('CONTRADICTED', 'Contradicted'),
+                            ('UNSUPPORTED', 'Unsupported'),
+                        ],
+                        max_length=20,
+                    ),
+                ),
                 ('reason', models.TextField(blank=True)),
-                ('example_set', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='examples', to='reviewapp.exampleset')),
-                ('source_claim', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='reviewapp.claim')),
+                (
+                    'example_set',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name='examples',
+                        to='reviewapp.exampleset',
+                    ),
+                ),
+                (
+                    'source_claim',
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name='+',
+                        to='reviewapp.claim',
+                    ),
+                ),
             ],
             options={
                 'ordering': ['position'],
@@ -58,14 +128,21 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='exampleset',
-            constraint=models.UniqueConstraint(fields=('profile', 'sequence'), name='exampleset_sequence_per_profile'),
+            constraint=models.UniqueConstraint(
+                fields=('profile', 'sequence'), name='exampleset_sequence_per_profile'
+            ),
         ),
         migrations.AddConstraint(
             model_name='workedexample',
-            constraint=models.UniqueConstraint(fields=('example_set', 'position'), name='workedexample_position_per_set'),
+            constraint=models.UniqueConstraint(
+                fields=('example_set', 'position'), name='workedexample_position_per_set'
+            ),
         ),
         migrations.AddConstraint(
             model_name='workedexample',
-            constraint=models.CheckConstraint(condition=models.Q(('judge_label', models.F('human_label')), _negated=True), name='workedexample_is_an_overturn'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(('judge_label', models.F('human_label')), _negated=True),
+                name='workedexample_is_an_overturn',
+            ),
         ),
     ]

@@ -29,7 +29,8 @@ BEGIN
   IF coalesce(current_setting('claimdesk.allow_truncate', true), '') <> 'on' THEN
     RAISE EXCEPTION '%% rows are append-only: TRUNCATE refused', TG_TABLE_NAME
       USING ERRCODE = 'insufficient_privilege',
-            HINT = 'SET LOCAL claimdesk.allow_truncate = ''on'' in the transaction to empty it on purpose';
+            HINT = 'SET LOCAL claimdesk.allow_truncate = ''on'' in the transaction'
+                   || ' to empty it on purpose';
   END IF;
   RETURN NULL;
 END $$ LANGUAGE plpgsql;

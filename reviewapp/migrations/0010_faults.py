@@ -13,11 +13,24 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='WorkerHeartbeat',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('hostname', models.CharField(max_length=200, unique=True)),
                 ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('last_sent_at', models.DateTimeField(blank=True, help_text='last canary sent to its queue', null=True)),
-                ('last_consumed_at', models.DateTimeField(blank=True, help_text='last canary it ran', null=True)),
+                (
+                    'last_sent_at',
+                    models.DateTimeField(
+                        blank=True, help_text='last canary sent to its queue', null=True
+                    ),
+                ),
+                (
+                    'last_consumed_at',
+                    models.DateTimeField(blank=True, help_text='last canary it ran', null=True),
+                ),
                 ('consumed', models.PositiveBigIntegerField(default=0)),
             ],
         ),

@@ -13,7 +13,8 @@ def _rewrite(convert):
             cursor.execute("SELECT id, secret, previous_secret FROM reviewapp_webhookendpoint")
             for pk, secret, previous in cursor.fetchall():
                 cursor.execute(
-                    "UPDATE reviewapp_webhookendpoint SET secret = %s, previous_secret = %s WHERE id = %s",
+                    "UPDATE reviewapp_webhookendpoint SET secret = %s, previous_secret = %s WHERE"
+                    " id = %s",
                     [convert(secret), convert(previous), pk],
                 )
     return run
@@ -36,5 +37,7 @@ class Migration(migrations.Migration):
             name='secret',
             field=reviewapp.sealed.SealedCharField(),
         ),
-        migrations.RunPython(_rewrite(reviewapp.sealed.sealed_form), _rewrite(reviewapp.sealed.unseal)),
+        migrations.RunPython(
+            _rewrite(reviewapp.sealed.sealed_form), _rewrite(reviewapp.sealed.unseal)
+        ),
     ]

@@ -5,9 +5,9 @@ direct UPDATE) reached the exports, where a golden record has no way to read it.
 
 Each constraint is added NOT VALID (a brief lock; new and changed rows are checked
 from then on) and then validated, which reads the whole table under a lock that lets ingest and
-reviews go on. A plain ADD CONSTRAINT would read it under an exclusive lock: 0.3-0.4 s a million claims
-during which nothing could be judged or decided. The migration is therefore not atomic: where a
-row holds another value, VALIDATE fails naming the constraint, the constraint stays NOT VALID (new
+reviews go on. A plain ADD CONSTRAINT would read it under an exclusive lock: 0.3-0.4 s a million
+claims during which nothing could be judged or decided. The migration is therefore not atomic: where
+a row holds another value, VALIDATE fails naming the constraint, the constraint stays NOT VALID (new
 rows are checked), and once the row is mended running the migration again validates it.
 """
 
@@ -25,8 +25,10 @@ class AddCheckWithoutBlockingWrites(migrations.AddConstraint):
         name = schema_editor.quote_name(self.constraint.name)
         with schema_editor.connection.cursor() as cursor:
             # Left by a run that stopped at VALIDATE (a row with another value): add it once.
-            cursor.execute("SELECT 1 FROM pg_constraint WHERE conname = %s AND conrelid = %s::regclass",
-                           [self.constraint.name, model._meta.db_table])
+            cursor.execute(
+                "SELECT 1 FROM pg_constraint WHERE conname = %s AND conrelid = %s::regclass",
+                [self.constraint.name, model._meta.db_table],
+            )
             added = cursor.fetchone() is not None
         if not added:
             schema_editor.execute(f"{self.constraint.create_sql(model, schema_editor)} NOT VALID")
@@ -43,17 +45,23 @@ class Migration(migrations.Migration):
     operations = [
         AddCheckWithoutBlockingWrites(
             model_name="claim",
-            constraint=models.CheckConstraint(condition=models.Q(label__in=LABELS), name="claim_label_known"),
+            constraint=models.CheckConstraint(
+                condition=models.Q(label__in=LABELS), name="claim_label_known"
+            ),
         ),
         AddCheckWithoutBlockingWrites(
             model_name="claim",
             constraint=models.CheckConstraint(
-                condition=models.Q(human_label="") | models.Q(human_label__in=LABELS), name="claim_human_label_known"),
+                condition=models.Q(human_label="") | models.Q(human_label__in=LABELS),
+                name="claim_human_label_known",
+            ),
         ),
         AddCheckWithoutBlockingWrites(
             model_name="claim",
             constraint=models.CheckConstraint(
-                condition=models.Q(decision="") | models.Q(decision__in=("confirm", "overturn", "add")),
-                name="claim_decision_known"),
+                condition=models.Q(decision="")
+                | models.Q(decision__in=("confirm", "overturn", "add")),
+                name="claim_decision_known",
+            ),
         ),
     ]

@@ -24,7 +24,9 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='claim',
             name='decision_mode',
-            field=models.CharField(blank=True, choices=MODES, db_default='', default='', max_length=8),
+            field=models.CharField(
+                blank=True, choices=MODES, db_default='', default='', max_length=8
+            ),
         ),
         migrations.AddField(
             model_name='review',

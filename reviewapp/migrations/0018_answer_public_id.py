@@ -11,7 +11,9 @@ from django.db import migrations, models
 
 def fill_public_ids(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("UPDATE reviewapp_answer SET public_id = gen_random_uuid() WHERE public_id IS NULL")
+        schema_editor.execute(
+            "UPDATE reviewapp_answer SET public_id = gen_random_uuid() WHERE public_id IS NULL"
+        )
         return
     Answer = apps.get_model("reviewapp", "Answer")
     for pk in Answer.objects.filter(public_id__isnull=True).values_list("pk", flat=True).iterator():

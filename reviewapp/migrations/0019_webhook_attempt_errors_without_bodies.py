@@ -27,17 +27,25 @@ def forget_receiver_text(apps, schema_editor):
     status = Cast("http_status", CharField())
     Attempt.objects.filter(http_status__gte=400).exclude(error__endswith=NOT_2XX).update(
         error=Concat(Value("HTTP "), status, Value(NOT_2XX)))
-    Attempt.objects.filter(http_status__gte=300, http_status__lt=400).exclude(error__endswith=REDIRECT).update(
-        error=Concat(Value("HTTP "), status, Value(REDIRECT)))
+    Attempt.objects.filter(http_status__gte=300, http_status__lt=400).exclude(
+        error__endswith=REDIRECT
+    ).update(error=Concat(Value("HTTP "), status, Value(REDIRECT)))
     Attempt.objects.filter(http_status__lt=300).exclude(error="").update(error="")
     # No status: a transport failure, recorded as "<httpx class>: <message>" before.
     for name, reason in FAILURES.items():
         Attempt.objects.filter(http_status__isnull=True, error__startswith=f"{name}: ").exclude(
             error=f"{name}: {reason}").update(error=f"{name}: {reason}")
-    known = Q(error="") | Q(error__startswith="not sent: ") | Q(error__startswith="timed out after ")
+    known = (
+        Q(error="") | Q(error__startswith="not sent: ") | Q(error__startswith="timed out after ")
+    )
     for name in FAILURES:
         known |= Q(error__startswith=f"{name}: ")
-    for attempt in Attempt.objects.filter(http_status__isnull=True).exclude(known).only("pk", "error").iterator():
+    for attempt in (
+        Attempt.objects.filter(http_status__isnull=True)
+        .exclude(known)
+        .only("pk", "error")
+        .iterator()
+    ):
         kind = attempt.error.partition(":")[0]
         kind = kind if kind.isidentifier() else "HTTPError"
         Attempt.objects.filter(pk=attempt.pk).update(error=f"{kind}: {FALLBACK}")

@@ -15,6 +15,8 @@ class Migration(migrations.Migration):
     operations = [
         AddIndexConcurrently(
             model_name='answer',
-            index=models.Index(fields=['client', '-created_at', '-public_id'], name='answer_client_newest'),
+            index=models.Index(
+                fields=['client', '-created_at', '-public_id'], name='answer_client_newest'
+            ),
         ),
     ]

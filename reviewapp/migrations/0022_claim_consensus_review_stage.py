@@ -15,15 +15,38 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='claim',
             name='consensus_method',
-            field=models.CharField(blank=True, choices=[('single', 'Single'), ('unanimous', 'Unanimous'), ('majority', 'Majority'), ('lead', 'Lead')], db_default='', default='', max_length=10),
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ('single', 'Single'),
+                    ('unanimous', 'Unanimous'),
+                    ('majority', 'Majority'),
+                    ('lead', 'Lead'),
+                ],
+                db_default='',
+                default='',
+                max_length=10,
+            ),
         ),
         migrations.AddField(
             model_name='review',
             name='stage',
-            field=models.CharField(choices=[('review', 'Review'), ('adjudication', 'Adjudication')], db_default='review', default='review', max_length=12),
+            field=models.CharField(
+                choices=[('review', 'Review'), ('adjudication', 'Adjudication')],
+                db_default='review',
+                default='review',
+                max_length=12,
+            ),
         ),
         migrations.AddConstraint(
             model_name='claim',
-            constraint=models.CheckConstraint(condition=models.Q(('consensus_method', ''), ('consensus_method__in', ['single', 'unanimous', 'majority', 'lead']), _connector='OR'), name='claim_consensus_method_known'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ('consensus_method', ''),
+                    ('consensus_method__in', ['single', 'unanimous', 'majority', 'lead']),
+                    _connector='OR',
+                ),
+                name='claim_consensus_method_known',
+            ),
         ),
     ]

@@ -4,7 +4,8 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-# Comments are history, like Review rows: the append-only triggers of migration 0009 (its functions).
+# Comments are history, like Review rows: the append-only triggers of migration 0009 (its
+# functions).
 TABLE = "reviewapp_answercomment"
 TRIGGERS = f"""
 CREATE TRIGGER {TABLE}_append_only BEFORE UPDATE OR DELETE ON {TABLE}
@@ -29,16 +30,42 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='AnswerComment',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('body', models.TextField()),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='comments', to='reviewapp.answer')),
-                ('author', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    'answer',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='comments',
+                        to='reviewapp.answer',
+                    ),
+                ),
+                (
+                    'author',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name='+',
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
                 'ordering': ['created_at', 'id'],
-                'indexes': [models.Index(fields=['answer', 'created_at'], name='answercomment_thread')],
-                'constraints': [models.CheckConstraint(condition=models.Q(('body', ''), _negated=True), name='answercomment_body_not_empty')],
+                'indexes': [
+                    models.Index(fields=['answer', 'created_at'], name='answercomment_thread')
+                ],
+                'constraints': [
+                    models.CheckConstraint(
+                        condition=models.Q(('body', ''), _negated=True),
+                        name='answercomment_body_not_empty',
+                    )
+                ],
             },
         ),
         migrations.RunSQL(TRIGGERS, DROP_TRIGGERS),

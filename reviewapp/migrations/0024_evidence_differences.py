@@ -13,6 +13,8 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='evidence',
             name='differences',
-            field=models.JSONField(blank=True, db_default=models.Value([], models.JSONField()), default=list),
+            field=models.JSONField(
+                blank=True, db_default=models.Value([], models.JSONField()), default=list
+            ),
         ),
     ]

@@ -12,7 +12,8 @@ through the pending list as 0012's is). Built concurrently: posting goes on whil
 from django.db import migrations
 
 FORWARD = """
-CREATE INDEX CONCURRENTLY IF NOT EXISTS answer_search_every_answer ON reviewapp_answer USING gin (search_document)
+CREATE INDEX CONCURRENTLY IF NOT EXISTS answer_search_every_answer ON reviewapp_answer USING gin
+    (search_document)
     WITH (gin_pending_list_limit = 512)
 """
 BACKWARD = "DROP INDEX CONCURRENTLY IF EXISTS answer_search_every_answer"

@@ -16,8 +16,24 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='ReviewPass',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('open', 'Open'), ('finished', 'Finished'), ('skipped', 'Skipped')], default='open', max_length=10)),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
+                (
+                    'status',
+                    models.CharField(
+                        choices=[
+                            ('open', 'Open'),
+                            ('finished', 'Finished'),
+                            ('skipped', 'Skipped'),
+                        ],
+                        default='open',
+                        max_length=10,
+                    ),
+                ),
                 ('lease_expires_at', models.DateTimeField(blank=True, null=True)),
                 ('assigned_at', models.DateTimeField(blank=True, null=True)),
                 ('started_at', models.DateTimeField(auto_now_add=True)),
@@ -45,7 +61,16 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='policy',
             name='multi_review_scope',
-            field=models.CharField(choices=[('all', 'every answer routed to review'), ('critical', 'answers with a flagged claim in a critical category'), ('audit', 'the audit sample')], db_default='all', default='all', max_length=10),
+            field=models.CharField(
+                choices=[
+                    ('all', 'every answer routed to review'),
+                    ('critical', 'answers with a flagged claim in a critical category'),
+                    ('audit', 'the audit sample'),
+                ],
+                db_default='all',
+                default='all',
+                max_length=10,
+            ),
         ),
         migrations.AddField(
             model_name='policy',
@@ -60,34 +85,69 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='answer',
             name='review_status',
-            field=models.CharField(choices=[('unrouted', 'Not routed yet'), ('auto_passed', 'Auto-passed'), ('in_review', 'Waiting for review'), ('adjudicating', 'Waiting for a lead'), ('adjudicated', 'Adjudicated')], default='unrouted', max_length=12),
+            field=models.CharField(
+                choices=[
+                    ('unrouted', 'Not routed yet'),
+                    ('auto_passed', 'Auto-passed'),
+                    ('in_review', 'Waiting for review'),
+                    ('adjudicating', 'Waiting for a lead'),
+                    ('adjudicated', 'Adjudicated'),
+                ],
+                default='unrouted',
+                max_length=12,
+            ),
         ),
         migrations.AddConstraint(
             model_name='answer',
-            constraint=models.CheckConstraint(condition=models.Q(('reviews_required__gte', 1), ('reviews_required__lte', 3)), name='answer_reviews_required_1_to_3'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(('reviews_required__gte', 1), ('reviews_required__lte', 3)),
+                name='answer_reviews_required_1_to_3',
+            ),
         ),
         migrations.AddConstraint(
             model_name='policy',
-            constraint=models.CheckConstraint(condition=models.Q(('reviewers_per_answer__gte', 1), ('reviewers_per_answer__lte', 3)), name='policy_reviewers_per_answer_1_to_3'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ('reviewers_per_answer__gte', 1), ('reviewers_per_answer__lte', 3)
+                ),
+                name='policy_reviewers_per_answer_1_to_3',
+            ),
         ),
         migrations.AddConstraint(
             model_name='policy',
-            constraint=models.CheckConstraint(condition=models.Q(('multi_review_share__gte', 0), ('multi_review_share__lte', 1)), name='policy_multi_review_share_in_unit_range'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(('multi_review_share__gte', 0), ('multi_review_share__lte', 1)),
+                name='policy_multi_review_share_in_unit_range',
+            ),
         ),
         migrations.AddField(
             model_name='reviewpass',
             name='answer',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='passes', to='reviewapp.answer'),
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name='passes',
+                to='reviewapp.answer',
+            ),
         ),
         migrations.AddField(
             model_name='reviewpass',
             name='assigned_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL),
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name='+',
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
             model_name='reviewpass',
             name='reviewer',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='review_passes', to=settings.AUTH_USER_MODEL),
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name='review_passes',
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddIndex(
             model_name='reviewpass',
@@ -95,10 +155,15 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='reviewpass',
-            constraint=models.UniqueConstraint(fields=('answer', 'reviewer'), name='reviewpass_one_per_answer_and_reviewer'),
+            constraint=models.UniqueConstraint(
+                fields=('answer', 'reviewer'), name='reviewpass_one_per_answer_and_reviewer'
+            ),
         ),
         migrations.AddConstraint(
             model_name='reviewpass',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['open', 'finished', 'skipped'])), name='reviewpass_status_known'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(('status__in', ['open', 'finished', 'skipped'])),
+                name='reviewpass_status_known',
+            ),
         ),
     ]

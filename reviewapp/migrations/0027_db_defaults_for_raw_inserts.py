@@ -15,7 +15,16 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='answer',
             name='adjudicated_verdict',
-            field=models.CharField(blank=True, choices=[('GROUNDED', 'Grounded'), ('MOSTLY_GROUNDED', 'Mostly grounded'), ('UNGROUNDED', 'Ungrounded')], db_default='', max_length=20),
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ('GROUNDED', 'Grounded'),
+                    ('MOSTLY_GROUNDED', 'Mostly grounded'),
+                    ('UNGROUNDED', 'Ungrounded'),
+                ],
+                db_default='',
+                max_length=20,
+            ),
         ),
         migrations.AlterField(
             model_name='answer',
@@ -35,17 +44,35 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='answer',
             name='priority',
-            field=models.IntegerField(db_default=0, default=0, help_text='Higher is reviewed first'),
+            field=models.IntegerField(
+                db_default=0, default=0, help_text='Higher is reviewed first'
+            ),
         ),
         migrations.AlterField(
             model_name='answer',
             name='public_id',
-            field=models.UUIDField(db_default=django.contrib.postgres.functions.RandomUUID(), default=uuid.uuid4, editable=False, unique=True),
+            field=models.UUIDField(
+                db_default=django.contrib.postgres.functions.RandomUUID(),
+                default=uuid.uuid4,
+                editable=False,
+                unique=True,
+            ),
         ),
         migrations.AlterField(
             model_name='answer',
             name='review_status',
-            field=models.CharField(choices=[('unrouted', 'Not routed yet'), ('auto_passed', 'Auto-passed'), ('in_review', 'Waiting for review'), ('adjudicating', 'Waiting for a lead'), ('adjudicated', 'Adjudicated')], db_default='unrouted', default='unrouted', max_length=12),
+            field=models.CharField(
+                choices=[
+                    ('unrouted', 'Not routed yet'),
+                    ('auto_passed', 'Auto-passed'),
+                    ('in_review', 'Waiting for review'),
+                    ('adjudicating', 'Waiting for a lead'),
+                    ('adjudicated', 'Adjudicated'),
+                ],
+                db_default='unrouted',
+                default='unrouted',
+                max_length=12,
+            ),
         ),
         migrations.AlterField(
             model_name='answer',
@@ -55,7 +82,17 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='answer',
             name='status',
-            field=models.CharField(choices=[('queued', 'Queued'), ('judging', 'Judging'), ('judged', 'Judged'), ('failed', 'Failed')], db_default='queued', default='queued', max_length=10),
+            field=models.CharField(
+                choices=[
+                    ('queued', 'Queued'),
+                    ('judging', 'Judging'),
+                    ('judged', 'Judged'),
+                    ('failed', 'Failed'),
+                ],
+                db_default='queued',
+                default='queued',
+                max_length=10,
+            ),
         ),
         migrations.AlterField(
             model_name='answer',
@@ -65,17 +102,41 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='answer',
             name='verdict',
-            field=models.CharField(blank=True, choices=[('GROUNDED', 'Grounded'), ('MOSTLY_GROUNDED', 'Mostly grounded'), ('UNGROUNDED', 'Ungrounded')], db_default='', max_length=20),
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ('GROUNDED', 'Grounded'),
+                    ('MOSTLY_GROUNDED', 'Mostly grounded'),
+                    ('UNGROUNDED', 'Ungrounded'),
+                ],
+                db_default='',
+                max_length=20,
+            ),
         ),
         migrations.AlterField(
             model_name='claim',
             name='decision',
-            field=models.CharField(blank=True, choices=[('confirm', 'Confirm'), ('overturn', 'Overturn'), ('add', 'Add')], db_default='', max_length=10),
+            field=models.CharField(
+                blank=True,
+                choices=[('confirm', 'Confirm'), ('overturn', 'Overturn'), ('add', 'Add')],
+                db_default='',
+                max_length=10,
+            ),
         ),
         migrations.AlterField(
             model_name='claim',
             name='human_label',
-            field=models.CharField(blank=True, choices=[('SUPPORTED', 'Supported'), ('PARTIALLY_SUPPORTED', 'Partially supported'), ('CONTRADICTED', 'Contradicted'), ('UNSUPPORTED', 'Unsupported')], db_default='', max_length=20),
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ('SUPPORTED', 'Supported'),
+                    ('PARTIALLY_SUPPORTED', 'Partially supported'),
+                    ('CONTRADICTED', 'Contradicted'),
+                    ('UNSUPPORTED', 'Unsupported'),
+                ],
+                db_default='',
+                max_length=20,
+            ),
         ),
         migrations.AlterField(
             model_name='claim',
@@ -85,7 +146,12 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='claim',
             name='origin',
-            field=models.CharField(choices=[('judge', 'Judge'), ('reviewer', 'Added by a reviewer')], db_default='judge', default='judge', max_length=10),
+            field=models.CharField(
+                choices=[('judge', 'Judge'), ('reviewer', 'Added by a reviewer')],
+                db_default='judge',
+                default='judge',
+                max_length=10,
+            ),
         ),
         migrations.AlterField(
             model_name='claim',
@@ -135,12 +201,26 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='judgerun',
             name='status',
-            field=models.CharField(choices=[('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed')], db_default='running', default='running', max_length=10),
+            field=models.CharField(
+                choices=[('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed')],
+                db_default='running',
+                default='running',
+                max_length=10,
+            ),
         ),
         migrations.AlterField(
             model_name='judgerun',
             name='verdict',
-            field=models.CharField(blank=True, choices=[('GROUNDED', 'Grounded'), ('MOSTLY_GROUNDED', 'Mostly grounded'), ('UNGROUNDED', 'Ungrounded')], db_default='', max_length=20),
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ('GROUNDED', 'Grounded'),
+                    ('MOSTLY_GROUNDED', 'Mostly grounded'),
+                    ('UNGROUNDED', 'Ungrounded'),
+                ],
+                db_default='',
+                max_length=20,
+            ),
         ),
         migrations.AlterField(
             model_name='passage',

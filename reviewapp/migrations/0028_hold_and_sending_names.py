@@ -10,7 +10,13 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RenameField(model_name="answer", old_name="claim_token", new_name="judging_token"),
-        migrations.RenameField(model_name="answer", old_name="claim_expires_at", new_name="judging_until"),
-        migrations.RenameField(model_name="webhookdelivery", old_name="claimed_until", new_name="sending_until"),
+        migrations.RenameField(
+            model_name="answer", old_name="claim_token", new_name="judging_token"
+        ),
+        migrations.RenameField(
+            model_name="answer", old_name="claim_expires_at", new_name="judging_until"
+        ),
+        migrations.RenameField(
+            model_name="webhookdelivery", old_name="claimed_until", new_name="sending_until"
+        ),
     ]

@@ -19,6 +19,11 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='policy',
-            constraint=models.CheckConstraint(condition=models.Q(('supported_confidence_floor__gte', 0), ('supported_confidence_floor__lte', 1)), name='policy_confidence_floor_in_unit_range'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ('supported_confidence_floor__gte', 0), ('supported_confidence_floor__lte', 1)
+                ),
+                name='policy_confidence_floor_in_unit_range',
+            ),
         ),
     ]

@@ -16,7 +16,12 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='NoteDraft',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('text', models.TextField(blank=True)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
             ],
@@ -33,31 +38,65 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='claim',
             name='consensus_method',
-            field=models.CharField(blank=True, choices=[('single', 'Single'), ('unanimous', 'Unanimous'), ('majority', 'Majority'), ('lead', 'Lead'), ('bulk', 'Bulk')], db_default='', default='', max_length=10),
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ('single', 'Single'),
+                    ('unanimous', 'Unanimous'),
+                    ('majority', 'Majority'),
+                    ('lead', 'Lead'),
+                    ('bulk', 'Bulk'),
+                ],
+                db_default='',
+                default='',
+                max_length=10,
+            ),
         ),
         migrations.AlterField(
             model_name='webhookdelivery',
             name='event',
-            field=models.CharField(choices=[('answer.judged', 'Answer.judged'), ('answer.adjudicated', 'Answer.adjudicated'), ('answer.reopened', 'Answer.reopened')], max_length=40),
+            field=models.CharField(
+                choices=[
+                    ('answer.judged', 'Answer.judged'),
+                    ('answer.adjudicated', 'Answer.adjudicated'),
+                    ('answer.reopened', 'Answer.reopened'),
+                ],
+                max_length=40,
+            ),
         ),
         migrations.AddConstraint(
             model_name='claim',
-            constraint=models.CheckConstraint(condition=models.Q(('consensus_method', ''), ('consensus_method__in', ['single', 'unanimous', 'majority', 'lead', 'bulk']), _connector='OR'), name='claim_consensus_method_known'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ('consensus_method', ''),
+                    ('consensus_method__in', ['single', 'unanimous', 'majority', 'lead', 'bulk']),
+                    _connector='OR',
+                ),
+                name='claim_consensus_method_known',
+            ),
         ),
         migrations.AddField(
             model_name='notedraft',
             name='answer',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='reviewapp.answer'),
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name='+', to='reviewapp.answer'
+            ),
         ),
         migrations.AddField(
             model_name='notedraft',
             name='claim',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='reviewapp.claim'),
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name='+', to='reviewapp.claim'
+            ),
         ),
         migrations.AddField(
             model_name='notedraft',
             name='reviewer',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL),
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name='+',
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddIndex(
             model_name='notedraft',
@@ -65,6 +104,8 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='notedraft',
-            constraint=models.UniqueConstraint(fields=('reviewer', 'claim'), name='notedraft_one_per_reviewer_claim'),
+            constraint=models.UniqueConstraint(
+                fields=('reviewer', 'claim'), name='notedraft_one_per_reviewer_claim'
+            ),
         ),
     ]

@@ -13,6 +13,20 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='review',
             name='reason',
-            field=models.CharField(blank=True, choices=[('wrong_value', 'a number, date or name differs from the passage'), ('not_in_passages', 'the passages do not say it'), ('contradicts', 'a passage says otherwise'), ('overreaches', 'it says more than the passage'), ('evidence_missed', 'the passage does say it: the judge missed it'), ('misread', 'the judge misread the claim'), ('other', 'other (say why in the note)')], db_default='', default='', max_length=20),
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ('wrong_value', 'a number, date or name differs from the passage'),
+                    ('not_in_passages', 'the passages do not say it'),
+                    ('contradicts', 'a passage says otherwise'),
+                    ('overreaches', 'it says more than the passage'),
+                    ('evidence_missed', 'the passage does say it: the judge missed it'),
+                    ('misread', 'the judge misread the claim'),
+                    ('other', 'other (say why in the note)'),
+                ],
+                db_default='',
+                default='',
+                max_length=20,
+            ),
         ),
     ]

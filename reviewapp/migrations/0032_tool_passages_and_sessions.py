@@ -25,7 +25,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='passage',
             name='kind',
-            field=models.CharField(choices=[('document', 'Document'), ('tool', 'Tool')], db_default='document', default='document', max_length=10),
+            field=models.CharField(
+                choices=[('document', 'Document'), ('tool', 'Tool')],
+                db_default='document',
+                default='document',
+                max_length=10,
+            ),
         ),
         migrations.AddField(
             model_name='passage',
@@ -39,6 +44,10 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name='answer',
-            index=models.Index(condition=models.Q(('session_id', ''), _negated=True), fields=['client', 'session_id', 'created_at'], name='answer_session_turns'),
+            index=models.Index(
+                condition=models.Q(('session_id', ''), _negated=True),
+                fields=['client', 'session_id', 'created_at'],
+                name='answer_session_turns',
+            ),
         ),
     ]

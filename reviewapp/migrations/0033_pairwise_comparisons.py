@@ -16,26 +16,97 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='Comparison',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('judges', 'Two judges on the same answers'), ('pipelines', 'Two pipelines (variant A and B) on the same questions')], max_length=10)),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
+                (
+                    'kind',
+                    models.CharField(
+                        choices=[
+                            ('judges', 'Two judges on the same answers'),
+                            ('pipelines', 'Two pipelines (variant A and B) on the same questions'),
+                        ],
+                        max_length=10,
+                    ),
+                ),
                 ('name', models.CharField(max_length=200)),
-                ('side_a', models.CharField(help_text="judges: a run's config_key; pipelines: variant A's name", max_length=400)),
+                (
+                    'side_a',
+                    models.CharField(
+                        help_text="judges: a run's config_key; pipelines: variant A's name",
+                        max_length=400,
+                    ),
+                ),
                 ('side_b', models.CharField(max_length=400)),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    'created_by',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name='+',
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
             name='ComparisonItem',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('position', models.PositiveIntegerField()),
                 ('a_on_left', models.BooleanField()),
-                ('answer_a', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='reviewapp.answer')),
-                ('answer_b', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='reviewapp.answer')),
-                ('comparison', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='items', to='reviewapp.comparison')),
-                ('run_a', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='reviewapp.judgerun')),
-                ('run_b', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='reviewapp.judgerun')),
+                (
+                    'answer_a',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='+',
+                        to='reviewapp.answer',
+                    ),
+                ),
+                (
+                    'answer_b',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='+',
+                        to='reviewapp.answer',
+                    ),
+                ),
+                (
+                    'comparison',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='items',
+                        to='reviewapp.comparison',
+                    ),
+                ),
+                (
+                    'run_a',
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='+',
+                        to='reviewapp.judgerun',
+                    ),
+                ),
+                (
+                    'run_b',
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='+',
+                        to='reviewapp.judgerun',
+                    ),
+                ),
             ],
             options={
                 'ordering': ['position'],
@@ -44,21 +115,61 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='ComparisonChoice',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('unit', models.CharField(help_text='"answer", or the claim unit\'s key (selectors.units)', max_length=40)),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
+                (
+                    'unit',
+                    models.CharField(
+                        help_text='"answer", or the claim unit\'s key (selectors.units)',
+                        max_length=40,
+                    ),
+                ),
                 ('category', models.CharField(blank=True, max_length=20)),
-                ('choice', models.CharField(choices=[('A', 'A'), ('B', 'B'), ('both_right', 'Both right'), ('both_wrong', 'Both wrong')], max_length=10)),
+                (
+                    'choice',
+                    models.CharField(
+                        choices=[
+                            ('A', 'A'),
+                            ('B', 'B'),
+                            ('both_right', 'Both right'),
+                            ('both_wrong', 'Both wrong'),
+                        ],
+                        max_length=10,
+                    ),
+                ),
                 ('decided_at', models.DateTimeField(auto_now=True)),
-                ('reviewer', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='choices', to='reviewapp.comparisonitem')),
+                (
+                    'reviewer',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name='+',
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    'item',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='choices',
+                        to='reviewapp.comparisonitem',
+                    ),
+                ),
             ],
         ),
         migrations.AddConstraint(
             model_name='comparisonitem',
-            constraint=models.UniqueConstraint(fields=('comparison', 'position'), name='comparison_item_position'),
+            constraint=models.UniqueConstraint(
+                fields=('comparison', 'position'), name='comparison_item_position'
+            ),
         ),
         migrations.AddConstraint(
             model_name='comparisonchoice',
-            constraint=models.UniqueConstraint(fields=('item', 'unit', 'reviewer'), name='comparison_choice_once'),
+            constraint=models.UniqueConstraint(
+                fields=('item', 'unit', 'reviewer'), name='comparison_choice_once'
+            ),
         ),
     ]

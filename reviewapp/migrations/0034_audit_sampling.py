@@ -39,10 +39,27 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='policy',
-            constraint=models.CheckConstraint(condition=models.Q(('audit_confidence_below__gte', 0), ('audit_confidence_below__lte', 1), ('audit_near_margin__gte', 0), ('audit_near_margin__lte', 1), ('audit_near_rate__gte', 0), ('audit_near_rate__lte', 1)), name='policy_audit_sampling_in_unit_range'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ('audit_confidence_below__gte', 0),
+                    ('audit_confidence_below__lte', 1),
+                    ('audit_near_margin__gte', 0),
+                    ('audit_near_margin__lte', 1),
+                    ('audit_near_rate__gte', 0),
+                    ('audit_near_rate__lte', 1),
+                ),
+                name='policy_audit_sampling_in_unit_range',
+            ),
         ),
         migrations.AddConstraint(
             model_name='policy',
-            constraint=models.CheckConstraint(condition=models.Q(('miss_rate_target__isnull', True), models.Q(('miss_rate_target__gte', 0), ('miss_rate_target__lte', 1)), _connector='OR'), name='policy_miss_rate_target_in_unit_range'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ('miss_rate_target__isnull', True),
+                    models.Q(('miss_rate_target__gte', 0), ('miss_rate_target__lte', 1)),
+                    _connector='OR',
+                ),
+                name='policy_miss_rate_target_in_unit_range',
+            ),
         ),
     ]

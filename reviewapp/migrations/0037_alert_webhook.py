@@ -14,11 +14,25 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='webhookdelivery',
             name='answer',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='webhook_deliveries', to='reviewapp.answer'),
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name='webhook_deliveries',
+                to='reviewapp.answer',
+            ),
         ),
         migrations.AlterField(
             model_name='webhookdelivery',
             name='event',
-            field=models.CharField(choices=[('answer.judged', 'Answer.judged'), ('answer.adjudicated', 'Answer.adjudicated'), ('answer.reopened', 'Answer.reopened'), ('alert.miss_rate', 'Alert.miss rate')], max_length=40),
+            field=models.CharField(
+                choices=[
+                    ('answer.judged', 'Answer.judged'),
+                    ('answer.adjudicated', 'Answer.adjudicated'),
+                    ('answer.reopened', 'Answer.reopened'),
+                    ('alert.miss_rate', 'Alert.miss rate'),
+                ],
+                max_length=40,
+            ),
         ),
     ]

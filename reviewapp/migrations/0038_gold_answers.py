@@ -16,9 +16,21 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='GoldAnswer',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('labels', models.JSONField()),
-                ('source', models.CharField(choices=[('page', 'marked on its page'), ('import', 'a golden set import')], default='page', max_length=10)),
+                (
+                    'source',
+                    models.CharField(
+                        choices=[('page', 'marked on its page'), ('import', 'a golden set import')],
+                        default='page',
+                        max_length=10,
+                    ),
+                ),
                 ('marked_at', models.DateTimeField(auto_now_add=True)),
                 ('active', models.BooleanField(default=True)),
             ],
@@ -26,7 +38,12 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='GoldCopy',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('served_at', models.DateTimeField(auto_now_add=True)),
                 ('scored_at', models.DateTimeField(blank=True, null=True)),
             ],
@@ -34,12 +51,30 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='ReviewerPause',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('paused_at', models.DateTimeField(auto_now_add=True)),
                 ('accuracy', models.FloatField()),
-                ('claims', models.PositiveIntegerField(help_text='gold claims the accuracy was measured on')),
+                (
+                    'claims',
+                    models.PositiveIntegerField(
+                        help_text='gold claims the accuracy was measured on'
+                    ),
+                ),
                 ('threshold', models.FloatField()),
-                ('since', models.DateTimeField(help_text='the end of their last good window: live decisions after it get a second look')),
+                (
+                    'since',
+                    models.DateTimeField(
+                        help_text=(
+                            'the end of their last good window: live decisions after it get a'
+                            ' second look'
+                        )
+                    ),
+                ),
                 ('resumed_at', models.DateTimeField(blank=True, null=True)),
                 ('note', models.TextField(blank=True)),
             ],
@@ -65,55 +100,106 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='webhookdelivery',
             name='event',
-            field=models.CharField(choices=[('answer.judged', 'Answer.judged'), ('answer.adjudicated', 'Answer.adjudicated'), ('answer.reopened', 'Answer.reopened'), ('alert.miss_rate', 'Alert.miss rate'), ('reviewer.paused', 'Reviewer.paused')], max_length=40),
+            field=models.CharField(
+                choices=[
+                    ('answer.judged', 'Answer.judged'),
+                    ('answer.adjudicated', 'Answer.adjudicated'),
+                    ('answer.reopened', 'Answer.reopened'),
+                    ('alert.miss_rate', 'Alert.miss rate'),
+                    ('reviewer.paused', 'Reviewer.paused'),
+                ],
+                max_length=40,
+            ),
         ),
         migrations.AddConstraint(
             model_name='policy',
-            constraint=models.CheckConstraint(condition=models.Q(('gold_rate__gte', 0), ('gold_rate__lte', 1)), name='policy_gold_rate_in_unit_range'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(('gold_rate__gte', 0), ('gold_rate__lte', 1)),
+                name='policy_gold_rate_in_unit_range',
+            ),
         ),
         migrations.AddConstraint(
             model_name='policy',
-            constraint=models.CheckConstraint(condition=models.Q(('gold_pause_below__gte', 0), ('gold_pause_below__lte', 1)), name='policy_gold_pause_below_in_unit_range'),
+            constraint=models.CheckConstraint(
+                condition=models.Q(('gold_pause_below__gte', 0), ('gold_pause_below__lte', 1)),
+                name='policy_gold_pause_below_in_unit_range',
+            ),
         ),
         migrations.AddField(
             model_name='goldanswer',
             name='answer',
-            field=models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='gold', to='reviewapp.answer'),
+            field=models.OneToOneField(
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name='gold',
+                to='reviewapp.answer',
+            ),
         ),
         migrations.AddField(
             model_name='goldanswer',
             name='marked_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL),
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name='+',
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
             model_name='goldanswer',
             name='run',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='reviewapp.judgerun'),
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name='+',
+                to='reviewapp.judgerun',
+            ),
         ),
         migrations.AddField(
             model_name='goldcopy',
             name='answer',
-            field=models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='gold_copy', to='reviewapp.answer'),
+            field=models.OneToOneField(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name='gold_copy',
+                to='reviewapp.answer',
+            ),
         ),
         migrations.AddField(
             model_name='goldcopy',
             name='gold',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='copies', to='reviewapp.goldanswer'),
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name='copies',
+                to='reviewapp.goldanswer',
+            ),
         ),
         migrations.AddField(
             model_name='goldcopy',
             name='reviewer',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL),
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name='+',
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
             model_name='reviewerpause',
             name='resumed_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL),
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name='+',
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
             model_name='reviewerpause',
             name='reviewer',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL),
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name='+',
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddIndex(
             model_name='goldcopy',
@@ -121,10 +207,16 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='goldcopy',
-            constraint=models.UniqueConstraint(fields=('gold', 'reviewer'), name='goldcopy_once_per_reviewer'),
+            constraint=models.UniqueConstraint(
+                fields=('gold', 'reviewer'), name='goldcopy_once_per_reviewer'
+            ),
         ),
         migrations.AddConstraint(
             model_name='reviewerpause',
-            constraint=models.UniqueConstraint(condition=models.Q(('resumed_at__isnull', True)), fields=('reviewer',), name='reviewerpause_one_open_per_reviewer'),
+            constraint=models.UniqueConstraint(
+                condition=models.Q(('resumed_at__isnull', True)),
+                fields=('reviewer',),
+                name='reviewerpause_one_open_per_reviewer',
+            ),
         ),
     ]

@@ -16,20 +16,118 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='EvidenceMark',
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                (
+                    'id',
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name='ID'
+                    ),
+                ),
                 ('start', models.PositiveIntegerField(blank=True, null=True)),
                 ('end', models.PositiveIntegerField(blank=True, null=True)),
-                ('stance', models.CharField(blank=True, choices=[('supports', 'Supports'), ('contradicts', 'Contradicts')], max_length=12)),
-                ('cause', models.CharField(blank=True, choices=[('retrieval_miss', 'retrieval miss: no passage holds the fact'), ('generation_error', 'generation error: the passages hold it, the answer got it wrong'), ('judge_error', 'judge error: the judge misread good evidence')], max_length=20)),
+                (
+                    'stance',
+                    models.CharField(
+                        blank=True,
+                        choices=[('supports', 'Supports'), ('contradicts', 'Contradicts')],
+                        max_length=12,
+                    ),
+                ),
+                (
+                    'cause',
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ('retrieval_miss', 'retrieval miss: no passage holds the fact'),
+                            (
+                                'generation_error',
+                                'generation error: the passages hold it, the answer got it wrong',
+                            ),
+                            ('judge_error', 'judge error: the judge misread good evidence'),
+                        ],
+                        max_length=20,
+                    ),
+                ),
                 ('updated_at', models.DateTimeField(auto_now=True)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='reviewapp.answer')),
-                ('claim', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='evidence_marks', to='reviewapp.claim')),
-                ('passage', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='reviewapp.passage')),
-                ('reviewer', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    'answer',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='+',
+                        to='reviewapp.answer',
+                    ),
+                ),
+                (
+                    'claim',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='evidence_marks',
+                        to='reviewapp.claim',
+                    ),
+                ),
+                (
+                    'passage',
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name='+',
+                        to='reviewapp.passage',
+                    ),
+                ),
+                (
+                    'reviewer',
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name='+',
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
                 'ordering': ['id'],
-                'constraints': [models.UniqueConstraint(fields=('claim', 'reviewer'), name='evidencemark_one_per_reviewer_claim'), models.CheckConstraint(condition=models.Q(models.Q(('end__isnull', True), ('start__isnull', True)), models.Q(('end__gte', models.F('start')), ('start__gte', 0)), _connector='OR'), name='evidencemark_span_ordered'), models.CheckConstraint(condition=models.Q(models.Q(('passage__isnull', True), ('stance', ''), ('start__isnull', True)), models.Q(('end__gt', models.F('start')), ('passage__isnull', False), ('start__isnull', False)), _connector='OR'), name='evidencemark_span_iff_passage'), models.CheckConstraint(condition=models.Q(('stance', ''), ('stance__in', ['supports', 'contradicts']), _connector='OR'), name='evidencemark_stance_known'), models.CheckConstraint(condition=models.Q(('cause', ''), ('cause__in', ['retrieval_miss', 'generation_error', 'judge_error']), _connector='OR'), name='evidencemark_cause_known')],
+                'constraints': [
+                    models.UniqueConstraint(
+                        fields=('claim', 'reviewer'), name='evidencemark_one_per_reviewer_claim'
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(('end__isnull', True), ('start__isnull', True)),
+                            models.Q(('end__gte', models.F('start')), ('start__gte', 0)),
+                            _connector='OR',
+                        ),
+                        name='evidencemark_span_ordered',
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(
+                                ('passage__isnull', True), ('stance', ''), ('start__isnull', True)
+                            ),
+                            models.Q(
+                                ('end__gt', models.F('start')),
+                                ('passage__isnull', False),
+                                ('start__isnull', False),
+                            ),
+                            _connector='OR',
+                        ),
+                        name='evidencemark_span_iff_passage',
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ('stance', ''),
+                            ('stance__in', ['supports', 'contradicts']),
+                            _connector='OR',
+                        ),
+                        name='evidencemark_stance_known',
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ('cause', ''),
+                            ('cause__in', ['retrieval_miss', 'generation_error', 'judge_error']),
+                            _connector='OR',
+                        ),
+                        name='evidencemark_cause_known',
+                    ),
+                ],
             },
         ),
     ]

@@ -21,7 +21,9 @@ class Unit:
 
     @property
     def differs(self) -> bool:
-        return self.key == "answer" or self.a is None or self.b is None or self.a.label != self.b.label
+        return (
+            self.key == "answer" or self.a is None or self.b is None or self.a.label != self.b.label
+        )
 
 
 def _overlap(a: Claim, b: Claim) -> int:
@@ -44,13 +46,17 @@ def units(item: ComparisonItem) -> list[Unit]:
         if partner is not None:
             free.remove(partner)
         found.append(Unit(key=f"a{claim.position}", category=claim.category, a=claim, b=partner))
-    found.extend(Unit(key=f"b{claim.position}", category=claim.category, a=None, b=claim) for claim in free)
+    found.extend(
+        Unit(key=f"b{claim.position}", category=claim.category, a=None, b=claim) for claim in free
+    )
     return found
 
 
 def decided_units(item: ComparisonItem, reviewer) -> dict[str, str]:
     """unit key -> the reviewer's stored choice (A, B, both_right, both_wrong)."""
-    return dict(ComparisonChoice.objects.filter(item=item, reviewer=reviewer).values_list("unit", "choice"))
+    return dict(
+        ComparisonChoice.objects.filter(item=item, reviewer=reviewer).values_list("unit", "choice")
+    )
 
 
 def next_item(comparison: Comparison, reviewer) -> ComparisonItem | None:
@@ -68,7 +74,11 @@ def wilson(successes: int, total: int, z: float = 1.96) -> tuple[float, float] |
         return None
     share = successes / total
     centre = (share + z * z / (2 * total)) / (1 + z * z / total)
-    half = z * math.sqrt(share * (1 - share) / total + z * z / (4 * total * total)) / (1 + z * z / total)
+    half = (
+        z
+        * math.sqrt(share * (1 - share) / total + z * z / (4 * total * total))
+        / (1 + z * z / total)
+    )
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
@@ -105,7 +115,11 @@ def _tally(label: str, choices: list[str]) -> Tally:
 def results(comparison: Comparison) -> list[Tally]:
     """All choices, then per category (claims' categories; pipelines' answers have none): A's win
     rate among the decisive choices (A or B) with its 95% Wilson interval, and the ties."""
-    rows = list(ComparisonChoice.objects.filter(item__comparison=comparison).values_list("category", "choice"))
+    rows = list(
+        ComparisonChoice.objects.filter(item__comparison=comparison).values_list(
+            "category", "choice"
+        )
+    )
     tallies = [_tally("all", [choice for _, choice in rows])]
     for category in sorted({category for category, _ in rows if category}):
         tallies.append(_tally(category, [choice for cat, choice in rows if cat == category]))
@@ -114,5 +128,8 @@ def results(comparison: Comparison) -> list[Tally]:
 
 def export_rows(comparison: Comparison):
     """One row per choice, unblinded, for the export."""
-    return (ComparisonChoice.objects.filter(item__comparison=comparison)
-            .select_related("item", "reviewer").order_by("item__position", "unit", "reviewer__username"))
+    return (
+        ComparisonChoice.objects.filter(item__comparison=comparison)
+        .select_related("item", "reviewer")
+        .order_by("item__position", "unit", "reviewer__username")
+    )

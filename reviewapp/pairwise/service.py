@@ -22,7 +22,9 @@ class ComparisonError(ValueError):
 
 
 def _current_runs(config_key: str) -> dict[int, JudgeRun]:
-    runs = JudgeRun.objects.filter(config_key=config_key, is_current=True, status=JudgeRun.Status.SUCCEEDED)
+    runs = JudgeRun.objects.filter(
+        config_key=config_key, is_current=True, status=JudgeRun.Status.SUCCEEDED
+    )
     return {run.answer_id: run for run in runs}
 
 
@@ -36,21 +38,38 @@ def comparison_start(*, user, kind: str, name: str, side_a: str, side_b: str,
     if kind == Comparison.Kind.JUDGES:
         runs_a, runs_b = _current_runs(side_a), _current_runs(side_b)
         shared = sorted(set(runs_a) & set(runs_b), reverse=True)[:limit]
-        pairs = [(answer_id, answer_id, runs_a[answer_id], runs_b[answer_id]) for answer_id in shared]
+        pairs = [
+            (answer_id, answer_id, runs_a[answer_id], runs_b[answer_id]) for answer_id in shared
+        ]
     elif kind == Comparison.Kind.PIPELINES:
         pairs = [(a, b, None, None) for a, b in _variant_pairs(side_a, side_b)[:limit]]
     else:
         raise ComparisonError("kind", "must be judges or pipelines")
     if not pairs:
-        raise ComparisonError("side_a", "no answers to compare: nothing both sides judged or answered")
+        raise ComparisonError(
+            "side_a", "no answers to compare: nothing both sides judged or answered"
+        )
     comparison = Comparison.objects.create(kind=kind, name=name[:200], side_a=side_a, side_b=side_b,
                                            created_by=user)
     ComparisonItem.objects.bulk_create(
-        ComparisonItem(comparison=comparison, position=n, answer_a_id=a, answer_b_id=b, run_a=run_a, run_b=run_b,
-                       a_on_left=secrets.randbelow(2) == 1)
-        for n, (a, b, run_a, run_b) in enumerate(pairs))
-    audit_record(actor=user, actor_label=user.get_username(), action="comparison.started", obj=comparison,
-                 after={"kind": kind, "side_a": side_a, "side_b": side_b, "items": len(pairs)})
+        ComparisonItem(
+            comparison=comparison,
+            position=n,
+            answer_a_id=a,
+            answer_b_id=b,
+            run_a=run_a,
+            run_b=run_b,
+            a_on_left=secrets.randbelow(2) == 1,
+        )
+        for n, (a, b, run_a, run_b) in enumerate(pairs)
+    )
+    audit_record(
+        actor=user,
+        actor_label=user.get_username(),
+        action="comparison.started",
+        obj=comparison,
+        after={"kind": kind, "side_a": side_a, "side_b": side_b, "items": len(pairs)},
+    )
     return comparison
 
 
@@ -59,7 +78,9 @@ def _variant_pairs(variant_a: str, variant_b: str) -> list[tuple[int, int]]:
               .values("client_id", "question", "metadata__variant").annotate(latest=Max("id")))
     by_question: dict[tuple, dict[str, int]] = {}
     for row in newest:
-        by_question.setdefault((row["client_id"], row["question"]), {})[row["metadata__variant"]] = row["latest"]
+        by_question.setdefault((row["client_id"], row["question"]), {})[
+            row["metadata__variant"]
+        ] = row["latest"]
     pairs = [(sides[variant_a], sides[variant_b]) for sides in by_question.values()
              if variant_a in sides and variant_b in sides]
     return sorted(pairs, reverse=True)
@@ -78,5 +99,9 @@ def choice_record(*, user, item: ComparisonItem, unit: str, side: str) -> Compar
     else:
         choice = side
     row, _ = ComparisonChoice.objects.update_or_create(
-        item=item, unit=unit, reviewer=user, defaults={"choice": choice, "category": by_key[unit].category})
+        item=item,
+        unit=unit,
+        reviewer=user,
+        defaults={"choice": choice, "category": by_key[unit].category},
+    )
     return row

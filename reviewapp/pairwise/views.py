@@ -25,12 +25,18 @@ def comparisons(request: HttpRequest) -> HttpResponse:
         post = request.POST
         try:
             comparison = service.comparison_start(
-                user=request.user, kind=post.get("kind", ""), name=post.get("name", "").strip() or "comparison",
-                side_a=post.get("side_a", "").strip(), side_b=post.get("side_b", "").strip())
+                user=request.user,
+                kind=post.get("kind", ""),
+                name=post.get("name", "").strip() or "comparison",
+                side_a=post.get("side_a", "").strip(),
+                side_b=post.get("side_b", "").strip(),
+            )
         except service.ComparisonError as exc:
             return bad_request(request, str(exc), back=reverse("comparisons"))
         return redirect("comparison_results", comparison.pk)
-    configs = JudgeRun.objects.filter(is_current=True).values_list("config_key", flat=True).distinct()
+    configs = (
+        JudgeRun.objects.filter(is_current=True).values_list("config_key", flat=True).distinct()
+    )
     return render(request, "reviewapp/comparisons.html", {
         "comparisons": Comparison.objects.order_by("-created_at")[:100], "configs": sorted(configs),
         "kinds": Comparison.Kind.choices})
@@ -48,7 +54,9 @@ def compare(request: HttpRequest, comparison_id: int) -> HttpResponse:
     context = {"comparison": comparison, "item": item, "choice_keys": CHOICE_KEYS}
     if item is not None:
         decided = selectors.decided_units(item, request.user)
-        answers = (item.answer_a, item.answer_b) if item.a_on_left else (item.answer_b, item.answer_a)
+        answers = (
+            (item.answer_a, item.answer_b) if item.a_on_left else (item.answer_b, item.answer_a)
+        )
         rows = [{"unit": unit, "left": left, "right": right, "decided": unit.key in decided}
                 for unit in selectors.units(item) for left, right in [_sides(item, unit)]]
         context |= {"rows": rows, "left_answer": answers[0], "right_answer": answers[1],
@@ -74,8 +82,15 @@ def choose(request: HttpRequest, comparison_id: int, item_id: int) -> HttpRespon
 @admin_required
 def comparison_results(request: HttpRequest, comparison_id: int) -> HttpResponse:
     comparison = get_object_or_404(Comparison, pk=comparison_id)
-    return render(request, "reviewapp/comparison_results.html", {
-        "comparison": comparison, "tallies": selectors.results(comparison), "items": comparison.items.count()})
+    return render(
+        request,
+        "reviewapp/comparison_results.html",
+        {
+            "comparison": comparison,
+            "tallies": selectors.results(comparison),
+            "items": comparison.items.count(),
+        },
+    )
 
 
 class _Echo:
@@ -87,15 +102,40 @@ class _Echo:
 def comparison_export(request: HttpRequest, comparison_id: int) -> StreamingHttpResponse:
     comparison = get_object_or_404(Comparison, pk=comparison_id)
     writer = csv.writer(_Echo())
-    header = ["comparison", "kind", "side_a", "side_b", "item", "answer_a", "answer_b", "unit", "category",
-              "choice", "reviewer", "decided_at"]
+    header = [
+        "comparison",
+        "kind",
+        "side_a",
+        "side_b",
+        "item",
+        "answer_a",
+        "answer_b",
+        "unit",
+        "category",
+        "choice",
+        "reviewer",
+        "decided_at",
+    ]
 
     def rows():
         yield writer.writerow(header)
         for c in selectors.export_rows(comparison):
-            yield writer.writerow([comparison.pk, comparison.kind, comparison.side_a, comparison.side_b,
-                                   c.item.position, c.item.answer_a_id, c.item.answer_b_id, c.unit, c.category,
-                                   c.choice, c.reviewer.get_username(), c.decided_at.isoformat()])
+            yield writer.writerow(
+                [
+                    comparison.pk,
+                    comparison.kind,
+                    comparison.side_a,
+                    comparison.side_b,
+                    c.item.position,
+                    c.item.answer_a_id,
+                    c.item.answer_b_id,
+                    c.unit,
+                    c.category,
+                    c.choice,
+                    c.reviewer.get_username(),
+                    c.decided_at.isoformat(),
+                ]
+            )
 
     response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="comparison-{comparison.pk}.csv"'

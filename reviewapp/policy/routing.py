@@ -42,7 +42,8 @@ class RoutingPolicy(Protocol):
 class Route:
     review_status: str
     reasons: tuple[str, ...]  # human-readable: "score 0.62 < 0.95", "UNSUPPORTED price claim"
-    kinds: tuple[str, ...]  # for counting: "score", "label:UNSUPPORTED", "critical:price", "audit", "failed"
+    # for counting: "score", "label:UNSUPPORTED", "critical:price", "audit", "failed"
+    kinds: tuple[str, ...]
     priority: int
     reviews: int = 1  # how many different reviewers must review it (Answer.reviews_required)
     audit_probability: float | None = None  # its chance of the audit sample, when drawn for it
@@ -51,13 +52,21 @@ class Route:
     def reason(self) -> str:
         return "; ".join(self.reasons) if self.reasons else "passed policy"
 
-    def answer_fields(self, *, policy_id: int, blind: bool, reason: str | None = None) -> dict[str, Any]:
+    def answer_fields(
+        self, *, policy_id: int, blind: bool, reason: str | None = None
+    ) -> dict[str, Any]:
         """The answer's fields this route sets, by name: the one mapping the worker's SQL
         (store.Judged), its in-memory answer, a failed answer and the re-route job all write.
         `reason`: another wording of the route's reason (an escalation's); cut to the column."""
-        return {"review_status": self.review_status, "routing_reason": (reason or self.reason)[:ROUTING_REASON_MAX],
-                "priority": self.priority, "policy_id": policy_id, "reviews_required": self.reviews,
-                "reviews_blind": blind, "audit_probability": self.audit_probability}
+        return {
+            "review_status": self.review_status,
+            "routing_reason": (reason or self.reason)[:ROUTING_REASON_MAX],
+            "priority": self.priority,
+            "policy_id": policy_id,
+            "reviews_required": self.reviews,
+            "reviews_blind": blind,
+            "audit_probability": self.audit_probability,
+        }
 
 
 def in_audit_sample(answer_id: int, rate: float) -> bool:
@@ -94,7 +103,11 @@ def reviews_required(*, policy: RoutingPolicy, answer_id: int, critical: bool, a
     (deterministic per answer, like the audit sample), else one."""
     scope = policy.multi_review_scope
     in_scope = scope == "all" or (scope == "critical" and critical) or (scope == "audit" and audit)
-    if policy.reviewers_per_answer <= 1 or not in_scope or not _in_share(answer_id, policy.multi_review_share):
+    if (
+        policy.reviewers_per_answer <= 1
+        or not in_scope
+        or not _in_share(answer_id, policy.multi_review_share)
+    ):
         return 1
     return policy.reviewers_per_answer
 
@@ -103,7 +116,8 @@ def decide_route(
     *, policy: RoutingPolicy, answer_id: int, grounding_score: float,
     claims: Iterable[tuple[str, str] | tuple[str, str, float | None]],
 ) -> Route:
-    """claims: (label, category) or (label, category, confidence) of the run that judged the answer."""
+    """claims: (label, category) or (label, category, confidence) of the run that judged the
+    answer."""
     claims = list(claims)
     probability = audit_probability(policy, grounding_score, claims)
     reasons, kinds = [], []
@@ -121,7 +135,11 @@ def decide_route(
         reasons.append(f"{count} {label} claim{'s' if count > 1 else ''}")
         kinds.append(f"label:{label}")
     critical = sorted(
-        {(label, category) for label, category in claims if label != "SUPPORTED" and category in policy.critical_categories}
+        {
+            (label, category)
+            for label, category in claims
+            if label != "SUPPORTED" and category in policy.critical_categories
+        }
     )
     if policy.critical_single_claim_blocks:
         for label, category in critical:
@@ -131,7 +149,9 @@ def decide_route(
     worst = max((LABEL_PRIORITY[label] for label, _ in claims), default=0)
     priority = worst + (CRITICAL_BONUS if critical else 0)
     if reasons:
-        reviews = reviews_required(policy=policy, answer_id=answer_id, critical=bool(critical), audit=False)
+        reviews = reviews_required(
+            policy=policy, answer_id=answer_id, critical=bool(critical), audit=False
+        )
         return Route(IN_REVIEW, tuple(reasons), tuple(dict.fromkeys(kinds)), priority, reviews)
     if in_audit_sample(answer_id, probability):
         reviews = reviews_required(policy=policy, answer_id=answer_id, critical=False, audit=True)
@@ -144,7 +164,9 @@ def escalation_due(*, policy: RoutingPolicy, answer_id: int, grounding_score: fl
                    claims: Iterable[tuple[str, str] | tuple[str, str, float | None]]) -> bool:
     """Whether a second judge looks before a human: the first judge's result would go to review
     (an audit draw aside), or it scored within the escalation margin of the threshold."""
-    route = decide_route(policy=policy, answer_id=answer_id, grounding_score=grounding_score, claims=claims)
+    route = decide_route(
+        policy=policy, answer_id=answer_id, grounding_score=grounding_score, claims=claims
+    )
     flagged = route.review_status == IN_REVIEW and route.kinds != ("audit",)
     return flagged or abs(grounding_score - policy.score_threshold) <= policy.escalation_margin
 
@@ -159,6 +181,9 @@ def unsure_claims(policy: RoutingPolicy, claims: Iterable[tuple]) -> int:
 
 def judge_failed_route(policy: RoutingPolicy | None = None, answer_id: int = 0) -> Route:
     # A failed judge never auto-passes: a human must look at an answer nobody has checked.
-    reviews = 1 if policy is None else reviews_required(policy=policy, answer_id=answer_id, critical=False,
-                                                        audit=False)
+    reviews = (
+        1
+        if policy is None
+        else reviews_required(policy=policy, answer_id=answer_id, critical=False, audit=False)
+    )
     return Route(IN_REVIEW, ("judge failed",), ("failed",), JUDGE_FAILED_PRIORITY, reviews)

@@ -35,8 +35,11 @@ def judge_in_force(policy) -> str:
     """How the policy judges new answers, as the pages name a run: "offline@v4 (offline)", or
     "claim_audit@v1 (openai, gpt-4o-mini)" (a client may still ask for another profile)."""
     profile = policy.judge_profile or settings.JUDGE_PROFILE
-    config = judges.JudgeConfig(backend=policy.judge_backend or settings.JUDGE_BACKEND, profile=profile,
-                                model=policy.judge_model or settings.JUDGE_MODEL)
+    config = judges.JudgeConfig(
+        backend=policy.judge_backend or settings.JUDGE_BACKEND,
+        profile=profile,
+        model=policy.judge_model or settings.JUDGE_MODEL,
+    )
     try:
         judge = judges.identify(config)
     except judges.JudgeError as exc:
@@ -52,18 +55,27 @@ def jobs() -> QuerySet[Job]:
     to the answer and to its two runs side by side."""
     return Job.objects.select_related("created_by").annotate(
         failed_runs=Count("runs", filter=Q(runs__status=JudgeRun.Status.FAILED)),
-        answer_runs=ArrayAgg(JSONObject(answer="runs__answer_id", run="runs__id"), filter=Q(runs__isnull=False),
-                             order_by=("runs__answer_id", "runs__id"), default=Value([])))
+        answer_runs=ArrayAgg(
+            JSONObject(answer="runs__answer_id", run="runs__id"),
+            filter=Q(runs__isnull=False),
+            order_by=("runs__answer_id", "runs__id"),
+            default=Value([]),
+        ),
+    )
 
 
 def routed_under_older_policy(current: Policy) -> int:
     """Answers waiting for review or auto-passed under an older policy version than `current`:
     what "Re-route now" would look at again (a policy change routes new judge runs only)."""
     waiting = (Answer.ReviewStatus.IN_REVIEW, Answer.ReviewStatus.AUTO_PASSED)
-    return Answer.objects.filter(review_status__in=waiting, policy__version__lt=current.version).count()
+    return Answer.objects.filter(
+        review_status__in=waiting, policy__version__lt=current.version
+    ).count()
 
 
-PREVIEW_LIMIT = 200_000  # the newest judged answers in the window (bench: 100k in about a second or two)
+PREVIEW_LIMIT = (
+    200_000  # the newest judged answers in the window (bench: 100k in about a second or two)
+)
 
 
 def routing_preview(*, current, candidate, days: int) -> dict[str, Any]:
@@ -75,11 +87,17 @@ def routing_preview(*, current, candidate, days: int) -> dict[str, Any]:
     from reviewapp.policy.routing import decide_route
 
     since = timezone.now() - timedelta(days=days)
-    window = Answer.objects.filter(status=Answer.Status.JUDGED, judged_at__gte=since, judged_by__isnull=False)
-    scores = dict(window.order_by("-judged_at").values_list("pk", "grounding_score")[:PREVIEW_LIMIT])
+    window = Answer.objects.filter(
+        status=Answer.Status.JUDGED, judged_at__gte=since, judged_by__isnull=False
+    )
+    scores = dict(
+        window.order_by("-judged_at").values_list("pk", "grounding_score")[:PREVIEW_LIMIT]
+    )
     claims: dict[int, list[tuple[str, str]]] = {}
     flagged = (
-        Claim.objects.filter(answer__in=window, run_id=F("answer__judged_by_id"), origin=Claim.Origin.JUDGE)
+        Claim.objects.filter(
+            answer__in=window, run_id=F("answer__judged_by_id"), origin=Claim.Origin.JUDGE
+        )
         .exclude(label="SUPPORTED")
         .values_list("answer_id", "label", "category")
         .annotate(n=Count("id"))
@@ -89,12 +107,21 @@ def routing_preview(*, current, candidate, days: int) -> dict[str, Any]:
         claims.setdefault(answer_id, []).extend([(label, category)] * n)
     # SUPPORTED claims matter only below a confidence floor: those are read, one per answer at its
     # lowest confidence (enough to route it; the preview counts answers, not claims).
-    floor = max(current.supported_confidence_floor or 0.0, candidate.supported_confidence_floor or 0.0)
+    floor = max(
+        current.supported_confidence_floor or 0.0, candidate.supported_confidence_floor or 0.0
+    )
     if floor > 0:
         unsure = (
-            Claim.objects.filter(answer__in=window, run_id=F("answer__judged_by_id"), origin=Claim.Origin.JUDGE,
-                                 label="SUPPORTED", confidence__lt=floor)
-            .values_list("answer_id").annotate(lowest=Min("confidence")).order_by()
+            Claim.objects.filter(
+                answer__in=window,
+                run_id=F("answer__judged_by_id"),
+                origin=Claim.Origin.JUDGE,
+                label="SUPPORTED",
+                confidence__lt=floor,
+            )
+            .values_list("answer_id")
+            .annotate(lowest=Min("confidence"))
+            .order_by()
         )
         for answer_id, lowest in unsure:
             claims.setdefault(answer_id, []).append(("SUPPORTED", "other", lowest))
@@ -103,7 +130,9 @@ def routing_preview(*, current, candidate, days: int) -> dict[str, Any]:
     to_review, to_pass = [], []
     for pk, score in scores.items():
         routes = {
-            name: decide_route(policy=policy, answer_id=pk, grounding_score=score or 0.0, claims=claims.get(pk, ()))
+            name: decide_route(
+                policy=policy, answer_id=pk, grounding_score=score or 0.0, claims=claims.get(pk, ())
+            )
             for name, policy in (("current", current), ("candidate", candidate))
         }
         for name, route in routes.items():
@@ -117,7 +146,9 @@ def routing_preview(*, current, candidate, days: int) -> dict[str, Any]:
         elif lanes == ("in_review", "auto_passed"):
             to_pass.append((pk, routes["current"].reason))
     examples = to_review[:5] + to_pass[:5]
-    questions = dict(Answer.objects.filter(pk__in=[pk for pk, _ in examples]).values_list("pk", "question"))
+    questions = dict(
+        Answer.objects.filter(pk__in=[pk for pk, _ in examples]).values_list("pk", "question")
+    )
     kinds = sorted(set(sides["current"]) | set(sides["candidate"]))
     return {
         "days": days,

@@ -7,7 +7,8 @@ judge claim takes its gold label from the record: a claim whose answer span over
 takes that span's label read back as ClaimDesk's (the inverse of the label export's; any other
 hallucination label is UNSUPPORTED), the worst when it overlaps several; every other claim is
 SUPPORTED. A record hallucinated at answer level only (no spans) cannot say which claim is wrong,
-and a claim without an answer span cannot be placed: such records and claims are skipped, with reasons.
+and a claim without an answer span cannot be placed: such records and claims are skipped, with
+reasons.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""An answer's comment thread: reviewers and leads write to it; every comment is also an AuditEvent."""
+"""An answer's comment thread: reviewers and leads write to it; every comment is also an
+AuditEvent."""
 
 from __future__ import annotations
 

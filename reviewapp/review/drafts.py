@@ -26,7 +26,9 @@ def draft_save(*, user, claim: Claim, text: str) -> None:
 
 def drafts_for(user, answer: Answer) -> dict[int, str]:
     """`user`'s drafts on `answer`, by claim id."""
-    return dict(NoteDraft.objects.filter(reviewer=user, answer=answer).values_list("claim_id", "text"))
+    return dict(
+        NoteDraft.objects.filter(reviewer=user, answer=answer).values_list("claim_id", "text")
+    )
 
 
 def drafts_clear(user, claim_ids: Iterable[int]) -> None:
@@ -49,11 +51,20 @@ def note_edit(*, user, claim: Claim, note: str) -> Claim:
     (explicit: they looked at it now), audited as every decision is."""
     decision, label, _, version = own_decisions(user, claim.answer).get(claim.pk, ("", "", "", 0))
     if decision not in (Claim.Decision.CONFIRM, Claim.Decision.OVERTURN):
-        raise ReviewError(f"Claim {claim.cid} has no confirm or overturn of yours to attach a note to: "
-                          "decide it first.")
+        raise ReviewError(
+            f"Claim {claim.cid} has no confirm or overturn of yours to attach a note to: "
+            "decide it first."
+        )
     with transaction.atomic():
-        claim = review_service.claim_decide(user=user, claim=claim, decision=decision, label=label, note=note,
-                                            expected_version=version, mode=DecisionMode.EXPLICIT)
+        claim = review_service.claim_decide(
+            user=user,
+            claim=claim,
+            decision=decision,
+            label=label,
+            note=note,
+            expected_version=version,
+            mode=DecisionMode.EXPLICIT,
+        )
         drafts_clear(user, [claim.pk])
     return claim
 

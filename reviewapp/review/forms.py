@@ -21,7 +21,9 @@ class QueueFilterForm(forms.Form):
     client = forms.CharField(max_length=100, required=False)
     status = forms.ChoiceField(choices=[("", "Any status")] + Answer.Status.choices, required=False)
     verdict = forms.ChoiceField(choices=[("", "Any verdict")] + VERDICT_CHOICES, required=False)
-    review_status = forms.ChoiceField(choices=[("", "Any routing")] + Answer.ReviewStatus.choices, required=False)
+    review_status = forms.ChoiceField(
+        choices=[("", "Any routing")] + Answer.ReviewStatus.choices, required=False
+    )
     profile = forms.CharField(max_length=100, required=False)
     q = forms.CharField(max_length=200, required=False)
     since = forms.DateField(required=False)
@@ -36,7 +38,8 @@ class QueueFilterForm(forms.Form):
 
 
 class AssignForm(forms.Form):
-    """A lead assigns one answer (`answer`), or the /answers/ filters' waiting answers, to a reviewer."""
+    """A lead assigns one answer (`answer`), or the /answers/ filters' waiting answers, to a
+    reviewer."""
 
     reviewer = forms.ModelChoiceField(queryset=None, to_field_name="username")
     answer = forms.IntegerField(required=False, min_value=1)
@@ -47,9 +50,17 @@ class AssignForm(forms.Form):
 
 
 class CommentForm(forms.Form):
-    """A comment on an answer's thread: some text, at most AnswerComment.BODY_MAX characters, no NUL."""
+    """A comment on an answer's thread: some text, at most AnswerComment.BODY_MAX characters, no
+    NUL."""
 
     body = forms.CharField(
-        max_length=AnswerComment.BODY_MAX, widget=forms.Textarea(attrs={"rows": 3}), label="Comment",
-        error_messages={"required": "Write something first: an empty comment is not saved.",
-                        "max_length": "A comment holds at most %(limit_value)d characters; this one has %(show_value)d."})
+        max_length=AnswerComment.BODY_MAX,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        label="Comment",
+        error_messages={
+            "required": "Write something first: an empty comment is not saved.",
+            "max_length": (
+                "A comment holds at most %(limit_value)d characters; this one has %(show_value)d."
+            ),
+        },
+    )

@@ -1,5 +1,5 @@
-"""The reviewers' reads: the queue and /answers/ (filters, search, pages, counts), the decisions that
-stand, adjudication and the leads' progress table."""
+"""The reviewers' reads: the queue and /answers/ (filters, search, pages, counts), the decisions
+that stand, adjudication and the leads' progress table."""
 
 from __future__ import annotations
 
@@ -16,8 +16,17 @@ from django.utils import timezone
 
 from reviewapp.db.counts import count_of, counted
 from reviewapp.db.keyset import PageOrder, keyset_ids
-from reviewapp.models import (Answer, AnswerComment, AnswerQuerySet, ApiClient, AuditEvent, Claim, JudgeRun,
-                              Review, ReviewPass)
+from reviewapp.models import (
+    Answer,
+    AnswerComment,
+    AnswerQuerySet,
+    ApiClient,
+    AuditEvent,
+    Claim,
+    JudgeRun,
+    Review,
+    ReviewPass,
+)
 from reviewapp.quality.selectors import live
 
 
@@ -58,12 +67,19 @@ class QueueFilters:
 
 
 def queue_answers(*, filters: QueueFilters, user) -> QuerySet[Answer]:
-    """Answers waiting for review that match the filters (unordered; see AnswerQuerySet.in_queue_order)."""
-    return filtered_answers(live(Answer.objects.filter(review_status=Answer.ReviewStatus.IN_REVIEW)),
-                            filters=filters, user=user, waiting_only=True)
+    """Answers waiting for review that match the filters (unordered; see
+    AnswerQuerySet.in_queue_order)."""
+    return filtered_answers(
+        live(Answer.objects.filter(review_status=Answer.ReviewStatus.IN_REVIEW)),
+        filters=filters,
+        user=user,
+        waiting_only=True,
+    )
 
 
-def filtered_answers(qs: QuerySet[Answer], *, filters: QueueFilters, user, waiting_only: bool = False) -> QuerySet[Answer]:
+def filtered_answers(
+    qs: QuerySet[Answer], *, filters: QueueFilters, user, waiting_only: bool = False
+) -> QuerySet[Answer]:
     """`qs` narrowed by the filters; `waiting_only`: qs holds only answers waiting for review."""
     shown = Claim.objects.filter(answer=OuterRef("pk"), run=OuterRef("judged_by"))
     if filters.label:
@@ -81,9 +97,13 @@ def filtered_answers(qs: QuerySet[Answer], *, filters: QueueFilters, user, waiti
         qs = qs.filter(created_at__lt=day_start(filters.until + timedelta(days=1)))
     if filters.profile:
         name, _, version = filters.profile.partition("@")
-        qs = qs.filter(judged_by__profile=name, **({"judged_by__prompt_version": version} if version else {}))
+        qs = qs.filter(
+            judged_by__profile=name, **({"judged_by__prompt_version": version} if version else {})
+        )
     if filters.mine:  # leased to me, or assigned to me by a lead
-        mine = ReviewPass.objects.filter(answer=OuterRef("pk"), reviewer=user).holding_place(timezone.now())
+        mine = ReviewPass.objects.filter(answer=OuterRef("pk"), reviewer=user).holding_place(
+            timezone.now()
+        )
         qs = qs.filter(Exists(mine))
     for field in ("status", "verdict", "review_status"):
         if getattr(filters, field):
@@ -114,13 +134,17 @@ def _search(qs: QuerySet[Answer], text: str, *, waiting_only: bool) -> QuerySet[
         waiting = "review_status = %s AND " if waiting_only else ""
         with connection.cursor() as cursor:
             cursor.execute(
-                f"SELECT id FROM reviewapp_answer WHERE {waiting}search_document @@ %s::tsquery LIMIT %s",
+                f"SELECT id FROM reviewapp_answer WHERE {waiting}search_document @@ %s::tsquery"
+                " LIMIT %s",
                 [Answer.ReviewStatus.IN_REVIEW] * waiting_only + [_tsquery(whole), SEARCH_FEW + 1],
             )
             few = [row[0] for row in cursor.fetchall()]
         if len(few) <= SEARCH_FEW:
-            # ts_match_vq is the @@ operator as a function: checked on these rows, not planned on the index.
-            return qs.filter(pk__in=few).filter(_matches("ts_match_vq({document}, %s::tsquery)", query))
+            # ts_match_vq is the @@ operator as a function: checked on these rows, not planned on
+            # the index.
+            return qs.filter(pk__in=few).filter(
+                _matches("ts_match_vq({document}, %s::tsquery)", query)
+            )
     return qs.filter(_matches("{document} @@ %s::tsquery", query))
 
 
@@ -134,7 +158,9 @@ SEARCH_FEW = 200
 
 
 def _tsquery(words: list[tuple[str, bool]]) -> str:
-    return " & ".join(f"'{_tsquery_quoted(word)}'{':*' if prefix else ''}" for word, prefix in words)
+    return " & ".join(
+        f"'{_tsquery_quoted(word)}'{':*' if prefix else ''}" for word, prefix in words
+    )
 
 
 def _search_words(text: str) -> list[tuple[str, bool]]:
@@ -179,7 +205,8 @@ def day_start(day: date) -> datetime:
     return datetime.combine(day, datetime.min.time(), tzinfo=timezone.get_current_timezone())
 
 
-QUEUE_ORDER = PageOrder.of(Answer, AnswerQuerySet.QUEUE_ORDER)  # the keyset form of in_queue_order()
+# the keyset form of in_queue_order()
+QUEUE_ORDER = PageOrder.of(Answer, AnswerQuerySet.QUEUE_ORDER)
 
 
 NEWEST_FIRST = PageOrder((("created_at", True, datetime.fromisoformat), ("id", True, int)))
@@ -191,7 +218,8 @@ def queue_page(qs: QuerySet[Answer], *, after: str = "") -> tuple[list[Answer], 
     `after` is the cursor of the previous page's last row.
     """
     # Ids first, then the rows: joined in one query, the planner may walk the whole queue in order
-    # instead of using the filter's index (seen with the trigram search at 100k answers: 2 s vs 20 ms).
+    # instead of using the filter's index (seen with the trigram search at 100k answers: 2 s vs 20
+    # ms).
     ids, _, cursor = keyset_ids(qs, QUEUE_ORDER, size=QUEUE_PAGE_SIZE, after=after)
     return _table_rows(ids, QUEUE_ORDER), cursor
 
@@ -220,21 +248,32 @@ ANSWERS_PAGE_SIZE = 50
 
 def answers_page(qs: QuerySet[Answer], *, after: str = "", before: str = "") -> AnswersPage:
     """/answers/: one page, newest first, with the total the filters match."""
-    ids, previous, following = keyset_ids(qs, NEWEST_FIRST, size=ANSWERS_PAGE_SIZE, after=after, before=before)
+    ids, previous, following = keyset_ids(
+        qs, NEWEST_FIRST, size=ANSWERS_PAGE_SIZE, after=after, before=before
+    )
     total, estimated = count_of(qs)
     return AnswersPage(_table_rows(ids, NEWEST_FIRST), previous, following, total, estimated)
 
 
 def queue_counts(filters: QueueFilters = QueueFilters(), user=None) -> dict[str, int]:
     """Answers by review state, plus those leased right now, among those the filters match."""
-    answers = filtered_answers(Answer.objects.all(), filters=filters, user=user) if filters.active() else Answer.objects
+    answers = (
+        filtered_answers(Answer.objects.all(), filters=filters, user=user)
+        if filters.active()
+        else Answer.objects
+    )
 
     def compute() -> dict[str, int]:
         if filters.active():
             return _filtered_counts(answers)
-        # count(*), not count(id): the review_status index alone answers it (count(id) reads the table).
+        # count(*), not count(id): the review_status index alone answers it (count(id) reads the
+        # table).
         counts = dict(answers.values_list("review_status").annotate(n=Count("*")).order_by())
-        counts["leased"] = answers.filter(review_status=Answer.ReviewStatus.IN_REVIEW).leased(timezone.now()).count()
+        counts["leased"] = (
+            answers.filter(review_status=Answer.ReviewStatus.IN_REVIEW)
+            .leased(timezone.now())
+            .count()
+        )
         counts["failed"] = answers.filter(status=Answer.Status.FAILED).count()
         # Waiting for the judge: not `unrouted`, which golden-set answers (never routed) are too.
         judging = (Answer.Status.QUEUED, Answer.Status.JUDGING)
@@ -244,7 +283,10 @@ def queue_counts(filters: QueueFilters = QueueFilters(), user=None) -> dict[str,
     key = "queue_counts"
     if filters.active():
         # Per user too: "assigned to me" counts differ between reviewers.
-        key += ":" + hashlib.sha256(repr((filters, getattr(user, "pk", None))).encode()).hexdigest()[:32]
+        key += (
+            ":"
+            + hashlib.sha256(repr((filters, getattr(user, "pk", None))).encode()).hexdigest()[:32]
+        )
     return counted(key, compute)
 
 
@@ -255,7 +297,10 @@ def _filtered_counts(answers: QuerySet[Answer]) -> dict[str, int]:
     counters' own indexes answer each of them faster than one pass over the table."""
     in_review = Q(review_status=Answer.ReviewStatus.IN_REVIEW)
     counts = answers.aggregate(
-        **{status: Count("pk", filter=Q(review_status=status)) for status in Answer.ReviewStatus.values},
+        **{
+            status: Count("pk", filter=Q(review_status=status))
+            for status in Answer.ReviewStatus.values
+        },
         leased=Count("pk", filter=in_review & Answer.live_lease(timezone.now())),
         failed=Count("pk", filter=Q(status=Answer.Status.FAILED)),
         not_judged=Count("pk", filter=Q(status__in=(Answer.Status.QUEUED, Answer.Status.JUDGING))),
@@ -263,7 +308,9 @@ def _filtered_counts(answers: QuerySet[Answer]) -> dict[str, int]:
     return {key: n for key, n in counts.items() if n or key in ("leased", "failed", "not_judged")}
 
 
-SKIPPED = "answer.skipped"  # the AuditEvent action of a reviewer's skip (services.review.answer_skip)
+SKIPPED = (
+    "answer.skipped"  # the AuditEvent action of a reviewer's skip (services.review.answer_skip)
+)
 
 
 def skips_today() -> list[tuple[str, int]]:
@@ -275,13 +322,18 @@ def skips_today() -> list[tuple[str, int]]:
 
 
 def waiting_count() -> int:
-    return counted("waiting", lambda: Answer.objects.filter(review_status=Answer.ReviewStatus.IN_REVIEW).count())
+    return counted(
+        "waiting",
+        lambda: Answer.objects.filter(review_status=Answer.ReviewStatus.IN_REVIEW).count(),
+    )
 
 
 def claim_labels_by_answer(answers: list[Answer]) -> dict[int, dict[str, int]]:
     """For the queue rows: how many claims of each flagged label each answer has (one query)."""
     rows = (
-        Claim.objects.filter(answer__in=answers, run_id__in=[a.judged_by_id for a in answers if a.judged_by_id])
+        Claim.objects.filter(
+            answer__in=answers, run_id__in=[a.judged_by_id for a in answers if a.judged_by_id]
+        )
         .exclude(label="SUPPORTED")
         .values_list("answer_id", "label")
         .annotate(n=Count("id"))
@@ -295,7 +347,11 @@ def claim_labels_by_answer(answers: list[Answer]) -> dict[int, dict[str, int]]:
 
 def answer_comments(answer: Answer) -> list[AnswerComment]:
     """The answer's thread, oldest first, with each author (one query)."""
-    return list(AnswerComment.objects.filter(answer=answer).select_related("author").order_by("created_at", "id"))
+    return list(
+        AnswerComment.objects.filter(answer=answer)
+        .select_related("author")
+        .order_by("created_at", "id")
+    )
 
 
 def standing_reviews(rows: QuerySet[Review]) -> QuerySet[Review]:
@@ -311,11 +367,16 @@ def current_reviews(rows: QuerySet[Review]) -> QuerySet[Review]:
     """Of `rows`, each reviewer's current decision on each claim in each stage: their latest one
     that still stands, in (claim, reviewer, stage) order. The one definition the review page, the
     exports and the agreement figures share."""
-    return (standing_reviews(rows)
-            .order_by("claim_id", "reviewer_id", "stage", "-id").distinct("claim_id", "reviewer_id", "stage"))
+    return (
+        standing_reviews(rows)
+        .order_by("claim_id", "reviewer_id", "stage", "-id")
+        .distinct("claim_id", "reviewer_id", "stage")
+    )
 
 
-def current_decisions(answer_id: int, *, stage: str = Review.Stage.REVIEW, reviewer=None) -> list[Review]:
+def current_decisions(
+    answer_id: int, *, stage: str = Review.Stage.REVIEW, reviewer=None
+) -> list[Review]:
     """Each reviewer's current decision on each claim of the answer in `stage`."""
     rows = Review.objects.filter(answer_id=answer_id, stage=stage)
     if reviewer is not None:
@@ -334,10 +395,18 @@ def own_versions(answer: Answer, user) -> dict[int, int]:
 def adjudication_queue() -> QuerySet[Answer]:
     """Answers whose reviewers disagree, waiting for a lead, oldest first, each with `disputed`:
     the ids of the claims still without a final label (those the reviewers disagree on)."""
-    disputed = ArrayAgg("claims__cid", filter=Q(claims__human_label="", claims__run_id=F("judged_by_id")),
-                        order_by="claims__position", default=Value([]))
-    return (Answer.objects.filter(review_status=Answer.ReviewStatus.ADJUDICATING).annotate(disputed=disputed)
-            .select_related("client", "lease_holder", "judged_by").in_queue_order())
+    disputed = ArrayAgg(
+        "claims__cid",
+        filter=Q(claims__human_label="", claims__run_id=F("judged_by_id")),
+        order_by="claims__position",
+        default=Value([]),
+    )
+    return (
+        Answer.objects.filter(review_status=Answer.ReviewStatus.ADJUDICATING)
+        .annotate(disputed=disputed)
+        .select_related("client", "lease_holder", "judged_by")
+        .in_queue_order()
+    )
 
 
 @dataclass(frozen=True)
@@ -351,7 +420,11 @@ class ReviewerProgress:
 
 def reviewer_progress() -> list[ReviewerProgress]:
     """For leads: each reviewer's passes, by state (every pass ever, for their whole history)."""
-    open_, finished, skipped = ReviewPass.Status.OPEN, ReviewPass.Status.FINISHED, ReviewPass.Status.SKIPPED
+    open_, finished, skipped = (
+        ReviewPass.Status.OPEN,
+        ReviewPass.Status.FINISHED,
+        ReviewPass.Status.SKIPPED,
+    )
     waiting = Q(answer__review_status=Answer.ReviewStatus.IN_REVIEW)
     rows = (ReviewPass.objects.values("reviewer__username").annotate(
         assigned=Count("pk", filter=Q(status=open_, assigned_by__isnull=False) & waiting),
@@ -359,7 +432,10 @@ def reviewer_progress() -> list[ReviewerProgress]:
         done=Count("pk", filter=Q(status=finished)),
         skipped=Count("pk", filter=Q(status=skipped)),
     ).order_by("reviewer__username"))
-    return [ReviewerProgress(r["reviewer__username"], r["assigned"], r["open"], r["done"], r["skipped"]) for r in rows]
+    return [
+        ReviewerProgress(r["reviewer__username"], r["assigned"], r["open"], r["done"], r["skipped"])
+        for r in rows
+    ]
 
 
 def claim_history(claim: Claim) -> list:
@@ -389,7 +465,9 @@ def run_comparison(answer: Answer, other: JudgeRun) -> list[ComparedClaim]:
     """The answer's own run's claims beside `other`'s (a re-judge's, an escalation's first judge),
     each paired with the other claim covering most of the same answer text, in answer order."""
     def judge_claims(run_id: int | None) -> list[Claim]:
-        return list(Claim.objects.filter(run_id=run_id, origin=Claim.Origin.JUDGE).order_by("position"))
+        return list(
+            Claim.objects.filter(run_id=run_id, origin=Claim.Origin.JUDGE).order_by("position")
+        )
 
     others = judge_claims(other.pk)
     rows = []
@@ -404,7 +482,10 @@ def run_comparison(answer: Answer, other: JudgeRun) -> list[ComparedClaim]:
 
     def place(row: ComparedClaim) -> tuple[int, int]:
         claim = row.shown or row.other
-        return (claim.answer_start if claim.answer_start is not None else len(answer.answer), claim.position)
+        return (
+            claim.answer_start if claim.answer_start is not None else len(answer.answer),
+            claim.position,
+        )
 
     return sorted(rows, key=place)
 
@@ -413,25 +494,36 @@ def run_comparison(answer: Answer, other: JudgeRun) -> list[ComparedClaim]:
 
 
 def multi_review(answer: Answer) -> bool:
-    """Whether the answer's reviewers decide apart, each in their own pass (several reviews asked for)."""
+    """Whether the answer's reviewers decide apart, each in their own pass (several reviews asked
+    for)."""
     return answer.reviews_required > 1
 
 
 def has_finished(user, answer: Answer) -> bool:
     """Whether `user` finished a pass on `answer`."""
-    return ReviewPass.objects.filter(answer=answer, reviewer=user, status=ReviewPass.Status.FINISHED).exists()
+    return ReviewPass.objects.filter(
+        answer=answer, reviewer=user, status=ReviewPass.Status.FINISHED
+    ).exists()
 
 
 def blind_to_others(user, answer: Answer) -> bool:
     """Whether `user` must not see the other reviewers' decisions and comments on `answer` yet:
     several reviews asked for, blind, still waiting for review, and `user` has not finished."""
-    return (multi_review(answer) and answer.reviews_blind and answer.review_status == Answer.ReviewStatus.IN_REVIEW
-            and not has_finished(user, answer))
+    return (
+        multi_review(answer)
+        and answer.reviews_blind
+        and answer.review_status == Answer.ReviewStatus.IN_REVIEW
+        and not has_finished(user, answer)
+    )
 
 
 def pending_claims(answer: Answer) -> QuerySet[Claim]:
     """Flagged judge claims nobody has decided yet: the answer is adjudicated when none are left."""
-    return shown_claims_for_review(answer).filter(origin=Claim.Origin.JUDGE, decision="").exclude(label="SUPPORTED")
+    return (
+        shown_claims_for_review(answer)
+        .filter(origin=Claim.Origin.JUDGE, decision="")
+        .exclude(label="SUPPORTED")
+    )
 
 
 @dataclass(frozen=True)
@@ -440,7 +532,8 @@ class SeenClaims:
 
     claims: list[Claim]
     multi: bool  # several reviewers decide apart
-    blind: bool  # the other reviewers' decisions, history and comments are hidden from this one for now
+    # the other reviewers' decisions, history and comments are hidden from this one for now
+    blind: bool
     pending: int  # flagged claims still to decide (in a pass of several: by this reviewer)
 
 
@@ -468,18 +561,24 @@ def claims_seen_by(user, answer: Answer) -> SeenClaims:
         for review in current_decisions(answer.pk):
             others.setdefault(review.claim_id, []).append(review)
     for claim in claims:
-        claim.shown_history = [r for r in claim.reviews.all() if not blind or r.reviewer_id == user.pk]
+        claim.shown_history = [
+            r for r in claim.reviews.all() if not blind or r.reviewer_id == user.pk
+        ]
         claim.pass_decisions = others.get(claim.pk, [])
         labels = {r.final_label for r in claim.pass_decisions}
         claim.reviewers_disagree = len(labels) > 1
     if multi:
-        pending = sum(1 for c in claims if not c.decision and (c.label != "SUPPORTED" or not waiting))
+        pending = sum(
+            1 for c in claims if not c.decision and (c.label != "SUPPORTED" or not waiting)
+        )
     else:
         pending = pending_claims(answer).count()
     return SeenClaims(claims, multi, blind, pending)
 
 
-def comments_seen_by(user, answer: Answer, *, blind: bool | None = None) -> tuple[list[AnswerComment], int]:
+def comments_seen_by(
+    user, answer: Answer, *, blind: bool | None = None
+) -> tuple[list[AnswerComment], int]:
     """The answer's thread as `user` may see it, and how many comments it hides: a blind reviewer
     sees only their own until they finish. `blind`: blind_to_others, when the caller knows it."""
     if blind is None:

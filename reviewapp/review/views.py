@@ -49,13 +49,27 @@ def answers(request: HttpRequest) -> HttpResponse:
         filters = _filters(request)
     except BadRequest as exc:
         return bad_request(request, str(exc), back=reverse("answers"))
-    answers = selectors.filtered_answers(selectors.posted_answers(), filters=filters, user=request.user)
-    page = selectors.answers_page(answers, after=request.GET.get("after", ""), before=request.GET.get("before", ""))
-    still_judging = any(a.status in (Answer.Status.QUEUED, Answer.Status.JUDGING) for a in page.rows)
-    context = {"page": page, "answers": page.rows, "still_judging": still_judging, "filters": filters,
-               "form": QueueFilterForm(request.GET), "query_without_cursor": _query_without(request, "after", "before"),
-               "reviewers": review_service.assignable_reviewers() if is_lead_or_admin(request.user) else [],
-               "assign_page": ASSIGN_PAGE}
+    answers = selectors.filtered_answers(
+        selectors.posted_answers(), filters=filters, user=request.user
+    )
+    page = selectors.answers_page(
+        answers, after=request.GET.get("after", ""), before=request.GET.get("before", "")
+    )
+    still_judging = any(
+        a.status in (Answer.Status.QUEUED, Answer.Status.JUDGING) for a in page.rows
+    )
+    context = {
+        "page": page,
+        "answers": page.rows,
+        "still_judging": still_judging,
+        "filters": filters,
+        "form": QueueFilterForm(request.GET),
+        "query_without_cursor": _query_without(request, "after", "before"),
+        "reviewers": (
+            review_service.assignable_reviewers() if is_lead_or_admin(request.user) else []
+        ),
+        "assign_page": ASSIGN_PAGE,
+    }
     if request.htmx:
         response = render(request, "reviewapp/answers.html#answer-table", context)
         return response if still_judging else HttpResponseStopPolling(response.content)
@@ -90,7 +104,8 @@ def queue(request: HttpRequest) -> HttpResponse:
     except BadRequest as exc:
         return bad_request(request, str(exc), back=reverse("queue"))
     rows, cursor = selectors.queue_page(
-        selectors.queue_answers(filters=filters, user=request.user), after=request.GET.get("after", "")
+        selectors.queue_answers(filters=filters, user=request.user),
+        after=request.GET.get("after", ""),
     )
     context = {
         "rows": rows,
@@ -108,7 +123,9 @@ def queue(request: HttpRequest) -> HttpResponse:
     if request.htmx and request.htmx.target == "queue-table":
         # The filters changed: the table, and the counters beside it (out of band), follow them.
         table = render_to_string("reviewapp/queue.html#queue-table", context, request=request)
-        counts = render_to_string("reviewapp/queue.html#queue-counts", context | {"oob": True}, request=request)
+        counts = render_to_string(
+            "reviewapp/queue.html#queue-counts", context | {"oob": True}, request=request
+        )
         return HttpResponse(table + counts)
     return render(request, "reviewapp/queue.html", context)
 
@@ -132,7 +149,11 @@ def queue_next(request: HttpRequest) -> HttpResponse:
     queue = selectors.queue_answers(filters=filters, user=request.user)
     answer = review_service.lease_next(user=request.user, queue=queue, leaving=leaving)
     if answer is None and leaving is not None and queue.filter(pk=leaving).exists():
-        messages.info(request, f"No other answer to review here; answer {leaving}, which you left, is back in the queue.")
+        messages.info(
+            request,
+            f"No other answer to review here; answer {leaving}, which you left, is back in the"
+            " queue.",
+        )
         return _redirect(request, reverse("queue"))
     if answer is None:
         return _nothing_left(request)
@@ -142,7 +163,10 @@ def queue_next(request: HttpRequest) -> HttpResponse:
 def _nothing_left(request: HttpRequest) -> HttpResponse:
     """No next answer: the queue is empty here, or the reviewer is paused from it (and told so)."""
     paused = quality_selectors.open_pause(request.user) is not None
-    messages.info(request, review_service.PAUSED_MESSAGE if paused else "Nothing left to review here. Well done.")
+    messages.info(
+        request,
+        review_service.PAUSED_MESSAGE if paused else "Nothing left to review here. Well done.",
+    )
     return _redirect(request, reverse("queue"))
 
 
@@ -160,12 +184,18 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
     claims = seen.claims
     drafts = drafts_service.drafts_for(user, answer)
     for claim in claims:
-        # What the note box shows: the reviewer's draft (typed, not yet saved with a decision) over the note.
+        # What the note box shows: the reviewer's draft (typed, not yet saved with a decision) over
+        # the note.
         claim.draft = drafts.get(claim.pk)
         claim.note_shown = claim.draft if claim.draft is not None else claim.note
         claim.note_unsaved = claim.draft is not None and claim.draft != claim.note
-    selected = selected if any(c.pk == selected for c in claims) else next(
-        (c.pk for c in claims if c.label != "SUPPORTED" and not c.decision), claims[0].pk if claims else None
+    selected = (
+        selected
+        if any(c.pk == selected for c in claims)
+        else next(
+            (c.pk for c in claims if c.label != "SUPPORTED" and not c.decision),
+            claims[0].pk if claims else None,
+        )
     )
     answer_spans = [(c.answer_start, c.answer_end, c) for c in claims if c.answer_start is not None]
     evidence_spans: dict[str, list] = {}
@@ -175,11 +205,15 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
                 evidence_spans.setdefault(ev.passage_pid, []).append((ev.start, ev.end, claim))
                 evidence_spans[ev.passage_pid] += _differing(ev, claim, "span", (ev.start, ev.end))
                 if claim.answer_start is not None:
-                    answer_spans += _differing(ev, claim, "answer_span", (claim.answer_start, claim.answer_end))
+                    answer_spans += _differing(
+                        ev, claim, "answer_span", (claim.answer_start, claim.answer_end)
+                    )
     run = answer.judged_by
     holds = review_service.holds_lease(user=user, answer=answer)
     adjudicating = answer.review_status == Answer.ReviewStatus.ADJUDICATING
-    decidable = answer.review_status == Answer.ReviewStatus.IN_REVIEW or (adjudicating and is_lead(user))
+    decidable = answer.review_status == Answer.ReviewStatus.IN_REVIEW or (
+        adjudicating and is_lead(user)
+    )
     read_only = decidable and not holds
     passages = list(answer.passages.all())
     return {
@@ -190,9 +224,15 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
         "passages": [(p, segments(p.text, evidence_spans.get(p.pid, []))) for p in passages],
         "passage_choices": [(p.pid, p.pid) for p in passages],
         "has_differences": any(isinstance(mark, Differs) for _, _, mark in answer_spans)
-        or any(isinstance(mark, Differs) for spans in evidence_spans.values() for _, _, mark in spans),
+        or any(
+            isinstance(mark, Differs) for spans in evidence_spans.values() for _, _, mark in spans
+        ),
         "run": run,
-        "failed_run": api_selectors.latest_failed_run(answer) if answer.status == Answer.Status.FAILED else None,
+        "failed_run": (
+            api_selectors.latest_failed_run(answer)
+            if answer.status == Answer.Status.FAILED
+            else None
+        ),
         "findings": run.findings if run else {},
         # Every other run on this answer (an escalation's first judge, re-judges), for comparison.
         "other_runs": answer.runs.exclude(pk=run.pk if run else None).order_by("started_at"),
@@ -221,19 +261,25 @@ def _review_context(request: HttpRequest, answer: Answer, *, selected: int | Non
     }
 
 
-def _differing(ev: Evidence, claim: Claim, side: str, within: tuple[int, int]) -> list[tuple[int, int, Differs]]:
+def _differing(
+    ev: Evidence, claim: Claim, side: str, within: tuple[int, int]
+) -> list[tuple[int, int, Differs]]:
     """The evidence's differing words on one side (`span`: the passage, `answer_span`: the answer)
     as marks, kept inside the highlight they are drawn in."""
     spans = []
     for difference in ev.differences:
         if difference.get(side):
             start, end = difference[side]
-            spans.append((max(start, within[0]), min(end, within[1]), Differs(claim, difference["kind"])))
+            spans.append(
+                (max(start, within[0]), min(end, within[1]), Differs(claim, difference["kind"]))
+            )
     return spans
 
 
 def _load(answer_id: int) -> Answer:
-    return get_object_or_404(Answer.objects.select_related("judged_by", "client", "lease_holder"), pk=answer_id)
+    return get_object_or_404(
+        Answer.objects.select_related("judged_by", "client", "lease_holder"), pk=answer_id
+    )
 
 
 @reviewer_required
@@ -246,11 +292,21 @@ def review(request: HttpRequest, answer_id: int) -> HttpResponse:
     except ValueError:
         selected = None
     context = _review_context(request, answer, selected=selected)
-    if request.GET.get("confirm_reopen") and answer.review_status == Answer.ReviewStatus.ADJUDICATED:
-        context["confirm_reopen"] = REOPEN_QUESTION  # the no-JavaScript path of `u` on a finished answer
-    return render(request, "reviewapp/review.html",
-                  context | comments_context(answer, user=request.user, others_hidden=context["blind_now"])
-                  | earlier_turns_context(answer) | {"guidelines": Policy.current()})
+    if (
+        request.GET.get("confirm_reopen")
+        and answer.review_status == Answer.ReviewStatus.ADJUDICATED
+    ):
+        context["confirm_reopen"] = (
+            REOPEN_QUESTION  # the no-JavaScript path of `u` on a finished answer
+        )
+    return render(
+        request,
+        "reviewapp/review.html",
+        context
+        | comments_context(answer, user=request.user, others_hidden=context["blind_now"])
+        | earlier_turns_context(answer)
+        | {"guidelines": Policy.current()},
+    )
 
 
 def _after_action(request: HttpRequest, answer: Answer, *, selected: int | None, error: str = "",
@@ -262,23 +318,33 @@ def _after_action(request: HttpRequest, answer: Answer, *, selected: int | None,
             return bad_request(request, error, back=reverse("review", args=[answer.pk]))
         if error:
             messages.error(request, error)
-        query = "?confirm_reopen=1" if confirm_reopen else (f"?claim={selected}" if selected else "")
+        query = (
+            "?confirm_reopen=1" if confirm_reopen else (f"?claim={selected}" if selected else "")
+        )
         return redirect(reverse("review", args=[answer.pk]) + query)
     answer.refresh_from_db()
-    context = _review_context(request, answer, selected=selected) | {"error": error,
-                                                                      "confirm_reopen": confirm_reopen}
-    return render(request, "reviewapp/review.html#review-panel", context, status=status if error else 200)
+    context = _review_context(request, answer, selected=selected) | {
+        "error": error,
+        "confirm_reopen": confirm_reopen,
+    }
+    return render(
+        request, "reviewapp/review.html#review-panel", context, status=status if error else 200
+    )
 
 
-REOPEN_QUESTION = ("This answer is adjudicated and its client has the verdict: undoing reopens it for review "
-                   "and tells the client (answer.reopened).")
+REOPEN_QUESTION = (
+    "This answer is adjudicated and its client has the verdict: undoing reopens it for review "
+    "and tells the client (answer.reopened)."
+)
 
 
 @require_POST
 @reviewer_required
 def decide(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
     answer = _load(answer_id)
-    claim = get_object_or_404(Claim.objects.select_related("decided_by"), pk=claim_id, answer=answer)
+    claim = get_object_or_404(
+        Claim.objects.select_related("decided_by"), pk=claim_id, answer=answer
+    )
     claim.answer = answer
     try:
         note = posted_note(request)
@@ -289,7 +355,9 @@ def decide(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
             user=request.user,
             claim=claim,
             # An overturn button carries its label as `overturn_to`; confirm is `decision=confirm`.
-            decision="overturn" if request.POST.get("overturn_to") else request.POST.get("decision", ""),
+            decision=(
+                "overturn" if request.POST.get("overturn_to") else request.POST.get("decision", "")
+            ),
             label=request.POST.get("overturn_to") or request.POST.get("label") or None,
             note=note,
             expected_version=int_or_none(request.POST.get("version")) or 0,
@@ -304,18 +372,30 @@ def decide(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
 @require_POST
 @reviewer_required
 def evidence_mark(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
-    """On a claim: the passage span that supports or contradicts it, and the cause (or neither: cleared)."""
+    """On a claim: the passage span that supports or contradicts it, and the cause (or neither:
+    cleared)."""
     answer = _load(answer_id)
     claim = get_object_or_404(Claim, pk=claim_id, answer=answer)
     claim.answer = answer
     start, end = (request.POST.get(name, "").strip() for name in ("start", "end"))
     if (start and int_or_none(start) is None) or (end and int_or_none(end) is None):
-        return _after_action(request, answer, selected=claim.pk, status=400,
-                             error="start, end: whole numbers, the span's character offsets in the passage.")
+        return _after_action(
+            request,
+            answer,
+            selected=claim.pk,
+            status=400,
+            error="start, end: whole numbers, the span's character offsets in the passage.",
+        )
     try:
-        evidence_service.evidence_mark(user=request.user, claim=claim, passage_pid=request.POST.get("passage", ""),
-                                       start=int_or_none(start), end=int_or_none(end),
-                                       stance=request.POST.get("stance", ""), cause=request.POST.get("cause", ""))
+        evidence_service.evidence_mark(
+            user=request.user,
+            claim=claim,
+            passage_pid=request.POST.get("passage", ""),
+            start=int_or_none(start),
+            end=int_or_none(end),
+            stance=request.POST.get("stance", ""),
+            cause=request.POST.get("cause", ""),
+        )
     except ReviewError as exc:
         return _after_action(request, answer, selected=claim.pk, error=str(exc), status=400)
     return _after_action(request, answer, selected=claim.pk)
@@ -346,7 +426,8 @@ def reopen(request: HttpRequest, answer_id: int) -> HttpResponse:
 @require_POST
 @reviewer_required
 def note_draft(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
-    """The note box of a claim, as it is typed (the page posts it a moment after each change): 204."""
+    """The note box of a claim, as it is typed (the page posts it a moment after each change):
+    204."""
     claim = get_object_or_404(Claim, pk=claim_id, answer_id=answer_id)
     try:
         note = posted_note(request)
@@ -361,7 +442,9 @@ def note_draft(request: HttpRequest, answer_id: int, claim_id: int) -> HttpRespo
 def note_edit(request: HttpRequest, answer_id: int, claim_id: int) -> HttpResponse:
     """"Save note" on a decided claim: its decision again, with the note now in the box."""
     answer = _load(answer_id)
-    claim = get_object_or_404(Claim.objects.select_related("decided_by"), pk=claim_id, answer=answer)
+    claim = get_object_or_404(
+        Claim.objects.select_related("decided_by"), pk=claim_id, answer=answer
+    )
     claim.answer = answer
     try:
         note = posted_note(request)
@@ -402,11 +485,14 @@ def add_claim(request: HttpRequest, answer_id: int) -> HttpResponse:
     except BadRequest as exc:
         return _after_action(request, answer, selected=None, error=str(exc), status=400)
     if (start is None or end is None) and text.strip():
-        found = answer.answer.find(text.strip())  # the no-JavaScript path: the reviewer pastes the text
+        # the no-JavaScript path: the reviewer pastes the text
+        found = answer.answer.find(text.strip())
         start, end = (found, found + len(text.strip())) if found >= 0 else (None, None)
     try:
         if start is None or end is None:
-            raise ReviewError("Select the answer text the claim covers (it must appear in the answer exactly).")
+            raise ReviewError(
+                "Select the answer text the claim covers (it must appear in the answer exactly)."
+            )
         claim = review_service.claim_add(user=request.user, answer=answer, start=start, end=end,
                                          label=request.POST.get("label", ""), note=note,
                                          category=request.POST.get("category") or "other")
@@ -440,12 +526,24 @@ def finish(request: HttpRequest, answer_id: int) -> HttpResponse:
         return _after_action(request, answer, selected=None, error=str(exc))
     answer.refresh_from_db()
     if answer.review_status == Answer.ReviewStatus.ADJUDICATED:
-        messages.success(request, f"Answer {answer.pk} adjudicated: {answer.get_adjudicated_verdict_display()}. Next: n")
+        messages.success(
+            request,
+            f"Answer {answer.pk} adjudicated: {answer.get_adjudicated_verdict_display()}. Next: n",
+        )
     elif answer.review_status == Answer.ReviewStatus.ADJUDICATING:
-        messages.success(request, f"Your review of answer {answer.pk} is in; the reviewers disagree, so a lead decides. Next: n")
+        messages.success(
+            request,
+            f"Your review of answer {answer.pk} is in; the reviewers disagree, so a lead decides."
+            " Next: n",
+        )
     else:
-        messages.success(request, f"Your review of answer {answer.pk} is in; it waits for another reviewer. Next: n")
-    if request.POST.get("then") == "next":  # the page's setting: go on to the next answer (else stay)
+        messages.success(
+            request,
+            f"Your review of answer {answer.pk} is in; it waits for another reviewer. Next: n",
+        )
+    if (
+        request.POST.get("then") == "next"
+    ):  # the page's setting: go on to the next answer (else stay)
         following = review_service.lease_next(user=request.user, leaving=answer.pk)
         if following is None:
             return _nothing_left(request)
@@ -469,7 +567,9 @@ def skip(request: HttpRequest, answer_id: int) -> HttpResponse:
     """s: pass on this answer (it goes to someone else) and open the next one."""
     answer = _load(answer_id)
     try:
-        review_service.answer_skip(user=request.user, answer=answer, reason=request.POST.get("reason", ""))
+        review_service.answer_skip(
+            user=request.user, answer=answer, reason=request.POST.get("reason", "")
+        )
     except ReviewError as exc:
         return bad_request(request, str(exc), back=reverse("review", args=[answer.pk]))
     following = review_service.lease_next(user=request.user)
@@ -499,7 +599,9 @@ def lease_release(request: HttpRequest, answer_id: int) -> HttpResponse:
 COMMENTS = "reviewapp/_comments.html"
 
 
-def comments_context(answer: Answer, *, user, form: CommentForm | None = None, others_hidden: bool | None = None) -> dict:
+def comments_context(
+    answer: Answer, *, user, form: CommentForm | None = None, others_hidden: bool | None = None
+) -> dict:
     """What the partial needs. `others_hidden`: show `user` only their own comments and how many
     others there are (a blind review, until the reviewer has finished; found out when not given)."""
     shown, hidden = selectors.comments_seen_by(user, answer, blind=others_hidden)
@@ -523,7 +625,11 @@ def comment_add(request: HttpRequest, answer_id: int) -> HttpResponse:
         if request.htmx:  # the thread again, the form keeping the text and saying what is wrong
             return render(request, COMMENTS, comments_context(answer, user=request.user, form=form)
                           | {"comments_open": True}, status=400)
-        return bad_request(request, f"Comment not saved: {form_errors(form)}", back=reverse("review", args=[answer.pk]))
+        return bad_request(
+            request,
+            f"Comment not saved: {form_errors(form)}",
+            back=reverse("review", args=[answer.pk]),
+        )
     comments_service.comment_add(user=request.user, answer=answer, body=form.cleaned_data["body"])
     if request.htmx:  # the drawer stays open on the thread just written to
         context = comments_context(answer, user=request.user) | {"comments_open": True}
@@ -534,8 +640,11 @@ def comment_add(request: HttpRequest, answer_id: int) -> HttpResponse:
 @lead_or_admin_required
 def adjudication(request: HttpRequest) -> HttpResponse:
     """Answers whose reviewers disagree, for a lead to settle on /review/<id>/."""
-    return render(request, "reviewapp/adjudication.html", {"rows": selectors.adjudication_queue()[:200],
-                                                           "now": timezone.now()})
+    return render(
+        request,
+        "reviewapp/adjudication.html",
+        {"rows": selectors.adjudication_queue()[:200], "now": timezone.now()},
+    )
 
 
 ASSIGN_PAGE = selectors.QUEUE_PAGE_SIZE  # more answers than a page at once: the lead confirms
@@ -543,7 +652,9 @@ ASSIGN_PAGE = selectors.QUEUE_PAGE_SIZE  # more answers than a page at once: the
 
 def _same_site(request: HttpRequest, url: str) -> str:
     """`url` when it is a path on this site: "//evil.example/" also starts with a slash."""
-    safe = url_has_allowed_host_and_scheme(url, allowed_hosts=None, require_https=request.is_secure())
+    safe = url_has_allowed_host_and_scheme(
+        url, allowed_hosts=None, require_https=request.is_secure()
+    )
     return url if safe and url.startswith("/") and not url.startswith("//") else ""
 
 
@@ -563,27 +674,45 @@ def assign(request: HttpRequest) -> HttpResponse:
             filters = _filters(request)
         except BadRequest as exc:
             return bad_request(request, str(exc), back=back)
-        waiting = selectors.filtered_answers(selectors.posted_answers(), filters=filters, user=request.user)
+        waiting = selectors.filtered_answers(
+            selectors.posted_answers(), filters=filters, user=request.user
+        )
         ids = list(waiting.filter(review_status=Answer.ReviewStatus.IN_REVIEW).in_queue_order()
                    .values_list("pk", flat=True)[: review_service.ASSIGN_MAX])
         if len(ids) > ASSIGN_PAGE and not request.POST.get("confirm_many"):
-            return bad_request(request, f"Not assigned: these filters match {len(ids)} waiting answers, "
-                                        f"more than one page ({ASSIGN_PAGE}). Tick \"more than one page\" "
-                                        "to assign them all, or narrow the filters.", back=back)
+            return bad_request(
+                request,
+                f"Not assigned: these filters match {len(ids)} waiting answers, "
+                f"more than one page ({ASSIGN_PAGE}). Tick \"more than one page\" "
+                "to assign them all, or narrow the filters.",
+                back=back,
+            )
     try:
-        count = review_service.answers_assign(by=request.user, reviewer=data["reviewer"], answer_ids=ids)
+        count = review_service.answers_assign(
+            by=request.user, reviewer=data["reviewer"], answer_ids=ids
+        )
     except ReviewError as exc:
         return bad_request(request, str(exc), back=back)
-    messages.success(request, f"Assigned {count} of {len(ids)} answer{'s' if len(ids) != 1 else ''} "
-                              f"to {data['reviewer'].get_username()}.")
+    messages.success(
+        request,
+        f"Assigned {count} of {len(ids)} answer{'s' if len(ids) != 1 else ''} "
+        f"to {data['reviewer'].get_username()}.",
+    )
     return redirect(back)
 
 
 @lead_or_admin_required
 def reviewers(request: HttpRequest) -> HttpResponse:
-    """Each reviewer's progress, and their agreement with the final labels several reviewers reached."""
+    """Each reviewer's progress, and their agreement with the final labels several reviewers
+    reached."""
     agreement = {a.reviewer: a for a in reviewer_agreement().values()}
-    return render(request, "reviewapp/reviewers.html", {"rows": selectors.reviewer_progress(),
-                                                        "agreement_by_reviewer": agreement,
-                                                        "gold_quality": quality_selectors.gold_quality(),
-                                                        "policy": Policy.current()})
+    return render(
+        request,
+        "reviewapp/reviewers.html",
+        {
+            "rows": selectors.reviewer_progress(),
+            "agreement_by_reviewer": agreement,
+            "gold_quality": quality_selectors.gold_quality(),
+            "policy": Policy.current(),
+        },
+    )

@@ -1,4 +1,5 @@
-"""Reads of a session: its turns in order, their verdict, the earlier turns' passages a judge reads."""
+"""Reads of a session: its turns in order, their verdict, the earlier turns' passages a judge
+reads."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ EARLIER_TURNS_READ = 5
 
 
 def session_turns(*, session_id: str, client_id: int | None = None) -> QuerySet[Answer]:
-    """The session's answers in posting order; of one client when given (ids are the client's own)."""
+    """The session's answers in posting order; of one client when given (ids are the client's
+    own)."""
     turns = Answer.objects.filter(session_id=session_id).exclude(session_id="")
     if client_id is not None:
         turns = turns.filter(client_id=client_id)
@@ -54,10 +56,10 @@ def session_verdict(turns: list[Answer]) -> SessionVerdict:
 
 
 def earlier_turn_passages(answer: Answer, passages: list[tuple]) -> list[tuple]:
-    """The passages the nearest earlier turns retrieved, as rows like `passages` (store.PASSAGE_COLUMNS),
-    for the judge to read beside the answer's own: id `turn<N>:<its id>` (N: the turn's number in the
-    session) and a header naming the turn, so a claim may rest on them and say where it found it.
-    Data like any passage, never instructions. [] outside a session."""
+    """The passages the nearest earlier turns retrieved, as rows like `passages`
+    (store.PASSAGE_COLUMNS), for the judge to read beside the answer's own: id `turn<N>:<its id>`
+    (N: the turn's number in the session) and a header naming the turn, so a claim may rest on them
+    and say where it found it. Data like any passage, never instructions. [] outside a session."""
     turns = earlier_turns(answer)
     if not turns:
         return []
@@ -66,11 +68,30 @@ def earlier_turn_passages(answer: Answer, passages: list[tuple]) -> list[tuple]:
     taken = {row[1] for row in passages}
     room = MAX_PASSAGES - len(passages)
     rows = []
-    nearest_first = Passage.objects.filter(answer__in=read).order_by("-answer__created_at", "-answer_id",
-                                                                     "position")
-    for row_id, answer_id, pid, position, text, tag, *header_and_source in nearest_first.values_list(
-            "id", "answer_id", "pid", "position", "text", "tag", "agency", "title", "section", "source_url",
-            "fetched_at"):
+    nearest_first = Passage.objects.filter(answer__in=read).order_by(
+        "-answer__created_at", "-answer_id", "position"
+    )
+    for (
+        row_id,
+        answer_id,
+        pid,
+        position,
+        text,
+        tag,
+        *header_and_source,
+    ) in nearest_first.values_list(
+        "id",
+        "answer_id",
+        "pid",
+        "position",
+        "text",
+        "tag",
+        "agency",
+        "title",
+        "section",
+        "source_url",
+        "fetched_at",
+    ):
         turn = number[answer_id]
         new_pid = f"turn{turn}:{pid}"
         if len(new_pid) > MAX_PASSAGE_ID_CHARS:

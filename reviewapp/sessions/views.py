@@ -16,10 +16,14 @@ MAX_SESSION_ID_CHARS = Answer._meta.get_field("session_id").max_length
 
 
 def session(request: HttpRequest, session_id: str) -> HttpResponse:
-    """Each client's turns of the session (a session id is a client's own), in order, with a verdict."""
+    """Each client's turns of the session (a session id is a client's own), in order, with a
+    verdict."""
     if len(session_id) > MAX_SESSION_ID_CHARS or not session_id.strip():
-        return bad_request(request, f"session: at most {MAX_SESSION_ID_CHARS} characters, not blank",
-                           back="/answers/")
+        return bad_request(
+            request,
+            f"session: at most {MAX_SESSION_ID_CHARS} characters, not blank",
+            back="/answers/",
+        )
     turns = list(selectors.session_turns(session_id=session_id).select_related("client")
                  .order_by("client_id", "created_at", "id"))
     groups = [(client, rows, selectors.session_verdict(rows))

@@ -24,7 +24,12 @@ def _link_open(renderer, tokens, idx, options, env):
 
 _GUIDELINES.add_render_rule("link_open", _link_open)
 
-LABEL_ICONS = {"SUPPORTED": "✓", "PARTIALLY_SUPPORTED": "◐", "CONTRADICTED": "✗", "UNSUPPORTED": "?"}
+LABEL_ICONS = {
+    "SUPPORTED": "✓",
+    "PARTIALLY_SUPPORTED": "◐",
+    "CONTRADICTED": "✗",
+    "UNSUPPORTED": "?",
+}
 # Passage ids safe as they are in an HTML id, a CSS selector and a URL fragment.
 PLAIN_ID = re.compile(r"[A-Za-z0-9_.:-]+")
 
@@ -107,14 +112,19 @@ def pretty_json(value) -> str:
 def passage_dom_id(passage) -> str:
     """The passage's HTML id: `passage-<its id>` when that id is plain, else `passage-~<position>`
     (a client's id may hold spaces, quotes or `#`; no plain id holds `~`, so none is shared)."""
-    return f"passage-{passage.pid}" if PLAIN_ID.fullmatch(passage.pid) else f"passage-~{passage.position + 1}"
+    return (
+        f"passage-{passage.pid}"
+        if PLAIN_ID.fullmatch(passage.pid)
+        else f"passage-~{passage.position + 1}"
+    )
 
 
 # A question this short, or with one of these words, is read with the turns before it ("She's 63",
 # "What about that one?"): the review page opens them instead of leaving the context one click away.
 SHORT_QUESTION_WORDS = 4
 REFERS_BACK = re.compile(
-    r"\b(she|he|her|him|his|hers|they|them|their|it|its|this|that|these|those|same|also|instead|again|else|"
+    r"\b(she|he|her|him|his|hers|they|them|their|it|its|this|that|these|those|same|also|instead|"
+    r"again|else|"
     r"above|earlier|previous|former|latter|what about|how about)\b"
     r"|^\s*(and|but|or|so|what if)\b",
     re.IGNORECASE,
@@ -131,11 +141,15 @@ def leans_on_prior_turns(question: str) -> bool:
 @register.filter
 def shown_json(value) -> str:
     """A metadata value as text: strings as they are, anything else as compact JSON."""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return (
+        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    )
 
 
 @register.filter
 def guidelines_html(text: str) -> SafeString:
     """Annotation guidelines (markdown an admin wrote) as HTML: every character of the text is
     escaped by the renderer, which emits only its own tags."""
-    return mark_safe(_GUIDELINES.render(text or ""))  # noqa: S308 - html off: the renderer escapes all text
+    return mark_safe(  # noqa: S308 - html off: the renderer escapes all text
+        _GUIDELINES.render(text or "")
+    )

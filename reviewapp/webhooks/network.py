@@ -97,8 +97,14 @@ def checked_addresses(host: str, port: int) -> list[str]:
 class PublicOnlyBackend(httpcore.SyncBackend):
     """Opens each TCP connection to an address checked in the same call, never to a fresh lookup."""
 
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
-                    socket_options: Iterable | None = None) -> httpcore.NetworkStream:
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable | None = None,
+    ) -> httpcore.NetworkStream:
         failure: Exception | None = None
         for address in checked_addresses(host, port):
             try:

@@ -24,12 +24,21 @@ def webhook_endpoints():
     )
 
 
-def webhook_deliveries(*, status: str = "", endpoint_id: int | None = None, ids: list[int] | None = None,
-                       client: ApiClient | None = None, limit: int = WEBHOOK_PAGE_SIZE) -> list:
-    """The newest deliveries, with every attempt: all of them (the admin page) or one client's (the API)."""
+def webhook_deliveries(
+    *,
+    status: str = "",
+    endpoint_id: int | None = None,
+    ids: list[int] | None = None,
+    client: ApiClient | None = None,
+    limit: int = WEBHOOK_PAGE_SIZE,
+) -> list:
+    """The newest deliveries, with every attempt: all of them (the admin page) or one client's (the
+    API)."""
     from reviewapp.models import WebhookAttempt, WebhookDelivery
 
-    qs = WebhookDelivery.objects.select_related("endpoint__client").annotate(answer_public_id=F("answer__public_id"))
+    qs = WebhookDelivery.objects.select_related("endpoint__client").annotate(
+        answer_public_id=F("answer__public_id")
+    )
     if client is not None:
         qs = qs.filter(endpoint__client=client)
     if ids is not None:
@@ -39,6 +48,7 @@ def webhook_deliveries(*, status: str = "", endpoint_id: int | None = None, ids:
     if endpoint_id:
         qs = qs.filter(endpoint_id=endpoint_id)
     return list(
-        qs.order_by("-created_at", "-id")
-        .prefetch_related(Prefetch("attempt_rows", queryset=WebhookAttempt.objects.order_by("number")))[:limit]
+        qs.order_by("-created_at", "-id").prefetch_related(
+            Prefetch("attempt_rows", queryset=WebhookAttempt.objects.order_by("number"))
+        )[:limit]
     )

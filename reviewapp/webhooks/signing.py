@@ -2,7 +2,8 @@
 
 Plain Python (no Django), so a receiver can copy this file. The header is
 
-    ClaimDesk-Signature: t=1764451200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+    ClaimDesk-Signature:
+    t=1764451200,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
 
 where v1 is the hex HMAC-SHA256 of f"{t}.{raw body}" under the endpoint's secret. While a rotated
 secret is still in its grace period the header carries one v1 per secret; any one may match.
@@ -30,11 +31,19 @@ def sign(secret: str, body: bytes, timestamp: int) -> str:
 
 
 def signature_header(secrets: list[str], body: bytes, timestamp: int) -> str:
-    return ",".join([f"t={timestamp}"] + [f"v1={sign(secret, body, timestamp)}" for secret in secrets])
+    return ",".join(
+        [f"t={timestamp}"] + [f"v1={sign(secret, body, timestamp)}" for secret in secrets]
+    )
 
 
-def verify(*, secret: str, body: bytes, header: str | None, tolerance: int = DEFAULT_TOLERANCE_SECONDS,
-           now: float | None = None) -> int:
+def verify(
+    *,
+    secret: str,
+    body: bytes,
+    header: str | None,
+    tolerance: int = DEFAULT_TOLERANCE_SECONDS,
+    now: float | None = None,
+) -> int:
     """Check a delivery's signature header against the raw request body; return its timestamp.
 
     Raises SignatureError if the header is missing or malformed, no v1 matches (compared in
@@ -50,7 +59,9 @@ def verify(*, secret: str, body: bytes, header: str | None, tolerance: int = DEF
         elif key == "v1" and value:
             candidates.append(value)
     if timestamp is None or not candidates:
-        raise SignatureError(f"malformed {SIGNATURE_HEADER} header: it needs t=<unix time> and v1=<hex>")
+        raise SignatureError(
+            f"malformed {SIGNATURE_HEADER} header: it needs t=<unix time> and v1=<hex>"
+        )
     expected = sign(secret, body, timestamp)
     # Check every candidate, so the time taken does not depend on which one matched.
     matched = [hmac.compare_digest(expected, candidate) for candidate in candidates]
@@ -58,5 +69,7 @@ def verify(*, secret: str, body: bytes, header: str | None, tolerance: int = DEF
         raise SignatureError("signature does not match the body and secret")
     now = time.time() if now is None else now
     if abs(now - timestamp) > tolerance:
-        raise SignatureError(f"timestamp is {abs(now - timestamp):.0f}s away from now (tolerance {tolerance}s)")
+        raise SignatureError(
+            f"timestamp is {abs(now - timestamp):.0f}s away from now (tolerance {tolerance}s)"
+        )
     return timestamp

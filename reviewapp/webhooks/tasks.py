@@ -16,7 +16,9 @@ def deliver_webhook(self, delivery_id: int) -> None:
     except DatabaseError as exc:  # after a claim this long, any worker may take it
         if not is_transient(exc):
             raise
-        raise self.retry(exc=exc, countdown=settings.WEBHOOK_TIMEOUT_SECONDS + SENDING_MARGIN_SECONDS)
+        raise self.retry(
+            exc=exc, countdown=settings.WEBHOOK_TIMEOUT_SECONDS + SENDING_MARGIN_SECONDS
+        )
     if outcome.retry_in is not None:
         raise self.retry(countdown=outcome.retry_in)
 

@@ -41,9 +41,14 @@ def webhook_retry(request: HttpRequest, delivery_id: int) -> HttpResponse:
     retried = webhooks_service.delivery_retry_now(delivery_id=delivery_id, user=request.user)
     if request.htmx:
         delivery = selectors.webhook_deliveries(ids=[delivery_id])[0]
-        return render(request, "reviewapp/webhooks.html#delivery", {"delivery": delivery, "retried": retried})
+        return render(
+            request, "reviewapp/webhooks.html#delivery", {"delivery": delivery, "retried": retried}
+        )
     if retried:
         messages.success(request, f"Delivery #{delivery_id} will be sent again now.")
     else:
-        messages.error(request, f"Delivery #{delivery_id} is not failed; only failed deliveries can be retried.")
+        messages.error(
+            request,
+            f"Delivery #{delivery_id} is not failed; only failed deliveries can be retried.",
+        )
     return redirect(reverse("webhooks") + f"#delivery-{delivery_id}")

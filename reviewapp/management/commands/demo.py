@@ -42,7 +42,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", 8000)))
-        parser.add_argument("--no-server", action="store_true", help="load data, judge it, then exit")
+        parser.add_argument(
+            "--no-server", action="store_true", help="load data, judge it, then exit"
+        )
 
     def handle(self, *args, port: int, no_server: bool, **options):
         # Ctrl-C or a plain `kill` stops both processes, even when started from a script that
@@ -50,9 +52,13 @@ class Command(BaseCommand):
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.default_int_handler)
         call_command("migrate", interactive=False, verbosity=0)
-        passwords = {name: self._demo_user(name, admin=(name == "admin")) for name in ("admin", "reviewer")}
+        passwords = {
+            name: self._demo_user(name, admin=(name == "admin")) for name in ("admin", "reviewer")
+        }
         token = self._demo_token()
-        call_command("import_golden", str(DEMO_GOLDEN), "--name", "demo", verbosity=0, stdout=self.stdout)
+        call_command(
+            "import_golden", str(DEMO_GOLDEN), "--name", "demo", verbosity=0, stdout=self.stdout
+        )
         worker = self._start_worker()
         try:
             self._load_and_wait()
@@ -84,12 +90,31 @@ class Command(BaseCommand):
         client = ApiClient.objects.filter(name="demo").first()
         if client is None:
             return api_client_create(name="demo", actor_label="demo")[1]
-        return api_client_rotate_token(client=client, actor_label="demo")  # the old one was shown once
+        # the old one was shown once
+        return api_client_rotate_token(client=client, actor_label="demo")
 
     def _start_worker(self) -> subprocess.Popen:
-        # -B: the worker also runs beat (the sweeper and the canary); production runs one beat service.
-        command = [sys.executable, "-m", "celery", "-A", "reviewapp", "worker", "-P", "threads", "-c", "2",
-                   "-l", "warning", "-n", "demo@%h", "-B", "-s", str(settings.DEMO_STATE_DIR / "celerybeat-schedule")]
+        # -B: the worker also runs beat (the sweeper and the canary); production runs one beat
+        # service.
+        command = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "reviewapp",
+            "worker",
+            "-P",
+            "threads",
+            "-c",
+            "2",
+            "-l",
+            "warning",
+            "-n",
+            "demo@%h",
+            "-B",
+            "-s",
+            str(settings.DEMO_STATE_DIR / "celerybeat-schedule"),
+        ]
         settings.DEMO_STATE_DIR.mkdir(parents=True, exist_ok=True)
         self.stdout.write(f"Starting a Celery worker on {settings.CELERY_BROKER_URL} ...")
         # A connection pool, as compose's worker has: without one Celery reconnects for every task.
@@ -103,7 +128,11 @@ class Command(BaseCommand):
         new = [
             ingested.answer.pk
             for payload in payloads
-            if (ingested := answer_ingest(client=client, request=JudgeRequest.model_validate(payload))).created
+            if (
+                ingested := answer_ingest(
+                    client=client, request=JudgeRequest.model_validate(payload)
+                )
+            ).created
         ]
         if not new:
             self.stdout.write(f"{len(payloads)} demo answers already loaded.")
@@ -117,11 +146,16 @@ class Command(BaseCommand):
         waits = [(a.judged_at - a.created_at).total_seconds() * 1000 for a in done]
         if waits:
             self.stdout.write(
-                f"Judged {len(waits)}/{len(new)}: POST to judged median {statistics.median(waits):.0f} ms, "
-                f"max {max(waits):.0f} ms (this includes the worker's start-up)."
+                f"Judged {len(waits)}/{len(new)}: POST to judged median"
+                f" {statistics.median(waits):.0f} ms, max {max(waits):.0f} ms (this includes the"
+                " worker's start-up)."
             )
         if pending.exists():
-            self.stdout.write(self.style.WARNING(f"{pending.count()} still waiting; they will finish in the background."))
+            self.stdout.write(
+                self.style.WARNING(
+                    f"{pending.count()} still waiting; they will finish in the background."
+                )
+            )
 
     def _print_welcome(self, port: int, passwords: dict[str, str], token: str) -> None:
         url = f"http://127.0.0.1:{port}"
@@ -139,11 +173,13 @@ ClaimDesk demo is ready.
   Golden set "demo": python manage.py evaluate --golden demo
 
   Database  DATABASE_URL={os.environ.get("DATABASE_URL", "")}
-  (while the demo runs, every manage.py command here uses it: make manage ARGS="create_reviewer bob")
+  (while the demo runs, every manage.py command here uses it:
+   make manage ARGS="create_reviewer bob")
 
   Try:  curl -s -X POST {url}/api/v1/answers -H 'Authorization: Bearer {token}' \\
           -H 'Content-Type: application/json' \\
-          -d '{{"passages": [{{"text": "Seniors aged 65 and older ride for $1.00."}}], "answer": "Seniors ride for $1.50."}}'
+          -d '{{"passages": [{{"text": "Seniors aged 65 and older ride for $1.00."}}],
+               "answer": "Seniors ride for $1.50."}}'
 
 Press Ctrl-C to stop the web server, the worker and the servers the demo started.
 """))

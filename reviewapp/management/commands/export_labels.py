@@ -1,4 +1,5 @@
-"""`manage.py export_labels --format jsonl|csv|golden|ragtruth [--since DATE] [--profile NAME@VERSION] [--out FILE]`."""
+"""`manage.py export_labels --format jsonl|csv|golden|ragtruth [--since DATE] [--profile
+NAME@VERSION] [--out FILE]`."""
 
 from __future__ import annotations
 
@@ -14,17 +15,28 @@ from reviewapp.labels.export_audit import export_audit
 
 
 class Command(BaseCommand):
-    help = ("Stream decided claims (one row each) as JSONL or CSV, or adjudicated answers as golden-set "
-            "JSONL, from one database snapshot. With --out, FILE.manifest.json is written beside FILE.")
+    help = (
+        "Stream decided claims (one row each) as JSONL or CSV, or adjudicated answers as golden-set"
+        " JSONL, from one database snapshot. With --out, FILE.manifest.json is written beside FILE."
+    )
     # The system checks load every URL module (the MCP server's SDK among them): ~1 CPU-second of
     # start-up, as long as a 50,000-row export takes. An export reads rows; it checks no deployment.
     requires_system_checks = []
 
     def add_arguments(self, parser):
         parser.add_argument("--format", choices=FORMATS, default="jsonl")
-        parser.add_argument("--since", default="", metavar="DATE", help="decided on or after this day (UTC)")
-        parser.add_argument("--profile", default="", metavar="NAME[@VERSION]", help="claims from this judge profile")
-        parser.add_argument("--out", default="", metavar="FILE", help="default: stdout (the manifest goes to stderr)")
+        parser.add_argument(
+            "--since", default="", metavar="DATE", help="decided on or after this day (UTC)"
+        )
+        parser.add_argument(
+            "--profile", default="", metavar="NAME[@VERSION]", help="claims from this judge profile"
+        )
+        parser.add_argument(
+            "--out",
+            default="",
+            metavar="FILE",
+            help="default: stdout (the manifest goes to stderr)",
+        )
 
     def handle(self, *args, format: str, since: str, profile: str, out: str, **options):
         try:
@@ -51,6 +63,8 @@ class Command(BaseCommand):
             raise
         os.replace(partial, path)
         manifest["file"] = path.name
-        path.with_name(path.name + ".manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        path.with_name(path.name + ".manifest.json").write_text(
+            json.dumps(manifest, indent=2) + "\n"
+        )
         self.stderr.write(f"{manifest['rows']} rows -> {path} (sha256 {manifest['sha256']})")
         return manifest

@@ -13,13 +13,18 @@ from django.core.management.base import BaseCommand, CommandError
 
 
 class Command(BaseCommand):
-    help = "Serve ClaimDesk's MCP tools over stdio (CLAIMDESK_TOKEN; CLAIMDESK_URL to use a remote ClaimDesk)."
+    help = (
+        "Serve ClaimDesk's MCP tools over stdio (CLAIMDESK_TOKEN; CLAIMDESK_URL to use a remote"
+        " ClaimDesk)."
+    )
 
     def handle(self, *args, **options):
         token = os.environ.get("CLAIMDESK_TOKEN", "").strip()
         if not token:
-            raise CommandError("CLAIMDESK_TOKEN is not set: give the API token the assistant acts with "
-                               "(python manage.py create_api_token NAME prints one)")
+            raise CommandError(
+                "CLAIMDESK_TOKEN is not set: give the API token the assistant acts with "
+                "(python manage.py create_api_token NAME prints one)"
+            )
         url = os.environ.get("CLAIMDESK_URL", "").strip()
         if url:
             from reviewapp.mcp import bridge

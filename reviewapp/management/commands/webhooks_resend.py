@@ -5,8 +5,9 @@ from reviewapp.webhooks.service import deliveries_resend_due
 
 class Command(BaseCommand):
     help = (
-        "Enqueue again the pending webhook deliveries whose task was lost (e.g. the broker was down when "
-        "the event happened). Safe to run any time, e.g. from cron: a delivery is only ever sent by one worker."
+        "Enqueue again the pending webhook deliveries whose task was lost (e.g. the broker was down"
+        " when the event happened). Safe to run any time, e.g. from cron: a delivery is only ever"
+        " sent by one worker."
     )
 
     def add_arguments(self, parser):
