@@ -17,7 +17,8 @@ CPU is `time.process_time()` of this one-thread process (the database's own CPU 
 medians and p95 over the answers (after `--warmup` answers on which the SQL queries are counted,
 with CaptureQueriesContext).
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk_perf CELERY_BROKER_URL=redis://127.0.0.1:6379/11 \\
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk_perf
+    CELERY_BROKER_URL=redis://127.0.0.1:6379/11 \\
         python bench/answer_cost.py [--quick] [--answers 500] [--show-queries]
 """
 
@@ -67,7 +68,9 @@ def main() -> int:
     parser.add_argument("--answers", type=int, default=500)
     parser.add_argument("--quick", action="store_true", help="100 answers")
     parser.add_argument("--warmup", type=int, default=20, help="answers run first and not counted")
-    parser.add_argument("--show-queries", action="store_true", help="print the SQL of the last answer")
+    parser.add_argument(
+        "--show-queries", action="store_true", help="print the SQL of the last answer"
+    )
     args = parser.parse_args()
     answers = 100 if args.quick else args.answers
     broker = os.environ.get("CELERY_BROKER_URL", "")
@@ -76,9 +79,18 @@ def main() -> int:
     database_url = bench_database_url("_bench_cost")
     name = urlsplit(database_url).path[1:]
     queue = f"bench-cost-{os.getpid()}"
-    os.environ.update({"DATABASE_URL": database_url, "CELERY_QUEUE": queue, "DJANGO_SETTINGS_MODULE": "reviewapp.settings",
-                       "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "JUDGE_BACKEND": "openai", "JUDGE_PROFILE": "claim_audit",
-                       "JUDGE_MODEL": "canned", "DEBUG": "false"})
+    os.environ.update(
+        {
+            "DATABASE_URL": database_url,
+            "CELERY_QUEUE": queue,
+            "DJANGO_SETTINGS_MODULE": "reviewapp.settings",
+            "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+            "JUDGE_BACKEND": "openai",
+            "JUDGE_PROFILE": "claim_audit",
+            "JUDGE_MODEL": "canned",
+            "DEBUG": "false",
+        }
+    )
     admin_sql(database_url, f'DROP DATABASE IF EXISTS "{name}"')
     admin_sql(database_url, f'CREATE DATABASE "{name}"')
     try:
@@ -128,10 +140,14 @@ def main() -> int:
             # Queries are counted on the warm-up answers only: capturing them puts Django's debug
             # cursor (which formats every query) into the CPU being measured.
             counting = number < args.warmup
-            ingest_queries, task_queries = CaptureQueriesContext(connection), CaptureQueriesContext(connection)
+            ingest_queries, task_queries = CaptureQueriesContext(connection), CaptureQueriesContext(
+                connection
+            )
             with ingest_queries if counting else nullcontext():
                 started = time.process_time()
-                answer = answer_ingest(client=None, request=JudgeRequest.model_validate(body)).answer
+                answer = answer_ingest(
+                    client=None, request=JudgeRequest.model_validate(body)
+                ).answer
                 spent["ingest"] = time.process_time() - started
             with task_queries if counting else nullcontext():
                 started = time.process_time()
@@ -153,14 +169,25 @@ def main() -> int:
                 print("   ", query["sql"][:160])
 
         command = " ".join(["python", "bench/answer_cost.py", *sys.argv[1:]])
-        print(f"CPU ms per answer over {answers} answers (5 claims, 10 passages of ~1,500 chars), one thread:")
+        print(
+            f"CPU ms per answer over {answers} answers (5 claims, 10 passages of ~1,500 chars), one"
+            " thread:"
+        )
         print(f"{'stage':12} {'median':>8} {'p95':>8}")
         for stage in STAGES:
             median, p95 = statistics.median(figures[stage]), percentile(figures[stage], 0.95)
             print(f"{stage:12} {median:8.2f} {p95:8.2f}")
             target = 10.0 if stage == "total" else None
-            record(f"answer CPU {stage} median", median, "ms", target=target, higher_is_better=False,
-                   command=command, p95_ms=round(p95, 3), answers=answers)
+            record(
+                f"answer CPU {stage} median",
+                median,
+                "ms",
+                target=target,
+                higher_is_better=False,
+                command=command,
+                p95_ms=round(p95, 3),
+                answers=answers,
+            )
         for stage in ("ingest", "task"):
             counts = sorted(set(queries[stage]))
             print(f"SQL queries per answer, {stage}: {counts if len(counts) > 1 else counts[0]}")
@@ -171,7 +198,9 @@ def main() -> int:
         try:
             import redis
 
-            redis.Redis.from_url(broker).delete(queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
+            redis.Redis.from_url(broker).delete(
+                queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}"
+            )
         except Exception as exc:  # cleanup only
             print(f"could not delete the queue: {exc}", file=sys.stderr)
         from django.db import connections

@@ -5,7 +5,8 @@ point at a Postgres where a test database may be created) and prints the respons
 operation and status. Exit status is pytest's: 0 means no 5xx and every response matched the
 OpenAPI document.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk python bench/api_fuzz.py [--examples 250]
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk python bench/api_fuzz.py [--examples
+    250]
 """
 
 from __future__ import annotations
@@ -31,16 +32,36 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
-        env = os.environ | {"SCHEMATHESIS_EXAMPLES": str(args.examples), "SCHEMATHESIS_REPORT": str(report)}
+        env = os.environ | {
+            "SCHEMATHESIS_EXAMPLES": str(args.examples),
+            "SCHEMATHESIS_REPORT": str(report),
+        }
         started = time.monotonic()
         result = subprocess.run(
-            [sys.executable, "-m", "pytest", "tests/test_api_schema.py", "-q", "-p", "no:cacheprovider",
-             "-p", "no:logging", "-o", "log_cli=false"],
-            cwd=ROOT, env=env, capture_output=True, text=True,
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "tests/test_api_schema.py",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:logging",
+                "-o",
+                "log_cli=false",
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
         )
         seconds = time.monotonic() - started
         seen = json.loads(report.read_text())["responses"] if report.exists() else {}
-    print(f"schemathesis, {args.examples} examples per operation: pytest exit {result.returncode} in {seconds:.1f} s")
+    print(
+        f"schemathesis, {args.examples} examples per operation: pytest exit {result.returncode} in"
+        f" {seconds:.1f} s"
+    )
     for key in sorted(seen):
         print(f"  {key:40} {seen[key]:6}")
     total = sum(seen.values())
@@ -49,9 +70,22 @@ def main() -> int:
     if result.returncode:
         print(result.stdout[-4000:])
     command = f"python bench/api_fuzz.py --examples {args.examples}"
-    record("api fuzz requests", total, "requests", command=command, examples_per_operation=args.examples,
-           exit=result.returncode)
-    record("api fuzz 5xx", server_errors, "responses", target=0, higher_is_better=False, command=command)
+    record(
+        "api fuzz requests",
+        total,
+        "requests",
+        command=command,
+        examples_per_operation=args.examples,
+        exit=result.returncode,
+    )
+    record(
+        "api fuzz 5xx",
+        server_errors,
+        "responses",
+        target=0,
+        higher_is_better=False,
+        command=command,
+    )
     return result.returncode
 
 

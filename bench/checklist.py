@@ -38,10 +38,17 @@ from judges.text import split_sentences  # noqa: E402
 from judges.types import JudgeRequest, JudgeResult  # noqa: E402
 
 # The shared data sits beside the main checkout (../shared/data); worktrees live one level deeper.
-DATA = Path(os.environ.get("SHARED_DATA") or next(
-    (p / "shared" / "data" for p in Path(__file__).resolve().parents if (p / "shared" / "data").is_dir()),
-    Path("../shared/data"),
-))
+DATA = Path(
+    os.environ.get("SHARED_DATA")
+    or next(
+        (
+            p / "shared" / "data"
+            for p in Path(__file__).resolve().parents
+            if (p / "shared" / "data").is_dir()
+        ),
+        Path("../shared/data"),
+    )
+)
 DATASETS = ("hagrid-dev.jsonl", "faithbench-dev.jsonl")
 EDIT_TARGET = 0.90  # issue 16: each edit kind flagged at least this often
 CONTROL_TARGET = 0.97  # and verbatim copies kept SUPPORTED at least this often
@@ -98,7 +105,9 @@ def sources(paths: Sequence[Path]) -> Iterator[tuple[str, str, dict[str, Any]]]:
                     yield path.stem, record["id"], record
 
 
-def build_cases(paths: Sequence[Path], *, seed: int = 16, per_source: int = 1, kinds: Sequence[str] = KINDS) -> list[Case]:
+def build_cases(
+    paths: Sequence[Path], *, seed: int = 16, per_source: int = 1, kinds: Sequence[str] = KINDS
+) -> list[Case]:
     """Every case of every source, in a fixed order; the same for the same files and seed."""
     records = list(sources(paths))
     corpus: dict[str, list[str]] = {}
@@ -108,7 +117,15 @@ def build_cases(paths: Sequence[Path], *, seed: int = 16, per_source: int = 1, k
     pools = {dataset: sorted(set(found)) for dataset, found in corpus.items()}
     cases = []
     for dataset, source_id, record in records:
-        cases += source_cases(dataset, source_id, record, pools[dataset], seed=seed, per_source=per_source, kinds=kinds)
+        cases += source_cases(
+            dataset,
+            source_id,
+            record,
+            pools[dataset],
+            seed=seed,
+            per_source=per_source,
+            kinds=kinds,
+        )
     return cases
 
 
@@ -141,7 +158,8 @@ def source_cases(
     return cases
 
 
-# --- judging and the table -------------------------------------------------------------------------
+# --- judging and the table
+# -------------------------------------------------------------------------
 
 
 def judge_case(case: Case, config: JudgeConfig) -> Outcome:
@@ -150,8 +168,11 @@ def judge_case(case: Case, config: JudgeConfig) -> Outcome:
     except JudgeError as error:
         return Outcome(case, None, [], [], error=str(error))
     return Outcome(
-        case, predicted_hallucinated(result), [c.label for c in result.claims],
-        [c.explanation for c in result.claims] + [f"fabrication: {f.reason or f.text}" for f in result.fabrications],
+        case,
+        predicted_hallucinated(result),
+        [c.label for c in result.claims],
+        [c.explanation for c in result.claims]
+        + [f"fabrication: {f.reason or f.text}" for f in result.fabrications],
     )
 
 
@@ -163,7 +184,8 @@ def run(cases: Sequence[Case], config: JudgeConfig, workers: int = 1) -> list[Ou
 
 
 def summary(outcomes: Sequence[Outcome]) -> dict[str, Any]:
-    """Per kind: n, the share as expected (flagged for edits, kept for controls), per dataset too."""
+    """Per kind: n, the share as expected (flagged for edits, kept for controls), per dataset
+    too."""
     rows: dict[str, Any] = {}
     for kind in KINDS:
         group = [o for o in outcomes if o.case.edit.kind == kind]
@@ -174,10 +196,17 @@ def summary(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         by_dataset = {}
         for dataset in sorted({o.case.dataset for o in group}):
             part = [o for o in group if o.case.dataset == dataset]
-            by_dataset[dataset] = {"n": len(part), "share": sum(o.as_expected for o in part) / len(part)}
+            by_dataset[dataset] = {
+                "n": len(part),
+                "share": sum(o.as_expected for o in part) / len(part),
+            }
         rows[kind] = {
-            "n": len(group), "measure": "kept" if kind in CONTROL_KINDS else "flagged", "share": share,
-            "target": target, "met": share >= target, "errors": sum(o.flagged is None for o in group),
+            "n": len(group),
+            "measure": "kept" if kind in CONTROL_KINDS else "flagged",
+            "share": share,
+            "target": target,
+            "met": share >= target,
+            "errors": sum(o.flagged is None for o in group),
             "by_dataset": by_dataset,
         }
     return rows
@@ -185,15 +214,28 @@ def summary(outcomes: Sequence[Outcome]) -> dict[str, Any]:
 
 def format_table(rows: dict[str, Any], split: str, judge_name: str) -> str:
     datasets = sorted({d for row in rows.values() for d in row["by_dataset"]})
-    lines = [f"minimal-edit checklist, split {split!r}" + (" (untuned half)" if split == "report" else "")
-             + f", judge {judge_name}", ""]
+    lines = [
+        f"minimal-edit checklist, split {split!r}"
+        + (" (untuned half)" if split == "report" else "")
+        + f", judge {judge_name}",
+        "",
+    ]
     lines.append(f"{'kind':<18} {'n':>5} {'measure':>8} {'share':>6} {'target':>7} {'met':>4}  "
                  + "  ".join(f"{d[:14]:>14}" for d in datasets))
     for kind, row in rows.items():
-        parts = [f"{row['by_dataset'][d]['share']:.2f} (n={row['by_dataset'][d]['n']})" if d in row["by_dataset"]
-                 else "-" for d in datasets]
-        lines.append(f"{kind:<18} {row['n']:>5} {row['measure']:>8} {row['share']:>6.2f} {'>=' + format(row['target'], '.2f'):>7}"
-                     f" {'yes' if row['met'] else 'no':>4}  " + "  ".join(f"{p:>14}" for p in parts))
+        parts = [
+            (
+                f"{row['by_dataset'][d]['share']:.2f} (n={row['by_dataset'][d]['n']})"
+                if d in row["by_dataset"]
+                else "-"
+            )
+            for d in datasets
+        ]
+        lines.append(
+            f"{kind:<18} {row['n']:>5} {row['measure']:>8} {row['share']:>6.2f}"
+            f" {'>=' + format(row['target'], '.2f'):>7} {'yes' if row['met'] else 'no':>4}  "
+            + "  ".join(f"{p:>14}" for p in parts)
+        )
     return "\n".join(lines)
 
 
@@ -206,7 +248,10 @@ def format_misses(outcomes: Sequence[Outcome], per_kind: int) -> str:
         lines.append(f"\n== {kind}: missed {len(missed)} shown")
         for o in missed:
             e = o.case.edit
-            lines.append(f"- {o.case.source_id} sentence {o.case.sentence_index}: {e.before!r} -> {e.after!r}")
+            lines.append(
+                f"- {o.case.source_id} sentence {o.case.sentence_index}: {e.before!r} ->"
+                f" {e.after!r}"
+            )
             lines.append(f"  source: {e.source}")
             if e.text != e.source:
                 lines.append(f"  answer: {e.text}")
@@ -216,15 +261,28 @@ def format_misses(outcomes: Sequence[Outcome], per_kind: int) -> str:
 
 
 def outcome_row(o: Outcome) -> dict[str, Any]:
-    return {"source_id": o.case.source_id, "dataset": o.case.dataset, "split": o.case.split,
-            "sentence_index": o.case.sentence_index, **asdict(o.case.edit), "flagged": o.flagged,
-            "as_expected": o.as_expected, "labels": o.labels, "explanations": o.explanations, "error": o.error}
+    return {
+        "source_id": o.case.source_id,
+        "dataset": o.case.dataset,
+        "split": o.case.split,
+        "sentence_index": o.case.sentence_index,
+        **asdict(o.case.edit),
+        "flagged": o.flagged,
+        "as_expected": o.as_expected,
+        "labels": o.labels,
+        "explanations": o.explanations,
+        "error": o.error,
+    }
 
 
 def _config(args: argparse.Namespace) -> JudgeConfig:
-    return JudgeConfig(backend=args.backend, profile=args.profile, model=args.model or os.environ.get("JUDGE_MODEL", ""),
-                       base_url=args.base_url or os.environ.get("JUDGE_BASE_URL"),
-                       api_key=os.environ.get("JUDGE_API_KEY"))
+    return JudgeConfig(
+        backend=args.backend,
+        profile=args.profile,
+        model=args.model or os.environ.get("JUDGE_MODEL", ""),
+        base_url=args.base_url or os.environ.get("JUDGE_BASE_URL"),
+        api_key=os.environ.get("JUDGE_API_KEY"),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -241,19 +299,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="")
     parser.add_argument("--base-url", default=None)
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--json", default=None, metavar="OUT.json", help="write the table and every case as JSON")
-    parser.add_argument("--show-misses", type=int, default=0, metavar="K", help="print K missed cases per kind")
+    parser.add_argument(
+        "--json", default=None, metavar="OUT.json", help="write the table and every case as JSON"
+    )
+    parser.add_argument(
+        "--show-misses", type=int, default=0, metavar="K", help="print K missed cases per kind"
+    )
     args = parser.parse_args(argv)
 
-    cases = [c for c in build_cases(args.data, seed=args.seed, per_source=args.per_source, kinds=args.kinds)
-             if args.split == "all" or c.split == args.split]
+    cases = [
+        c
+        for c in build_cases(
+            args.data, seed=args.seed, per_source=args.per_source, kinds=args.kinds
+        )
+        if args.split == "all" or c.split == args.split
+    ]
     if args.limit:
-        cases = [c for kind in args.kinds for c in [c for c in cases if c.edit.kind == kind][: args.limit]]
+        cases = [
+            c
+            for kind in args.kinds
+            for c in [c for c in cases if c.edit.kind == kind][: args.limit]
+        ]
     config = _config(args)
     started = time.perf_counter()
     outcomes = run(cases, config, workers=args.workers)
     seconds = time.perf_counter() - started
-    judge_name = "offline" if config.backend == "offline" else f"{config.backend} {config.profile} {config.model}"
+    judge_name = (
+        "offline"
+        if config.backend == "offline"
+        else f"{config.backend} {config.profile} {config.model}"
+    )
     rows = summary(outcomes)
     print(format_table(rows, args.split, judge_name))
     print(f"\n{len(outcomes)} cases judged in {seconds:.1f} s; seed {args.seed}; "
@@ -262,8 +337,18 @@ def main(argv: list[str] | None = None) -> int:
         print(format_misses(outcomes, args.show_misses))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump({"split": args.split, "judge": judge_name, "seed": args.seed, "kinds": rows,
-                       "cases": [outcome_row(o) for o in outcomes]}, handle, indent=1, ensure_ascii=False)
+            json.dump(
+                {
+                    "split": args.split,
+                    "judge": judge_name,
+                    "seed": args.seed,
+                    "kinds": rows,
+                    "cases": [outcome_row(o) for o in outcomes],
+                },
+                handle,
+                indent=1,
+                ensure_ascii=False,
+            )
     return 0
 
 

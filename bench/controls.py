@@ -65,14 +65,17 @@ def _case_like(model: str, word: str) -> str:
 
 
 def _sub(kind: str, sentence: str, start: int, end: int, new: str) -> Control:
-    return Control(kind, sentence, sentence[:start] + new + sentence[end:], sentence[start:end], new)
+    return Control(
+        kind, sentence, sentence[:start] + new + sentence[end:], sentence[start:end], new
+    )
 
 
 def _pick(rng: random.Random, items: Sequence):
     return items[rng.randrange(len(items))] if items else None
 
 
-# --- one sentence -----------------------------------------------------------------------------------
+# --- one sentence
+# -----------------------------------------------------------------------------------
 
 _PAREN = re.compile(r" \([^()]{1,80}\)| -LRB- .{1,80}? -RRB-")
 _RELATIVE = re.compile(r", (?:which|who|whose|where) [^,;()]{3,100},")
@@ -80,12 +83,19 @@ _SECOND_CLAUSE = re.compile(r"(?:; |, but |, and )(?=[a-z])")
 
 
 def clause_dropped(sentence: str, rng: random.Random, context: dict[str, Any]) -> Control | None:
-    options: list[tuple[int, int, str]] = [(m.start(), m.end(), "") for m in _PAREN.finditer(sentence)]
+    options: list[tuple[int, int, str]] = [
+        (m.start(), m.end(), "") for m in _PAREN.finditer(sentence)
+    ]
     options += [(m.start(), m.end(), "") for m in _RELATIVE.finditer(sentence)]
     for m in _SECOND_CLAUSE.finditer(sentence):
         head, tail = sentence[:m.start()], sentence[m.end():]
         # A clause, not the last item of a list: the head has no comma, both sides have some length.
-        if "," not in head and len(head.split()) >= 4 and len(tail.split()) >= 4 and sentence[-1] in ".!?":
+        if (
+            "," not in head
+            and len(head.split()) >= 4
+            and len(tail.split()) >= 4
+            and sentence[-1] in ".!?"
+        ):
             options.append((m.start(), len(sentence) - 1, ""))
     chosen = _pick(rng, options)
     if chosen is None:
@@ -95,7 +105,8 @@ def clause_dropped(sentence: str, rng: random.Random, context: dict[str, Any]) -
 
 
 _LEADING = re.compile(
-    r"^((?:In|On|At|During|After|Before|By|Since|From|Until|Following|Between|Throughout) [^,]{2,60}), "
+    r"^((?:In|On|At|During|After|Before|By|Since|From|Until|Following|Between|Throughout)"
+    r" [^,]{2,60}), "
     r"(?=[A-Za-z])"
 )
 _PAIR = re.compile(r"(?<=[a-z] )([A-Z][a-z]+) and ([A-Z][a-z]+)\b")
@@ -116,58 +127,147 @@ def reordered(sentence: str, rng: random.Random, context: dict[str, Any]) -> Con
         after = sentence[m.end():].split()
         # Two one-word names between lowercase words, not parts of longer names ("Galway Finn and
         # United Harps").
-        if before and before[-1].islower() and not (after and after[0][:1].isupper()) and m.group(1) != m.group(2):
-            options.append(_sub("reordered", sentence, m.start(), m.end(), f"{m.group(2)} and {m.group(1)}"))
+        if (
+            before
+            and before[-1].islower()
+            and not (after and after[0][:1].isupper())
+            and m.group(1) != m.group(2)
+        ):
+            options.append(
+                _sub("reordered", sentence, m.start(), m.end(), f"{m.group(2)} and {m.group(1)}")
+            )
     return _pick(rng, options)
 
 
 SYNONYMS: dict[str, str] = {
-    "large": "big", "big": "large", "begin": "start", "began": "started", "start": "begin",
-    "started": "began", "purchase": "buy", "purchased": "bought", "bought": "purchased", "buy": "purchase",
-    "approximately": "roughly", "roughly": "approximately", "help": "assist", "helped": "assisted",
-    "built": "constructed", "constructed": "built", "famous": "well-known", "well-known": "famous",
-    "located": "situated", "largest": "biggest", "biggest": "largest", "film": "movie", "movie": "film",
-    "films": "movies", "movies": "films", "usually": "typically", "typically": "usually", "often": "frequently",
-    "frequently": "often", "quickly": "rapidly", "rapidly": "quickly", "completed": "finished",
-    "finished": "completed", "nearly": "almost", "almost": "nearly", "entire": "whole", "whole": "entire",
-    "huge": "enormous", "enormous": "huge", "attempted": "tried", "tried": "attempted", "attempt": "try",
-    "several": "a number of", "children": "kids", "currently": "presently", "commonly": "usually",
-    "additional": "extra", "extra": "additional", "died": "passed away", "receive": "get", "received": "got",
-    "shown": "displayed", "chosen": "selected", "selected": "chosen", "created": "made", "however": "but",
+    "large": "big",
+    "big": "large",
+    "begin": "start",
+    "began": "started",
+    "start": "begin",
+    "started": "began",
+    "purchase": "buy",
+    "purchased": "bought",
+    "bought": "purchased",
+    "buy": "purchase",
+    "approximately": "roughly",
+    "roughly": "approximately",
+    "help": "assist",
+    "helped": "assisted",
+    "built": "constructed",
+    "constructed": "built",
+    "famous": "well-known",
+    "well-known": "famous",
+    "located": "situated",
+    "largest": "biggest",
+    "biggest": "largest",
+    "film": "movie",
+    "movie": "film",
+    "films": "movies",
+    "movies": "films",
+    "usually": "typically",
+    "typically": "usually",
+    "often": "frequently",
+    "frequently": "often",
+    "quickly": "rapidly",
+    "rapidly": "quickly",
+    "completed": "finished",
+    "finished": "completed",
+    "nearly": "almost",
+    "almost": "nearly",
+    "entire": "whole",
+    "whole": "entire",
+    "huge": "enormous",
+    "enormous": "huge",
+    "attempted": "tried",
+    "tried": "attempted",
+    "attempt": "try",
+    "several": "a number of",
+    "children": "kids",
+    "currently": "presently",
+    "commonly": "usually",
+    "additional": "extra",
+    "extra": "additional",
+    "died": "passed away",
+    "receive": "get",
+    "received": "got",
+    "shown": "displayed",
+    "chosen": "selected",
+    "selected": "chosen",
+    "created": "made",
+    "however": "but",
 }
-_SYNONYM = re.compile(r"\b(" + "|".join(sorted(map(re.escape, SYNONYMS), key=len, reverse=True)) + r")\b",
-                      re.IGNORECASE)
+_SYNONYM = re.compile(
+    r"\b(" + "|".join(sorted(map(re.escape, SYNONYMS), key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
 
 
 def synonym(sentence: str, rng: random.Random, context: dict[str, Any]) -> Control | None:
     # A capitalised word inside the sentence is part of a name ("the Big Three"): left alone.
     matches = [m for m in _SYNONYM.finditer(sentence) if m.start() == 0 or m.group().islower()]
     # "however" only where it joins clauses (", however,"), not "however long".
-    matches = [m for m in matches if m.group().lower() != "however" or sentence[m.start() - 2:m.start()] == ", "]
+    matches = [
+        m
+        for m in matches
+        if m.group().lower() != "however" or sentence[m.start() - 2 : m.start()] == ", "
+    ]
     m = _pick(rng, matches)
     if m is None:
         return None
-    return _sub("synonym", sentence, m.start(), m.end(), _case_like(m.group(), SYNONYMS[m.group().lower()]))
+    return _sub(
+        "synonym", sentence, m.start(), m.end(), _case_like(m.group(), SYNONYMS[m.group().lower()])
+    )
 
 
-NUMBER_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
-_WORD_NUMBER = re.compile(r"(?<![\w-])(" + "|".join(NUMBER_WORDS) + r")\b(?![-'’])(?= [a-z])", re.IGNORECASE)
+NUMBER_WORDS = (
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+)
+_WORD_NUMBER = re.compile(
+    r"(?<![\w-])(" + "|".join(NUMBER_WORDS) + r")\b(?![-'’])(?= [a-z])", re.IGNORECASE
+)
 _DIGIT_NUMBER = re.compile(r"(?<![\w$.,/-])([2-9]|1[0-2])(?= [a-z]{3,})(?! (?:percent|am|pm)\b)")
 _COMMA_NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\w,]|\.\d)")
 _PLAIN_NUMBER = re.compile(r"(?<![\w.,$])\d{5,}(?![\w,]|\.\d)")
-_DOLLARS = re.compile(r"\$ ?(\d[\d,]*(?:\.\d+)?)((?: (?:million|billion|thousand|trillion))?)(?![\w])")
-_WORD_DOLLARS = re.compile(r"(?<![\w$.,])(\d[\d,]*(?:\.\d+)?)((?: (?:million|billion|thousand|trillion))?) dollars\b")
+_DOLLARS = re.compile(
+    r"\$ ?(\d[\d,]*(?:\.\d+)?)((?: (?:million|billion|thousand|trillion))?)(?![\w])"
+)
+_WORD_DOLLARS = re.compile(
+    r"(?<![\w$.,])(\d[\d,]*(?:\.\d+)?)((?: (?:million|billion|thousand|trillion))?) dollars\b"
+)
 
 
 def number_format(sentence: str, rng: random.Random, context: dict[str, Any]) -> Control | None:
     options: list[tuple[int, int, str]] = []
     options += [(m.start(), m.end(), str(NUMBER_WORDS.index(m.group().lower()) + 2))
                 for m in _WORD_NUMBER.finditer(sentence)]
-    options += [(m.start(), m.end(), NUMBER_WORDS[int(m.group()) - 2]) for m in _DIGIT_NUMBER.finditer(sentence)]
-    options += [(m.start(), m.end(), m.group().replace(",", "")) for m in _COMMA_NUMBER.finditer(sentence)]
-    options += [(m.start(), m.end(), f"{int(m.group()):,}") for m in _PLAIN_NUMBER.finditer(sentence)]
-    options += [(m.start(), m.end(), f"{m.group(1)}{m.group(2)} dollars") for m in _DOLLARS.finditer(sentence)]
-    options += [(m.start(), m.end(), f"${m.group(1)}{m.group(2)}") for m in _WORD_DOLLARS.finditer(sentence)]
+    options += [
+        (m.start(), m.end(), NUMBER_WORDS[int(m.group()) - 2])
+        for m in _DIGIT_NUMBER.finditer(sentence)
+    ]
+    options += [
+        (m.start(), m.end(), m.group().replace(",", "")) for m in _COMMA_NUMBER.finditer(sentence)
+    ]
+    options += [
+        (m.start(), m.end(), f"{int(m.group()):,}") for m in _PLAIN_NUMBER.finditer(sentence)
+    ]
+    options += [
+        (m.start(), m.end(), f"{m.group(1)}{m.group(2)} dollars")
+        for m in _DOLLARS.finditer(sentence)
+    ]
+    options += [
+        (m.start(), m.end(), f"${m.group(1)}{m.group(2)}") for m in _WORD_DOLLARS.finditer(sentence)
+    ]
     chosen = _pick(rng, options)
     if chosen is None:
         return None
@@ -178,14 +278,28 @@ def number_format(sentence: str, rng: random.Random, context: dict[str, Any]) ->
 
 
 CONTRACTIONS: tuple[tuple[str, str], ...] = (
-    ("do not", "don't"), ("does not", "doesn't"), ("did not", "didn't"), ("is not", "isn't"),
-    ("are not", "aren't"), ("was not", "wasn't"), ("were not", "weren't"), ("cannot", "can't"),
-    ("could not", "couldn't"), ("would not", "wouldn't"), ("should not", "shouldn't"), ("will not", "won't"),
-    ("has not", "hasn't"), ("have not", "haven't"), ("had not", "hadn't"), ("it is", "it's"),
+    ("do not", "don't"),
+    ("does not", "doesn't"),
+    ("did not", "didn't"),
+    ("is not", "isn't"),
+    ("are not", "aren't"),
+    ("was not", "wasn't"),
+    ("were not", "weren't"),
+    ("cannot", "can't"),
+    ("could not", "couldn't"),
+    ("would not", "wouldn't"),
+    ("should not", "shouldn't"),
+    ("will not", "won't"),
+    ("has not", "hasn't"),
+    ("have not", "haven't"),
+    ("had not", "hadn't"),
+    ("it is", "it's"),
 )
 _CONTRACT = {a: b for a, b in CONTRACTIONS} | {b: a for a, b in CONTRACTIONS}
-_CONTRACTION = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _CONTRACT), key=len, reverse=True)) + r")\b",
-                          re.IGNORECASE)
+_CONTRACTION = re.compile(
+    r"\b(" + "|".join(sorted(map(re.escape, _CONTRACT), key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
 
 
 def contraction(sentence: str, rng: random.Random, context: dict[str, Any]) -> Control | None:
@@ -193,14 +307,21 @@ def contraction(sentence: str, rng: random.Random, context: dict[str, Any]) -> C
     m = _pick(rng, matches)
     if m is None:
         return None
-    return _sub("contraction", sentence, m.start(), m.end(), _case_like(m.group(), _CONTRACT[m.group().lower()]))
+    return _sub(
+        "contraction",
+        sentence,
+        m.start(),
+        m.end(),
+        _case_like(m.group(), _CONTRACT[m.group().lower()]),
+    )
 
 
-# --- two adjacent sentences -------------------------------------------------------------------------
+# --- two adjacent sentences
+# -------------------------------------------------------------------------
 
 LOWER_FIRST = frozenset(
-    "The A An In On At It Its This These Those There They He She His Her Their During After Before For By As When "
-    "While Some Many Most All Each However Also".split()
+    "The A An In On At It Its This These Those There They He She His Her Their During After Before"
+    " For By As When While Some Many Most All Each However Also".split()
 )
 
 
@@ -257,7 +378,9 @@ PAIRED: dict[str, Callable[[tuple[str, str], random.Random, dict[str, Any]], Con
 }
 
 
-def make(kind: str, item, rng: random.Random, context: dict[str, Any] | None = None) -> Control | None:
+def make(
+    kind: str, item, rng: random.Random, context: dict[str, Any] | None = None
+) -> Control | None:
     """A control of `kind` from a sentence (or, for merged and pronoun, a pair of adjacent
     sentences), or None when it has nothing to change."""
     editors = PAIRED if kind in PAIRED else SINGLE
@@ -274,14 +397,17 @@ def _inside_quotation(control: Control) -> bool:
     """Whether the change falls inside a quotation ("..."): words in quotation marks are someone's
     own words, and a quotation reworded is no longer true as a quotation."""
     source, text = control.source, control.text
-    start = next((i for i, (a, b) in enumerate(zip(source, text)) if a != b), min(len(source), len(text)))
+    start = next(
+        (i for i, (a, b) in enumerate(zip(source, text)) if a != b), min(len(source), len(text))
+    )
     tail = next((i for i, (a, b) in enumerate(zip(reversed(source), reversed(text))) if a != b),
                 min(len(source), len(text)))
     end = max(start, len(source) - tail)
     return any(m.start() < end and start < m.end() for m in _QUOTATION.finditer(source))
 
 
-# --- cases ------------------------------------------------------------------------------------------
+# --- cases
+# ------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -293,8 +419,15 @@ class Case:
     request: JudgeRequest
 
 
-def source_cases(dataset: str, source_id: str, record: dict[str, Any], *, seed: int, per_source: int,
-                 kinds: Sequence[str]) -> list[Case]:
+def source_cases(
+    dataset: str,
+    source_id: str,
+    record: dict[str, Any],
+    *,
+    seed: int,
+    per_source: int,
+    kinds: Sequence[str],
+) -> list[Case]:
     passages = [{"id": p.get("id"), "text": p["text"]} for p in record["passages"]]
     split = split_of(source_key(p["text"] for p in passages))
     singles, pairs = [], []
@@ -321,7 +454,8 @@ def source_cases(dataset: str, source_id: str, record: dict[str, Any], *, seed: 
     return cases
 
 
-# FaithBench has ~50 sources (ten summaries each), HAGRID ~1,000: more controls per FaithBench source.
+# FaithBench has ~50 sources (ten summaries each), HAGRID ~1,000: more controls per FaithBench
+# source.
 PER_SOURCE = {"faithbench-dev": 8}
 
 
@@ -337,7 +471,8 @@ def build_cases(paths: Sequence[Path], *, seed: int = 27, per_source: int | None
     return cases
 
 
-# --- judging ----------------------------------------------------------------------------------------
+# --- judging
+# ----------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -348,7 +483,9 @@ class Outcome:
     notes: tuple[str, ...]
 
 
-def run(cases: Sequence[Case], judge_names: Sequence[str], profile: str, quotes: int) -> list[Outcome]:
+def run(
+    cases: Sequence[Case], judge_names: Sequence[str], profile: str, quotes: int
+) -> list[Outcome]:
     outcomes = []
     with Judges(profile, max_quotes=quotes) as judges:
         for name in judge_names:
@@ -362,7 +499,10 @@ def run(cases: Sequence[Case], judge_names: Sequence[str], profile: str, quotes:
                               for n in split_notes(c.explanation, base_explanation(name)))
                 notes += tuple(f"Fabrication: {f.reason or f.text}" for f in result.fabrications)
                 outcomes.append(Outcome(case, name, not predicted_hallucinated(result), notes))
-            print(f"{name}: {len(cases)} controls in {time.perf_counter() - started:.1f} s", flush=True)
+            print(
+                f"{name}: {len(cases)} controls in {time.perf_counter() - started:.1f} s",
+                flush=True,
+            )
     return outcomes
 
 
@@ -370,13 +510,24 @@ def kept_share(outcomes: Sequence[Outcome]) -> float:
     return sum(bool(o.kept) for o in outcomes) / len(outcomes) if outcomes else 0.0
 
 
-def format_table(outcomes: Sequence[Outcome], judge_names: Sequence[str], split: str, quotes: int) -> str:
+def format_table(
+    outcomes: Sequence[Outcome], judge_names: Sequence[str], split: str, quotes: int
+) -> str:
     datasets = sorted({o.case.dataset for o in outcomes})
-    lines = [f"meaning-preserving controls, split {split!r}" + (" (untuned half)" if split == "report" else ""),
-             f"kept = every claim SUPPORTED, no fabrication (target >= {KEPT_TARGET:.2f}); offline = offline judge "
-             f"+ checks; always = always-SUPPORTED fake LLM ({quotes} quote(s) a sentence) + checks", ""]
+    lines = [
+        f"meaning-preserving controls, split {split!r}"
+        + (" (untuned half)" if split == "report" else ""),
+        (
+            f"kept = every claim SUPPORTED, no fabrication (target >= {KEPT_TARGET:.2f}); offline ="
+            f" offline judge + checks; always = always-SUPPORTED fake LLM ({quotes} quote(s) a"
+            " sentence) + checks"
+        ),
+        "",
+    ]
     header = f"{'kind':<15} {'n':>5}  " + "  ".join(f"{name:>8}" for name in judge_names)
-    header += "   " + "  ".join(f"{d[:14] + ' ' + name:>24}" for d in datasets for name in judge_names)
+    header += "   " + "  ".join(
+        f"{d[:14] + ' ' + name:>24}" for d in datasets for name in judge_names
+    )
     lines.append(header)
     for kind in (*KINDS, "all"):
         group = [o for o in outcomes if kind == "all" or o.case.control.kind == kind]
@@ -398,7 +549,9 @@ def format_table(outcomes: Sequence[Outcome], judge_names: Sequence[str], split:
     return "\n".join(lines)
 
 
-def format_notes(outcomes: Sequence[Outcome], judge_names: Sequence[str], top: int, examples: int) -> str:
+def format_notes(
+    outcomes: Sequence[Outcome], judge_names: Sequence[str], top: int, examples: int
+) -> str:
     lines = []
     for name in judge_names:
         lost = [o for o in outcomes if o.judge == name and not o.kept]
@@ -412,7 +565,9 @@ def format_notes(outcomes: Sequence[Outcome], judge_names: Sequence[str], top: i
             for o in members[:examples]:
                 c = o.case.control
                 note = next((n for n in o.notes if note_group(n) == key), "")
-                lines.append(f"         - [{o.case.source_id} {c.kind}] {c.before!r} -> {c.after!r}")
+                lines.append(
+                    f"         - [{o.case.source_id} {c.kind}] {c.before!r} -> {c.after!r}"
+                )
                 lines.append(f"           answer: {c.text[:220]}")
                 if note:
                     lines.append(f"           {note[:220]}")
@@ -425,19 +580,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("tune", "report", "all"), default="report")
     parser.add_argument("--kinds", nargs="*", choices=KINDS, default=list(KINDS))
     parser.add_argument("--judges", nargs="*", choices=Judges.NAMES, default=list(Judges.NAMES))
-    parser.add_argument("--profile", default="claim_audit@v1", help="the always-SUPPORTED fake's profile")
-    parser.add_argument("--quotes", type=int, choices=(1, 2), default=2, help="quotes the fake gives a sentence")
+    parser.add_argument(
+        "--profile", default="claim_audit@v1", help="the always-SUPPORTED fake's profile"
+    )
+    parser.add_argument(
+        "--quotes", type=int, choices=(1, 2), default=2, help="quotes the fake gives a sentence"
+    )
     parser.add_argument("--seed", type=int, default=27)
     parser.add_argument("--per-source", type=int, default=None,
                         help="controls per kind and source (default 1; FaithBench 8)")
-    parser.add_argument("--limit", type=int, default=None, help="at most N controls per kind (spread evenly)")
+    parser.add_argument(
+        "--limit", type=int, default=None, help="at most N controls per kind (spread evenly)"
+    )
     parser.add_argument("--top", type=int, default=8)
     parser.add_argument("--examples", type=int, nargs="?", const=5, default=0)
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args(argv)
 
-    cases = [c for c in build_cases(args.data, seed=args.seed, per_source=args.per_source, kinds=args.kinds)
-             if args.split == "all" or c.split == args.split]
+    cases = [
+        c
+        for c in build_cases(
+            args.data, seed=args.seed, per_source=args.per_source, kinds=args.kinds
+        )
+        if args.split == "all" or c.split == args.split
+    ]
     if args.limit:
         chosen = []
         for kind in args.kinds:
@@ -448,17 +614,28 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = run(cases, args.judges, args.profile, args.quotes)
     print()
     print(format_table(outcomes, args.judges, args.split, args.quotes))
-    print(f"\n{len(outcomes)} judgements of {len(cases)} controls in {time.perf_counter() - started:.1f} s; "
-          f"seed {args.seed}")
+    print(
+        f"\n{len(outcomes)} judgements of {len(cases)} controls in"
+        f" {time.perf_counter() - started:.1f} s; seed {args.seed}"
+    )
     print(format_notes(outcomes, args.judges, args.top, args.examples))
     if not args.no_record and not args.limit:
         for name in args.judges:
             for kind in (*args.kinds, "all"):
-                part = [o for o in outcomes if o.judge == name and (kind == "all" or o.case.control.kind == kind)]
+                part = [
+                    o
+                    for o in outcomes
+                    if o.judge == name and (kind == "all" or o.case.control.kind == kind)
+                ]
                 if part:
-                    record_figure(f"controls kept {name} {kind} {args.split}", kept_share(part), "share",
-                                  target=KEPT_TARGET, command=f"python bench/controls.py --split {args.split}",
-                                  controls=len(part))
+                    record_figure(
+                        f"controls kept {name} {kind} {args.split}",
+                        kept_share(part),
+                        "share",
+                        target=KEPT_TARGET,
+                        command=f"python bench/controls.py --split {args.split}",
+                        controls=len(part),
+                    )
     return 0
 
 

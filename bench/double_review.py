@@ -51,10 +51,19 @@ from bench.workload import admin_sql, bench_database_url  # noqa: E402
 
 COMMAND = "python bench/double_review.py"
 DEMO = ROOT / "reviewapp" / "demo_data"
-LABEL_KEYS = ("SUPPORTED", "PARTIALLY_SUPPORTED", "CONTRADICTED", "UNSUPPORTED")  # the page's o + 1-4
+# the page's o + 1-4
+LABEL_KEYS = (
+    "SUPPORTED",
+    "PARTIALLY_SUPPORTED",
+    "CONTRADICTED",
+    "UNSUPPORTED",
+)
 CLAIM_CARD = re.compile(r'<li class="claim-card label-(\w+)([^"]*)" id="claim-(\d+)"')
-PASS_ROW = re.compile(r'<tr><td>([^<]*)</td><td><span class="label label-(\w+)">.*?</td><td>([^<]*)</td>'
-                      r'<td class="untrusted" hx-disable>([^<]*)</td></tr>', re.DOTALL)
+PASS_ROW = re.compile(
+    r'<tr><td>([^<]*)</td><td><span class="label label-(\w+)">.*?</td><td>([^<]*)</td>'
+    r'<td class="untrusted" hx-disable>([^<]*)</td></tr>',
+    re.DOTALL,
+)
 ADJUDICATION_ROW = re.compile(r'<tr>\s*<td><a href="/review/(\d+)/">')
 
 
@@ -64,7 +73,8 @@ def percentile(values: list[float], share: float) -> float:
 
 
 class Session:
-    """One signed-in user on the pages: every request timed by its kind, actions counted per answer."""
+    """One signed-in user on the pages: every request timed by its kind, actions counted per
+    answer."""
 
     def __init__(self, user, timings: dict[str, list[float]]):
         from django.test import Client
@@ -76,13 +86,25 @@ class Session:
         self.actions: dict[int, int] = defaultdict(int)
         self.typed: dict[int, int] = defaultdict(int)
 
-    def request(self, kind: str, method: str, url: str, answer: int | None = None, *, htmx: bool = False,
-                **data):
+    def request(
+        self,
+        kind: str,
+        method: str,
+        url: str,
+        answer: int | None = None,
+        *,
+        htmx: bool = False,
+        **data,
+    ):
         headers = {"HX-Request": "true"} if htmx else {}
         started = time.perf_counter()
         response = getattr(self.client, method)(url, data or None, headers=headers)
         spent = time.perf_counter() - started
-        assert response.status_code in (200, 204, 302), f"{method.upper()} {url}: {response.status_code}"
+        assert response.status_code in (
+            200,
+            204,
+            302,
+        ), f"{method.upper()} {url}: {response.status_code}"
         self.timings[kind].append(spent * 1000)
         if answer is not None:
             self.seconds[answer] += spent
@@ -96,9 +118,16 @@ def cards(page: str) -> list[dict]:
     for n, match in enumerate(found):
         body = page[match.start(): found[n + 1].start() if n + 1 < len(found) else len(page)]
         version = re.search(r'name="version" value="(\d+)"', body)
-        out.append({"pk": int(match[3]), "label": match[1].upper(), "selected": " selected" in match[2],
-                    "version": int(version[1]) if version else None, "body": body,
-                    "cid": re.search(r"<b>(c?\w+)</b>", body)[1]})
+        out.append(
+            {
+                "pk": int(match[3]),
+                "label": match[1].upper(),
+                "selected": " selected" in match[2],
+                "version": int(version[1]) if version else None,
+                "body": body,
+                "cid": re.search(r"<b>(c?\w+)</b>", body)[1],
+            }
+        )
     return out
 
 
@@ -118,13 +147,18 @@ def decide(session: Session, answer: int, page: str, claim: dict, label: str, no
         session.typed[answer] += len(note)
     choice = {"decision": "confirm"} if label == claim["label"] else {"overturn_to": label}
     url = f"/review/{answer}/claims/{claim['pk']}/decide"
-    response = session.request("decide", "post", url, answer, htmx=True, version=claim["version"], note=note,
-                               **choice)
+    response = session.request(
+        "decide", "post", url, answer, htmx=True, version=claim["version"], note=note, **choice
+    )
     return response.content.decode()
 
 
 def golden_spans() -> dict[str, list[tuple[int, int]]]:
-    rows = (json.loads(line) for line in (DEMO / "golden.jsonl").read_text().splitlines() if line.strip())
+    rows = (
+        json.loads(line)
+        for line in (DEMO / "golden.jsonl").read_text().splitlines()
+        if line.strip()
+    )
     return {row["id"]: [(s["start"], s["end"]) for s in row["spans"]] for row in rows}
 
 
@@ -152,7 +186,8 @@ def load_demo(count: int) -> list[int]:
 
 
 def reviewer_pass(session: Session, rule, seen_by_b: list[str] | None = None) -> list[int]:
-    """Press next until the queue is empty; decide each flagged claim by `rule`, finish. Answer ids."""
+    """Press next until the queue is empty; decide each flagged claim by `rule`, finish. Answer
+    ids."""
     done = []
     while True:
         response = session.request("next", "post", "/queue/next")
@@ -189,7 +224,9 @@ def lead_pass(session: Session, decided: dict, notes: dict, names: tuple[str, st
             rows = {name: (label.upper(), html.unescape(note))
                     for name, label, _, note in PASS_ROW.findall(claim["body"])}
             shown_claims += 1
-            decisions = {name: (decided[name][claim["pk"]], notes[name][claim["pk"]]) for name in names}
+            decisions = {
+                name: (decided[name][claim["pk"]], notes[name][claim["pk"]]) for name in names
+            }
             side_by_side += rows == decisions
         session.actions[answer] += 1  # t
         session.request("take", "post", f"/review/{answer}/take", answer)
@@ -197,13 +234,24 @@ def lead_pass(session: Session, decided: dict, notes: dict, names: tuple[str, st
         for claim in [c for c in cards(page) if c["pk"] in {d["pk"] for d in disagreeing}]:
             page = decide(session, answer, page, claim, decided[names[0]][claim["pk"]], "")
         session.actions[answer] += 1  # f
-        session.request("finish", "post", f"/review/{answer}/finish", answer, htmx=True)  # a refusal is a 409
-    return {"listed": listed, "disagreeing_claims_shown": shown_claims, "shown_side_by_side": side_by_side,
-            "agreeing_claims_shown": agreeing, "listed_with_reason_and_two_reviewers": rows_of_two}
+        # a refusal is a 409
+        session.request("finish", "post", f"/review/{answer}/finish", answer, htmx=True)
+    return {
+        "listed": listed,
+        "disagreeing_claims_shown": shown_claims,
+        "shown_side_by_side": side_by_side,
+        "agreeing_claims_shown": agreeing,
+        "listed_with_reason_and_two_reviewers": rows_of_two,
+    }
 
 
 def figure(f) -> dict:
-    return {"value": rounded(f.value), "low": rounded(f.low), "high": rounded(f.high), "reason": f.reason}
+    return {
+        "value": rounded(f.value),
+        "low": rounded(f.low),
+        "high": rounded(f.high),
+        "reason": f.reason,
+    }
 
 
 def rounded(value: float | None) -> float | None:
@@ -211,8 +259,13 @@ def rounded(value: float | None) -> float | None:
 
 
 def agreement_dict(a) -> dict:
-    return {"claims": a.claims, "ratings": a.ratings, "percent": figure(a.percent), "kappa": figure(a.kappa),
-            "alpha": figure(a.alpha)}
+    return {
+        "claims": a.claims,
+        "ratings": a.ratings,
+        "percent": figure(a.percent),
+        "kappa": figure(a.kappa),
+        "alpha": figure(a.alpha),
+    }
 
 
 def shown(f: dict) -> str:
@@ -223,14 +276,17 @@ def shown(f: dict) -> str:
 
 
 class Rules:
-    """How A and B decide a flagged claim, and what each decided (the script's record, not a page's)."""
+    """How A and B decide a flagged claim, and what each decided (the script's record, not a
+    page's)."""
 
     def __init__(self, ids: list[int], seed: int):
         from reviewapp.models import Answer, Claim
 
         self.spans = golden_spans()
         self.external = dict(Answer.objects.filter(pk__in=ids).values_list("pk", "external_id"))
-        self.where = {c.pk: (c.answer_start, c.answer_end) for c in Claim.objects.filter(answer_id__in=ids)}
+        self.where = {
+            c.pk: (c.answer_start, c.answer_end) for c in Claim.objects.filter(answer_id__in=ids)
+        }
         self.decided: dict[str, dict[int, str]] = {"alice": {}, "bob": {}}
         self.notes: dict[str, dict[int, str]] = {"alice": {}, "bob": {}}
         self.rng, self.reached, self.differs = random.Random(seed), 0, []
@@ -240,7 +296,8 @@ class Rules:
         return label, note
 
     def alice(self, answer: int, claim: dict) -> tuple[str, str]:
-        """The golden spans: a claim overlapping one keeps the judge's label; any other is SUPPORTED."""
+        """The golden spans: a claim overlapping one keeps the judge's label; any other is
+        SUPPORTED."""
         start, end = self.where[claim["pk"]]
         marked = self.spans.get(self.external[answer].split("-copy")[0], [])
         if start is not None and any(start < e and s < end for s, e in marked):
@@ -276,9 +333,15 @@ def users_and_policy():
         return account
 
     people = [user("ada", ADMIN), user("alice", REVIEWER), user("bob", REVIEWER), user("lee", LEAD)]
-    values = policy_values(Policy.current()) | {"reviewers_per_answer": 2, "blind": True,
-                                                "multi_review_scope": "all", "multi_review_share": 1.0}
-    return people, policy_create(user=people[0], values=values, note="bench: two blind reviewers per answer")
+    values = policy_values(Policy.current()) | {
+        "reviewers_per_answer": 2,
+        "blind": True,
+        "multi_review_scope": "all",
+        "multi_review_share": 1.0,
+    }
+    return people, policy_create(
+        user=people[0], values=values, note="bench: two blind reviewers per answer"
+    )
 
 
 def timing_summary(timings: dict[str, list[float]]) -> dict:
@@ -295,8 +358,11 @@ def people_summary(worked: dict[str, tuple[Session, list[int]]]) -> tuple[dict, 
                          "median": round(statistics.median(spent), 3) if spent else None,
                          "p95": round(percentile(spent, 0.95), 3) if spent else None}
         counts = [session.actions[pk] for pk in answers]
-        actions[name] = {"median": statistics.median(counts) if counts else None, "total": sum(counts),
-                         "note_chars": sum(session.typed[pk] for pk in answers)}
+        actions[name] = {
+            "median": statistics.median(counts) if counts else None,
+            "total": sum(counts),
+            "note_chars": sum(session.typed[pk] for pk in answers),
+        }
     return seconds, actions
 
 
@@ -309,25 +375,49 @@ def agreement_summary(resamples: int) -> dict:
         "overall": agreement_dict(figures["overall"]),
         "overall_with_bulk": agreement_dict(with_bulk["overall"]),
         "bulk_left_out": figures["bulk"].left_out,
-        "pairs": [{"pair": f"{p.first}-{p.second}", "shared": p.shared, "bulk_left_out": p.bulk.left_out}
-                  | agreement_dict(p.figures) for p in figures["pairs"]],
+        "pairs": [
+            {"pair": f"{p.first}-{p.second}", "shared": p.shared, "bulk_left_out": p.bulk.left_out}
+            | agreement_dict(p.figures)
+            for p in figures["pairs"]
+        ],
         "by_label": {label: agreement_dict(x) for label, x in figures["by_label"]},
         "by_category": {category: agreement_dict(x) for category, x in figures["by_category"]},
-        "vs_final": {r.reviewer: {"claims": r.claims, "agreed": r.agreed, "percent": figure(r.percent),
-                                  "kappa": figure(r.kappa)} for r in figures["reviewers"]},
+        "vs_final": {
+            r.reviewer: {
+                "claims": r.claims,
+                "agreed": r.agreed,
+                "percent": figure(r.percent),
+                "kappa": figure(r.kappa),
+            }
+            for r in figures["reviewers"]
+        },
         "resamples": resamples,
     }
 
 
 def judge_summary() -> list[dict]:
-    """/calibration/'s judge rows: against all reviewers' final labels, and by how they were reached."""
+    """/calibration/'s judge rows: against all reviewers' final labels, and by how they were
+    reached."""
     from reviewapp.labels import calibration
 
-    return [{"judge": j["judge"], "claims": j["claims"], "agreement": rounded(j["agreement"]),
-             "kappa": rounded(j["kappa"]), "flag": j["flag"],
-             "by_method": {group: {"claims": m["claims"], "percent": figure(m["agreement"]),
-                                   "kappa": figure(m["kappa"])} for group, m in j["by_method"].items()}}
-            for j in calibration.judge_agreement(calibration.audit_misses())]
+    return [
+        {
+            "judge": j["judge"],
+            "claims": j["claims"],
+            "agreement": rounded(j["agreement"]),
+            "kappa": rounded(j["kappa"]),
+            "flag": j["flag"],
+            "by_method": {
+                group: {
+                    "claims": m["claims"],
+                    "percent": figure(m["agreement"]),
+                    "kappa": figure(m["kappa"]),
+                }
+                for group, m in j["by_method"].items()
+            },
+        }
+        for j in calibration.judge_agreement(calibration.audit_misses())
+    ]
 
 
 def run(args) -> dict:
@@ -343,7 +433,9 @@ def run(args) -> dict:
     judged_s = time.perf_counter() - judging
     answers = Answer.objects.filter(pk__in=ids)
     routed = Counter(answers.values_list("review_status", flat=True))
-    routed["needing two reviewers"] = answers.filter(review_status="in_review", reviews_required=2).count()
+    routed["needing two reviewers"] = answers.filter(
+        review_status="in_review", reviews_required=2
+    ).count()
     rules = Rules(ids, args.seed)
 
     # Warm-up, untimed: the first request of a process compiles templates and resolves URLs.
@@ -362,26 +454,42 @@ def run(args) -> dict:
     seen = lead_pass(lead, rules.decided, rules.notes, ("alice", "bob"))
     assert set(seen["listed"]) == adjudicating, (seen["listed"], adjudicating)
     logging.getLogger("django.request").setLevel(logging.ERROR)  # the lead's 403 below is expected
-    lead_calibration = lead.client.get("/calibration/").status_code  # leads read the agreement figures too
-    calibration_page = Session(admin, timings).request("calibration", "get", "/calibration/").content.decode()
+    lead_calibration = lead.client.get(
+        "/calibration/"
+    ).status_code  # leads read the agreement figures too
+    calibration_page = (
+        Session(admin, timings).request("calibration", "get", "/calibration/").content.decode()
+    )
     reviewers_page = lead.request("reviewers", "get", "/reviewers/").content.decode()
 
     reviewed = sorted(set(reviewed_a) & set(reviewed_b))
-    methods = Counter(Claim.objects.filter(answer_id__in=reviewed).values_list("consensus_method", flat=True))
+    methods = Counter(
+        Claim.objects.filter(answer_id__in=reviewed).values_list("consensus_method", flat=True)
+    )
     seconds, actions = people_summary({"alice": (a, reviewed_a), "bob": (b, reviewed_b),
                                        "lee": (lead, seen["listed"])})
     assert leaked == 0, f"{leaked} of B's pages showed A's decisions"
     assert seen["shown_side_by_side"] == seen["disagreeing_claims_shown"], "shown unlike decided"
     assert seen["listed_with_reason_and_two_reviewers"] == len(seen["listed"])
     return {
-        "command": COMMAND, "seed": args.seed, "policy_version": policy.version,
-        "answers": {"loaded": len(ids), "judge_seconds": round(judged_s, 2),
-                    "routed": dict(sorted(routed.items())),
-                    "reviewed_by_both": len(reviewed), "adjudicating_after_reviewers": len(adjudicating),
-                    "final_status": dict(Counter(answers.values_list("review_status", flat=True)))},
-        "claims": {"flagged_decided_by_each": len(rules.decided["alice"]),
-                   "b_differs": [list(d) for d in rules.differs], "disagreements": rules.disagreements(),
-                   "consensus_method": dict(methods), "in_reviewed_answers": sum(methods.values())},
+        "command": COMMAND,
+        "seed": args.seed,
+        "policy_version": policy.version,
+        "answers": {
+            "loaded": len(ids),
+            "judge_seconds": round(judged_s, 2),
+            "routed": dict(sorted(routed.items())),
+            "reviewed_by_both": len(reviewed),
+            "adjudicating_after_reviewers": len(adjudicating),
+            "final_status": dict(Counter(answers.values_list("review_status", flat=True))),
+        },
+        "claims": {
+            "flagged_decided_by_each": len(rules.decided["alice"]),
+            "b_differs": [list(d) for d in rules.differs],
+            "disagreements": rules.disagreements(),
+            "consensus_method": dict(methods),
+            "in_reviewed_answers": sum(methods.values()),
+        },
         "timings_ms": timing_summary(timings),
         "seconds_per_answer": seconds,
         "actions_per_answer": actions,
@@ -396,8 +504,11 @@ def run(args) -> dict:
             "b_pages_showing_a": leaked,
             "lead_calibration_status": lead_calibration,
             "calibration_has_reviewer_agreement": "Agreement between reviewers" in calibration_page
-            and "alice" in calibration_page and "bob" in calibration_page,
-            "reviewers_page_lists": [n for n in ("alice", "bob") if f"<td>{n}</td>" in reviewers_page],
+            and "alice" in calibration_page
+            and "bob" in calibration_page,
+            "reviewers_page_lists": [
+                n for n in ("alice", "bob") if f"<td>{n}</td>" in reviewers_page
+            ],
         },
         "seconds": round(time.perf_counter() - started, 1),
     }
@@ -422,14 +533,17 @@ def report(s: dict) -> None:
         print(f"  {kind:<18} {t['median']:7.1f} / {t['p95']:7.1f}  ({t['n']})")
     for name, t in s["seconds_per_answer"].items():
         acts = s["actions_per_answer"][name]
-        print(f"  {name:<6} {t['answers']} answers: {t['median']} s median, {t['p95']} s p95 per answer; "
-              f"actions per answer median {acts['median']} (total {acts['total']}, "
-              f"note chars {acts['note_chars']})")
+        print(
+            f"  {name:<6} {t['answers']} answers: {t['median']} s median, {t['p95']} s p95 per"
+            f" answer; actions per answer median {acts['median']} (total {acts['total']}, note"
+            f" chars {acts['note_chars']})"
+        )
     o = ag["overall"]
-    print(f"reviewer agreement (explicit decisions, {o['claims']} claims, "
-          f"{ag['bulk_left_out']} bulk left out, "
-          f"{ag['resamples']} resamples): percent {shown(o['percent'])}, Fleiss κ {shown(o['kappa'])}, "
-          f"α {shown(o['alpha'])}")
+    print(
+        f"reviewer agreement (explicit decisions, {o['claims']} claims, {ag['bulk_left_out']} bulk"
+        f" left out, {ag['resamples']} resamples): percent {shown(o['percent'])}, Fleiss κ"
+        f" {shown(o['kappa'])}, α {shown(o['alpha'])}"
+    )
     w = ag["overall_with_bulk"]
     print(f"  with bulk decisions ({w['claims']} claims): percent {shown(w['percent'])}, "
           f"κ {shown(w['kappa'])}, "
@@ -439,7 +553,10 @@ def report(s: dict) -> None:
               f"percent {shown(p['percent'])}, "
               f"Cohen κ {shown(p['kappa'])}, α {shown(p['alpha'])}")
     for label, x in ag["by_label"].items():
-        print(f"  {label:<20} percent {shown(x['percent'])}, κ {shown(x['kappa'])}, α {shown(x['alpha'])}")
+        print(
+            f"  {label:<20} percent {shown(x['percent'])}, κ {shown(x['kappa'])}, α"
+            f" {shown(x['alpha'])}"
+        )
     for category, x in ag["by_category"].items():
         print(f"  category {category:<11} {x['claims']} claims, percent {shown(x['percent'])}, "
               f"κ {shown(x['kappa'])}")
@@ -453,18 +570,18 @@ def report(s: dict) -> None:
             print(f"  vs {group:<9} {m['claims']} claims, percent {shown(m['percent'])}, "
                   f"κ {shown(m['kappa'])}")
     seen = s["lead_saw"]
-    print(f"what the lead sees: /adjudication/ lists {seen['answers_listed']} answers (every one whose "
-          f"reviewers disagree, none other; {seen['listed_with_reason_and_two_reviewers']} rows with the "
-          f"routing reason and "
-          f"2 reviewers); on their review pages {seen['disagreeing_claims_shown']} claims carry a "
-          f"'Reviewers disagree' table, {seen['shown_with_both_labels_and_notes']} of them with both "
-          f"reviewers' "
-          f"labels and notes as decided, {seen['agreeing_claims_shown_settled']} agreed claims a 'Reviewers' "
-          f"decisions' table; B's pages showing anything of A's: {seen['b_pages_showing_a']}; "
-          f"/calibration/ (the lead gets HTTP {seen['lead_calibration_status']}) has the reviewer "
-          f"agreement "
-          f"section: {seen['calibration_has_reviewer_agreement']}; "
-          f"/reviewers/ lists {seen['reviewers_page_lists']}")
+    print(
+        f"what the lead sees: /adjudication/ lists {seen['answers_listed']} answers (every one"
+        f" whose reviewers disagree, none other; {seen['listed_with_reason_and_two_reviewers']}"
+        " rows with the routing reason and 2 reviewers); on their review pages"
+        f" {seen['disagreeing_claims_shown']} claims carry a 'Reviewers disagree' table,"
+        f" {seen['shown_with_both_labels_and_notes']} of them with both reviewers' labels and notes"
+        f" as decided, {seen['agreeing_claims_shown_settled']} agreed claims a 'Reviewers'"
+        f" decisions' table; B's pages showing anything of A's: {seen['b_pages_showing_a']};"
+        f" /calibration/ (the lead gets HTTP {seen['lead_calibration_status']}) has the reviewer"
+        f" agreement section: {seen['calibration_has_reviewer_agreement']}; /reviewers/ lists"
+        f" {seen['reviewers_page_lists']}"
+    )
     print(f"total {s['seconds']} s")
 
 
@@ -475,8 +592,13 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--resamples", type=int, default=1000,
                         help="bootstrap resamples behind each interval")
-    parser.add_argument("--json", nargs="?", const="-", metavar="PATH",
-                        help="the summary as JSON: on stdout instead of the text, or written to PATH")
+    parser.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        metavar="PATH",
+        help="the summary as JSON: on stdout instead of the text, or written to PATH",
+    )
     args = parser.parse_args()
     database_url = bench_database_url("_double_review")
     name = urlsplit(database_url).path[1:]
@@ -491,7 +613,8 @@ def main() -> int:
     os.environ.pop("CACHE_URL", None)
     admin_sql(database_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     admin_sql(database_url, f'CREATE DATABASE "{name}"')
-    warnings.filterwarnings("ignore", message="No directory at")  # whitenoise: no collectstatic here
+    # whitenoise: no collectstatic here
+    warnings.filterwarnings("ignore", message="No directory at")
     try:
         import django
 
@@ -505,11 +628,25 @@ def main() -> int:
     from bench.results import record
 
     for kind, t in summary["timings_ms"].items():
-        record(f"double review p95 {kind}", t["p95"], "ms", None, higher_is_better=False, command=COMMAND,
-               median_ms=t["median"], requests=t["n"])
-    record("double review lead share of claims", summary["claims"]["consensus_method"].get("lead", 0)
-           / max(1, summary["claims"]["in_reviewed_answers"]), "share", None, command=COMMAND,
-           answers=summary["answers"]["reviewed_by_both"])
+        record(
+            f"double review p95 {kind}",
+            t["p95"],
+            "ms",
+            None,
+            higher_is_better=False,
+            command=COMMAND,
+            median_ms=t["median"],
+            requests=t["n"],
+        )
+    record(
+        "double review lead share of claims",
+        summary["claims"]["consensus_method"].get("lead", 0)
+        / max(1, summary["claims"]["in_reviewed_answers"]),
+        "share",
+        None,
+        command=COMMAND,
+        answers=summary["answers"]["reviewed_by_both"],
+    )
     if args.json == "-":
         print(json.dumps(summary, indent=2))
         return 0

@@ -27,7 +27,14 @@ from pathlib import Path
 
 sys.path.append(str(Path(__file__).resolve().parent.parent))
 
-from bench.checklist import CONTROL_TARGET, DATA, DATASETS, EDIT_TARGET, Case, build_cases  # noqa: E402
+from bench.checklist import (  # noqa: E402
+    CONTROL_TARGET,
+    DATA,
+    DATASETS,
+    EDIT_TARGET,
+    Case,
+    build_cases,
+)
 from bench.minimal_edits import CONTROL_KINDS, KINDS, STYLES, tokenized  # noqa: E402
 from bench.oracle import Judges, base_explanation, split_notes, spread  # noqa: E402
 from bench.results import record as record_figure  # noqa: E402
@@ -58,7 +65,9 @@ class Outcome:
         return self.flagged is not None and self.flagged != (self.case.edit.kind in CONTROL_KINDS)
 
 
-def run(cases: Sequence[Case], styles: Sequence[str], judge_names: Sequence[str], profile: str) -> list[Outcome]:
+def run(
+    cases: Sequence[Case], styles: Sequence[str], judge_names: Sequence[str], profile: str
+) -> list[Outcome]:
     outcomes = []
     with Judges(profile) as judges:
         for style in styles:
@@ -72,9 +81,18 @@ def run(cases: Sequence[Case], styles: Sequence[str], judge_names: Sequence[str]
                         continue
                     notes = tuple(n for c in result.claims if c.label != "SUPPORTED"
                                   for n in split_notes(c.explanation, base_explanation(name)))
-                    notes += tuple(f"Fabrication: {f.reason or f.text}" for f in result.fabrications)
-                    outcomes.append(Outcome(case, style, name, request.answer, predicted_hallucinated(result), notes))
-                print(f"{style} {name}: {len(cases)} cases in {time.perf_counter() - started:.1f} s", flush=True)
+                    notes += tuple(
+                        f"Fabrication: {f.reason or f.text}" for f in result.fabrications
+                    )
+                    outcomes.append(
+                        Outcome(
+                            case, style, name, request.answer, predicted_hallucinated(result), notes
+                        )
+                    )
+                print(
+                    f"{style} {name}: {len(cases)} cases in {time.perf_counter() - started:.1f} s",
+                    flush=True,
+                )
     return outcomes
 
 
@@ -82,12 +100,21 @@ def share(outcomes: Sequence[Outcome]) -> float:
     return sum(o.as_expected for o in outcomes) / len(outcomes) if outcomes else 0.0
 
 
-def format_table(outcomes: Sequence[Outcome], styles: Sequence[str], judge_names: Sequence[str], split: str) -> str:
+def format_table(
+    outcomes: Sequence[Outcome], styles: Sequence[str], judge_names: Sequence[str], split: str
+) -> str:
     columns = [(s, j) for s in styles for j in judge_names]
-    lines = [f"minimal edits by text style, split {split!r}" + (" (untuned half)" if split == "report" else ""),
-             "flagged share for edits (target >= 0.90), kept share for controls (target >= 0.97); "
-             "offline = offline judge + checks, always = always-SUPPORTED fake LLM + checks", ""]
-    lines.append(f"{'kind':<17} {'n':>5} {'measure':>8}  " + "  ".join(f"{s + ' ' + j:>18}" for s, j in columns))
+    lines = [
+        f"minimal edits by text style, split {split!r}"
+        + (" (untuned half)" if split == "report" else ""),
+        "flagged share for edits (target >= 0.90), kept share for controls (target >= 0.97); "
+        "offline = offline judge + checks, always = always-SUPPORTED fake LLM + checks",
+        "",
+    ]
+    lines.append(
+        f"{'kind':<17} {'n':>5} {'measure':>8}  "
+        + "  ".join(f"{s + ' ' + j:>18}" for s, j in columns)
+    )
     for kind in KINDS:
         group = [o for o in outcomes if o.case.edit.kind == kind]
         if not group:
@@ -128,10 +155,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("tune", "report", "all"), default="report")
     parser.add_argument("--style", choices=(*STYLES, "both"), default="both")
     parser.add_argument("--judges", nargs="*", choices=Judges.NAMES, default=list(Judges.NAMES))
-    parser.add_argument("--profile", default="claim_audit@v1", help="the always-SUPPORTED fake's profile")
+    parser.add_argument(
+        "--profile", default="claim_audit@v1", help="the always-SUPPORTED fake's profile"
+    )
     parser.add_argument("--kinds", nargs="*", choices=KINDS, default=list(KINDS))
     parser.add_argument("--seed", type=int, default=16)
-    parser.add_argument("--limit", type=int, default=None, help="at most N cases per kind (spread over the file)")
+    parser.add_argument(
+        "--limit", type=int, default=None, help="at most N cases per kind (spread over the file)"
+    )
     parser.add_argument("--show-misses", type=int, default=0, metavar="K")
     parser.add_argument("--no-record", action="store_true")
     args = parser.parse_args(argv)
@@ -149,8 +180,10 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = run(cases, styles, args.judges, args.profile)
     print()
     print(format_table(outcomes, styles, args.judges, args.split))
-    print(f"\n{len(outcomes)} judgements of {len(cases)} cases in {time.perf_counter() - started:.1f} s; "
-          f"seed {args.seed}")
+    print(
+        f"\n{len(outcomes)} judgements of {len(cases)} cases in {time.perf_counter() - started:.1f}"
+        f" s; seed {args.seed}"
+    )
     if args.show_misses:
         print(format_misses(outcomes, args.show_misses))
     if not args.no_record and not args.limit:
@@ -158,13 +191,23 @@ def main(argv: list[str] | None = None) -> int:
         for style in styles:
             for name in args.judges:
                 for kind in args.kinds:
-                    part = [o for o in outcomes if o.style == style and o.judge == name and o.case.edit.kind == kind]
+                    part = [
+                        o
+                        for o in outcomes
+                        if o.style == style and o.judge == name and o.case.edit.kind == kind
+                    ]
                     if not part:
                         continue
                     control = kind in CONTROL_KINDS
-                    record_figure(f"minimal edits {style} {name} {kind} {'kept' if control else 'flagged'} {args.split}",
-                                  share(part), "share", target=CONTROL_TARGET if control else EDIT_TARGET,
-                                  command=command, cases=len(part))
+                    record_figure(
+                        f"minimal edits {style} {name} {kind} {'kept' if control else 'flagged'}"
+                        f" {args.split}",
+                        share(part),
+                        "share",
+                        target=CONTROL_TARGET if control else EDIT_TARGET,
+                        command=command,
+                        cases=len(part),
+                    )
     return 0
 
 

@@ -46,7 +46,9 @@ from bench import peak_rss  # noqa: E402
 from reviewapp.labels import exports  # noqa: E402
 from reviewapp.models import Answer, Claim, Evidence, JudgeRun, Passage, Policy  # noqa: E402
 
-PASSAGE = ("Riders aged 65 and older pay a reduced fare of $1.00 per ride with a Senior ID card. " * 12)[:1000]
+PASSAGE = (
+    "Riders aged 65 and older pay a reduced fare of $1.00 per ride with a Senior ID card. " * 12
+)[:1000]
 ANSWER = "Seniors pay $1.00 per ride. A monthly pass costs $75.00 and covers buses."
 CHUNK = 2000  # answers per insert round
 COMMAND = "python bench/export_labels.py"
@@ -74,27 +76,74 @@ def fill(claims_wanted: int) -> None:
         n = min(CHUNK, (claims_wanted - have + 1) // 2)
         now = timezone.now()
         answers = Answer.objects.bulk_create(
-            Answer(question=f"Question {have + i}?", answer=ANSWER, status="judged", review_status="adjudicated",
-                   judged_at=now, policy=policy) for i in range(n))
-        passages = Passage.objects.bulk_create(Passage(answer=a, pid=f"P{p + 1}", position=p, text=PASSAGE,
-                                                       agency="Metro") for a in answers for p in range(2))
+            Answer(
+                question=f"Question {have + i}?",
+                answer=ANSWER,
+                status="judged",
+                review_status="adjudicated",
+                judged_at=now,
+                policy=policy,
+            )
+            for i in range(n)
+        )
+        passages = Passage.objects.bulk_create(
+            Passage(answer=a, pid=f"P{p + 1}", position=p, text=PASSAGE, agency="Metro")
+            for a in answers
+            for p in range(2)
+        )
         first_passage = {p.answer_id: p for p in passages if p.pid == "P1"}
         runs = JudgeRun.objects.bulk_create(
-            JudgeRun(answer=a, profile="claim_audit", prompt_version="v1", backend="openai", model="gpt-4o-mini",
-                     config_key="claim_audit@v1/openai/gpt-4o-mini", is_current=True, status="succeeded")
-            for a in answers)
+            JudgeRun(
+                answer=a,
+                profile="claim_audit",
+                prompt_version="v1",
+                backend="openai",
+                model="gpt-4o-mini",
+                config_key="claim_audit@v1/openai/gpt-4o-mini",
+                is_current=True,
+                status="succeeded",
+            )
+            for a in answers
+        )
         claims = Claim.objects.bulk_create(
-            Claim(run=r, answer=a, position=c, cid=f"c{c + 1}", text=ANSWER[:26] if c == 0 else ANSWER[27:],
-                  answer_start=0 if c == 0 else 27, answer_end=26 if c == 0 else len(ANSWER),
-                  label="SUPPORTED" if c == 0 else "UNSUPPORTED", human_label="SUPPORTED" if c == 0 else "CONTRADICTED",
-                  decision="confirm" if c == 0 else "overturn", decision_mode="bulk" if c == 0 else "explicit",
-                  decided_by=reviewer, decided_at=now, version=1,
-                  explanation="The passage states the senior fare.", category="price")
-            for a, r in zip(answers, runs) for c in range(2))
-        Evidence.objects.bulk_create(Evidence(claim=c, passage=first_passage[c.answer_id], passage_pid="P1", position=0,
-                                              quote="$1.00", start=47, end=52, match="exact") for c in claims)
+            Claim(
+                run=r,
+                answer=a,
+                position=c,
+                cid=f"c{c + 1}",
+                text=ANSWER[:26] if c == 0 else ANSWER[27:],
+                answer_start=0 if c == 0 else 27,
+                answer_end=26 if c == 0 else len(ANSWER),
+                label="SUPPORTED" if c == 0 else "UNSUPPORTED",
+                human_label="SUPPORTED" if c == 0 else "CONTRADICTED",
+                decision="confirm" if c == 0 else "overturn",
+                decision_mode="bulk" if c == 0 else "explicit",
+                decided_by=reviewer,
+                decided_at=now,
+                version=1,
+                explanation="The passage states the senior fare.",
+                category="price",
+            )
+            for a, r in zip(answers, runs)
+            for c in range(2)
+        )
+        Evidence.objects.bulk_create(
+            Evidence(
+                claim=c,
+                passage=first_passage[c.answer_id],
+                passage_pid="P1",
+                position=0,
+                quote="$1.00",
+                start=47,
+                end=52,
+                match="exact",
+            )
+            for c in claims
+        )
         print(f"  filled {have + 2 * n} decided claims", file=sys.stderr, flush=True)
-    with connection.cursor() as cursor:  # as autovacuum would in time: planner statistics for the new rows
+    with (
+        connection.cursor() as cursor
+    ):  # as autovacuum would in time: planner statistics for the new rows
         cursor.execute("ANALYZE")
 
 
@@ -117,9 +166,13 @@ def measure(fmt: str) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=None,
-                        help="fill the database up to this many decided claims first (slow above 100k: use "
-                             "bench/scale_data.py, which makes every claim decided)")
+    parser.add_argument(
+        "--rows",
+        type=int,
+        default=None,
+        help="fill the database up to this many decided claims first (slow above 100k: use "
+        "bench/scale_data.py, which makes every claim decided)",
+    )
     parser.add_argument("--formats", default="jsonl,csv")
     args = parser.parse_args()
     ensure_database()
@@ -133,12 +186,22 @@ def main() -> int:
         # Rows per CPU-second of the exporting process (Python's share; Postgres works beside it):
         # what a shared, busy machine disturbs least.
         per_cpu = m["rows"] / m["cpu_seconds"]
-        print(f"{fmt:<6} {m['rows']:>9,} rows  {m['seconds']:7.2f} s  {rate:>9,.0f} rows/s  peak RSS {m['rss_mb']:6.1f} MB"
-              f"  ({per_cpu:,.0f} rows per CPU-second of the exporter)", flush=True)
+        print(
+            f"{fmt:<6} {m['rows']:>9,} rows  {m['seconds']:7.2f} s  {rate:>9,.0f} rows/s  peak RSS"
+            f" {m['rss_mb']:6.1f} MB  ({per_cpu:,.0f} rows per CPU-second of the exporter)",
+            flush=True,
+        )
         extra = {"command": COMMAND, "rows": m["rows"], "seconds": round(m["seconds"], 1),
                  "cpu_seconds": round(m["cpu_seconds"], 1), "rows_per_cpu_second": round(per_cpu)}
         record(f"export {fmt} rows/s ({m['rows']:,} rows)", rate, "rows/s", 50_000, **extra)
-        record(f"export {fmt} peak RSS ({m['rows']:,} rows)", m["rss_mb"], "MB", 300, higher_is_better=False, **extra)
+        record(
+            f"export {fmt} peak RSS ({m['rows']:,} rows)",
+            m["rss_mb"],
+            "MB",
+            300,
+            higher_is_better=False,
+            **extra,
+        )
     return 0
 
 

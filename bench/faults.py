@@ -40,7 +40,9 @@ def run(only: set[str], sizes: dict) -> list[dict]:
             runs = [faultkit.kill_whole_worker(rig, llm, answers) for _ in range(trials)]
             rows.append(_combine(runs))
         if "redis" in only:
-            rows.append(faultkit.restart_mid_run(rig, llm, sizes["redis"], server="redis", during_outage=10))
+            rows.append(
+                faultkit.restart_mid_run(rig, llm, sizes["redis"], server="redis", during_outage=10)
+            )
         if "postgres" in only:
             rows.append(faultkit.restart_mid_run(rig, llm, sizes["postgres"], server="postgres"))
         if "storm" in only:
@@ -52,7 +54,16 @@ def run(only: set[str], sizes: dict) -> list[dict]:
 
 def _combine(runs: list[dict]) -> dict:
     row = dict(runs[0])
-    for key in ("answers", "judged", "failed", "lost", "doubled", "wrong", "in_flight_at_kill", "sweeps"):
+    for key in (
+        "answers",
+        "judged",
+        "failed",
+        "lost",
+        "doubled",
+        "wrong",
+        "in_flight_at_kill",
+        "sweeps",
+    ):
         row[key] = sum(r[key] for r in runs)
     row["trials"] = len(runs)
     row["recover_s"] = max(r["recover_s"] for r in runs)
@@ -75,18 +86,42 @@ def main() -> None:
     print(f"\n{'fault':<52} {'trials':>6} {'answers':>7} {'lost':>5} {'doubled':>7} {'wrong':>5} "
           f"{'judged':>6} {'failed':>6} {'recover s':>9}")
     for r in rows:
-        print(f"{r['fault']:<52} {r['trials']:>6} {r['answers']:>7} {r['lost']:>5} {r['doubled']:>7} "
-              f"{r['wrong']:>5} {r['judged']:>6} {r['failed']:>6} {r['recover_s']:>9}")
-    print(f"\n({time.monotonic() - started:.0f} s in all; 'recover s' is kill/outage to every answer settled, "
-          "or for the storm the whole run, or for the canary the Redis restart to canaries consumed again)")
+        print(
+            f"{r['fault']:<52} {r['trials']:>6} {r['answers']:>7} {r['lost']:>5} {r['doubled']:>7} "
+            f"{r['wrong']:>5} {r['judged']:>6} {r['failed']:>6} {r['recover_s']:>9}"
+        )
+    print(
+        f"\n({time.monotonic() - started:.0f} s in all; 'recover s' is kill/outage to every answer"
+        " settled, or for the storm the whole run, or for the canary the Redis restart to canaries"
+        " consumed again)"
+    )
     for r in rows:
         print(json.dumps(r, default=str))
         bad = r["lost"] + r["doubled"] + r["wrong"]
-        record(f"faults: {r['fault']}: lost+doubled+wrong", bad, "answers", target=0, higher_is_better=False,
-               command=command, trials=r["trials"], answers=r["answers"], lost=r["lost"], doubled=r["doubled"],
-               wrong=r["wrong"], judged=r["judged"], failed=r["failed"])
-        record(f"faults: {r['fault']}: time to recover", r["recover_s"], "s", higher_is_better=False,
-               command=command, trials=r["trials"], answers=r["answers"])
+        record(
+            f"faults: {r['fault']}: lost+doubled+wrong",
+            bad,
+            "answers",
+            target=0,
+            higher_is_better=False,
+            command=command,
+            trials=r["trials"],
+            answers=r["answers"],
+            lost=r["lost"],
+            doubled=r["doubled"],
+            wrong=r["wrong"],
+            judged=r["judged"],
+            failed=r["failed"],
+        )
+        record(
+            f"faults: {r['fault']}: time to recover",
+            r["recover_s"],
+            "s",
+            higher_is_better=False,
+            command=command,
+            trials=r["trials"],
+            answers=r["answers"],
+        )
 
 
 if __name__ == "__main__":

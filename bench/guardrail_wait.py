@@ -2,7 +2,8 @@
 judged result in the reply; how much later than the judge's own time does it arrive? Target: p50
 and p95 <= 50 ms over the judge's own time. A benchmark, not a test.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk CELERY_BROKER_URL=redis://127.0.0.1:6379/12 \\
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk
+    CELERY_BROKER_URL=redis://127.0.0.1:6379/12 \\
         python bench/guardrail_wait.py [--quick] [--answers 200] [--clients 8] [--llm-latency 0.3]
 
 Real processes: gunicorn (2 workers; uvicorn's, serving the ASGI app as docker-compose.yml does,
@@ -33,8 +34,8 @@ thread, and the claim's timestamp, taken as the claim starts its run), outside b
 -> finished_at, minus latency_ms: the claim's statement, the request built, checks, span checks,
 routing), store + publish (finished_at -> the announcement seen: the result's statement, the API
 state built from it, commit, publish), reply (-> the response read: the web's wake on the message,
-which carries the state, and serialisation). The log splits the pickup only where one task was received in that window.
-Every answer of a mode is judged before the next mode starts.
+which carries the state, and serialisation). The log splits the pickup only where one task was
+received in that window. Every answer of a mode is judged before the next mode starts.
 """
 
 from __future__ import annotations
@@ -69,7 +70,9 @@ from tests.faultkit import Worker  # noqa: E402
 TARGET_MS = 50
 POLL_SECONDS = 0.1
 STAGES = ("ingest", "to worker", "task start", "outside backend", "store + publish", "reply")
-RECEIVED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*judge_answer\[[0-9a-f-]+\] received$")
+RECEIVED = re.compile(
+    r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*judge_answer\[[0-9a-f-]+\] received$"
+)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -101,16 +104,21 @@ class Announcements:
 
     def close(self) -> None:
         self._thread.stop()
-        self._thread.join(timeout=5)  # it stops within sleep_time; closing under it would raise there
+        # it stops within sleep_time; closing under it would raise there
+        self._thread.join(timeout=5)
         self._pubsub.close()
 
 
 class Api:
-    """One client of the API over plain HTTP/1.1 (gunicorn's sync workers close every connection)."""
+    """One client of the API over plain HTTP/1.1 (gunicorn's sync workers close every
+    connection)."""
 
     def __init__(self, port: int, token: str):
         self.port = port
-        self.headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"} | PROXY_HEADERS
+        self.headers = {
+            "Authorization": f"Bearer {token}",
+            "Content-Type": "application/json",
+        } | PROXY_HEADERS
 
     def call(self, method: str, path: str, body: bytes | None = None) -> tuple[int, dict]:
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
@@ -125,12 +133,16 @@ class Api:
 def one_answer(api: Api, body: dict, mode: str, wait: int) -> dict:
     data = json.dumps(body | {"external_id": f"guardrail-{uuid.uuid4().hex}"}).encode()
     sent, started = time.time(), time.perf_counter()
-    status, reply = api.call("POST", f"/api/v1/answers?wait={wait}" if mode == "wait" else "/api/v1/answers", data)
+    status, reply = api.call(
+        "POST", f"/api/v1/answers?wait={wait}" if mode == "wait" else "/api/v1/answers", data
+    )
     if status not in (200, 202):
         raise SystemExit(f"POST answered {status}: {reply}")
     polls, get_ms = 0, None
     if mode == "poll":
-        while reply.get("status") not in ("judged", "failed") and time.perf_counter() - started < 60:
+        while (
+            reply.get("status") not in ("judged", "failed") and time.perf_counter() - started < 60
+        ):
             time.sleep(POLL_SECONDS)
             polls += 1
             asked = time.perf_counter()
@@ -143,11 +155,16 @@ def one_answer(api: Api, body: dict, mode: str, wait: int) -> dict:
 
 
 def settle(public_ids: list[str], timeout: float = 120) -> None:
-    """Until every answer of a mode is judged or failed, so that the next mode finds an idle worker."""
+    """Until every answer of a mode is judged or failed, so that the next mode finds an idle
+    worker."""
     from reviewapp.models import Answer
 
     deadline = time.monotonic() + timeout
-    while Answer.objects.filter(public_id__in=public_ids).exclude(status__in=("judged", "failed")).exists():
+    while (
+        Answer.objects.filter(public_id__in=public_ids)
+        .exclude(status__in=("judged", "failed"))
+        .exists()
+    ):
         if time.monotonic() > deadline:
             raise SystemExit(f"answers still not judged after {timeout:.0f} s")
         time.sleep(0.1)
@@ -174,7 +191,11 @@ def with_runs(results: list[dict], watcher: Announcements, worker_log: Path) -> 
         result["judge_ms"] = run.latency_ms if run and run.latency_ms is not None else None
         if run is None or answer.status != "judged":
             continue
-        created, begun, finished = answer.created_at.timestamp(), run.started_at.timestamp(), run.finished_at.timestamp()
+        created, begun, finished = (
+            answer.created_at.timestamp(),
+            run.started_at.timestamp(),
+            run.finished_at.timestamp(),
+        )
         seen = watcher.first_after(answer.pk, finished)
         # Each event causes the next, but they are read on different clocks and threads (the
         # worker's log has millisecond stamps; the subscriber may wake after the client's read):
@@ -205,8 +226,14 @@ def with_checks_times(results: list[dict], backend: str, llm_url: str) -> None:
     from reviewapp.judging.service import judge_request_for
     from reviewapp.models import Answer
 
-    config = JudgeConfig(backend=backend, profile="claim_audit", model="fake-judge", base_url=llm_url,
-                         api_key="bench", max_attempts=1)
+    config = JudgeConfig(
+        backend=backend,
+        profile="claim_audit",
+        model="fake-judge",
+        base_url=llm_url,
+        api_key="bench",
+        max_attempts=1,
+    )
 
     def checks_ms(request) -> float:
         started = time.perf_counter()
@@ -214,12 +241,16 @@ def with_checks_times(results: list[dict], backend: str, llm_url: str) -> None:
         return max(0.0, (time.perf_counter() - started) * 1000 - output.result.judge.latency_ms)
 
     judged = [r for r in results if r.get("judge_ms") is not None]
-    answers = {str(a.public_id): a for a in Answer.objects.filter(public_id__in=[r["id"] for r in judged])}
+    answers = {
+        str(a.public_id): a for a in Answer.objects.filter(public_id__in=[r["id"] for r in judged])
+    }
     if backend == "openai" and judged:
         request = judge_request_for(answers[judged[0]["id"]])
         same = statistics.median(checks_ms(request) for _ in range(3))
     for result in judged:
-        result["checks_ms"] = same if backend == "openai" else checks_ms(judge_request_for(answers[result["id"]]))
+        result["checks_ms"] = (
+            same if backend == "openai" else checks_ms(judge_request_for(answers[result["id"]]))
+        )
 
 
 def server_cpu(processes: list[int]) -> dict[int, float]:
@@ -228,7 +259,10 @@ def server_cpu(processes: list[int]) -> dict[int, float]:
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <>"
+            " pg_backend_pid()"
+        )
         pids = processes + [row[0] for row in cursor.fetchall()]
     seconds = {}
     for pid in pids:
@@ -244,8 +278,20 @@ def app_processes(server, worker) -> list[int]:
     return [int(pid) for pid in children] + [worker.proc.pid]
 
 
-def measure(api: Api, bodies, *, mode: str, backend: str, llm_url: str, clients: int, count: int, wait: int,
-            watcher: Announcements, worker_log: Path, processes: list[int]) -> list[dict]:
+def measure(
+    api: Api,
+    bodies,
+    *,
+    mode: str,
+    backend: str,
+    llm_url: str,
+    clients: int,
+    count: int,
+    wait: int,
+    watcher: Announcements,
+    worker_log: Path,
+    processes: list[int],
+) -> list[dict]:
     before = server_cpu(processes)
     if clients == 1:
         results = [one_answer(api, next(bodies), mode, wait) for _ in range(count)]
@@ -268,21 +314,50 @@ def measure(api: Api, bodies, *, mode: str, backend: str, llm_url: str, clients:
     return results
 
 
-def report(backend: str, mode: str, clients: int, results: list[dict], *, command: str, setup: dict) -> None:
+def report(
+    backend: str, mode: str, clients: int, results: list[dict], *, command: str, setup: dict
+) -> None:
     # uvicorn, as compose runs the web, is the figure of record; the others are named.
     web = "" if setup["gunicorn"].startswith("uvicorn") else f", gunicorn {setup['gunicorn']}"
     label = f"guardrail {mode} ({backend}, {clients} client{'s' if clients > 1 else ''}{web})"
     wall = [r["wall_ms"] for r in results]
     cpu = results[0]["cpu_ms_per_answer"]
-    extra = setup | {"backend": backend, "mode": mode, "clients": clients, "answers": len(results),
-                     "load_average_1m": round(os.getloadavg()[0], 2), "server_cpu_ms_per_answer": round(cpu, 1)}
+    extra = setup | {
+        "backend": backend,
+        "mode": mode,
+        "clients": clients,
+        "answers": len(results),
+        "load_average_1m": round(os.getloadavg()[0], 2),
+        "server_cpu_ms_per_answer": round(cpu, 1),
+    }
     line = f"{label:44} wall p50 {percentile(wall, 50):7.1f} p95 {percentile(wall, 95):7.1f} ms"
     # All of it on the answer's path when one client posts at a time: what an idle box would wait.
-    record(f"{label} server CPU per answer", cpu, "ms", higher_is_better=False, command=command, **extra)
+    record(
+        f"{label} server CPU per answer",
+        cpu,
+        "ms",
+        higher_is_better=False,
+        command=command,
+        **extra,
+    )
     if mode == "ingest":
         for q in (50, 95):
-            record(f"{label} latency p{q}", percentile(wall, q), "ms", higher_is_better=False, command=command, **extra)
-        record(f"{label} latency max", max(wall), "ms", higher_is_better=False, command=command, **extra)
+            record(
+                f"{label} latency p{q}",
+                percentile(wall, q),
+                "ms",
+                higher_is_better=False,
+                command=command,
+                **extra,
+            )
+        record(
+            f"{label} latency max",
+            max(wall),
+            "ms",
+            higher_is_better=False,
+            command=command,
+            **extra,
+        )
         print(line + f" | server CPU {cpu:.1f} ms/answer", flush=True)
         return
     judged = [r for r in results if r["state"] == "judged" and r["judge_ms"] is not None]
@@ -291,7 +366,8 @@ def report(backend: str, mode: str, clients: int, results: list[dict], *, comman
     judge = [r["judge_ms"] for r in judged]
     checks = [r["checks_ms"] for r in judged]
     # The wide reading: over the backend and the checks judges.judge runs on every result. The
-    # checks' time is an estimate from another process: it may exceed a fast answer's whole added time.
+    # checks' time is an estimate from another process: it may exceed a fast answer's whole added
+    # time.
     added_wide = [max(0.0, a - c) for a, c in zip(added, checks)]
     extra |= {"not_judged_in_reply": late, "judge_ms_p50": percentile(judge, 50),
               "checks_ms_p50": round(percentile(checks, 50), 1)}
@@ -299,14 +375,30 @@ def report(backend: str, mode: str, clients: int, results: list[dict], *, comman
     for q in (50, 95):
         record(f"{label} added latency p{q}", percentile(added, q), "ms", higher_is_better=False,
                command=command, **extra)
-        record(f"{label} added over judge with checks p{q}", percentile(added_wide, q), "ms", target,
-               higher_is_better=False, command=command, **extra)
-    record(f"{label} added latency max", max(added), "ms", higher_is_better=False, command=command, **extra)
-    line += (f" | judge p50 {percentile(judge, 50):6.1f} | added p50 {percentile(added, 50):6.1f}"
-             f" p95 {percentile(added, 95):6.1f} max {max(added):7.1f} ms"
-             f" | checks p50 {percentile(checks, 50):5.1f}, added over both p50 {percentile(added_wide, 50):6.1f}"
-             f" p95 {percentile(added_wide, 95):6.1f} ms | not judged in reply {late}"
-             f" | server CPU {cpu:.1f} ms/answer")
+        record(
+            f"{label} added over judge with checks p{q}",
+            percentile(added_wide, q),
+            "ms",
+            target,
+            higher_is_better=False,
+            command=command,
+            **extra,
+        )
+    record(
+        f"{label} added latency max",
+        max(added),
+        "ms",
+        higher_is_better=False,
+        command=command,
+        **extra,
+    )
+    line += (
+        f" | judge p50 {percentile(judge, 50):6.1f} | added p50 {percentile(added, 50):6.1f} p95"
+        f" {percentile(added, 95):6.1f} max {max(added):7.1f} ms | checks p50"
+        f" {percentile(checks, 50):5.1f}, added over both p50 {percentile(added_wide, 50):6.1f} p95"
+        f" {percentile(added_wide, 95):6.1f} ms | not judged in reply {late} | server CPU {cpu:.1f}"
+        " ms/answer"
+    )
     if mode == "poll" and (reads := [r["get_ms"] for r in judged if r["get_ms"] is not None]):
         # What the web's re-read and reply of a judged answer cost on their own: the last GET's.
         line += f"\n      the GET that found it judged: p50 {statistics.median(reads):.1f} ms"
@@ -315,31 +407,62 @@ def report(backend: str, mode: str, clients: int, results: list[dict], *, comman
     if mode == "wait":
         stages = []
         for stage in STAGES:
-            values = [r["stages"][stage] for r in judged if r.get("stages", {}).get(stage) is not None]
+            values = [
+                r["stages"][stage] for r in judged if r.get("stages", {}).get(stage) is not None
+            ]
             if values:
-                stages.append(f"{stage} {statistics.median(values):.1f}/{percentile(values, 95):.1f}")
-                record(f"{label} stage {stage} p50", statistics.median(values), "ms", higher_is_better=False,
-                       command=command, **extra)
+                stages.append(
+                    f"{stage} {statistics.median(values):.1f}/{percentile(values, 95):.1f}"
+                )
+                record(
+                    f"{label} stage {stage} p50",
+                    statistics.median(values),
+                    "ms",
+                    higher_is_better=False,
+                    command=command,
+                    **extra,
+                )
         line += "\n      where it goes, p50/p95 ms: " + ", ".join(stages)
     print(line, flush=True)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--answers", type=int, default=None, help="answers per mode and client count (default 200)")
+    parser.add_argument(
+        "--answers", type=int, default=None, help="answers per mode and client count (default 200)"
+    )
     parser.add_argument("--quick", action="store_true", help="12 answers a mode, 4 clients")
-    parser.add_argument("--clients", type=int, default=None, help="concurrent clients of the second run (default 8)")
+    parser.add_argument(
+        "--clients", type=int, default=None, help="concurrent clients of the second run (default 8)"
+    )
     parser.add_argument("--wait", type=int, default=10, help="S of ?wait=S")
-    parser.add_argument("--llm-latency", type=float, default=0.3, help="the fake LLM's seconds per request")
+    parser.add_argument(
+        "--llm-latency", type=float, default=0.3, help="the fake LLM's seconds per request"
+    )
     parser.add_argument("--backend", action="append", choices=("offline", "openai"),
                         help="repeatable; default both")
-    parser.add_argument("--worker-class", default="uvicorn", choices=("uvicorn", "sync", "gthread"),
-                        help="gunicorn's (2 workers): uvicorn serves the ASGI app as compose does (the wait "
-                             "an async view); sync, as compose did before; gthread, 4 threads each")
-    parser.add_argument("--worker-threads", type=int, default=8, help="the Celery worker's thread pool")
-    parser.add_argument("--pool-size", type=int, default=8,
-                        help="the worker's DATABASE_POOL_SIZE, as compose's has one (0: Celery reconnects every task)")
-    parser.add_argument("--warmup", type=int, default=3, help="answers waited for before each backend's figures")
+    parser.add_argument(
+        "--worker-class",
+        default="uvicorn",
+        choices=("uvicorn", "sync", "gthread"),
+        help="gunicorn's (2 workers): uvicorn serves the ASGI app as compose does (the wait "
+        "an async view); sync, as compose did before; gthread, 4 threads each",
+    )
+    parser.add_argument(
+        "--worker-threads", type=int, default=8, help="the Celery worker's thread pool"
+    )
+    parser.add_argument(
+        "--pool-size",
+        type=int,
+        default=8,
+        help=(
+            "the worker's DATABASE_POOL_SIZE, as compose's has one (0: Celery reconnects every"
+            " task)"
+        ),
+    )
+    parser.add_argument(
+        "--warmup", type=int, default=3, help="answers waited for before each backend's figures"
+    )
     parser.add_argument("--seed", type=int, default=20)
     args = parser.parse_args()
     count = args.answers or (12 if args.quick else 200)
@@ -347,8 +470,10 @@ def main() -> int:
     backends = args.backend or ["offline", "openai"]
     broker = os.environ.get("CELERY_BROKER_URL", "")
     if not broker.startswith("redis"):
-        sys.exit("guardrail_wait needs a Redis broker (the waiting requests hear of results on it): "
-                 "set CELERY_BROKER_URL=redis://...")
+        sys.exit(
+            "guardrail_wait needs a Redis broker (the waiting requests hear of results on it): "
+            "set CELERY_BROKER_URL=redis://..."
+        )
 
     database_url = bench_database_url("_guardrail_bench")
     name = urlsplit(database_url).path[1:]
@@ -377,10 +502,13 @@ def main() -> int:
         call_command("migrate", verbosity=0)
         _, token = api_client_create(name="guardrail bench")
         port = free_port()
-        with ThreadPoolExecutor(1) as starting:  # both start in seconds, mostly waiting: side by side
+        with ThreadPoolExecutor(
+            1
+        ) as starting:  # both start in seconds, mostly waiting: side by side
             web = starting.submit(start_gunicorn, port, args.worker_class, env)
             try:
-                # The pool on the worker only, as compose runs it: the web keeps a connection a thread.
+                # The pool on the worker only, as compose runs it: the web keeps a connection a
+                # thread.
                 worker_env = os.environ | env | {"DATABASE_POOL_SIZE": str(args.pool_size)}
                 worker = Worker(worker_env, workdir / "worker.log", pool="threads",
                                 concurrency=args.worker_threads, name="guardrail").start()
@@ -391,10 +519,19 @@ def main() -> int:
         api = Api(port, token)
         processes_cpu = app_processes(server, worker)
         command = " ".join(["python", "bench/guardrail_wait.py", *sys.argv[1:]])
-        setup = {"wait_s": args.wait, "gunicorn": f"{args.worker_class} x 2", "celery_threads": args.worker_threads,
-                 "worker_pool_size": args.pool_size, "llm_latency_s": args.llm_latency}
-        print(f"{count} answers a mode; gunicorn {args.worker_class} x 2, Celery 1 x {args.worker_threads} threads, "
-              f"{os.cpu_count()} cores (shared), load average {os.getloadavg()[0]:.1f}", flush=True)
+        setup = {
+            "wait_s": args.wait,
+            "gunicorn": f"{args.worker_class} x 2",
+            "celery_threads": args.worker_threads,
+            "worker_pool_size": args.pool_size,
+            "llm_latency_s": args.llm_latency,
+        }
+        print(
+            f"{count} answers a mode; gunicorn {args.worker_class} x 2, Celery 1 x"
+            f" {args.worker_threads} threads, {os.cpu_count()} cores (shared), load average"
+            f" {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
         for backend in backends:
             Policy.objects.create(version=Policy.current().version + 1, judge_backend=backend,
                                   judge_profile="claim_audit", note=f"guardrail bench ({backend})")
@@ -402,11 +539,40 @@ def main() -> int:
                 bodies = iter(lambda: fixed, None)
             else:  # new passages every time: the offline judge's caches do not make it look faster
                 bodies = iter(lambda: payload(rng), None)
-            measure(api, bodies, mode="wait", backend=backend, llm_url=llm_url, clients=1, count=max(1, args.warmup), wait=args.wait, watcher=watcher,
-                    worker_log=worker.log, processes=processes_cpu)  # warm-up
-            for mode, n in (("wait", 1), ("wait", clients), ("poll", 1), ("poll", clients), ("ingest", 1)):
-                results = measure(api, bodies, mode=mode, backend=backend, llm_url=llm_url, clients=n, count=count, wait=args.wait, watcher=watcher,
-                                  worker_log=worker.log, processes=processes_cpu)
+            # warm-up
+            measure(
+                api,
+                bodies,
+                mode="wait",
+                backend=backend,
+                llm_url=llm_url,
+                clients=1,
+                count=max(1, args.warmup),
+                wait=args.wait,
+                watcher=watcher,
+                worker_log=worker.log,
+                processes=processes_cpu,
+            )
+            for mode, n in (
+                ("wait", 1),
+                ("wait", clients),
+                ("poll", 1),
+                ("poll", clients),
+                ("ingest", 1),
+            ):
+                results = measure(
+                    api,
+                    bodies,
+                    mode=mode,
+                    backend=backend,
+                    llm_url=llm_url,
+                    clients=n,
+                    count=count,
+                    wait=args.wait,
+                    watcher=watcher,
+                    worker_log=worker.log,
+                    processes=processes_cpu,
+                )
                 report(backend, mode, n, results, command=command,
                        setup=setup if backend == "openai" else setup | {"llm_latency_s": None})
         return 0
@@ -422,7 +588,9 @@ def main() -> int:
         try:
             import redis
 
-            redis.Redis.from_url(broker).delete(queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
+            redis.Redis.from_url(broker).delete(
+                queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}"
+            )
         except Exception as exc:  # cleanup only: say so, do not hide the figures
             print(f"could not delete the queue: {exc}", file=sys.stderr)
         from django.db import connections

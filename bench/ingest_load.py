@@ -52,17 +52,28 @@ from reviewapp.models import Answer  # noqa: E402
 from reviewapp.api.clients import api_client_create  # noqa: E402
 
 COMMAND = "python bench/ingest_load.py"
-PASSAGE = ("Riders aged 65 and older pay a reduced fare of $1.00 per ride with a valid Senior ID card. "
-           "Proof of age must be shown when boarding. ")
+PASSAGE = (
+    "Riders aged 65 and older pay a reduced fare of $1.00 per ride with a valid Senior ID card. "
+    "Proof of age must be shown when boarding. "
+)
 PAYLOAD = {
     "external_id": "EXTERNAL_ID",
     "question": "How much is a senior fare, and what does a monthly pass cost?",
     "passages": [
-        {"id": f"P{n}", "text": PASSAGE * 3, "agency": "Lakeshore Regional Transit", "title": "Fare Policy",
-         "section": f"4.{n}", "source_url": "https://example.org/fares", "fetched_at": "2026-08-16"}
+        {
+            "id": f"P{n}",
+            "text": PASSAGE * 3,
+            "agency": "Lakeshore Regional Transit",
+            "title": "Fare Policy",
+            "section": f"4.{n}",
+            "source_url": "https://example.org/fares",
+            "fetched_at": "2026-08-16",
+        }
         for n in range(1, 4)
     ],
-    "answer": "Riders aged 65 and older pay a reduced fare of $1.00 per ride. A 30-day pass costs $75.00.",
+    "answer": (
+        "Riders aged 65 and older pay a reduced fare of $1.00 per ride. A 30-day pass costs $75.00."
+    ),
 }
 
 # wrk's script: a unique external_id per request (run prefix, thread number, counter); done()
@@ -122,7 +133,10 @@ def postgres_cpu_seconds() -> dict[int, float]:
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <>"
+            " pg_backend_pid()"
+        )
         pids = [row[0] for row in cursor.fetchall()]
     tick, seconds = os.sysconf("SC_CLK_TCK"), {}
     for pid in pids:
@@ -136,26 +150,55 @@ def postgres_cpu_seconds() -> dict[int, float]:
 
 
 def run_wrk(port: int, token: str, prefix: str, seconds: int, connections: int) -> dict:
-    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"} | PROXY_HEADERS
-    script = (f"BODY = {json.dumps(json.dumps(PAYLOAD))}\nPREFIX = {json.dumps(prefix)}\n"
-              f"HEADERS = {{{', '.join(f'[{json.dumps(k)}] = {json.dumps(v)}' for k, v in headers.items())}}}\n" + LUA)
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Content-Type": "application/json",
+    } | PROXY_HEADERS
+    script = (
+        f"BODY = {json.dumps(json.dumps(PAYLOAD))}\nPREFIX = {json.dumps(prefix)}\nHEADERS ="
+        f" {{{', '.join(f'[{json.dumps(k)}] = {json.dumps(v)}' for k, v in headers.items())}}}\n"
+        + LUA
+    )
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
         f.write(script)
     try:
-        out = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "5s", "-s", f.name,
-                              f"http://127.0.0.1:{port}"], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [
+                "wrk",
+                "-t1",
+                f"-c{connections}",
+                f"-d{seconds}s",
+                "--timeout",
+                "5s",
+                "-s",
+                f.name,
+                f"http://127.0.0.1:{port}",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
     finally:
         os.unlink(f.name)
     line = next(line for line in out.splitlines() if line.startswith("RESULT "))
     return json.loads(line[len("RESULT "):])
 
 
-def one_run(name: str, *, worker_class: str, broker: str, token: str, seconds: int, connections: int) -> dict:
+def one_run(
+    name: str, *, worker_class: str, broker: str, token: str, seconds: int, connections: int
+) -> dict:
     port = free_port()
-    server = start_gunicorn(port, worker_class, {"CELERY_BROKER_URL": broker, "CELERY_QUEUE": BENCH_QUEUE})
+    server = start_gunicorn(
+        port, worker_class, {"CELERY_BROKER_URL": broker, "CELERY_QUEUE": BENCH_QUEUE}
+    )
     try:
-        run_wrk(port, token, f"warm-{name}-{time.time_ns()}", 2, connections)  # imports, connections, caches
-        before, cpu_before, pg_before = Answer.objects.count(), workers_cpu_seconds(server.pid), postgres_cpu_seconds()
+        # imports, connections, caches
+        run_wrk(port, token, f"warm-{name}-{time.time_ns()}", 2, connections)
+        before, cpu_before, pg_before = (
+            Answer.objects.count(),
+            workers_cpu_seconds(server.pid),
+            postgres_cpu_seconds(),
+        )
         figures = run_wrk(port, token, f"{name}-{time.time_ns()}", seconds, connections)
         stored, cpu = Answer.objects.count() - before, workers_cpu_seconds(server.pid) - cpu_before
         pg_cpu = sum(now - pg_before.get(pid, 0.0) for pid, now in postgres_cpu_seconds().items())
@@ -167,11 +210,13 @@ def one_run(name: str, *, worker_class: str, broker: str, token: str, seconds: i
            "p50": figures["p50"] / 1000, "p95": figures["p95"] / 1000, "p99": figures["p99"] / 1000,
            "errors": errors, "requests": figures["requests"], "cpu_ms": cpu * 1000 / max(stored, 1),
            "pg_cpu_ms": pg_cpu * 1000 / max(stored, 1)}
-    print(f"  {name:22} {run['rate']:7.1f} answers/s  p50 {run['p50']:6.1f} ms  p95 {run['p95']:6.1f} ms"
-          f"  p99 {run['p99']:6.1f} ms  errors {errors}  web CPU {run['cpu_ms']:.1f} ms/answer"
-          f"  Postgres CPU {run['pg_cpu_ms']:.1f} ms/answer"
-          f"  ({figures['requests']} requests, {stored} stored,"
-          f" {connections} connections, {secs:.0f} s, load average {os.getloadavg()[0]:.1f})", flush=True)
+    print(
+        f"  {name:22} {run['rate']:7.1f} answers/s  p50 {run['p50']:6.1f} ms  p95 {run['p95']:6.1f}"
+        f" ms  p99 {run['p99']:6.1f} ms  errors {errors}  web CPU {run['cpu_ms']:.1f} ms/answer "
+        f" Postgres CPU {run['pg_cpu_ms']:.1f} ms/answer  ({figures['requests']} requests, {stored}"
+        f" stored, {connections} connections, {secs:.0f} s, load average {os.getloadavg()[0]:.1f})",
+        flush=True,
+    )
     return run
 
 
@@ -181,18 +226,49 @@ def summarize(name: str, runs: list[dict], *, connections: int, target: bool) ->
         return statistics.median(run[key] for run in runs)
 
     errors = sum(run["errors"] for run in runs)
-    print(f"{name:24} median of {len(runs)}: {med('rate'):7.1f} answers/s  p50 {med('p50'):6.1f} ms"
-          f"  p95 {med('p95'):6.1f} ms  p99 {med('p99'):6.1f} ms  errors {errors}  web CPU {med('cpu_ms'):.1f} ms/answer"
-          f"  Postgres CPU {med('pg_cpu_ms'):.1f} ms/answer  (load average {os.getloadavg()[0]:.1f})")
+    print(
+        f"{name:24} median of {len(runs)}: {med('rate'):7.1f} answers/s  p50 {med('p50'):6.1f} ms "
+        f" p95 {med('p95'):6.1f} ms  p99 {med('p99'):6.1f} ms  errors {errors}  web CPU"
+        f" {med('cpu_ms'):.1f} ms/answer  Postgres CPU {med('pg_cpu_ms'):.1f} ms/answer  (load"
+        f" average {os.getloadavg()[0]:.1f})"
+    )
     extra = {"command": COMMAND, "connections": connections, "repeats": len(runs),
              "runs": [round(run["rate"], 1) for run in runs]}
     record(f"ingest {name} answers/s", med("rate"), "answers/s", 300 if target else None, **extra)
     record(f"ingest {name} p50", med("p50"), "ms", None, higher_is_better=False, **extra)
-    record(f"ingest {name} p95", med("p95"), "ms", 50 if target else None, higher_is_better=False, **extra)
+    record(
+        f"ingest {name} p95",
+        med("p95"),
+        "ms",
+        50 if target else None,
+        higher_is_better=False,
+        **extra,
+    )
     record(f"ingest {name} p99", med("p99"), "ms", None, higher_is_better=False, **extra)
-    record(f"ingest {name} errors", errors, "requests", 0 if target else None, higher_is_better=False, **extra)
-    record(f"ingest {name} web CPU per answer", med("cpu_ms"), "ms", None, higher_is_better=False, **extra)
-    record(f"ingest {name} Postgres CPU per answer", med("pg_cpu_ms"), "ms", None, higher_is_better=False, **extra)
+    record(
+        f"ingest {name} errors",
+        errors,
+        "requests",
+        0 if target else None,
+        higher_is_better=False,
+        **extra,
+    )
+    record(
+        f"ingest {name} web CPU per answer",
+        med("cpu_ms"),
+        "ms",
+        None,
+        higher_is_better=False,
+        **extra,
+    )
+    record(
+        f"ingest {name} Postgres CPU per answer",
+        med("pg_cpu_ms"),
+        "ms",
+        None,
+        higher_is_better=False,
+        **extra,
+    )
 
 
 def enqueue_cost(count: int) -> float:
@@ -220,7 +296,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="one 8 s run (sync workers, Redis)")
     parser.add_argument("--seconds", type=int, default=None)
     parser.add_argument("--connections", type=int, default=4)
-    parser.add_argument("--repeats", type=int, default=None, help="runs per configuration (default 3, quick 1)")
+    parser.add_argument(
+        "--repeats", type=int, default=None, help="runs per configuration (default 3, quick 1)"
+    )
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         print("wrk is not installed (apt-get install wrk): ingest load not measured")
@@ -237,8 +315,10 @@ def main() -> int:
         configs += [("gthread redis", "gthread", broker, args.connections * 2, False),
                     ("sync memory-broker", "sync", "memory://", args.connections, False)]
     repeats = args.repeats or (1 if args.quick else 3)
-    print(f"POST /api/v1/answers, gunicorn 2 workers, wrk 1 thread, {os.cpu_count()} cores (shared); "
-          f"{repeats} x {seconds} s per configuration, interleaved")
+    print(
+        f"POST /api/v1/answers, gunicorn 2 workers, wrk 1 thread, {os.cpu_count()} cores (shared); "
+        f"{repeats} x {seconds} s per configuration, interleaved"
+    )
     try:
         runs: dict[str, list[dict]] = {name: [] for name, *_ in configs}
         for _ in range(repeats):
@@ -249,7 +329,14 @@ def main() -> int:
             summarize(name, runs[name], connections=connections, target=target)
         cost = enqueue_cost(300 if args.quick else 2000)
         print(f"judge_answer.delay() on Redis: median {cost:.0f} us")
-        record("ingest celery enqueue (redis) median", cost, "us", None, higher_is_better=False, command=COMMAND)
+        record(
+            "ingest celery enqueue (redis) median",
+            cost,
+            "us",
+            None,
+            higher_is_better=False,
+            command=COMMAND,
+        )
     finally:
         purge_queue()
     return 0

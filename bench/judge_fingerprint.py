@@ -15,7 +15,8 @@ Covered, each in its own section of the output:
 
 Everything but the judge's latency is written, sorted keys, one record per line.
 
-    python bench/judge_fingerprint.py ../shared/data/hagrid-dev.jsonl ../shared/data/faithbench-dev.jsonl > before.jsonl
+    python bench/judge_fingerprint.py ../shared/data/hagrid-dev.jsonl
+    ../shared/data/faithbench-dev.jsonl > before.jsonl
 """
 
 from __future__ import annotations
@@ -48,13 +49,23 @@ def canonical(result: JudgeResult) -> dict:
 
 
 def findings(found: list[checks.Finding]) -> list[dict]:
-    return [{"check": f.check, "span": list(f.span), "note": f.note, "lower_to": f.lower_to,
-             "category": f.category,
-             "fabrication": f.fabrication.model_dump(mode="json") if f.fabrication else None} for f in found]
+    return [
+        {
+            "check": f.check,
+            "span": list(f.span),
+            "note": f.note,
+            "lower_to": f.lower_to,
+            "category": f.category,
+            "fabrication": f.fabrication.model_dump(mode="json") if f.fabrication else None,
+        }
+        for f in found
+    ]
 
 
 def without_quotes(result: JudgeResult) -> JudgeResult:
-    return result.model_copy(update={"claims": [c.model_copy(update={"evidence": []}) for c in result.claims]})
+    return result.model_copy(
+        update={"claims": [c.model_copy(update={"evidence": []}) for c in result.claims]}
+    )
 
 
 def offline_record(name: str, request: JudgeRequest) -> dict:
@@ -76,9 +87,14 @@ def main(paths: list[str]) -> int:
                     "question": record.get("question") or "", "passages": record["passages"],
                     "answer": record["answer"]})
             except ValidationError:
-                out.write(json.dumps({"name": f"{Path(path).name}:{number}", "invalid": True}) + "\n")
+                out.write(
+                    json.dumps({"name": f"{Path(path).name}:{number}", "invalid": True}) + "\n"
+                )
                 continue
-            out.write(json.dumps(offline_record(f"{Path(path).name}:{number}", request), sort_keys=True) + "\n")
+            out.write(
+                json.dumps(offline_record(f"{Path(path).name}:{number}", request), sort_keys=True)
+                + "\n"
+            )
 
     profile = get_profile("claim_audit")
     rng = random.Random(2)
@@ -87,10 +103,18 @@ def main(paths: list[str]) -> int:
         request = JudgeRequest.model_validate(body)
         normalized = profile.normalize(profile.parse(claim_audit_reply(body), request), request)
         result = JudgeResult(
-            verdict=normalized.verdict, grounding_score=normalized.grounding_score, claims=normalized.claims,
-            fabrications=normalized.fabrications, omissions=normalized.omissions,
+            verdict=normalized.verdict,
+            grounding_score=normalized.grounding_score,
+            claims=normalized.claims,
+            fabrications=normalized.fabrications,
+            omissions=normalized.omissions,
             rewrite_note=normalized.rewrite_note,
-            judge=JudgeInfo(profile=profile.name, prompt_version=profile.version, backend="openai", model="canned"),
+            judge=JudgeInfo(
+                profile=profile.name,
+                prompt_version=profile.version,
+                backend="openai",
+                model="canned",
+            ),
         )
         checked = checks.apply_checks(request, result)
         out.write(json.dumps({"name": f"workload:{number}", "parsed": canonical(result),
@@ -107,9 +131,15 @@ def main(paths: list[str]) -> int:
 
     rng = random.Random(offline_judge.SEED)
     for chars, count in BENCH_ANSWERS.items():
-        pool = [offline_judge.passage_text(rng, chars) for _ in range(offline_judge.PASSAGES_PER_REQUEST * 3)]
+        pool = [
+            offline_judge.passage_text(rng, chars)
+            for _ in range(offline_judge.PASSAGES_PER_REQUEST * 3)
+        ]
         for number, request in enumerate(offline_judge.requests(count, pool, rng)):
-            out.write(json.dumps(offline_record(f"bench:{chars}:{number}", request), sort_keys=True) + "\n")
+            out.write(
+                json.dumps(offline_record(f"bench:{chars}:{number}", request), sort_keys=True)
+                + "\n"
+            )
     return 0
 
 

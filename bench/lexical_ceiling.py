@@ -56,12 +56,15 @@ def signals(record) -> dict[str, float]:
         "words": _ngram_share(answer_stems, source_stems, 1),
         "bigrams": _ngram_share(answer_stems, source_stems, 2),
         "trigrams": _ngram_share(answer_stems, source_stems, 3),
-        "partial_ratio": fuzz.partial_ratio(answer, sources) / 100 if len(answer) < len(sources) else 0.0,
+        "partial_ratio": (
+            fuzz.partial_ratio(answer, sources) / 100 if len(answer) < len(sources) else 0.0
+        ),
     }
 
 
 def best_balanced_accuracy(scores: list[float], gold: list[bool]) -> tuple[float, float]:
-    """(balanced accuracy, threshold) of "hallucinated when score < threshold", best over thresholds."""
+    """(balanced accuracy, threshold) of "hallucinated when score < threshold", best over
+    thresholds."""
     positives = sum(gold)
     negatives = len(gold) - positives
     best = (0.0, 0.0)

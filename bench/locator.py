@@ -36,12 +36,20 @@ from judges.types import Passage  # noqa: E402
 
 SEED = 20260816
 SIZES = (2_000, 5_000, 10_000, 20_000)
-LARGE = (99_000,)  # toward 10x the largest size (issue 8, item 7): a passage holds at most 100k; full run only
+# toward 10x the largest size (issue 8, item 7): a passage holds at most 100k; full run only
+LARGE = (99_000,)
 COMMAND = "python bench/locator.py"
 KINDS = ("exact", "normalized", "fuzzy", "not_found")
 
 RIDERS = ["adult", "senior", "student", "child", "veteran", "disabled", "youth", "commuter"]
-PRODUCTS = ["single-ride ticket", "day pass", "7-day pass", "30-day pass", "transfer", "paratransit trip"]
+PRODUCTS = [
+    "single-ride ticket",
+    "day pass",
+    "7-day pass",
+    "30-day pass",
+    "transfer",
+    "paratransit trip",
+]
 DOCUMENTS = ["Senior ID card", "Medicare card", "student ID", "Reduced Fare card", "proof of age"]
 PLACES = ["customer service center", "ticket vending machine", "station agent", "mobile app"]
 MONTHS = ["January", "March", "June", "September", "November"]
@@ -51,11 +59,17 @@ SENTENCES = [
     "Riders aged {age} and older qualify for the reduced fare with a valid {document}.",
     "A {rider} {product} can be bought at any {place}; it is valid for {minutes} minutes.",
     "Applications for the {rider} discount program must be submitted by {month} {day}, {year}.",
-    "Eligible {rider} riders pay {percent}% of the regular {product} fare \u2014 e.g. ${price} per trip.",
+    (
+        "Eligible {rider} riders pay {percent}% of the regular {product} fare \u2014 e.g. ${price}"
+        " per trip."
+    ),
     "Up to {count} children under {age} may ride free with each paying {rider} rider.",
     "The {document} must be shown to the operator on request (a copy is not accepted).",
     "Lost {document}s are replaced at the {place} for a fee of ${price}.",
-    "The agency calls the {product} \u201cthe best value for {rider} riders\u201d in its {year} guide.",
+    (
+        "The agency calls the {product} \u201cthe best value for {rider} riders\u201d in its {year}"
+        " guide."
+    ),
 ]
 # Sentences about other things: quotes a judge invented.
 UNRELATED = [
@@ -136,19 +150,29 @@ def run(request, quotes) -> tuple[float, Counter]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer quotes and runs (a few seconds)")
+    parser.add_argument(
+        "--quick", action="store_true", help="fewer quotes and runs (a few seconds)"
+    )
     parser.add_argument("--passages", type=int, default=5, help="passages per request (default 5)")
     parser.add_argument("--quotes", type=int, default=None, help="quotes of each kind per size")
-    parser.add_argument("--runs", type=int, default=None, help="runs per figure; the median is shown")
+    parser.add_argument(
+        "--runs", type=int, default=None, help="runs per figure; the median is shown"
+    )
     args = parser.parse_args(argv)
     quotes = args.quotes or (40 if args.quick else 200)
     runs = args.runs or (3 if args.quick else 7)
 
     plural = "s" if args.passages != 1 else ""
-    print(f"judges.locate: quotes/s on one core, {args.passages} passage{plural} per request, judge "
-          f"names the right passage; median of {runs} runs of {quotes} quotes per kind (FUZZY_FLOOR "
-          f"{locator.FUZZY_FLOOR:g}, MIN_FUZZY_CHARS {locator.MIN_FUZZY_CHARS})")
-    header = f"{'passage chars':>13} | " + " | ".join(f"{kind:>10}" for kind in KINDS) + " | prep ms/passage"
+    print(
+        f"judges.locate: quotes/s on one core, {args.passages} passage{plural} per request, judge "
+        f"names the right passage; median of {runs} runs of {quotes} quotes per kind (FUZZY_FLOOR "
+        f"{locator.FUZZY_FLOOR:g}, MIN_FUZZY_CHARS {locator.MIN_FUZZY_CHARS})"
+    )
+    header = (
+        f"{'passage chars':>13} | "
+        + " | ".join(f"{kind:>10}" for kind in KINDS)
+        + " | prep ms/passage"
+    )
     print(header)
     print("-" * len(header))
     rng = random.Random(SEED)
@@ -174,10 +198,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{size:>13,} | " + " | ".join(f"{rate:>10,.0f}" for rate in rates)
               + f" | {statistics.median(prep) * 1000:>6.2f}", flush=True)
         for kind, rate in zip(KINDS, rates):
-            record(f"locator {kind} quotes/s ({size:,} chars x {args.passages} passages)", rate, "quotes/s", None,
-                   command=COMMAND, runs=runs, quotes=len(by_kind[kind]))
-        record(f"locator prep ms/passage ({size:,} chars)", statistics.median(prep) * 1000, "ms", None,
-               higher_is_better=False, command=COMMAND)
+            record(
+                f"locator {kind} quotes/s ({size:,} chars x {args.passages} passages)",
+                rate,
+                "quotes/s",
+                None,
+                command=COMMAND,
+                runs=runs,
+                quotes=len(by_kind[kind]),
+            )
+        record(
+            f"locator prep ms/passage ({size:,} chars)",
+            statistics.median(prep) * 1000,
+            "ms",
+            None,
+            higher_is_better=False,
+            command=COMMAND,
+        )
     print("matched as: " + "; ".join(
         f"{kind} quotes -> " + ", ".join(f"{match} {count / sum(counter.values()):.0%}"
                                          for match, count in counter.most_common())

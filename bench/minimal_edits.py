@@ -16,7 +16,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 EDIT_KINDS: tuple[str, ...] = (
-    "number", "year", "negation_added", "negation_dropped", "entity", "unit", "flip", "swap", "qualifier",
+    "number",
+    "year",
+    "negation_added",
+    "negation_dropped",
+    "entity",
+    "unit",
+    "flip",
+    "swap",
+    "qualifier",
 )
 CONTROL_KINDS: tuple[str, ...] = ("verbatim", "framed")
 KINDS: tuple[str, ...] = EDIT_KINDS + CONTROL_KINDS
@@ -70,10 +78,13 @@ def _changed_number(written: str, rng: random.Random, avoid: str) -> str | None:
     whole, _, fraction = digits.partition(".")
     for _ in range(8):
         if fraction:
-            new = f"{whole}.{(int(fraction) + rng.randint(1, 8)) % 10 ** len(fraction):0{len(fraction)}d}"
+            nudged = (int(fraction) + rng.randint(1, 8)) % 10 ** len(fraction)
+            new = f"{whole}.{nudged:0{len(fraction)}d}"
         else:
             value = int(whole)
-            new = str(value + max(1, round(value * rng.choice((0.2, 0.3, 0.5)))) * rng.choice((1, -1)))
+            new = str(
+                value + max(1, round(value * rng.choice((0.2, 0.3, 0.5)))) * rng.choice((1, -1))
+            )
             if new.startswith("-") or new == "0":
                 new = str(value + rng.randint(1, 9))
         if "," in written:
@@ -107,12 +118,14 @@ def edit_year(sentence: str, rng: random.Random, context: Context) -> Edit | Non
 
 # An auxiliary followed by a word that is not already a negation: where "not" goes in English.
 AUXILIARY = re.compile(
-    r"\b(is|are|was|were|will|would|should|could|must|may|might|does|did|has been|have been|had been)"
+    r"\b(is|are|was|were|will|would|should|could|must|may|might|does|did|has been|have been|had"
+    r" been)"
     r" (?!not\b|never\b|no\b|n't)(?=[a-z])",
 )
 NEGATION = re.compile(
     r"\b(?:(?P<aux>is|are|was|were|will|would|should|could|must|may|might|does|did|do|has|have|had)"
-    r" not|(?P<cannot>[Cc]annot)|(?P<contracted>is|are|was|were|does|did|do|has|have|had|could|should|would)n't"
+    r" not|(?P<cannot>[Cc]annot)|(?P<contracted>is|are|was|were|does|did|do|has|have|had|could|"
+    r"should|would)n't"
     r"|(?P<wont>[Ww]on't)|(?P<cant>[Cc]an't))\b",
 )
 
@@ -144,11 +157,11 @@ def edit_negation_dropped(sentence: str, rng: random.Random, context: Context) -
 # --- names ----------------------------------------------------------------------------------------
 
 _NOT_NAMES = frozenset(
-    "The A An In On At It Its He She His Her They Their Them This That These Those There Then When While "
-    "After Before During For From By As With Without Of And Or But If To I We You Our Your Some Many Most "
-    "All Each Every No Not One Two Three However Also Although Because Since Although Yes According "
-    "January February March April May June July August September October November December "
-    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+    "The A An In On At It Its He She His Her They Their Them This That These Those There Then When"
+    " While After Before During For From By As With Without Of And Or But If To I We You Our Your"
+    " Some Many Most All Each Every No Not One Two Three However Also Although Because Since"
+    " Although Yes According January February March April May June July August September October"
+    " November December Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 )
 NAME = re.compile(r"\b[A-Z][a-zA-Z'’\-]+(?: [A-Z][a-zA-Z'’\-]+)*")
 
@@ -177,13 +190,18 @@ def name_pool(text: str) -> list[str]:
     return sorted({text[start:end] for start, end in names(text)})
 
 
-def _replacement_name(current: str, sentence: str, context: Context, rng: random.Random) -> str | None:
+def _replacement_name(
+    current: str, sentence: str, context: Context, rng: random.Random
+) -> str | None:
     words = len(current.split(" "))
     for pool in (context.document_names, context.corpus_names):
         options = [
-            name for name in pool
-            if len(name.split(" ")) == words and name.lower() not in sentence.lower()
-            and current.lower() not in name.lower() and not set(name.split(" ")) & set(current.split(" "))
+            name
+            for name in pool
+            if len(name.split(" ")) == words
+            and name.lower() not in sentence.lower()
+            and current.lower() not in name.lower()
+            and not set(name.split(" ")) & set(current.split(" "))
         ]
         if options:
             return _pick(rng, sorted(options))
@@ -231,20 +249,46 @@ def edit_swap(sentence: str, rng: random.Random, context: Context) -> Edit | Non
     return Edit("swap", sentence, text, sentence[a_start:b_end], text[a_start:b_end])
 
 
-# --- units, flips and qualifiers -------------------------------------------------------------------
+# --- units, flips and qualifiers
+# -------------------------------------------------------------------
 
 # Each pair is swapped both ways; only after a number, where the word is a unit.
 UNIT_PAIRS: tuple[tuple[str, str], ...] = (
-    ("kg", "lb"), ("kilograms", "pounds"), ("km", "miles"), ("kilometres", "miles"), ("kilometers", "miles"),
-    ("metres", "feet"), ("meters", "feet"), ("m", "ft"), ("cm", "inches"), ("centimetres", "inches"),
-    ("litres", "gallons"), ("liters", "gallons"), ("%", " percentage points"), ("percent", "percentage points"),
-    ("dollars", "euros"), ("minutes", "hours"), ("seconds", "minutes"), ("days", "weeks"), ("months", "years"),
-    ("hours", "days"), ("weeks", "months"), ("tons", "kilograms"), ("tonnes", "kilograms"), ("mph", "km/h"),
-    ("million", "billion"), ("acres", "hectares"), ("square miles", "square kilometres"),
+    ("kg", "lb"),
+    ("kilograms", "pounds"),
+    ("km", "miles"),
+    ("kilometres", "miles"),
+    ("kilometers", "miles"),
+    ("metres", "feet"),
+    ("meters", "feet"),
+    ("m", "ft"),
+    ("cm", "inches"),
+    ("centimetres", "inches"),
+    ("litres", "gallons"),
+    ("liters", "gallons"),
+    ("%", " percentage points"),
+    ("percent", "percentage points"),
+    ("dollars", "euros"),
+    ("minutes", "hours"),
+    ("seconds", "minutes"),
+    ("days", "weeks"),
+    ("months", "years"),
+    ("hours", "days"),
+    ("weeks", "months"),
+    ("tons", "kilograms"),
+    ("tonnes", "kilograms"),
+    ("mph", "km/h"),
+    ("million", "billion"),
+    ("acres", "hectares"),
+    ("square miles", "square kilometres"),
 )
-_UNITS = {a: b for a, b in UNIT_PAIRS} | {b.strip(): a for a, b in UNIT_PAIRS if b.strip() not in dict(UNIT_PAIRS)}
+_UNITS = {a: b for a, b in UNIT_PAIRS} | {
+    b.strip(): a for a, b in UNIT_PAIRS if b.strip() not in dict(UNIT_PAIRS)
+}
 UNIT = re.compile(
-    r"(?<=\d)(?: ?)(" + "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True)) + r")(?![\w])"
+    r"(?<=\d)(?: ?)("
+    + "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+    + r")(?![\w])"
 )
 CURRENCY = re.compile(r"[$€£](?= ?\d)")
 _CURRENCIES = {"$": "€", "€": "$", "£": "$"}
@@ -265,32 +309,87 @@ def edit_unit(sentence: str, rng: random.Random, context: Context) -> Edit | Non
 
 
 FLIPS: tuple[tuple[str, str], ...] = (
-    ("all", "some"), ("always", "never"), ("never", "always"), ("more", "less"), ("less", "more"),
-    ("fewer", "more"), ("higher", "lower"), ("lower", "higher"), ("larger", "smaller"), ("smaller", "larger"),
-    ("greater", "smaller"), ("before", "after"), ("after", "before"), ("must", "may"), ("can", "cannot"),
-    ("increase", "decrease"), ("increased", "decreased"), ("increases", "decreases"), ("decreased", "increased"),
-    ("most", "least"), ("largest", "smallest"), ("smallest", "largest"), ("highest", "lowest"),
-    ("lowest", "highest"), ("first", "last"), ("last", "first"), ("earlier", "later"), ("later", "earlier"),
-    ("above", "below"), ("below", "above"), ("maximum", "minimum"), ("minimum", "maximum"),
-    ("older", "younger"), ("younger", "older"), ("oldest", "youngest"), ("longest", "shortest"),
-    ("best", "worst"), ("won", "lost"), ("majority", "minority"), ("north", "south"), ("south", "north"),
-    ("east", "west"), ("west", "east"), ("rose", "fell"), ("many", "few"), ("often", "rarely"),
-    ("required", "optional"), ("allowed", "forbidden"), ("include", "exclude"), ("includes", "excludes"),
+    ("all", "some"),
+    ("always", "never"),
+    ("never", "always"),
+    ("more", "less"),
+    ("less", "more"),
+    ("fewer", "more"),
+    ("higher", "lower"),
+    ("lower", "higher"),
+    ("larger", "smaller"),
+    ("smaller", "larger"),
+    ("greater", "smaller"),
+    ("before", "after"),
+    ("after", "before"),
+    ("must", "may"),
+    ("can", "cannot"),
+    ("increase", "decrease"),
+    ("increased", "decreased"),
+    ("increases", "decreases"),
+    ("decreased", "increased"),
+    ("most", "least"),
+    ("largest", "smallest"),
+    ("smallest", "largest"),
+    ("highest", "lowest"),
+    ("lowest", "highest"),
+    ("first", "last"),
+    ("last", "first"),
+    ("earlier", "later"),
+    ("later", "earlier"),
+    ("above", "below"),
+    ("below", "above"),
+    ("maximum", "minimum"),
+    ("minimum", "maximum"),
+    ("older", "younger"),
+    ("younger", "older"),
+    ("oldest", "youngest"),
+    ("longest", "shortest"),
+    ("best", "worst"),
+    ("won", "lost"),
+    ("majority", "minority"),
+    ("north", "south"),
+    ("south", "north"),
+    ("east", "west"),
+    ("west", "east"),
+    ("rose", "fell"),
+    ("many", "few"),
+    ("often", "rarely"),
+    ("required", "optional"),
+    ("allowed", "forbidden"),
+    ("include", "exclude"),
+    ("includes", "excludes"),
 )
 _FLIPS = dict(FLIPS)
-FLIP = re.compile(r"\b(" + "|".join(sorted(_FLIPS, key=len, reverse=True)) + r")\b(?!['’]t| not)", re.IGNORECASE)
+FLIP = re.compile(
+    r"\b(" + "|".join(sorted(_FLIPS, key=len, reverse=True)) + r")\b(?!['’]t| not)", re.IGNORECASE
+)
 
 
 def edit_flip(sentence: str, rng: random.Random, context: Context) -> Edit | None:
-    match = _pick(rng, [m for m in FLIP.finditer(sentence) if not m.group().isupper() or len(m.group()) == 1])
+    match = _pick(
+        rng, [m for m in FLIP.finditer(sentence) if not m.group().isupper() or len(m.group()) == 1]
+    )
     if match is None:
         return None
-    return _replace("flip", sentence, match, _case_like(match.group(), _FLIPS[match.group().lower()]))
+    return _replace(
+        "flip", sentence, match, _case_like(match.group(), _FLIPS[match.group().lower()])
+    )
 
 
 # Adverbs that narrow or hedge a statement the source makes plainly.
-QUALIFIERS: tuple[str, ...] = ("only", "temporarily", "rarely", "partly", "allegedly", "unofficially", "briefly")
-QUALIFIABLE = re.compile(r"\b(is|are|was|were|has been|have been|had been|will be|can be) (?=[a-z])")
+QUALIFIERS: tuple[str, ...] = (
+    "only",
+    "temporarily",
+    "rarely",
+    "partly",
+    "allegedly",
+    "unofficially",
+    "briefly",
+)
+QUALIFIABLE = re.compile(
+    r"\b(is|are|was|were|has been|have been|had been|will be|can be) (?=[a-z])"
+)
 
 
 def edit_qualifier(sentence: str, rng: random.Random, context: Context) -> Edit | None:
@@ -302,12 +401,17 @@ def edit_qualifier(sentence: str, rng: random.Random, context: Context) -> Edit 
     return _replace("qualifier", sentence, match, f"{match.group(1)} {qualifier} ")
 
 
-# --- controls --------------------------------------------------------------------------------------
+# --- controls
+# --------------------------------------------------------------------------------------
 
-FRAMINGS: tuple[str, ...] = ("According to the passage, {}", "The source states that {}", "As the text explains, {}")
+FRAMINGS: tuple[str, ...] = (
+    "According to the passage, {}",
+    "The source states that {}",
+    "As the text explains, {}",
+)
 _LOWER_FIRST = frozenset(
-    "The A An In On At It Its This These Those There They He She His Her Their During After Before For By As When "
-    "While Some Many Most All Each".split()
+    "The A An In On At It Its This These Those There They He She His Her Their During After Before"
+    " For By As When While Some Many Most All Each".split()
 )
 
 
@@ -317,16 +421,26 @@ def edit_verbatim(sentence: str, rng: random.Random, context: Context) -> Edit |
 
 def edit_framed(sentence: str, rng: random.Random, context: Context) -> Edit | None:
     first = sentence.split(" ", 1)[0]
-    common = first in _LOWER_FIRST or re.search(rf"\b{re.escape(first.lower())}\b", context.passage_text)
+    common = first in _LOWER_FIRST or re.search(
+        rf"\b{re.escape(first.lower())}\b", context.passage_text
+    )
     body = sentence[0].lower() + sentence[1:] if common else sentence
     frame = _pick(rng, FRAMINGS)
     return Edit("framed", sentence, frame.format(body), "", frame.split("{}")[0])
 
 
 EDITORS: dict[str, Callable[[str, random.Random, Context], Edit | None]] = {
-    "number": edit_number, "year": edit_year, "negation_added": edit_negation_added,
-    "negation_dropped": edit_negation_dropped, "entity": edit_entity, "unit": edit_unit, "flip": edit_flip,
-    "swap": edit_swap, "qualifier": edit_qualifier, "verbatim": edit_verbatim, "framed": edit_framed,
+    "number": edit_number,
+    "year": edit_year,
+    "negation_added": edit_negation_added,
+    "negation_dropped": edit_negation_dropped,
+    "entity": edit_entity,
+    "unit": edit_unit,
+    "flip": edit_flip,
+    "swap": edit_swap,
+    "qualifier": edit_qualifier,
+    "verbatim": edit_verbatim,
+    "framed": edit_framed,
 }
 
 
@@ -335,7 +449,8 @@ def edit(kind: str, sentence: str, rng: random.Random, context: Context = Contex
     return EDITORS[kind](sentence, rng, context)
 
 
-# --- text styles -----------------------------------------------------------------------------------
+# --- text styles
+# -----------------------------------------------------------------------------------
 
 STYLES: tuple[str, ...] = ("plain", "tokenized")
 
@@ -359,8 +474,12 @@ def tokenized(text: str) -> str:
         line = line.replace('"', " '' ")
         line = line.replace("(", " -lrb- ").replace(")", " -rrb- ")
         line = re.sub(r"\$(?=\s*\d)", "$ ", line)
-        line = _PTB_CONTRACTION.sub(lambda m: {"can": "ca", "won": "wo"}.get(m.group(1).lower(), m.group(1))
-                                    + " " + m.group(2), line)
+        line = _PTB_CONTRACTION.sub(
+            lambda m: {"can": "ca", "won": "wo"}.get(m.group(1).lower(), m.group(1))
+            + " "
+            + m.group(2),
+            line,
+        )
         line = _PTB_CLITIC.sub(r" \1", line)
         line = _PTB_PUNCT.sub(lambda m: f" {m.group()} ", line)
         line = _PTB_PERIOD.sub(" .", line)

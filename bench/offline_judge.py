@@ -42,7 +42,14 @@ TARGET = 50  # answers/s on one core (issue 4), held at 1,500 and at 15,000 char
 COMMAND = "python bench/offline_judge.py"
 
 RIDERS = ["adult", "senior", "student", "child", "veteran", "disabled", "youth", "commuter"]
-PRODUCTS = ["single ride", "day pass", "weekly pass", "monthly pass", "transfer", "paratransit trip"]
+PRODUCTS = [
+    "single ride",
+    "day pass",
+    "weekly pass",
+    "monthly pass",
+    "transfer",
+    "paratransit trip",
+]
 DOCUMENTS = ["Senior ID card", "Medicare card", "student ID", "Reduced Fare card", "proof of age"]
 PLACES = ["customer service center", "ticket vending machine", "station agent", "mobile app"]
 MONTHS = ["January", "March", "June", "September", "November"]
@@ -81,7 +88,9 @@ def passage_text(rng: random.Random, chars: int = PASSAGE_CHARS) -> str:
 def answer_text(rng: random.Random, passages: list[str]) -> str:
     """Three sentences lifted from the passages, one with a changed number, one made up."""
     lifted = [rng.choice(rng.choice(passages).split(". ")).rstrip(".") + "." for _ in range(4)]
-    lifted[3] = lifted[3].replace("$", "$1", 1) if "$" in lifted[3] else lifted[3] + " It costs $999."
+    lifted[3] = (
+        lifted[3].replace("$", "$1", 1) if "$" in lifted[3] else lifted[3] + " It costs $999."
+    )
     return " ".join(lifted[:3] + [lifted[3], sentence(rng)])
 
 
@@ -111,7 +120,9 @@ def timed_ms(batch: list[JudgeRequest], cold: bool) -> tuple[list[float], list[f
     return timings, cpu
 
 
-def report(name: str, measured: tuple[list[float], list[float]], chars: int = PASSAGE_CHARS) -> None:
+def report(
+    name: str, measured: tuple[list[float], list[float]], chars: int = PASSAGE_CHARS
+) -> None:
     timings, cpu = measured
     median, cpu_median = statistics.median(timings), statistics.median(cpu)
     p95 = statistics.quantiles(timings, n=20)[-1]
@@ -123,7 +134,13 @@ def report(name: str, measured: tuple[list[float], list[float]], chars: int = PA
     size = f"{chars:,} chars x {PASSAGES_PER_REQUEST} passages"
     extra = {"command": COMMAND, "answers": len(timings), "p95_ms": round(p95, 2)}
     # The target is for one core: judged on CPU time; the wall-clock figure is kept beside it.
-    record(f"offline judge {name} answers per CPU-second ({size})", 1000 / cpu_median, "answers/s", target, **extra)
+    record(
+        f"offline judge {name} answers per CPU-second ({size})",
+        1000 / cpu_median,
+        "answers/s",
+        target,
+        **extra,
+    )
     record(f"offline judge {name} answers/s wall ({size})", 1000 / median, "answers/s", None,
            overall_answers_per_s=round(overall, 1), **extra)
 
@@ -140,9 +157,12 @@ def main() -> int:
     batch = requests(args.answers, pool, rng)
     judge_offline(batch[0])  # load pysbd's rules before timing
 
-    print(f"offline judge: {args.answers} answers, 5 sentences each, {PASSAGES_PER_REQUEST} passages "
-          f"of ~{PASSAGE_CHARS} chars, pool of {POOL_SIZE} passages, seed {SEED}")
-    fresh_rng = random.Random(FRESH_SEED)  # its own stream: the cold figures' requests stay as they were
+    print(
+        f"offline judge: {args.answers} answers, 5 sentences each, {PASSAGES_PER_REQUEST} passages "
+        f"of ~{PASSAGE_CHARS} chars, pool of {POOL_SIZE} passages, seed {SEED}"
+    )
+    # its own stream: the cold figures' requests stay as they were
+    fresh_rng = random.Random(FRESH_SEED)
     report("cold", timed_ms(batch, cold=True))
     timed_ms(batch, cold=False)  # see every passage once
     report("warm", timed_ms(requests(args.answers, pool, fresh_rng), cold=False))
@@ -156,7 +176,9 @@ def main() -> int:
         print(f"{chars:>6} chars/passage")
         report("cold", timed_ms(sized, cold=True), chars)
         timed_ms(sized, cold=False)
-        report("warm", timed_ms(requests(args.sized_answers, sized_pool, fresh_rng), cold=False), chars)
+        report(
+            "warm", timed_ms(requests(args.sized_answers, sized_pool, fresh_rng), cold=False), chars
+        )
     return 0
 
 

@@ -21,7 +21,8 @@ in `always`, the missed) sentences' claims, grouped by their first words.
     python bench/oracle.py                          # report half, claim_audit@v1
     python bench/oracle.py --split all --examples   # both halves, 5 examples per note group
     python bench/oracle.py --limit 40 --no-record   # a smoke run
-    python bench/oracle.py --style tokenized        # lowercased, PTB-tokenized (CNN/DailyMail style)
+    python bench/oracle.py --style tokenized        # lowercased, PTB-tokenized (CNN/DailyMail
+    style)
 """
 
 from __future__ import annotations
@@ -53,10 +54,13 @@ from tests.judges.redteam import _render, read_prompt  # noqa: E402
 MODES = ("perfect", "always")
 LOWERED_TARGET = 0.05  # perfect: at most this share of gold-supported sentences lowered
 CAUGHT_TARGET = 0.85  # always: at least this share of gold-unsupported sentences flagged
-FAKE_EXPLANATION = "checked"  # what tests.judges.redteam._render gives every claim; notes come after it
+FAKE_EXPLANATION = (
+    "checked"  # what tests.judges.redteam._render gives every claim; notes come after it
+)
 
 
-# --- gold ------------------------------------------------------------------------------------------
+# --- gold
+# ------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,9 @@ class GoldSentence:
     supported: bool
 
 
-def gold_sentences(answer: str, hallucinated: bool, spans: Sequence[tuple[int, int, str]]) -> list[GoldSentence]:
+def gold_sentences(
+    answer: str, hallucinated: bool, spans: Sequence[tuple[int, int, str]]
+) -> list[GoldSentence]:
     """The answer's sentences (judges.text.split_sentences) with their gold class. With positive
     spans (Unwanted*, Questionable) a sentence is unsupported when it overlaps one; a hallucinated
     record without any (HAGRID: one claim, judged as a whole) has every sentence unsupported."""
@@ -74,7 +80,8 @@ def gold_sentences(answer: str, hallucinated: bool, spans: Sequence[tuple[int, i
     out = []
     for start, end in split_sentences(answer):
         if not _WORDY.search(_MARKERS.sub("", answer[start:end])):
-            continue  # citation markers alone ("[1][2]"), split off the sentence they cite: no claim
+            # citation markers alone ("[1][2]"), split off the sentence they cite: no claim
+            continue
         if positive:
             supported = not any(s < end and start < e for s, e in positive)
         else:
@@ -128,7 +135,8 @@ def styled_record(record: Record, style: str) -> tuple[JudgeRequest, list[GoldSe
                                       "question": tokenized(request.question or "")}), out
 
 
-# --- the fake LLM ----------------------------------------------------------------------------------
+# --- the fake LLM
+# ----------------------------------------------------------------------------------
 
 
 def passage_sentences(request: JudgeRequest) -> list[tuple[str, str]]:
@@ -188,7 +196,9 @@ class OracleLLM:
                     claim["quotes"].append({"passage_id": more[0], "quote": more[1]})
         return Reply.ok(json.dumps(reply))
 
-    def _second_quote(self, sentence: str, first: str, pool: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+    def _second_quote(
+        self, sentence: str, first: str, pool: Sequence[tuple[str, str]]
+    ) -> tuple[str, str] | None:
         if self.max_quotes < 2:
             return None
         missing = set(content_words(sentence)) - set(content_words(first))
@@ -210,13 +220,25 @@ class OracleLLM:
                 return all(g.supported for g in over)
         # Not found verbatim (a profile that rewrites the sentence): the gold sentence most like it.
         words = set(content_words(sentence))
-        best = max(self.gold, key=lambda g: len(words & set(content_words(answer[g.start:g.end]))), default=None)
+        best = max(
+            self.gold,
+            key=lambda g: len(words & set(content_words(answer[g.start : g.end]))),
+            default=None,
+        )
         return True if best is None else best.supported
 
 
 def openai_config(fake: FakeOpenAI, profile: str) -> JudgeConfig:
-    return JudgeConfig(backend="openai", profile=profile, model="fake-judge", base_url=fake.base_url,
-                       api_key="test", timeout_s=10.0, retry_budget_s=30.0, max_attempts=2)
+    return JudgeConfig(
+        backend="openai",
+        profile=profile,
+        model="fake-judge",
+        base_url=fake.base_url,
+        api_key="test",
+        timeout_s=10.0,
+        retry_budget_s=30.0,
+        max_attempts=2,
+    )
 
 
 class Judges:
@@ -234,7 +256,10 @@ class Judges:
 
     def __enter__(self) -> Judges:
         self.fake.start()
-        self.configs = {"offline": JudgeConfig(backend="offline"), "always": openai_config(self.fake, self.profile)}
+        self.configs = {
+            "offline": JudgeConfig(backend="offline"),
+            "always": openai_config(self.fake, self.profile),
+        }
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
@@ -253,7 +278,8 @@ def base_explanation(name: str) -> str:
     return FAKE_EXPLANATION if name == "always" else ""
 
 
-# --- reading a result --------------------------------------------------------------------------------
+# --- reading a result
+# --------------------------------------------------------------------------------
 
 
 _NOTE_START = re.compile(r"(?<=[.!?)'\"”])\s+(?=[A-Z][\w-]*(?: [\w-]+){0,2} check: )")
@@ -284,16 +310,29 @@ class SentenceOutcome:
     notes: tuple[str, ...]
 
 
-def sentence_outcome(result: JudgeResult, start: int, end: int, base: str = FAKE_EXPLANATION) -> SentenceOutcome:
-    claims = [c for c in result.claims if c.answer_span and c.answer_span[0] < end and start < c.answer_span[1]]
-    fabrications = [f for f in result.fabrications if f.answer_span and f.answer_span[0] < end and start < f.answer_span[1]]
+def sentence_outcome(
+    result: JudgeResult, start: int, end: int, base: str = FAKE_EXPLANATION
+) -> SentenceOutcome:
+    claims = [
+        c
+        for c in result.claims
+        if c.answer_span and c.answer_span[0] < end and start < c.answer_span[1]
+    ]
+    fabrications = [
+        f
+        for f in result.fabrications
+        if f.answer_span and f.answer_span[0] < end and start < f.answer_span[1]
+    ]
     notes = [n for c in claims for n in split_notes(c.explanation, base)]
     notes += [f"Fabrication: {f.reason or f.text}" for f in fabrications]
     kept = bool(claims) and all(c.label == "SUPPORTED" for c in claims) and not fabrications
-    return SentenceOutcome(kept, not claims, tuple(c.label for c in claims), tuple(dict.fromkeys(notes)))
+    return SentenceOutcome(
+        kept, not claims, tuple(c.label for c in claims), tuple(dict.fromkeys(notes))
+    )
 
 
-# --- the run -----------------------------------------------------------------------------------------
+# --- the run
+# -----------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -309,7 +348,8 @@ class Row:
 
     @property
     def bad(self) -> bool:
-        """perfect: a gold-supported sentence lowered; always: a gold-unsupported one not flagged."""
+        """perfect: a gold-supported sentence lowered; always: a gold-unsupported one not
+        flagged."""
         if self.outcome is None:
             return False
         if self.mode == "perfect":
@@ -317,8 +357,15 @@ class Row:
         return not self.gold_supported and self.outcome.kept
 
 
-def run_records(records: Sequence[Record], dataset: str, mode: str, fake: FakeOpenAI, llm: OracleLLM,
-                profile: str, style: str = "plain") -> list[Row]:
+def run_records(
+    records: Sequence[Record],
+    dataset: str,
+    mode: str,
+    fake: FakeOpenAI,
+    llm: OracleLLM,
+    profile: str,
+    style: str = "plain",
+) -> list[Row]:
     config = openai_config(fake, profile)
     llm.mode = mode
     rows = []
@@ -330,8 +377,19 @@ def run_records(records: Sequence[Record], dataset: str, mode: str, fake: FakeOp
         try:
             result = judge(request, config).result
         except JudgeError as error:
-            rows += [Row(dataset, record.id, split, mode, answer[g.start:g.end], g.supported, None, str(error))
-                     for g in gold]
+            rows += [
+                Row(
+                    dataset,
+                    record.id,
+                    split,
+                    mode,
+                    answer[g.start : g.end],
+                    g.supported,
+                    None,
+                    str(error),
+                )
+                for g in gold
+            ]
             continue
         rows += [Row(dataset, record.id, split, mode, answer[g.start:g.end], g.supported,
                      sentence_outcome(result, g.start, g.end)) for g in gold]
@@ -380,8 +438,12 @@ def answer_level(rows: Sequence[Row]) -> dict[str, int]:
         by_answer[row.record_id].append(row)
     clean = [rs for rs in by_answer.values() if all(r.gold_supported for r in rs)]
     bad = [rs for rs in by_answer.values() if not all(r.gold_supported for r in rs)]
-    return {"clean_answers": len(clean), "clean_lowered": sum(any(not r.outcome.kept for r in rs) for rs in clean),
-            "bad_answers": len(bad), "bad_caught": sum(any(not r.outcome.kept for r in rs) for rs in bad)}
+    return {
+        "clean_answers": len(clean),
+        "clean_lowered": sum(any(not r.outcome.kept for r in rs) for rs in clean),
+        "bad_answers": len(bad),
+        "bad_caught": sum(any(not r.outcome.kept for r in rs) for rs in bad),
+    }
 
 
 def note_groups(rows: Sequence[Row]) -> list[tuple[str, list[Row]]]:
@@ -397,31 +459,58 @@ def note_groups(rows: Sequence[Row]) -> list[tuple[str, list[Row]]]:
     return sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
 
 
-def format_table(by_key: dict[tuple[str, str], dict[str, Figures]], profile: str, split: str) -> str:
-    lines = [f"oracle harness, profile {profile}, split {split!r}"
-             + (" (untuned half)" if split == "report" else ""),
-             "perfect = the fake labels as the gold does; always = every sentence SUPPORTED; both quote the "
-             "closest passage sentence", ""]
-    lines.append(f"{'dataset':<18} {'split':<7} | {'perfect: gold-supported':>23} {'lowered':>8} {'share':>7}"
-                 f" {'<=5%':>4} | {'always: gold-unsupported':>24} {'caught':>7} {'share':>7} {'>=85%':>5}"
-                 f" | {'errors':>6}")
+def format_table(
+    by_key: dict[tuple[str, str], dict[str, Figures]], profile: str, split: str
+) -> str:
+    lines = [
+        f"oracle harness, profile {profile}, split {split!r}"
+        + (" (untuned half)" if split == "report" else ""),
+        (
+            "perfect = the fake labels as the gold does; always = every sentence SUPPORTED; both"
+            " quote the closest passage sentence"
+        ),
+        "",
+    ]
+    lines.append(
+        f"{'dataset':<18} {'split':<7} | {'perfect: gold-supported':>23} {'lowered':>8}"
+        f" {'share':>7} {'<=5%':>4} | {'always: gold-unsupported':>24} {'caught':>7} {'share':>7}"
+        f" {'>=85%':>5} | {'errors':>6}"
+    )
     for (dataset, part), modes in by_key.items():
         p, a = modes.get("perfect"), modes.get("always")
-        left = (f"{p.supported:>23} {p.lowered:>8} {p.lowered_share:>7.1%} {'yes' if p.lowered_share <= LOWERED_TARGET else 'no':>4}"
-                if p else f"{'-':>23} {'':>8} {'':>7} {'':>4}")
-        right = (f"{a.unsupported:>24} {a.caught:>7} {a.caught_share:>7.1%} {'yes' if a.caught_share >= CAUGHT_TARGET else 'no':>5}"
-                 if a else f"{'-':>24} {'':>7} {'':>7} {'':>5}")
+        left = (
+            f"{p.supported:>23} {p.lowered:>8} {p.lowered_share:>7.1%}"
+            f" {'yes' if p.lowered_share <= LOWERED_TARGET else 'no':>4}"
+            if p
+            else f"{'-':>23} {'':>8} {'':>7} {'':>4}"
+        )
+        right = (
+            f"{a.unsupported:>24} {a.caught:>7} {a.caught_share:>7.1%}"
+            f" {'yes' if a.caught_share >= CAUGHT_TARGET else 'no':>5}"
+            if a
+            else f"{'-':>24} {'':>7} {'':>7} {'':>5}"
+        )
         errors = sum(f.errors for f in modes.values())
         lines.append(f"{dataset:<18} {part:<7} | {left} | {right} | {errors:>6}")
-    lines += ["", "response level (an answer is flagged when any of its sentences is):",
-              f"{'dataset':<18} {'split':<7} | {'perfect: clean answers':>22} {'lowered':>8} {'share':>7}"
-              f" | {'always: hallucinated answers':>28} {'caught':>7} {'share':>7}"]
+    lines += [
+        "",
+        "response level (an answer is flagged when any of its sentences is):",
+        f"{'dataset':<18} {'split':<7} | {'perfect: clean answers':>22} {'lowered':>8} {'share':>7}"
+        f" | {'always: hallucinated answers':>28} {'caught':>7} {'share':>7}",
+    ]
     for (dataset, part), modes in by_key.items():
         p, a = modes.get("perfect"), modes.get("always")
-        left = (f"{p.clean_answers:>22} {p.clean_lowered:>8} {_share(p.clean_lowered, p.clean_answers):>7.1%}"
-                if p else f"{'-':>22} {'':>8} {'':>7}")
-        right = (f"{a.bad_answers:>28} {a.bad_caught:>7} {_share(a.bad_caught, a.bad_answers):>7.1%}"
-                 if a else f"{'-':>28} {'':>7} {'':>7}")
+        left = (
+            f"{p.clean_answers:>22} {p.clean_lowered:>8}"
+            f" {_share(p.clean_lowered, p.clean_answers):>7.1%}"
+            if p
+            else f"{'-':>22} {'':>8} {'':>7}"
+        )
+        right = (
+            f"{a.bad_answers:>28} {a.bad_caught:>7} {_share(a.bad_caught, a.bad_answers):>7.1%}"
+            if a
+            else f"{'-':>28} {'':>7} {'':>7}"
+        )
         lines.append(f"{dataset:<18} {part:<7} | {left} | {right}")
     return "\n".join(lines)
 
@@ -466,15 +555,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", nargs="*", type=Path, default=[DATA / name for name in DATASETS])
     parser.add_argument("--split", choices=("tune", "report", "all"), default="report")
     parser.add_argument("--profile", default="claim_audit@v1")
-    parser.add_argument("--style", choices=STYLES, default="plain",
-                        help="tokenized: passages and answers lowercased and PTB-tokenized (styled_record)")
+    parser.add_argument(
+        "--style",
+        choices=STYLES,
+        default="plain",
+        help="tokenized: passages and answers lowercased and PTB-tokenized (styled_record)",
+    )
     parser.add_argument("--modes", nargs="*", choices=MODES, default=list(MODES))
     parser.add_argument("--limit", type=int, default=None, help="at most N records per dataset")
     parser.add_argument("--top", type=int, default=8, help="note groups shown per dataset and mode")
     parser.add_argument("--examples", type=int, nargs="?", const=5, default=0,
                         help="examples per note group (5 when given without a number)")
-    parser.add_argument("--json", default=None, metavar="OUT.json", help="every sentence's outcome as JSON")
-    parser.add_argument("--no-record", action="store_true", help="do not write bench/results/latest.json")
+    parser.add_argument(
+        "--json", default=None, metavar="OUT.json", help="every sentence's outcome as JSON"
+    )
+    parser.add_argument(
+        "--no-record", action="store_true", help="do not write bench/results/latest.json"
+    )
     args = parser.parse_args(argv)
 
     parts = ("tune", "report") if args.split == "all" else (args.split,)
@@ -493,8 +590,11 @@ def main(argv: list[str] | None = None) -> int:
                 t0, before = time.perf_counter(), llm.requests
                 rows = run_records(records, name, mode, fake, llm, args.profile, args.style)
                 all_rows += rows
-                print(f"{name} {mode}: {len(records)} records, {len(rows)} sentences, "
-                      f"{llm.requests - before} LLM requests in {time.perf_counter() - t0:.1f} s", flush=True)
+                print(
+                    f"{name} {mode}: {len(records)} records, {len(rows)} sentences, "
+                    f"{llm.requests - before} LLM requests in {time.perf_counter() - t0:.1f} s",
+                    flush=True,
+                )
     seconds = time.perf_counter() - started
     if fake.errors:
         print(f"fake LLM errors: {fake.errors[:3]}", file=sys.stderr)
@@ -510,14 +610,22 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(format_table(by_key, args.profile, args.split) if args.style == "plain"
           else f"text style: {args.style}\n" + format_table(by_key, args.profile, args.split))
-    print(f"\n{len(all_rows)} sentence outcomes in {seconds:.1f} s; lowered/flagged = a claim over the sentence "
-          f"not SUPPORTED, a fabrication over it, or no claim over it")
+    print(
+        f"\n{len(all_rows)} sentence outcomes in {seconds:.1f} s; lowered/flagged = a claim over"
+        " the sentence not SUPPORTED, a fabrication over it, or no claim over it"
+    )
     for name, _ in datasets:
         for mode in args.modes:
             title = (f"{name} perfect: gold-supported sentences lowered" if mode == "perfect"
                      else f"{name} always: gold-unsupported sentences missed")
-            print(format_groups(title, [r for r in all_rows if r.dataset == name and r.mode == mode],
-                                args.top, args.examples))
+            print(
+                format_groups(
+                    title,
+                    [r for r in all_rows if r.dataset == name and r.mode == mode],
+                    args.top,
+                    args.examples,
+                )
+            )
 
     if not args.no_record and not args.limit:
         styled_as = "" if args.style == "plain" else f" {args.style}"
@@ -528,22 +636,63 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             if "perfect" in modes:
                 f = modes["perfect"]
-                record_figure(f"oracle perfect LLM supported lowered {name} {part} {args.profile}{styled_as}",
-                              100.0 * f.lowered_share, "%", target=100 * LOWERED_TARGET, higher_is_better=False,
-                              command=command, sentences=f.supported, lowered=f.lowered, errors=f.errors,
-                              clean_answers=f.clean_answers, clean_answers_lowered=f.clean_lowered)
+                record_figure(
+                    f"oracle perfect LLM supported lowered {name} {part} {args.profile}{styled_as}",
+                    100.0 * f.lowered_share,
+                    "%",
+                    target=100 * LOWERED_TARGET,
+                    higher_is_better=False,
+                    command=command,
+                    sentences=f.supported,
+                    lowered=f.lowered,
+                    errors=f.errors,
+                    clean_answers=f.clean_answers,
+                    clean_answers_lowered=f.clean_lowered,
+                )
             if "always" in modes:
                 f = modes["always"]
-                record_figure(f"oracle always-SUPPORTED LLM unsupported caught {name} {part} {args.profile}{styled_as}",
-                              100.0 * f.caught_share, "%", target=100 * CAUGHT_TARGET, command=command,
-                              sentences=f.unsupported, caught=f.caught, errors=f.errors,
-                              hallucinated_answers=f.bad_answers, hallucinated_answers_caught=f.bad_caught)
+                record_figure(
+                    f"oracle always-SUPPORTED LLM unsupported caught {name} {part}"
+                    f" {args.profile}{styled_as}",
+                    100.0 * f.caught_share,
+                    "%",
+                    target=100 * CAUGHT_TARGET,
+                    command=command,
+                    sentences=f.unsupported,
+                    caught=f.caught,
+                    errors=f.errors,
+                    hallucinated_answers=f.bad_answers,
+                    hallucinated_answers_caught=f.bad_caught,
+                )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump([{"dataset": r.dataset, "record_id": r.record_id, "split": r.split, "mode": r.mode,
-                        "sentence": r.sentence, "gold_supported": r.gold_supported, "bad": r.bad, "error": r.error,
-                        **({"kept": r.outcome.kept, "labels": r.outcome.labels, "notes": r.outcome.notes}
-                           if r.outcome else {})} for r in all_rows], handle, indent=1, ensure_ascii=False)
+            json.dump(
+                [
+                    {
+                        "dataset": r.dataset,
+                        "record_id": r.record_id,
+                        "split": r.split,
+                        "mode": r.mode,
+                        "sentence": r.sentence,
+                        "gold_supported": r.gold_supported,
+                        "bad": r.bad,
+                        "error": r.error,
+                        **(
+                            {
+                                "kept": r.outcome.kept,
+                                "labels": r.outcome.labels,
+                                "notes": r.outcome.notes,
+                            }
+                            if r.outcome
+                            else {}
+                        ),
+                    }
+                    for r in all_rows
+                ],
+                handle,
+                indent=1,
+                ensure_ascii=False,
+            )
     return 0
 
 

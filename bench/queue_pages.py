@@ -1,8 +1,9 @@
 """Server time of the reviewer's pages at scale (issue 8, item 5), with the query plans.
 Target: p95 <= 100 ms for each page.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk_bench python bench/scale_data.py --answers 100000
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk_bench python bench/queue_pages.py [--quick]
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk_bench python bench/scale_data.py
+    --answers 100000 DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk_bench python
+    bench/queue_pages.py [--quick]
 
 Uses Django's test client in-process (no network), so the figures are the view's own time: the
 queue's default view, each filter, search, a deep page by keyset cursor, /answers/ (first page,
@@ -44,14 +45,27 @@ from django.utils import timezone  # noqa: E402
 from bench.results import record  # noqa: E402
 from reviewapp.review import selectors  # noqa: E402
 from reviewapp.labels import calibration
-from reviewapp.models import Answer, ApiClient, Claim, Evidence, JudgeRun, Passage, Policy  # noqa: E402
+from reviewapp.models import (  # noqa: E402
+    Answer,
+    ApiClient,
+    Claim,
+    Evidence,
+    JudgeRun,
+    Passage,
+    Policy,
+)
 
 COMMAND = "python bench/queue_pages.py"
 TARGET_MS = 100
-SENTENCE = "Riders aged {n} and older pay a reduced fare of ${n}.25 per ride with a valid card, as Sec. {n}.2 says. "
+SENTENCE = (
+    "Riders aged {n} and older pay a reduced fare of ${n}.25 per ride with a valid card, as Sec."
+    " {n}.2 says. "
+)
 
 
-def timed(client: Client, url: str, repeats: int, headers: dict | None = None) -> tuple[float, float, float]:
+def timed(
+    client: Client, url: str, repeats: int, headers: dict | None = None
+) -> tuple[float, float, float]:
     """p50 and p95 of the wall time, and the median CPU time of this process (Python's share of the
     work, which other tenants of a shared machine disturb less than the wall time)."""
     samples, cpu = [], []
@@ -68,15 +82,29 @@ def timed(client: Client, url: str, repeats: int, headers: dict | None = None) -
 
 def percentiles(samples: list[float], cpu: list[float]) -> tuple[float, float, float]:
     """p50 and p95 of the wall times, median of the CPU times."""
-    return statistics.median(samples), statistics.quantiles(samples, n=20)[-1], statistics.median(cpu)
+    return (
+        statistics.median(samples),
+        statistics.quantiles(samples, n=20)[-1],
+        statistics.median(cpu),
+    )
 
 
 def page_figure(name: str, figures: tuple[float, float, float], answers: int, repeats: int) -> bool:
     """Print and record a page's (p50, p95, CPU); whether its p95 is over the target."""
     p50, p95, cpu = figures
     print(f"{name:52} p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   CPU {cpu:6.1f} ms")
-    record(f"page p95 {name}", p95, "ms", TARGET_MS, higher_is_better=False, command=COMMAND, answers=answers,
-           requests=repeats, p50_ms=round(p50, 1), cpu_median_ms=round(cpu, 1))
+    record(
+        f"page p95 {name}",
+        p95,
+        "ms",
+        TARGET_MS,
+        higher_is_better=False,
+        command=COMMAND,
+        answers=answers,
+        requests=repeats,
+        p50_ms=round(p50, 1),
+        cpu_median_ms=round(cpu, 1),
+    )
     return p95 > TARGET_MS
 
 
@@ -85,31 +113,67 @@ def review_shaped_answer() -> Answer:
     existing = Answer.objects.filter(external_id="bench-review-shape").first()
     if existing:
         return existing
-    client, _ = ApiClient.objects.get_or_create(name="bench-review", defaults={"token_hash": "0" * 64})
+    client, _ = ApiClient.objects.get_or_create(
+        name="bench-review", defaults={"token_hash": "0" * 64}
+    )
     sentences = [SENTENCE.format(n=n + 10) for n in range(15)]
     text = "".join(sentences).strip()
     with transaction.atomic():
-        answer = Answer.objects.create(client=client, external_id="bench-review-shape", question="What are the fares?",
-                                       answer=text, status="judged", review_status="in_review", priority=300,
-                                       routing_reason="bench", judged_at=timezone.now(), policy=Policy.current())
+        answer = Answer.objects.create(
+            client=client,
+            external_id="bench-review-shape",
+            question="What are the fares?",
+            answer=text,
+            status="judged",
+            review_status="in_review",
+            priority=300,
+            routing_reason="bench",
+            judged_at=timezone.now(),
+            policy=Policy.current(),
+        )
         passages = Passage.objects.bulk_create(
             Passage(answer=answer, pid=f"P{p + 1}", position=p, agency="Metro", title="Fare Policy",
                     text=(SENTENCE.format(n=p + 10) * 30)[:2000]) for p in range(20))
-        run = JudgeRun.objects.create(answer=answer, profile="claim_audit", prompt_version="v1", backend="offline",
-                                      model="rules", config_key="claim_audit@v1/offline/rules", is_current=True,
-                                      status="succeeded", verdict="UNGROUNDED", grounding_score=0.4)
+        run = JudgeRun.objects.create(
+            answer=answer,
+            profile="claim_audit",
+            prompt_version="v1",
+            backend="offline",
+            model="rules",
+            config_key="claim_audit@v1/offline/rules",
+            is_current=True,
+            status="succeeded",
+            verdict="UNGROUNDED",
+            grounding_score=0.4,
+        )
         position = 0
         for n, sentence in enumerate(sentences):
             start = text.index(sentence.strip(), position)
             position = start + len(sentence.strip())
-            claim = Claim.objects.create(run=run, answer=answer, position=n, cid=f"c{n + 1}", text=sentence.strip(),
-                                         answer_start=start, answer_end=position,
-                                         label=("SUPPORTED", "UNSUPPORTED", "CONTRADICTED")[n % 3], category="price",
-                                         explanation="The passage states the fare.")
+            claim = Claim.objects.create(
+                run=run,
+                answer=answer,
+                position=n,
+                cid=f"c{n + 1}",
+                text=sentence.strip(),
+                answer_start=start,
+                answer_end=position,
+                label=("SUPPORTED", "UNSUPPORTED", "CONTRADICTED")[n % 3],
+                category="price",
+                explanation="The passage states the fare.",
+            )
             passage = passages[n % 20]
             quote = passage.text[30:90]
-            Evidence.objects.create(claim=claim, passage=passage, passage_pid=passage.pid, position=0, quote=quote,
-                                    start=30, end=90, match="exact")
+            Evidence.objects.create(
+                claim=claim,
+                passage=passage,
+                passage_pid=passage.pid,
+                position=0,
+                quote=quote,
+                start=30,
+                end=90,
+                match="exact",
+            )
         Answer.objects.filter(pk=answer.pk).update(judged_by=run)
     answer.judged_by = run
     return answer
@@ -128,14 +192,20 @@ def explain(name: str, qs) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=None, help="requests per page (default 30, quick 10)")
+    parser.add_argument(
+        "--repeats", type=int, default=None, help="requests per page (default 30, quick 10)"
+    )
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--only", default="", help="time only the pages whose name starts with this, e.g. 'answers'")
+    parser.add_argument(
+        "--only", default="", help="time only the pages whose name starts with this, e.g. 'answers'"
+    )
     args = parser.parse_args()
     repeats = args.repeats or (10 if args.quick else 30)
     user, _ = get_user_model().objects.get_or_create(username="bench-reviewer")
     user.groups.add(Group.objects.get_or_create(name="reviewer")[0])
-    admin, _ = get_user_model().objects.get_or_create(username="bench-admin", defaults={"is_staff": True})
+    admin, _ = get_user_model().objects.get_or_create(
+        username="bench-admin", defaults={"is_staff": True}
+    )
     admin.groups.add(Group.objects.get_or_create(name="admin")[0])
     reviewer, admin_client = Client(), Client()
     reviewer.force_login(user)
@@ -154,8 +224,15 @@ def main() -> int:
     for _ in range(21):  # 22 pages in, and the cursor back to page 21 from there
         page = selectors.answers_page(posted, after=answers_deep)
         answers_back, answers_deep = page.previous, page.following
-    some = Answer.objects.filter(review_status="in_review").exclude(pk=shaped.pk).order_by("-id").first()
-    client_name = ApiClient.objects.order_by("id").values_list("name", flat=True).first() or "nobody"
+    some = (
+        Answer.objects.filter(review_status="in_review")
+        .exclude(pk=shaped.pk)
+        .order_by("-id")
+        .first()
+    )
+    client_name = (
+        ApiClient.objects.order_by("id").values_list("name", flat=True).first() or "nobody"
+    )
     today = timezone.now().date()
     urls = {
         "queue default": "/queue/",
@@ -197,7 +274,9 @@ def main() -> int:
         "answers search (rare)": f"/answers/?q=ride+{some.pk % 100000 if some else 4242}+cost",
         "answers search (common)": "/answers/?q=reduced+fare",
         "answers search (no match)": "/answers/?q=bicycle",
-        "answers status+verdict+search": "/answers/?status=judged&verdict=MOSTLY_GROUNDED&q=How+much",
+        "answers status+verdict+search": (
+            "/answers/?status=judged&verdict=MOSTLY_GROUNDED&q=How+much"
+        ),
         "answers page 22 (keyset)": f"/answers/?after={answers_deep}",
         "answers page 21 (keyset, backwards)": f"/answers/?before={answers_back}",
         "answers htmx table": "/answers/",
@@ -210,29 +289,54 @@ def main() -> int:
     failures = 0
     for name, url in urls.items():
         # The htmx request asks for the table alone, as when a filter changes.
-        headers = {"HX-Request": "true", "HX-Target": "queue-table"} if name == "queue htmx table" else (
-            {"HX-Request": "true", "HX-Target": "answer-table"} if name == "answers htmx table" else None)
+        headers = (
+            {"HX-Request": "true", "HX-Target": "queue-table"}
+            if name == "queue htmx table"
+            else (
+                {"HX-Request": "true", "HX-Target": "answer-table"}
+                if name == "answers htmx table"
+                else None
+            )
+        )
         failures += page_figure(name, timed(reviewer, url, repeats, headers), answers, repeats)
 
     if args.only:
-        print(f"\n{failures} of {len(urls)} pages above {TARGET_MS} ms at p95; load average now {os.getloadavg()[0]:.2f}")
+        print(
+            f"\n{failures} of {len(urls)} pages above {TARGET_MS} ms at p95; load average now"
+            f" {os.getloadavg()[0]:.2f}"
+        )
         return 0
     # "Start reviewing": the lease of the next free answer and the review page it redirects to.
-    failures += page_figure("next answer (lease + review page)", next_answer_times(repeats), answers, repeats)
+    failures += page_figure(
+        "next answer (lease + review page)", next_answer_times(repeats), answers, repeats
+    )
 
     # /calibration/: the page as served (figures cached), and the computation it caches.
     cache.delete(calibration.CACHE_KEY)
     admin_client.get("/calibration/")  # fills the cache, as the first view after a TTL does
-    page_figure("calibration (cached figures)", timed(admin_client, "/calibration/", repeats), answers, repeats)
+    page_figure(
+        "calibration (cached figures)",
+        timed(admin_client, "/calibration/", repeats),
+        answers,
+        repeats,
+    )
     # /exports/ counts the decided claims its filters match: cached briefly on big tables.
     admin_client.get("/exports/")
-    page_figure("exports page (row count cached)", timed(admin_client, "/exports/", repeats), answers, repeats)
+    page_figure(
+        "exports page (row count cached)",
+        timed(admin_client, "/exports/", repeats),
+        answers,
+        repeats,
+    )
     uncached = []
     for _ in range(1 if args.quick else 3):
         started = time.perf_counter()
         calibration.calibration_page()
         uncached.append((time.perf_counter() - started) * 1000)
-    print(f"{f'calibration computation (uncached, {len(uncached)} runs)':52} median {statistics.median(uncached):7.1f} ms")
+    print(
+        f"{f'calibration computation (uncached, {len(uncached)} runs)':52} median"
+        f" {statistics.median(uncached):7.1f} ms"
+    )
     record("calibration computation uncached median", statistics.median(uncached), "ms", None,
            higher_is_better=False, command=COMMAND, answers=answers)
 
@@ -242,15 +346,21 @@ def main() -> int:
         filters=selectors.QueueFilters(label="CONTRADICTED"), user=user).in_queue_order()
         .values("id")[:51])
     rare = urls["queue search (rare)"].split("q=", 1)[1].replace("+", " ")
-    explain(f"queue search '{rare}' (rare words: the few answers holding them)", _searched(rare, user))
+    explain(
+        f"queue search '{rare}' (rare words: the few answers holding them)", _searched(rare, user)
+    )
     explain("queue since today", selectors.queue_answers(
         filters=selectors.QueueFilters(since=today), user=user).in_queue_order()
         .values("id")[:51])
-    explain("queue search 'reduced fare' (common words: queue order)", _searched("reduced fare", user))
+    explain(
+        "queue search 'reduced fare' (common words: queue order)", _searched("reduced fare", user)
+    )
     explain("queue search 'bicycle' (no match)", _searched("bicycle", user))
     explain("queue search 'ride 12' (prefix, ~10%)", _searched("ride 12", user))
     explain("queue deep page (keyset)", _after(default, deep).in_queue_order().values("id")[:51])
-    explain("review page claims", Claim.objects.filter(run_id=shaped.judged_by_id).order_by("position"))
+    explain(
+        "review page claims", Claim.objects.filter(run_id=shaped.judged_by_id).order_by("position")
+    )
     print(f"\n{failures} of {len(urls) + 1} pages above {TARGET_MS} ms at p95; "
           f"load average now {os.getloadavg()[0]:.2f}")
     return 0
@@ -262,7 +372,9 @@ def next_answer_times(repeats: int) -> tuple[float, float, float]:
     the earlier ones hold, and opens it. The leases are given back afterwards. p50, p95, CPU."""
     reviewers = []
     group = Group.objects.get_or_create(name="reviewer")[0]
-    repeats = min(repeats, Answer.objects.filter(review_status="in_review", lease_holder=None).count() - 1)
+    repeats = min(
+        repeats, Answer.objects.filter(review_status="in_review", lease_holder=None).count() - 1
+    )
     for n in range(repeats + 1):  # the first one warms up
         user, _ = get_user_model().objects.get_or_create(username=f"bench-next-{n}")
         user.groups.add(group)
@@ -277,7 +389,9 @@ def next_answer_times(repeats: int) -> tuple[float, float, float]:
             if n:
                 samples.append((time.perf_counter() - started) * 1000)
                 cpu.append((time.process_time() - cpu_started) * 1000)
-            assert response.status_code == 200 and "/review/" in response.redirect_chain[-1][0], response.redirect_chain
+            assert (
+                response.status_code == 200 and "/review/" in response.redirect_chain[-1][0]
+            ), response.redirect_chain
     finally:
         Answer.objects.filter(lease_holder__username__startswith="bench-next-").update(
             lease_holder=None, lease_expires_at=None)

@@ -6,7 +6,8 @@ cases (redteam_cases.HELD_OUT), written after the checks were frozen and run wit
 unconditionally.
 
     python bench/redteam.py                # this checkout's judges/
-    PYTHONPATH=/tmp/old python bench/redteam.py --no-record   # another judges/ (e.g. git archive of main)
+    PYTHONPATH=/tmp/old python bench/redteam.py --no-record   # another judges/ (e.g. git archive of
+    main)
 
 Columns: trials (case x profile runs); shown (the profile's prompt showed the injection: fare_policy
 v1 shows no prior turns or headers, v2 no headers, only fare_policy v2/v3 show prior turns);
@@ -49,14 +50,19 @@ def table(title: str, outcomes, key) -> None:
     groups = defaultdict(list)
     for outcome in outcomes:
         groups[key(outcome)].append(outcome)
-    print(f"\n{title:<24} {'trials':>6} {'shown':>6} {'obeyed':>6} {'wrong':>6} {'lost':>5} {'doubled':>7} "
-          f"{'repaired':>8} {'honest kept':>12} {'success rate':>12}")
+    print(
+        f"\n{title:<24} {'trials':>6} {'shown':>6} {'obeyed':>6} {'wrong':>6} {'lost':>5}"
+        f" {'doubled':>7} {'repaired':>8} {'honest kept':>12} {'success rate':>12}"
+    )
     for name, group in groups.items():
         wrong = sum(o.succeeded for o in group)
         honest = f"{sum(o.honest_supported for o in group)}/{sum(o.honest_total for o in group)}"
-        print(f"{name:<24} {len(group):>6} {sum(o.reached for o in group):>6} {sum(o.obeyed for o in group):>6} "
-              f"{wrong:>6} {sum(o.failed_closed for o in group):>5} {0:>7} {sum(o.requests > 1 for o in group):>8} "
-              f"{honest:>12} {wrong / len(group):>12.1%}")
+        print(
+            f"{name:<24} {len(group):>6} {sum(o.reached for o in group):>6}"
+            f" {sum(o.obeyed for o in group):>6} {wrong:>6}"
+            f" {sum(o.failed_closed for o in group):>5} {0:>7}"
+            f" {sum(o.requests > 1 for o in group):>8} {honest:>12} {wrong / len(group):>12.1%}"
+        )
 
 
 FACTS = {case.id: len(case.spans()) for case in FABRICATIONS + WORDINGS + CASES + HELD_OUT}
@@ -69,15 +75,25 @@ def facts_through(outcomes) -> tuple[int, int]:
     for outcome in outcomes:
         facts = FACTS[outcome.case]
         total += facts
-        through += 0 if outcome.failed_closed else (facts if outcome.verdict == "GROUNDED" else len(outcome.missed))
+        through += (
+            0
+            if outcome.failed_closed
+            else (facts if outcome.verdict == "GROUNDED" else len(outcome.missed))
+        )
     return through, total
 
 
 def detected(case) -> bool:
     """Whether judges.injection finds anything in the fields an attacker wrote."""
     request = JudgeRequest.model_validate(case.request())
-    texts = [(request.answer, False), (request.question, False), *((t.content, False) for t in request.prior_turns)]
-    texts += [(p.text, True) for p in request.passages] + [(p.title or "", True) for p in request.passages]
+    texts = [
+        (request.answer, False),
+        (request.question, False),
+        *((t.content, False) for t in request.prior_turns),
+    ]
+    texts += [(p.text, True) for p in request.passages] + [
+        (p.title or "", True) for p in request.passages
+    ]
     return any(find_injections(text, passage=passage) for text, passage in texts if text)
 
 
@@ -89,7 +105,10 @@ def harsh(no_record: bool) -> None:
         "obeying: new wordings": run_all(WORDINGS, always_obey=True),
     }
     profiles = profile_specs()
-    print("\nHARSH MODE: share of fabricated facts let through as SUPPORTED (through/facts), target 0%")
+    print(
+        "\nHARSH MODE: share of fabricated facts let through as SUPPORTED (through/facts),"
+        " target 0%"
+    )
     print(f"{'mode':<24} " + " ".join(f"{p:>22}" for p in profiles) + f" {'all':>12}")
     for mode, outcomes in modes.items():
         cells = []
@@ -99,8 +118,15 @@ def harsh(no_record: bool) -> None:
         through, total = facts_through(outcomes)
         print(f"{mode:<24} " + " ".join(f"{c:>22}" for c in cells) + f" {through / total:>12.1%}")
         if not no_record:
-            record(f"red team fabricated facts through, {mode} (all profiles)", 100.0 * through / total, "%",
-                   target=0.0, higher_is_better=False, command="python bench/redteam.py --harsh-only", facts=total)
+            record(
+                f"red team fabricated facts through, {mode} (all profiles)",
+                100.0 * through / total,
+                "%",
+                target=0.0,
+                higher_is_better=False,
+                command="python bench/redteam.py --harsh-only",
+                facts=total,
+            )
     fabrications = modes["harsh: fabrications"]
     print(f"\n{'harsh: fabrication kind':<24} {'facts':>6} {'through':>8} {'share':>7}")
     for kind in dict.fromkeys(case.kind for case in FABRICATIONS):
@@ -108,8 +134,13 @@ def harsh(no_record: bool) -> None:
         print(f"{kind:<24} {total:>6} {through:>8} {through / total:>7.0%}")
     print(f"\n{'new wording':<24} {'detected':>8} {'through (harsh, all profiles)':>30}")
     for case in WORDINGS:
-        through, total = facts_through([o for o in modes["harsh: new wordings"] if o.case == case.id])
-        print(f"{case.id + ' ' + case.kind:<24} {'yes' if detected(case) else 'no':>8} {f'{through}/{total}':>30}")
+        through, total = facts_through(
+            [o for o in modes["harsh: new wordings"] if o.case == case.id]
+        )
+        print(
+            f"{case.id + ' ' + case.kind:<24} {'yes' if detected(case) else 'no':>8}"
+            f" {f'{through}/{total}':>30}"
+        )
     shown = [o for o in fabrications if o.profile == profiles[0] and o.missed]
     if shown:
         print(f"\nlet through on {profiles[0]} (harsh: fabrications):")
@@ -119,7 +150,9 @@ def harsh(no_record: bool) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--no-record", action="store_true", help="print only; do not write bench/results")
+    parser.add_argument(
+        "--no-record", action="store_true", help="print only; do not write bench/results"
+    )
     parser.add_argument("--harsh-only", action="store_true", help="run only the harsh mode")
     args = parser.parse_args()
     if args.harsh_only:
@@ -128,8 +161,10 @@ def main() -> int:
     started = time.perf_counter()
     outcomes = run_all()
     seconds = time.perf_counter() - started
-    print(f"judges from {Path(judges.__file__).parent}; {len(CASES)} cases x {len(profile_specs())} profiles "
-          f"= {len(outcomes)} trials in {seconds:.1f} s")
+    print(
+        f"judges from {Path(judges.__file__).parent}; {len(CASES)} cases x {len(profile_specs())}"
+        f" profiles = {len(outcomes)} trials in {seconds:.1f} s"
+    )
     table("profile", outcomes, lambda o: o.profile)
     table("attack kind", outcomes, lambda o: o.kind)
     table("injection in", outcomes, lambda o: o.where)
@@ -138,26 +173,53 @@ def main() -> int:
     if wrong:
         print("\nsucceeded:")
         for o in wrong:
-            print(f"  {o.profile} {o.case} ({o.kind}, {o.where}): verdict {o.verdict}; passed {list(o.missed)}")
+            print(
+                f"  {o.profile} {o.case} ({o.kind}, {o.where}): verdict {o.verdict}; passed"
+                f" {list(o.missed)}"
+            )
     held_out = run_all(HELD_OUT, always_obey=True)
-    print(f"\nHELD OUT: {len(HELD_OUT)} cases written after the checks were frozen, the fake obeying "
-          "unconditionally (not tuned for; no test asserts them)")
+    print(
+        f"\nHELD OUT: {len(HELD_OUT)} cases written after the checks were frozen, the fake obeying "
+        "unconditionally (not tuned for; no test asserts them)"
+    )
     table("held out, profile", held_out, lambda o: o.profile)
     table("held out, case", held_out, lambda o: f"{o.case} {o.kind}/{o.where}")
     held_wrong = [o for o in held_out if o.succeeded]
     if not args.no_record:
-        record("red team attack success rate, held-out set (all profiles)", 100.0 * len(held_wrong) / len(held_out),
-               "%", target=0.0, higher_is_better=False, command="python bench/redteam.py", trials=len(held_out),
-               cases=len(HELD_OUT))
+        record(
+            "red team attack success rate, held-out set (all profiles)",
+            100.0 * len(held_wrong) / len(held_out),
+            "%",
+            target=0.0,
+            higher_is_better=False,
+            command="python bench/redteam.py",
+            trials=len(held_out),
+            cases=len(HELD_OUT),
+        )
     if not args.no_record:
         command = "python bench/redteam.py"
         for profile in profile_specs():
             group = [o for o in outcomes if o.profile == profile]
-            record(f"red team attack success rate {profile}", 100.0 * sum(o.succeeded for o in group) / len(group),
-                   "%", target=0.0, higher_is_better=False, command=command, trials=len(group),
-                   lost=sum(o.failed_closed for o in group))
-        record("red team attack success rate (all profiles)", 100.0 * len(wrong) / len(outcomes), "%", target=0.0,
-               higher_is_better=False, command=command, trials=len(outcomes), cases=len(CASES))
+            record(
+                f"red team attack success rate {profile}",
+                100.0 * sum(o.succeeded for o in group) / len(group),
+                "%",
+                target=0.0,
+                higher_is_better=False,
+                command=command,
+                trials=len(group),
+                lost=sum(o.failed_closed for o in group),
+            )
+        record(
+            "red team attack success rate (all profiles)",
+            100.0 * len(wrong) / len(outcomes),
+            "%",
+            target=0.0,
+            higher_is_better=False,
+            command=command,
+            trials=len(outcomes),
+            cases=len(CASES),
+        )
     harsh(args.no_record)
     return 0
 

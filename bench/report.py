@@ -32,14 +32,23 @@ def main() -> int:
         return 1
     print(f"| figure | value | unit | target | met | measured (UTC) | machine |\n|{' --- |' * 7}")
     for row in rows:  # in the order they were measured
-        target = "" if row.get("target") is None else ("≥ " if row.get("direction") == "higher" else "≤ ") + cell(row["target"])
+        target = (
+            ""
+            if row.get("target") is None
+            else ("≥ " if row.get("direction") == "higher" else "≤ ") + cell(row["target"])
+        )
         met = {True: "yes", False: "**no**", None: ""}[row.get("met")]
         m = row.get("machine", {})
-        print(f"| {row['name']} | {cell(row['value'])} | {row['unit']} | {target} | {met} | {row.get('measured_at', '')} "
-              f"| {m.get('cores')} cores, {m.get('ram_gib')} GiB"
-              f"{f', loop {loop} ms' if (loop := m.get('reference_loop_ms')) else ''} |")
+        print(
+            f"| {row['name']} | {cell(row['value'])} | {row['unit']} | {target} | {met} |"
+            f" {row.get('measured_at', '')} | {m.get('cores')} cores, {m.get('ram_gib')}"
+            f" GiB{f', loop {loop} ms' if (loop := m.get('reference_loop_ms')) else ''} |"
+        )
     missed = [r["name"] for r in rows if r.get("met") is False]
-    print(f"\n{len(rows)} figures, {len(missed)} below target" + (f": {', '.join(missed)}" if missed else ""))
+    print(
+        f"\n{len(rows)} figures, {len(missed)} below target"
+        + (f": {', '.join(missed)}" if missed else "")
+    )
     return 0
 
 

@@ -21,7 +21,9 @@ import statistics
 import time
 from pathlib import Path
 
-RESULTS = Path(os.environ.get("BENCH_RESULTS", Path(__file__).resolve().parent / "results" / "latest.json"))
+RESULTS = Path(
+    os.environ.get("BENCH_RESULTS", Path(__file__).resolve().parent / "results" / "latest.json")
+)
 
 
 @functools.cache
@@ -31,8 +33,12 @@ def machine() -> dict:
             mem_kb = int(next(line for line in f if line.startswith("MemTotal")).split()[1])
     except (OSError, StopIteration, ValueError):
         mem_kb = 0
-    return {"cores": os.cpu_count(), "ram_gib": round(mem_kb / 1024 / 1024, 1), "python": platform.python_version(),
-            "reference_loop_ms": reference_loop_ms()}
+    return {
+        "cores": os.cpu_count(),
+        "ram_gib": round(mem_kb / 1024 / 1024, 1),
+        "python": platform.python_version(),
+        "reference_loop_ms": reference_loop_ms(),
+    }
 
 
 def reference_loop_ms() -> float:
@@ -60,7 +66,8 @@ def record(
     command: str | None = None,
     **extra,
 ) -> dict:
-    """Merge one figure into latest.json and return its row. `met` is None when there is no target."""
+    """Merge one figure into latest.json and return its row. `met` is None when there is no
+    target."""
     if target is None:
         met = None
     else:

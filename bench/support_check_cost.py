@@ -3,7 +3,8 @@ quotes (fare_policy, sentence_map): the offline judge's SUPPORTED claims with th
 away are put through check_support at several thresholds, on labelled JSONL
 (../shared/data/README.md's format).
 
-    python bench/support_check_cost.py ../shared/data/hagrid-dev.jsonl ../shared/data/faithbench-dev.jsonl
+    python bench/support_check_cost.py ../shared/data/hagrid-dev.jsonl
+    ../shared/data/faithbench-dev.jsonl
 
 Prints, per file and threshold, the share of SUPPORTED claims the check lowers and the share of
 hallucination-free answers in which it lowers at least one claim (a false alarm for a human).
@@ -34,8 +35,13 @@ def main(paths: list[str]) -> int:
         for line in Path(path).read_text().splitlines():
             record = json.loads(line)
             try:
-                request = JudgeRequest.model_validate({"question": record.get("question") or "",
-                                                       "passages": record["passages"], "answer": record["answer"]})
+                request = JudgeRequest.model_validate(
+                    {
+                        "question": record.get("question") or "",
+                        "passages": record["passages"],
+                        "answer": record["answer"],
+                    }
+                )
             except ValidationError:
                 continue  # eval skips these too (e.g. no passages)
             result = judge_offline(request)
@@ -54,12 +60,20 @@ def main(paths: list[str]) -> int:
                     if not hallucinated:
                         honest += 1
                         touched += bool(found)
-                print(f"{Path(path).name:<22} {threshold:>9} {f'{lowered}/{supported} = {lowered / supported:.1%}':>20} "
-                      f"{f'{touched}/{honest} = {touched / honest:.1%}':>24}")
+                print(
+                    f"{Path(path).name:<22} {threshold:>9}"
+                    f" {f'{lowered}/{supported} = {lowered / supported:.1%}':>20}"
+                    f" {f'{touched}/{honest} = {touched / honest:.1%}':>24}"
+                )
         finally:
             trust.QUOTE_COVERAGE = default
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:] or ["../shared/data/hagrid-dev.jsonl", "../shared/data/faithbench-dev.jsonl"]))
+    sys.exit(
+        main(
+            sys.argv[1:]
+            or ["../shared/data/hagrid-dev.jsonl", "../shared/data/faithbench-dev.jsonl"]
+        )
+    )

@@ -50,8 +50,13 @@ def load_queue(port: int, cookie: str) -> float:
 def post_waiting(port: int, token: str, body: dict, wait: int) -> str:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=wait + 60)
     try:
-        conn.request("POST", f"/api/v1/answers?wait={wait}", body=json.dumps(body | {"external_id": uuid.uuid4().hex}),
-                     headers=PROXY_HEADERS | {"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        conn.request(
+            "POST",
+            f"/api/v1/answers?wait={wait}",
+            body=json.dumps(body | {"external_id": uuid.uuid4().hex}),
+            headers=PROXY_HEADERS
+            | {"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        )
         response = conn.getresponse()
         response.read()
         return str(response.status)
@@ -65,14 +70,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--wait", type=int, default=10)
-    parser.add_argument("--loads", type=int, default=40, help="/queue/ loads, idle and under the flood")
+    parser.add_argument(
+        "--loads", type=int, default=40, help="/queue/ loads, idle and under the flood"
+    )
     parser.add_argument("--worker-class", default="uvicorn", choices=("uvicorn", "sync"))
     args = parser.parse_args()
     database_url = bench_database_url("_wait_flood_bench")
     name = urlsplit(database_url).path[1:]
     # A wait per client: the per-token cap is raised past the flood (one token posts it all).
-    env = {"DATABASE_URL": database_url, "CELERY_QUEUE": f"bench-wait-flood-{os.getpid()}", "DEBUG": "false",
-           "API_WAITS_PER_TOKEN": str(args.clients), "API_WAITS_PER_PROCESS": str(args.clients)}
+    env = {
+        "DATABASE_URL": database_url,
+        "CELERY_QUEUE": f"bench-wait-flood-{os.getpid()}",
+        "DEBUG": "false",
+        "API_WAITS_PER_TOKEN": str(args.clients),
+        "API_WAITS_PER_PROCESS": str(args.clients),
+    }
     os.environ.update(env)
     admin_sql(database_url, f'DROP DATABASE IF EXISTS "{name}"')
     admin_sql(database_url, f'CREATE DATABASE "{name}"')
@@ -103,7 +115,9 @@ def main() -> int:
         body = make.fare_payload()
         with ThreadPoolExecutor(args.clients) as pool:
             started = time.monotonic()
-            waits = [pool.submit(post_waiting, port, token, body, args.wait) for _ in range(args.clients)]
+            waits = [
+                pool.submit(post_waiting, port, token, body, args.wait) for _ in range(args.clients)
+            ]
             time.sleep(1.0)  # the flood is in: every client is waiting
             loaded = [load_queue(port, cookie) for _ in range(args.loads)]
             outcomes = [wait.result() for wait in waits]
@@ -118,16 +132,40 @@ def main() -> int:
     counts = {status: outcomes.count(status) for status in sorted(set(outcomes))}
     idle_p50, idle_p95 = percentile(idle, 50), percentile(idle, 95)
     loaded_p50, loaded_p95 = percentile(loaded, 50), percentile(loaded, 95)
-    print(f"gunicorn 2 x {args.worker_class}, {args.clients} clients waiting {args.wait} s, no judge running")
+    print(
+        f"gunicorn 2 x {args.worker_class}, {args.clients} clients waiting {args.wait} s, no judge"
+        " running"
+    )
     print(f"/queue/ idle    p50 {idle_p50:7.1f} ms  p95 {idle_p95:7.1f} ms  ({args.loads} loads)")
-    print(f"/queue/ flooded p50 {loaded_p50:7.1f} ms  p95 {loaded_p95:7.1f} ms  ratio p95 {loaded_p95 / idle_p95:.2f}")
+    print(
+        f"/queue/ flooded p50 {loaded_p50:7.1f} ms  p95 {loaded_p95:7.1f} ms  ratio p95"
+        f" {loaded_p95 / idle_p95:.2f}"
+    )
     print(f"waiting clients: {counts} (flood over in {flood_s:.1f} s)")
     good = sum(counts.get(status, 0) for status in ("200", "202"))
-    command = f"python bench/wait_flood.py --clients {args.clients} --wait {args.wait} --worker-class {args.worker_class}"
-    record(f"wait_flood_queue_p95_ratio_{args.worker_class}", loaded_p95 / idle_p95, "x", 2.0, higher_is_better=False,
-           command=command, idle_p95_ms=round(idle_p95, 1), loaded_p95_ms=round(loaded_p95, 1),
-           clients=args.clients, outcomes=counts)
-    record(f"wait_flood_clients_answered_{args.worker_class}", good / args.clients, "share", 1.0, command=command)
+    command = (
+        f"python bench/wait_flood.py --clients {args.clients} --wait {args.wait} --worker-class"
+        f" {args.worker_class}"
+    )
+    record(
+        f"wait_flood_queue_p95_ratio_{args.worker_class}",
+        loaded_p95 / idle_p95,
+        "x",
+        2.0,
+        higher_is_better=False,
+        command=command,
+        idle_p95_ms=round(idle_p95, 1),
+        loaded_p95_ms=round(loaded_p95, 1),
+        clients=args.clients,
+        outcomes=counts,
+    )
+    record(
+        f"wait_flood_clients_answered_{args.worker_class}",
+        good / args.clients,
+        "share",
+        1.0,
+        command=command,
+    )
     return 0
 
 

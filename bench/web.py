@@ -26,20 +26,34 @@ def start_gunicorn(port: int, worker_class: str, env: dict, *, workers: int = 2,
     env = os.environ | {"ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING", "DEBUG": "false",
                         "SECURE_PROXY_SSL_HEADER": "true", "API_RATE_LIMIT": BENCH_RATE_LIMIT} | env
     app = "reviewapp.wsgi:application"
-    if worker_class == "uvicorn":  # as docker-compose.yml runs the web: ASGI, threads on a pool each
+    if (
+        worker_class == "uvicorn"
+    ):  # as docker-compose.yml runs the web: ASGI, threads on a pool each
         app, worker_class = "reviewapp.asgi:application", "uvicorn_worker.UvicornWorker"
         env = {"DATABASE_POOL_SIZE": "8"} | env
-    args = [str(Path(sys.executable).parent / "gunicorn"), app,
-            "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", worker_class]
+    args = [
+        str(Path(sys.executable).parent / "gunicorn"),
+        app,
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+        "--worker-class",
+        worker_class,
+    ]
     if worker_class == "gthread":
         args += ["--threads", str(threads)]
-    server = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     deadline = time.monotonic() + start_within
     while time.monotonic() < deadline:
         if server.poll() is not None:
             raise SystemExit(f"gunicorn exited: {server.stderr.read().decode()[-2000:]}")
         try:
-            probe = urllib.request.Request(f"http://127.0.0.1:{port}/api/v1/openapi.json", headers=PROXY_HEADERS)
+            probe = urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/v1/openapi.json", headers=PROXY_HEADERS
+            )
             urllib.request.urlopen(probe, timeout=1)
             return server
         except OSError:
@@ -49,7 +63,8 @@ def start_gunicorn(port: int, worker_class: str, env: dict, *, workers: int = 2,
 
 
 def stop_gunicorn(server: subprocess.Popen) -> None:
-    # gthread workers can sit out gunicorn's 30 s graceful timeout after the run; the figures are in.
+    # gthread workers can sit out gunicorn's 30 s graceful timeout after the run; the figures are
+    # in.
     server.terminate()
     try:
         server.wait(timeout=10)

@@ -1,7 +1,8 @@
 """Webhook delivery: throughput, the cost of a send, no double sends under racing workers, and the
 span of the default retry schedule.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk python bench/webhook_delivery.py [--deliveries 400]
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/claimdesk python bench/webhook_delivery.py
+    [--deliveries 400]
 
 It makes its own throwaway database (`<name>_webhook_bench`, dropped at the end) and a local
 receiver (stdlib ThreadingHTTPServer on 127.0.0.1), and calls the delivery service the Celery task
@@ -47,11 +48,21 @@ def pct(values: list[float], q: float) -> float:
 def make_deliveries(endpoint, n: int) -> list[int]:
     from reviewapp.models import Answer, WebhookDelivery
 
-    answers = Answer.objects.bulk_create(Answer(client=endpoint.client, answer=f"answer {i}") for i in range(n))
-    payload = {"data": {"answer": {"claims": [{"id": f"c{i}", "text": "x" * 200} for i in range(5)]}}}
+    answers = Answer.objects.bulk_create(
+        Answer(client=endpoint.client, answer=f"answer {i}") for i in range(n)
+    )
+    payload = {
+        "data": {"answer": {"claims": [{"id": f"c{i}", "text": "x" * 200} for i in range(5)]}}
+    }
     rows = WebhookDelivery.objects.bulk_create(
-        WebhookDelivery(endpoint=endpoint, answer=a, event="answer.judged", event_id=f"evt_bench_{a.pk}",
-                        next_attempt_at=timezone.now(), payload=payload | {"id": f"evt_bench_{a.pk}"})
+        WebhookDelivery(
+            endpoint=endpoint,
+            answer=a,
+            event="answer.judged",
+            event_id=f"evt_bench_{a.pk}",
+            next_attempt_at=timezone.now(),
+            payload=payload | {"id": f"evt_bench_{a.pk}"},
+        )
         for a in answers
     )
     return [row.pk for row in rows]
@@ -95,15 +106,27 @@ def throughput(endpoint, receiver, n: int, threads: int, label: str) -> None:
 
     receiver.received.clear()
     seconds = run_threads(send, ids, threads)
-    http_ms = list(WebhookAttempt.objects.filter(delivery_id__in=ids).values_list("latency_ms", flat=True))
+    http_ms = list(
+        WebhookAttempt.objects.filter(delivery_id__in=ids).values_list("latency_ms", flat=True)
+    )
     rate = n / seconds
     unverified = sum(1 for r in receiver.received if not r.verified)
-    print(f"{label}: {n} deliveries, {threads} thread(s): {rate:.0f}/s; per send p50 {pct(timings, 50):.1f} ms, "
-          f"p95 {pct(timings, 95):.1f} ms (of which the HTTP round trip p50 {statistics.median(http_ms):.1f} ms); "
-          f"signatures the receiver could not verify: {unverified}")
-    record(f"webhook deliveries/s ({label}, {threads} threads)", rate, "deliveries/s", command=COMMAND)
-    record(f"webhook send p95 ({label}, {threads} threads)", pct(timings, 95), "ms", higher_is_better=False,
-           command=COMMAND)
+    print(
+        f"{label}: {n} deliveries, {threads} thread(s): {rate:.0f}/s; per send p50"
+        f" {pct(timings, 50):.1f} ms, p95 {pct(timings, 95):.1f} ms (of which the HTTP round trip"
+        f" p50 {statistics.median(http_ms):.1f} ms); signatures the receiver could not verify:"
+        f" {unverified}"
+    )
+    record(
+        f"webhook deliveries/s ({label}, {threads} threads)", rate, "deliveries/s", command=COMMAND
+    )
+    record(
+        f"webhook send p95 ({label}, {threads} threads)",
+        pct(timings, 95),
+        "ms",
+        higher_is_better=False,
+        command=COMMAND,
+    )
 
 
 def race(endpoint, receiver, n: int, racers: int) -> None:
@@ -135,8 +158,11 @@ def race(endpoint, receiver, n: int, racers: int) -> None:
     per_event = Counter(r.headers.get("ClaimDesk-Delivery") for r in receiver.received)
     doubles = sum(1 for count in per_event.values() if count > 1)
     attempts = WebhookAttempt.objects.filter(delivery_id__in=ids).count()
-    print(f"race: {n} deliveries x {racers} simultaneous senders: {dict(outcomes)}; receiver got "
-          f"{len(receiver.received)} POSTs for {len(per_event)} events; sent twice: {doubles}; attempt rows {attempts}")
+    print(
+        f"race: {n} deliveries x {racers} simultaneous senders: {dict(outcomes)}; receiver got"
+        f" {len(receiver.received)} POSTs for {len(per_event)} events; sent twice: {doubles};"
+        f" attempt rows {attempts}"
+    )
     record("webhook deliveries sent twice under racing senders", doubles, "deliveries", target=0,
            higher_is_better=False, command=COMMAND, deliveries=n, racers=racers)
 
@@ -146,11 +172,20 @@ def schedule(trials: int = 20000) -> None:
     from reviewapp.webhooks.service import backoff_seconds
 
     attempts = settings.WEBHOOK_MAX_ATTEMPTS
-    spans = sorted(sum(backoff_seconds(a) for a in range(1, attempts)) / 3600 for _ in range(trials))
-    print(f"retry schedule: {attempts} attempts, backoff {settings.WEBHOOK_BACKOFF_SECONDS:g} s doubling, capped at "
-          f"{settings.WEBHOOK_BACKOFF_MAX_SECONDS:g} s: first to last attempt min {spans[0]:.2f} h, "
-          f"median {statistics.median(spans):.2f} h, max {spans[-1]:.2f} h")
-    record("webhook retry span (default schedule, median)", statistics.median(spans), "h", command=COMMAND)
+    spans = sorted(
+        sum(backoff_seconds(a) for a in range(1, attempts)) / 3600 for _ in range(trials)
+    )
+    print(
+        f"retry schedule: {attempts} attempts, backoff {settings.WEBHOOK_BACKOFF_SECONDS:g} s"
+        f" doubling, capped at {settings.WEBHOOK_BACKOFF_MAX_SECONDS:g} s: first to last attempt"
+        f" min {spans[0]:.2f} h, median {statistics.median(spans):.2f} h, max {spans[-1]:.2f} h"
+    )
+    record(
+        "webhook retry span (default schedule, median)",
+        statistics.median(spans),
+        "h",
+        command=COMMAND,
+    )
 
 
 def main() -> None:
@@ -158,7 +193,9 @@ def main() -> None:
     parser.add_argument("--deliveries", type=int, default=400)
     parser.add_argument("--race", type=int, default=100, help="deliveries in the race test")
     args = parser.parse_args()
-    settings.DATABASES["default"]["TEST"]["NAME"] = settings.DATABASES["default"]["NAME"] + "_webhook_bench"
+    settings.DATABASES["default"]["TEST"]["NAME"] = (
+        settings.DATABASES["default"]["NAME"] + "_webhook_bench"
+    )
     settings.WEBHOOK_ALLOW_PRIVATE_URLS = True
     old = setup_databases(verbosity=0, interactive=False)
     try:
@@ -166,7 +203,9 @@ def main() -> None:
 
         client = ApiClient.objects.create(name="bench", token_hash="b" * 64, token_prefix="cdk_b")
         with Receiver() as fast, Receiver(delay=0.05) as slow:
-            endpoint = WebhookEndpoint.objects.create(client=client, url=fast.url, secret=WebhookEndpoint.new_secret())
+            endpoint = WebhookEndpoint.objects.create(
+                client=client, url=fast.url, secret=WebhookEndpoint.new_secret()
+            )
             fast.secret = slow.secret = endpoint.secret
             throughput(endpoint, fast, args.deliveries, 1, "instant receiver")
             throughput(endpoint, fast, args.deliveries, 4, "instant receiver")

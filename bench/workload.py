@@ -32,8 +32,17 @@ def payload(rng: random.Random, *, claims: int = 5) -> dict:
         sentences.append(rng.choice(texts[source].split(". ")).rstrip(".") + ".")
     return {
         "question": "What does it cost?",
-        "passages": [{"id": f"P{i + 1}", "text": text, "agency": "Metro", "title": "Fare Policy",
-                      "section": f"{i + 1}.1", "fetched_at": "2026-08-16"} for i, text in enumerate(texts)],
+        "passages": [
+            {
+                "id": f"P{i + 1}",
+                "text": text,
+                "agency": "Metro",
+                "title": "Fare Policy",
+                "section": f"{i + 1}.1",
+                "fetched_at": "2026-08-16",
+            }
+            for i, text in enumerate(texts)
+        ],
         "answer": " ".join(sentences),
     }
 
@@ -46,21 +55,33 @@ def claim_audit_reply(body: dict) -> str:
     for number, sentence in enumerate(_sentences(body["answer"]), start=1):
         core = sentence.rstrip(".")
         pid = next((pid for pid, text in texts.items() if core in text), "P1")
-        claims.append({
-            "id": f"c{number}", "text": sentence, "label": "PARTIALLY_SUPPORTED" if number == 1 else "SUPPORTED",
-            "category": "price" if "$" in sentence else "other",
-            "quotes": [{"passage_id": pid, "quote": core}], "explanation": f"{pid} states it.",
-        })
+        claims.append(
+            {
+                "id": f"c{number}",
+                "text": sentence,
+                "label": "PARTIALLY_SUPPORTED" if number == 1 else "SUPPORTED",
+                "category": "price" if "$" in sentence else "other",
+                "quotes": [{"passage_id": pid, "quote": core}],
+                "explanation": f"{pid} states it.",
+            }
+        )
     supported = sum(c["label"] == "SUPPORTED" for c in claims)
-    return json.dumps({
-        "claims": claims,
-        "fabrications": [],
-        "omissions": [],
-        "counts": {"total": len(claims), "supported": supported, "partially_supported": len(claims) - supported,
-                   "contradicted": 0, "unsupported": 0},
-        "verdict": "MOSTLY_GROUNDED",
-        "rewrite_note": "Qualify the first sentence.",
-    })
+    return json.dumps(
+        {
+            "claims": claims,
+            "fabrications": [],
+            "omissions": [],
+            "counts": {
+                "total": len(claims),
+                "supported": supported,
+                "partially_supported": len(claims) - supported,
+                "contradicted": 0,
+                "unsupported": 0,
+            },
+            "verdict": "MOSTLY_GROUNDED",
+            "rewrite_note": "Qualify the first sentence.",
+        }
+    )
 
 
 def _sentences(answer: str) -> list[str]:
@@ -77,7 +98,10 @@ def bench_database_url(suffix: str) -> str:
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/claimdesk")
     parts = urlsplit(base)
     if not parts.scheme.startswith("postgres"):
-        sys.exit("this benchmark needs Postgres: set DATABASE_URL or BENCH_DATABASE_URL to postgres://...")
+        sys.exit(
+            "this benchmark needs Postgres: set DATABASE_URL or BENCH_DATABASE_URL to"
+            " postgres://..."
+        )
     return urlunsplit(parts._replace(path=parts.path.rstrip("/") + suffix))
 
 
