@@ -9,7 +9,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
 # Modules with tests of these marks run for minutes, on subprocesses and servers.
 _SLOW_MARKS = ("faults", "bench", "browser", "worker")
 
@@ -26,14 +31,19 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session", autouse=True)
 def _flush_may_truncate_history():
     """Transactional tests are cleaned up with Django's flush, one TRUNCATE of every table; the
-    append-only triggers (migration 0009) refuse that unless the transaction allows it on purpose."""
+    append-only triggers (migration 0009) refuse that unless the transaction allows it on purpose.
+    """
     from django.db.backends.postgresql.operations import DatabaseOperations
 
     original = DatabaseOperations.sql_flush
 
     def sql_flush(self, style, tables, **kwargs):
         statements = original(self, style, tables, **kwargs)
-        return ["SET LOCAL claimdesk.allow_truncate = 'on';", *statements] if statements else statements
+        return (
+            ["SET LOCAL claimdesk.allow_truncate = 'on';", *statements]
+            if statements
+            else statements
+        )
 
     DatabaseOperations.sql_flush = sql_flush
     yield
@@ -57,14 +67,22 @@ def _no_stray_worker_takes_this_tests_answers(request):
     server, transaction=True) but that judges in-process would race that worker for its own
     answers, so its tasks go to a queue nobody consumes; worker tests keep the real one."""
     marker = request.node.get_closest_marker("django_db")
-    commits = "live_server" in request.fixturenames or bool(marker and marker.kwargs.get("transaction"))
-    if not commits or "celery_worker" in request.fixturenames or request.node.get_closest_marker("worker"):
+    commits = "live_server" in request.fixturenames or bool(
+        marker and marker.kwargs.get("transaction")
+    )
+    if (
+        not commits
+        or "celery_worker" in request.fixturenames
+        or request.node.get_closest_marker("worker")
+    ):
         yield
         return
     # Through Django's settings, which the Celery app reads on each access: setting app.conf
     # itself would shadow every later test's own queue setting for the rest of the session.
     settings = request.getfixturevalue("settings")
-    unconsumed = settings.CELERY_TASK_DEFAULT_QUEUE = f"{settings.CELERY_TASK_DEFAULT_QUEUE}-unconsumed-{os.getpid()}"
+    unconsumed = settings.CELERY_TASK_DEFAULT_QUEUE = (
+        f"{settings.CELERY_TASK_DEFAULT_QUEUE}-unconsumed-{os.getpid()}"
+    )
     yield
     if settings.CELERY_BROKER_URL.startswith("redis"):
         import redis
@@ -76,7 +94,11 @@ def _no_stray_worker_takes_this_tests_answers(request):
 def _no_wrong_token_counts_from_earlier_tests(settings):
     """Wrong tokens are counted per address in Redis for a minute, and every test client is
     127.0.0.1: one test's wrong tokens must not lock the next test out."""
-    storage, limit = settings.API_RATE_LIMIT_STORAGE_URL, settings.API_AUTH_FAILURE_LIMIT  # a test may change them
+    # a test may change them
+    storage, limit = (
+        settings.API_RATE_LIMIT_STORAGE_URL,
+        settings.API_AUTH_FAILURE_LIMIT,
+    )
     yield
     from limits import parse
 
@@ -124,8 +146,12 @@ def hook_api(client, api_token):
 
     class HookApi:
         def put(self, **payload):
-            return client.put("/api/v1/webhook", data=json.dumps(payload), content_type="application/json",
-                              headers=headers)
+            return client.put(
+                "/api/v1/webhook",
+                data=json.dumps(payload),
+                content_type="application/json",
+                headers=headers,
+            )
 
         def get(self):
             return client.get("/api/v1/webhook", headers=headers)
@@ -157,7 +183,12 @@ def api(client, api_token):
     class Api:
         def post(self, payload, token=api_token):
             headers = {"Authorization": f"Bearer {token}"} if token else {}
-            return client.post("/api/v1/answers", data=json.dumps(payload), content_type="application/json", headers=headers)
+            return client.post(
+                "/api/v1/answers",
+                data=json.dumps(payload),
+                content_type="application/json",
+                headers=headers,
+            )
 
         def get(self, answer_id, token=api_token):
             headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -259,14 +290,18 @@ def browser():
     """One headless Chromium per browser test module. Not one for the session: playwright's sync
     API keeps an asyncio loop running in this thread while it is open, and Django's test client
     then cannot call an async view (the guardrail POST) in the modules that follow."""
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright Python package")
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="needs the playwright Python package"
+    )
     # Playwright's sync API keeps an asyncio loop running in this thread, and Django refuses ORM
     # calls from a thread with a running loop. The ORM calls here are plain synchronous test code.
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     try:
         with sync_api.sync_playwright() as playwright:
-            chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+            chromium = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+            )
             try:
                 yield chromium
             finally:
@@ -279,8 +314,9 @@ def browser():
 
 
 def run_coroutine(coroutine):
-    """asyncio.run in a thread of its own: the browser tests' playwright (its sync API) keeps an event
-    loop running in the main thread for the rest of the session, where asyncio.run refuses to start."""
+    """asyncio.run in a thread of its own: the browser tests' playwright (its sync API) keeps an
+    event loop running in the main thread for the rest of the session, where asyncio.run refuses to
+    start."""
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
@@ -302,13 +338,32 @@ def private_worker(tmp_path, monkeypatch, *, name: str, threads: int, latency: f
 
     queue = f"{name}-test-{os.getpid()}"
     with FakeOpenAI(default=Reply.ok(GOOD), latency=latency) as fake:
-        worker_env = os.environ | {
-            "DATABASE_URL": _test_database_url(), "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
-            "CELERY_QUEUE": queue, "OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "test-key",
-            "JUDGE_MODEL": "fake-judge", "JUDGE_BACKEND": "offline", "JUDGE_RETRY_BUDGET_SECONDS": "20",
-        } | env
-        monkeypatch.setattr(enqueue, "judge_answer_later", lambda answer_id: judge_answer.apply_async((answer_id,), queue=queue))
-        worker = Worker(env=worker_env, log=tmp_path / "worker.log", pool="threads", concurrency=threads, name=name)
+        worker_env = (
+            os.environ
+            | {
+                "DATABASE_URL": _test_database_url(),
+                "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+                "CELERY_QUEUE": queue,
+                "OPENAI_BASE_URL": fake.base_url,
+                "OPENAI_API_KEY": "test-key",
+                "JUDGE_MODEL": "fake-judge",
+                "JUDGE_BACKEND": "offline",
+                "JUDGE_RETRY_BUDGET_SECONDS": "20",
+            }
+            | env
+        )
+        monkeypatch.setattr(
+            enqueue,
+            "judge_answer_later",
+            lambda answer_id: judge_answer.apply_async((answer_id,), queue=queue),
+        )
+        worker = Worker(
+            env=worker_env,
+            log=tmp_path / "worker.log",
+            pool="threads",
+            concurrency=threads,
+            name=name,
+        )
         try:
             worker.start()
             yield fake

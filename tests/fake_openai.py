@@ -27,10 +27,11 @@ Order of handling a chat completion request:
 
 As a separate process (for benchmarks)::
 
-    python -m tests.fake_openai --port 8999 --latency 1.0 --max-concurrency 64 --content-file reply.json
+    python -m tests.fake_openai --port 8999 --latency 1.0 --max-concurrency 64 --content-file
+    reply.json
 
-prints ``listening on http://127.0.0.1:PORT/v1`` and serves ``Reply.ok(<file text>)`` until SIGTERM or
-SIGINT; then it prints one line of statistics to stderr.
+prints ``listening on http://127.0.0.1:PORT/v1`` and serves ``Reply.ok(<file text>)`` until SIGTERM
+or SIGINT; then it prints one line of statistics to stderr.
 """
 
 from __future__ import annotations
@@ -93,7 +94,8 @@ def _format_seconds(seconds: float) -> str:
 
 @dataclass(frozen=True)
 class Reply:
-    """One scripted reply. Build them with the static constructors; the fields are for inspection."""
+    """One scripted reply. Build them with the static constructors; the fields are for
+    inspection."""
 
     kind: str  # "ok" | "error" | "slow" | "drop"
     content: str | None = None
@@ -112,7 +114,8 @@ class Reply:
     @staticmethod
     def ok(content: Any, *, finish_reason: str = "stop", prompt_tokens: int = 100,
            completion_tokens: int = 50) -> Reply:
-        """A valid chat.completion whose message content is `content` (a non-str is JSON-encoded)."""
+        """A valid chat.completion whose message content is `content` (a non-str is
+        JSON-encoded)."""
         return Reply(kind="ok", content=_as_text(content), finish_reason=finish_reason,
                      prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
 
@@ -138,7 +141,8 @@ class Reply:
     def status(code: int, *, retry_after: float | None = None, message: str | None = None,
                error_type: str | None = None, error_code: str | None = None,
                param: str | None = None) -> Reply:
-        """An error with HTTP status `code` and body {"error": {"message", "type", "param", "code"}}.
+        """An error with HTTP status `code` and body {"error": {"message", "type", "param",
+        "code"}}.
 
         `retry_after` (seconds, may be fractional) is sent both as "Retry-After: 0.2" and as
         "retry-after-ms: 200"."""
@@ -147,8 +151,11 @@ class Reply:
             headers.append(("Retry-After", _format_seconds(retry_after)))
             headers.append(("retry-after-ms", str(int(round(retry_after * 1000)))))
         error = {
-            "message": message if message is not None else _DEFAULT_MESSAGES.get(code, f"HTTP {code}"),
-            "type": error_type or _ERROR_TYPES.get(code, "server_error" if code >= 500 else "api_error"),
+            "message": (
+                message if message is not None else _DEFAULT_MESSAGES.get(code, f"HTTP {code}")
+            ),
+            "type": error_type
+            or _ERROR_TYPES.get(code, "server_error" if code >= 500 else "api_error"),
             "param": param,
             "code": error_code if error_code is not None else _ERROR_CODES.get(code),
         }
@@ -186,12 +193,18 @@ class Reply:
             "created": int(time.time()),
             "model": model,
             "system_fingerprint": "fp_fake",
-            "choices": [{
-                "index": 0,
-                "message": {"role": "assistant", "content": self.content, "refusal": self.refusal_text},
-                "logprobs": None,
-                "finish_reason": self.finish_reason,
-            }],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {
+                        "role": "assistant",
+                        "content": self.content,
+                        "refusal": self.refusal_text,
+                    },
+                    "logprobs": None,
+                    "finish_reason": self.finish_reason,
+                }
+            ],
             "usage": {
                 "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens,
@@ -237,7 +250,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "FakeOpenAI/1.0"
     sys_version = ""
-    disable_nagle_algorithm = True  # headers and body go out in separate writes: no 40 ms delayed-ACK stall
+    disable_nagle_algorithm = (
+        True  # headers and body go out in separate writes: no 40 ms delayed-ACK stall
+    )
     server: _Server
 
     # -- plumbing ------------------------------------------------------------------------------
@@ -352,7 +367,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if not isinstance(request, dict):
             self._error(400, "The request body must be a JSON object.")
             return
-        admitted = fake._arrive(request, {k.lower(): v for k, v in self.headers.items()}, peer=self.client_address)
+        admitted = fake._arrive(
+            request, {k.lower(): v for k, v in self.headers.items()}, peer=self.client_address
+        )
         try:
             if not admitted:
                 seconds = fake._concurrency_retry_after()
@@ -368,7 +385,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             reply = fake._next_reply(request)
             while reply.kind == "slow":
                 fake._sleep(reply.seconds)
-                reply = _coerce(reply.then) if reply.then is not None else fake._default_reply(request)
+                reply = (
+                    _coerce(reply.then) if reply.then is not None else fake._default_reply(request)
+                )
             self._send_reply(reply, request)
         except Exception as exc:  # a bug in a `default` function: make it visible, don't hang
             fake.errors.append(f"{type(exc).__name__}: {exc}")
@@ -399,7 +418,9 @@ class FakeOpenAI:
         self.request_headers: list[dict] = []
         self.request_peers: list[tuple | None] = []  # (host, port) of the client of each request
         self.errors: list[str] = []  # exceptions raised by a `default` function
-        self.peak_concurrency = 0  # most chat requests in flight at once (incl. ones refused with 429)
+        self.peak_concurrency = (
+            0  # most chat requests in flight at once (incl. ones refused with 429)
+        )
         self.concurrency_rejections = 0  # how many got the max_concurrency 429
 
         self._lock = threading.Lock()
@@ -543,8 +564,10 @@ class FakeOpenAI:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.fake_openai",
-                                     description="Serve a fake OpenAI-compatible chat completions API.")
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.fake_openai",
+        description="Serve a fake OpenAI-compatible chat completions API.",
+    )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8999, help="0 picks a free port (default 8999)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every reply")
@@ -569,10 +592,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.supported_formats is not None:
         formats = {f.strip() for f in args.supported_formats.split(",") if f.strip()}
 
-    fake = FakeOpenAI(default=Reply.ok(content), latency=args.latency,
-                      max_concurrency=args.max_concurrency, host=args.host, port=args.port,
-                      supported_formats=formats, concurrency_retry_after=args.concurrency_retry_after,
-                      verbose=args.verbose)
+    fake = FakeOpenAI(
+        default=Reply.ok(content),
+        latency=args.latency,
+        max_concurrency=args.max_concurrency,
+        host=args.host,
+        port=args.port,
+        supported_formats=formats,
+        concurrency_retry_after=args.concurrency_retry_after,
+        verbose=args.verbose,
+    )
     done = threading.Event()
 
     def on_signal(signum: int, frame: Any) -> None:

@@ -3,7 +3,8 @@
 A PRIVATE Postgres and a PRIVATE Valkey (reviewapp/embedded.py: the wheels' servers in a temp dir,
 on free ports), so restarting or killing them never touches the servers the suite uses; celery
 worker subprocesses on them; answers posted through the ingest service in a subprocess (`python -m
-tests.faultkit ingest`); and `tally`, which counts lost, doubled and wrong answers straight from the database.
+tests.faultkit ingest`); and `tally`, which counts lost, doubled and wrong answers straight from the
+database.
 
     lost     not judged or failed at the end
     doubled  more than one current JudgeRun for a configuration, more than one succeeded run,
@@ -65,7 +66,8 @@ def wait_until(condition, timeout: float, interval: float = 0.1, what: str = "co
 
 @dataclass
 class Worker:
-    """A `celery worker` subprocess in its own session (so kill -9 of the whole worker is one call)."""
+    """A `celery worker` subprocess in its own session (so kill -9 of the whole worker is one
+    call)."""
 
     env: dict
     log: Path
@@ -85,8 +87,14 @@ class Worker:
             command += ["-B", "-s", str(self.log.parent / f"beat-{self.name}")]
         offset = self.log.stat().st_size if self.log.exists() else 0
         with open(self.log, "a") as out:
-            self.proc = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
 
         def ready():
             if self.proc.poll() is not None:
@@ -103,7 +111,12 @@ class Worker:
         return f"{self.name}-{os.getpid()}@{socket.gethostname()}"
 
     def children(self) -> list[int]:
-        return [int(p) for p in Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()]
+        return [
+            int(p)
+            for p in Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
+            .read_text()
+            .split()
+        ]
 
     def child_with_socket(self, local_port: int) -> int | None:
         """The pool child owning the TCP connection from local_port (the one waiting on the LLM:
@@ -158,7 +171,9 @@ def _tcp_inodes_from(port: int) -> set[str]:
     return inodes
 
 
-def app_env(*, database_url: str, broker_url: str, llm_url: str, queue: str = "claimdesk-faults", **extra) -> dict:
+def app_env(
+    *, database_url: str, broker_url: str, llm_url: str, queue: str = "claimdesk-faults", **extra
+) -> dict:
     env = dict(os.environ)
     for name in list(env):
         if name.startswith(("JUDGE_", "CELERY_", "OPENAI_")):
@@ -179,17 +194,30 @@ def app_env(*, database_url: str, broker_url: str, llm_url: str, queue: str = "c
 
 
 def manage(env: dict, *args: str) -> str:
-    result = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True,
-                            text=True, timeout=180)
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     if result.returncode:
         raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
     return result.stdout
 
 
 def ingest(env: dict, n: int, prefix: str) -> list[int]:
-    """Post n answers through the ingest service in a subprocess; their ids (None where it failed)."""
-    result = subprocess.run([sys.executable, "-m", "tests.faultkit", "ingest", str(n), prefix], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=300)
+    """Post n answers through the ingest service in a subprocess; their ids (None where it
+    failed)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.faultkit", "ingest", str(n), prefix],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if result.returncode:
         raise RuntimeError(f"ingest failed:\n{result.stderr[-3000:]}")
     return json.loads(result.stdout.strip().splitlines()[-1])
@@ -210,11 +238,14 @@ def tally(conn, ids: list[int]) -> Tally:
     rows = conn.execute(
         """
         select a.id, a.status, a.review_status, a.routing_reason, a.judged_by_id,
-          (select count(*) from reviewapp_judgerun r where r.answer_id = a.id and r.is_current) as current_runs,
-          (select count(*) from reviewapp_judgerun r where r.answer_id = a.id and r.status = 'succeeded') as ok_runs,
+          (select count(*) from reviewapp_judgerun r where r.answer_id = a.id and r.is_current) as
+              current_runs,
+          (select count(*) from reviewapp_judgerun r where r.answer_id = a.id and r.status =
+              'succeeded') as ok_runs,
           (select count(*) from reviewapp_claim c where c.answer_id = a.id) as claims,
           (select count(*) from reviewapp_claim c where c.run_id = a.judged_by_id) as shown_claims,
-          (select array_agg(c.label order by c.position) from reviewapp_claim c where c.run_id = a.judged_by_id) as labels,
+          (select array_agg(c.label order by c.position) from reviewapp_claim c where c.run_id =
+              a.judged_by_id) as labels,
           (select r.error from reviewapp_judgerun r where r.answer_id = a.id and r.status = 'failed'
              order by r.started_at desc, r.id desc limit 1) as error
         from reviewapp_answer a where a.id = any(%s)
@@ -225,8 +256,19 @@ def tally(conn, ids: list[int]) -> Tally:
     judged = failed = 0
     missing = set(ids) - {r[0] for r in rows}
     lost.extend(sorted(missing))
-    for (answer_id, status, review_status, reason, judged_by, current_runs, ok_runs, claims, shown, labels,
-         error) in rows:
+    for (
+        answer_id,
+        status,
+        review_status,
+        reason,
+        judged_by,
+        current_runs,
+        ok_runs,
+        claims,
+        shown,
+        labels,
+        error,
+    ) in rows:
         if status not in ("judged", "failed"):
             lost.append(answer_id)
         if current_runs > 1 or ok_runs > 1 or claims != shown:
@@ -246,17 +288,21 @@ def tally(conn, ids: list[int]) -> Tally:
 
 def settled(conn, ids: list[int]) -> bool:
     (pending,) = conn.execute(
-        "select count(*) from reviewapp_answer where id = any(%s) and status in ('queued', 'judging')", (ids,)
+        "select count(*) from reviewapp_answer where id = any(%s) and status in ('queued',"
+        " 'judging')",
+        (ids,),
     ).fetchone()
     return pending == 0
 
 
 class Rig:
-    """A private Postgres + Redis, migrated, with the fake LLM's URL: one per test module or bench."""
+    """A private Postgres + Redis, migrated, with the fake LLM's URL: one per test module or
+    bench."""
 
     def __init__(self, llm_url: str, root: Path | None = None):
         self.root = Path(root or tempfile.mkdtemp(prefix="claimdesk-faults-"))
-        os.chmod(self.root, 0o755)  # Postgres' user (as root: nobody) must get through to its folder
+        # Postgres' user (as root: nobody) must get through to its folder
+        os.chmod(self.root, 0o755)
         self.pg = embedded.Postgres(self.root / "pg", durable=False)
         # Append-only, as in docker-compose.yml: queued tasks survive a restart.
         self.redis = embedded.Valkey(self.root / "redis", append_only=True)
@@ -275,7 +321,9 @@ class Rig:
         return self
 
     def env(self, **extra) -> dict:
-        return app_env(database_url=self.pg.url(), broker_url=self.redis.url(), llm_url=self.llm_url, **extra)
+        return app_env(
+            database_url=self.pg.url(), broker_url=self.redis.url(), llm_url=self.llm_url, **extra
+        )
 
     def connect(self):
         import psycopg
@@ -283,12 +331,15 @@ class Rig:
         return psycopg.connect(self.pg.url(), autocommit=True)
 
     def worker(self, name: str, *, pool="prefork", concurrency=2, beat=False, **extra) -> Worker:
-        worker = Worker(self.env(**extra), self.root / f"worker-{name}.log", pool, concurrency, beat, name)
+        worker = Worker(
+            self.env(**extra), self.root / f"worker-{name}.log", pool, concurrency, beat, name
+        )
         self.workers.append(worker)
         return worker
 
     def purge(self) -> None:
-        """Between scenarios: drop queued messages, so one scenario's leftovers do not feed the next."""
+        """Between scenarios: drop queued messages, so one scenario's leftovers do not feed the
+        next."""
         import redis
 
         redis.Redis(port=self.redis.port).flushall()
@@ -369,10 +420,17 @@ def canary_liveness(rig: Rig, llm) -> dict:
         time.sleep(1)
         rig.redis.start()
         restarted_at = time.monotonic()
-        wait_until(lambda: consumed() > before + 1, 60, 0.2, what="canaries consumed after the Redis restart")
+        wait_until(
+            lambda: consumed() > before + 1,
+            60,
+            0.2,
+            what="canaries consumed after the Redis restart",
+        )
         resumed_s = time.monotonic() - restarted_at
         ids = ingest(rig.env(), 1, f"canary-{os.getpid()}-{time.time()}")
-        wait_until(lambda: settled(rig.conn, ids), 60, 0.2, what="an answer judged after the Redis restart")
+        wait_until(
+            lambda: settled(rig.conn, ids), 60, 0.2, what="an answer judged after the Redis restart"
+        )
         t = tally(rig.conn, ids)
     finally:
         try:
@@ -399,10 +457,22 @@ if __name__ == "__main__":
 
 
 def _row(fault: str, trials: int, t: Tally, recover_s: float, **extra) -> dict:
-    return {"fault": fault, "trials": trials, "answers": t.answers, "judged": t.judged, "failed": t.failed,
-            "lost": len(t.lost), "doubled": len(t.doubled), "wrong": len(t.wrong), "recover_s": round(recover_s, 1),
-            "lost_ids": t.lost, "doubled_ids": t.doubled, "wrong_ids": t.wrong, "failed_reasons": t.failed_reasons,
-            **extra}
+    return {
+        "fault": fault,
+        "trials": trials,
+        "answers": t.answers,
+        "judged": t.judged,
+        "failed": t.failed,
+        "lost": len(t.lost),
+        "doubled": len(t.doubled),
+        "wrong": len(t.wrong),
+        "recover_s": round(recover_s, 1),
+        "lost_ids": t.lost,
+        "doubled_ids": t.doubled,
+        "wrong_ids": t.wrong,
+        "failed_reasons": t.failed_reasons,
+        **extra,
+    }
 
 
 def _merge(tallies: list[Tally]) -> Tally:
@@ -410,9 +480,15 @@ def _merge(tallies: list[Tally]) -> Tally:
     for t in tallies:
         for k, v in t.failed_reasons.items():
             reasons[k] = reasons.get(k, 0) + v
-    return Tally(sum(t.answers for t in tallies), sum(t.judged for t in tallies), sum(t.failed for t in tallies),
-                 [i for t in tallies for i in t.lost], [i for t in tallies for i in t.doubled],
-                 [i for t in tallies for i in t.wrong], reasons)
+    return Tally(
+        sum(t.answers for t in tallies),
+        sum(t.judged for t in tallies),
+        sum(t.failed for t in tallies),
+        [i for t in tallies for i in t.lost],
+        [i for t in tallies for i in t.doubled],
+        [i for t in tallies for i in t.wrong],
+        reasons,
+    )
 
 
 def good_reply():
@@ -438,20 +514,32 @@ def kill_child_during_llm_call(rig: Rig, llm, trials: int, *, slow_s: float = 3.
                              what="the child calling the LLM")
             os.kill(pid, signal.SIGKILL)
             killed_at = time.monotonic()
-            wait_until(lambda: settled(rig.conn, ids), 60, what="answer settled after kill -9 of its child")
+            wait_until(
+                lambda: settled(rig.conn, ids), 60, what="answer settled after kill -9 of its child"
+            )
             recoveries.append(time.monotonic() - killed_at)
             tallies.append(tally(rig.conn, ids))
-            (n,) = rig.conn.execute("select count(*) from reviewapp_judgerun where answer_id = any(%s) and "
-                                    "error like 'abandoned%%'", (ids,)).fetchone()
+            (n,) = rig.conn.execute(
+                "select count(*) from reviewapp_judgerun where answer_id = any(%s) and "
+                "error like 'abandoned%%'",
+                (ids,),
+            ).fetchone()
             abandoned += n
     finally:
         worker.stop()
-    return _row("kill -9 pool child waiting on the LLM", trials, _merge(tallies), max(recoveries),
-                abandoned_runs=abandoned, recover_median_s=round(sorted(recoveries)[len(recoveries) // 2], 1))
+    return _row(
+        "kill -9 pool child waiting on the LLM",
+        trials,
+        _merge(tallies),
+        max(recoveries),
+        abandoned_runs=abandoned,
+        recover_median_s=round(sorted(recoveries)[len(recoveries) // 2], 1),
+    )
 
 
 def kill_whole_worker(rig: Rig, llm, answers: int, *, latency_s: float = 1.0) -> dict:
-    """kill -9 the worker (main process and children) with answers queued and in flight; restart it."""
+    """kill -9 the worker (main process and children) with answers queued and in flight; restart
+    it."""
     from tests.fake_openai import Reply
 
     llm.reset()
@@ -461,19 +549,31 @@ def kill_whole_worker(rig: Rig, llm, answers: int, *, latency_s: float = 1.0) ->
     try:
         ids = ingest(rig.env(), answers, f"kill-whole-{os.getpid()}-{time.time()}")
         wait_until(lambda: len(llm.requests) >= 2, 30, 0.05, what="two LLM calls in flight")
-        (in_flight,) = rig.conn.execute("select count(*) from reviewapp_answer where id = any(%s) and "
-                                        "status = 'judging'", (ids,)).fetchone()
+        (in_flight,) = rig.conn.execute(
+            "select count(*) from reviewapp_answer where id = any(%s) and " "status = 'judging'",
+            (ids,),
+        ).fetchone()
         worker.kill9_all()
         killed_at = time.monotonic()
         worker.start()
-        wait_until(lambda: settled(rig.conn, ids), 120, 0.2, what="all answers settled after the restart")
+        wait_until(
+            lambda: settled(rig.conn, ids), 120, 0.2, what="all answers settled after the restart"
+        )
         recover = time.monotonic() - killed_at
         t = tally(rig.conn, ids)
-        (swept,) = rig.conn.execute("select coalesce(sum(sweep_count), 0) from reviewapp_answer where id = any(%s)",
-                                    (ids,)).fetchone()
+        (swept,) = rig.conn.execute(
+            "select coalesce(sum(sweep_count), 0) from reviewapp_answer where id = any(%s)", (ids,)
+        ).fetchone()
     finally:
         worker.stop()
-    return _row("kill -9 whole worker, restart", 1, t, recover, in_flight_at_kill=in_flight, sweeps=int(swept))
+    return _row(
+        "kill -9 whole worker, restart",
+        1,
+        t,
+        recover,
+        in_flight_at_kill=in_flight,
+        sweeps=int(swept),
+    )
 
 
 def restart_mid_run(rig: Rig, llm, answers: int, *, server: str, during_outage: int = 0,
@@ -485,11 +585,18 @@ def restart_mid_run(rig: Rig, llm, answers: int, *, server: str, during_outage: 
     llm.reset()
     llm.default = Reply.slow(latency_s, good_reply())
     rig.purge()
-    worker = rig.worker(f"restart-{server}", pool="threads", concurrency=concurrency, beat=True).start()
+    worker = rig.worker(
+        f"restart-{server}", pool="threads", concurrency=concurrency, beat=True
+    ).start()
     prefix = f"restart-{server}-{os.getpid()}-{time.time()}"
     try:
         ids = ingest(rig.env(), answers - during_outage, prefix)
-        wait_until(lambda: len(llm.requests) >= max(2, answers // 5), 60, 0.05, what="a fifth of the run judged")
+        wait_until(
+            lambda: len(llm.requests) >= max(2, answers // 5),
+            60,
+            0.05,
+            what="a fifth of the run judged",
+        )
         outage_started = time.monotonic()
         if server == "redis":
             rig.redis.kill()
@@ -502,18 +609,31 @@ def restart_mid_run(rig: Rig, llm, answers: int, *, server: str, during_outage: 
             rig.pg.restart_immediate()
             rig.conn.close()
             rig.conn = rig.connect()  # ours was cut too
-        wait_until(lambda: settled(rig.conn, ids), 240, 0.2, what=f"all answers settled after the {server} restart")
+        wait_until(
+            lambda: settled(rig.conn, ids),
+            240,
+            0.2,
+            what=f"all answers settled after the {server} restart",
+        )
         recover = time.monotonic() - outage_started
         t = tally(rig.conn, ids)
-        (swept,) = rig.conn.execute("select coalesce(sum(sweep_count), 0) from reviewapp_answer where id = any(%s)",
-                                    (ids,)).fetchone()
+        (swept,) = rig.conn.execute(
+            "select coalesce(sum(sweep_count), 0) from reviewapp_answer where id = any(%s)", (ids,)
+        ).fetchone()
         (enqueued_in_outage_swept,) = rig.conn.execute(
             "select count(*) from reviewapp_answer where external_id like %s and sweep_count > 0",
             (prefix + "-outage-%",)).fetchone()
     finally:
         worker.stop()
-    return _row(f"restart {server} mid-run", 1, t, recover, sweeps=int(swept), posted_during_outage=during_outage,
-                outage_posts_swept=enqueued_in_outage_swept)
+    return _row(
+        f"restart {server} mid-run",
+        1,
+        t,
+        recover,
+        sweeps=int(swept),
+        posted_during_outage=during_outage,
+        outage_posts_swept=enqueued_in_outage_swept,
+    )
 
 
 STORM_MIX = (  # (share, kind) of LLM replies in the storm
@@ -559,22 +679,39 @@ def llm_storm(rig: Rig, llm, answers: int, *, seed: int = 9, concurrency: int = 
     try:
         started = time.monotonic()
         ids = ingest(rig.env(), answers, f"storm-{os.getpid()}-{time.time()}")
-        wait_until(lambda: settled(rig.conn, ids), 600, 0.5, what="every answer judged or failed in the storm")
+        wait_until(
+            lambda: settled(rig.conn, ids),
+            600,
+            0.5,
+            what="every answer judged or failed in the storm",
+        )
         elapsed = time.monotonic() - started
         t = tally(rig.conn, ids)
         (slowest,) = rig.conn.execute(
-            "select coalesce(max(extract(epoch from greatest(judged_at, updated_at) - created_at)), 0) "
-            "from reviewapp_answer where id = any(%s)", (ids,)).fetchone()
-        # From an answer's first judge run to its verdict or failure: the retry time the bound is about.
+            "select coalesce(max(extract(epoch from greatest(judged_at, updated_at) - created_at)),"
+            " 0) from reviewapp_answer where id = any(%s)",
+            (ids,),
+        ).fetchone()
+        # From an answer's first judge run to its verdict or failure: the retry time the bound is
+        # about.
         (longest,) = rig.conn.execute(
-            "select coalesce(max(extract(epoch from a.updated_at - r.first)), 0) from reviewapp_answer a "
-            "join (select answer_id, min(started_at) as first from reviewapp_judgerun group by answer_id) r "
-            "on r.answer_id = a.id where a.id = any(%s)", (ids,)).fetchone()
+            "select coalesce(max(extract(epoch from a.updated_at - r.first)), 0) from"
+            " reviewapp_answer a join (select answer_id, min(started_at) as first from"
+            " reviewapp_judgerun group by answer_id) r on r.answer_id = a.id where a.id = any(%s)",
+            (ids,),
+        ).fetchone()
     finally:
         worker.stop()
         llm.default = good_reply()
-    return _row("LLM faults storm", 1, t, elapsed, llm_requests=len(llm.requests),
-                slowest_answer_s=round(float(slowest), 1), longest_judging_s=round(float(longest), 1))
+    return _row(
+        "LLM faults storm",
+        1,
+        t,
+        elapsed,
+        llm_requests=len(llm.requests),
+        slowest_answer_s=round(float(slowest), 1),
+        longest_judging_s=round(float(longest), 1),
+    )
 
 
 def storm_retry_bound_s() -> float:
@@ -582,5 +719,7 @@ def storm_retry_bound_s() -> float:
     spends at most the retry budget, and the backoffs between tries are at most 1.2x nominal."""
     limits = FAST_LIMITS
     tries = int(limits["JUDGE_MAX_RETRIES"]) + 1
-    backoffs = sum(float(limits["JUDGE_RETRY_BACKOFF_SECONDS"]) * 2**i * 1.2 for i in range(tries - 1))
+    backoffs = sum(
+        float(limits["JUDGE_RETRY_BACKOFF_SECONDS"]) * 2**i * 1.2 for i in range(tries - 1)
+    )
     return tries * float(limits["JUDGE_RETRY_BUDGET_SECONDS"]) + backoffs

@@ -35,7 +35,9 @@ class OIDCProvider:
 
     def settings(self) -> dict:
         return {
-            "SSO_ENABLED": True, "OIDC_RP_CLIENT_ID": CLIENT_ID, "OIDC_RP_CLIENT_SECRET": CLIENT_SECRET,
+            "SSO_ENABLED": True,
+            "OIDC_RP_CLIENT_ID": CLIENT_ID,
+            "OIDC_RP_CLIENT_SECRET": CLIENT_SECRET,
             "OIDC_OP_AUTHORIZATION_ENDPOINT": f"{self.base_url}/authorize",
             "OIDC_OP_TOKEN_ENDPOINT": f"{self.base_url}/token",
             "OIDC_OP_USER_ENDPOINT": f"{self.base_url}/userinfo",
@@ -84,19 +86,35 @@ class OIDCProvider:
                     self.end_headers()
                 elif url.path == "/jwks":
                     jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(provider.key.public_key()))
-                    self._json(200, {"keys": [jwk | {"kid": provider.kid, "alg": "RS256", "use": "sig"}]})
+                    self._json(
+                        200, {"keys": [jwk | {"kid": provider.kid, "alg": "RS256", "use": "sig"}]}
+                    )
                 elif url.path == "/userinfo":
                     token = self.headers.get("Authorization", "").removeprefix("Bearer ")
                     claims = provider.tokens.get(token)
-                    self._json(200, claims) if claims else self._json(401, {"error": "invalid_token"})
+                    (
+                        self._json(200, claims)
+                        if claims
+                        else self._json(401, {"error": "invalid_token"})
+                    )
                 else:
                     self._json(404, {"error": "not_found"})
 
             def do_POST(self):
-                form = {k: v[0] for k, v in parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode()).items()}
+                form = {
+                    k: v[0]
+                    for k, v in parse_qs(
+                        self.rfile.read(int(self.headers["Content-Length"])).decode()
+                    ).items()
+                }
                 grant = provider.codes.pop(form.get("code", ""), None)  # a code is good once
-                challenge = base64.urlsafe_b64encode(
-                    hashlib.sha256(form.get("code_verifier", "").encode()).digest()).rstrip(b"=").decode()
+                challenge = (
+                    base64.urlsafe_b64encode(
+                        hashlib.sha256(form.get("code_verifier", "").encode()).digest()
+                    )
+                    .rstrip(b"=")
+                    .decode()
+                )
                 if (self.path != "/token" or grant is None or form.get("client_id") != CLIENT_ID
                         or form.get("client_secret") != CLIENT_SECRET
                         or form.get("redirect_uri") != grant["redirect_uri"]
@@ -105,7 +123,14 @@ class OIDCProvider:
                     return
                 access = secrets.token_urlsafe(16)
                 provider.tokens[access] = grant["claims"]
-                self._json(200, {"access_token": access, "token_type": "Bearer", "expires_in": 300,
-                                 "id_token": provider._id_token(grant["nonce"], grant["claims"]["sub"])})
+                self._json(
+                    200,
+                    {
+                        "access_token": access,
+                        "token_type": "Bearer",
+                        "expires_in": 300,
+                        "id_token": provider._id_token(grant["nonce"], grant["claims"]["sub"]),
+                    },
+                )
 
         return Handler

@@ -31,13 +31,24 @@ def _attributes(values: dict) -> list[dict]:
 def openinference_spans(trace_id: str = TRACE_ID, answer: str = ANSWER) -> list[dict]:
     retriever = {"openinference.span.kind": "RETRIEVER", "input.value": QUESTION}
     for n, (pid, text) in enumerate(PASSAGES):
-        retriever |= {f"retrieval.documents.{n}.document.id": pid, f"retrieval.documents.{n}.document.content": text,
-                      f"retrieval.documents.{n}.document.score": 0.9 - n / 10,
-                      f"retrieval.documents.{n}.document.metadata": json.dumps({"url": f"https://fares.example/{pid}"})}
-    llm = {"openinference.span.kind": "LLM", "llm.model_name": "gpt-4o-mini",
-           "llm.input_messages.0.message.role": "system", "llm.input_messages.0.message.content": "Answer from context.",
-           "llm.input_messages.1.message.role": "user", "llm.input_messages.1.message.content": QUESTION,
-           "llm.output_messages.0.message.role": "assistant", "llm.output_messages.0.message.content": answer}
+        retriever |= {
+            f"retrieval.documents.{n}.document.id": pid,
+            f"retrieval.documents.{n}.document.content": text,
+            f"retrieval.documents.{n}.document.score": 0.9 - n / 10,
+            f"retrieval.documents.{n}.document.metadata": json.dumps(
+                {"url": f"https://fares.example/{pid}"}
+            ),
+        }
+    llm = {
+        "openinference.span.kind": "LLM",
+        "llm.model_name": "gpt-4o-mini",
+        "llm.input_messages.0.message.role": "system",
+        "llm.input_messages.0.message.content": "Answer from context.",
+        "llm.input_messages.1.message.role": "user",
+        "llm.input_messages.1.message.content": QUESTION,
+        "llm.output_messages.0.message.role": "assistant",
+        "llm.output_messages.0.message.content": answer,
+    }
     chain = {"openinference.span.kind": "CHAIN", "input.value": QUESTION, "output.value": answer}
     return [
         _span(trace_id, "a1", "RAGChain", 1000, 5000, chain),
@@ -50,25 +61,56 @@ def genai_spans(trace_id: str = TRACE_ID) -> list[dict]:
     documents = [{"id": pid, "content": text, "score": 0.8} for pid, text in PASSAGES]
     retrieval = {"gen_ai.operation.name": "retrieval", "gen_ai.retrieval.query.text": QUESTION,
                  "gen_ai.retrieval.documents": json.dumps(documents)}
-    chat = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini",
-            "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [{"type": "text", "content": QUESTION}]}]),
-            "gen_ai.output.messages": json.dumps([{"role": "assistant", "finish_reason": "stop",
-                                                   "parts": [{"type": "text", "content": ANSWER}]}])}
-    return [_span(trace_id, "b1", "retrieval", 100, 200, retrieval), _span(trace_id, "b2", "chat", 300, 900, chat)]
+    chat = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": "gpt-4o-mini",
+        "gen_ai.input.messages": json.dumps(
+            [{"role": "user", "parts": [{"type": "text", "content": QUESTION}]}]
+        ),
+        "gen_ai.output.messages": json.dumps(
+            [
+                {
+                    "role": "assistant",
+                    "finish_reason": "stop",
+                    "parts": [{"type": "text", "content": ANSWER}],
+                }
+            ]
+        ),
+    }
+    return [
+        _span(trace_id, "b1", "retrieval", 100, 200, retrieval),
+        _span(trace_id, "b2", "chat", 300, 900, chat),
+    ]
 
 
-def _span(trace_id: str, span_id: str, name: str, start: int, end: int, attributes: dict, parent: str = "") -> dict:
-    span = {"traceId": trace_id, "spanId": span_id.ljust(16, "0"), "name": name, "kind": 1,
-            "startTimeUnixNano": str(start), "endTimeUnixNano": str(end), "attributes": _attributes(attributes)}
+def _span(
+    trace_id: str, span_id: str, name: str, start: int, end: int, attributes: dict, parent: str = ""
+) -> dict:
+    span = {
+        "traceId": trace_id,
+        "spanId": span_id.ljust(16, "0"),
+        "name": name,
+        "kind": 1,
+        "startTimeUnixNano": str(start),
+        "endTimeUnixNano": str(end),
+        "attributes": _attributes(attributes),
+    }
     if parent:
         span["parentSpanId"] = parent.ljust(16, "0")
     return span
 
 
 def export_request(spans: list[dict], service: str = "rag-api") -> dict:
-    return {"resourceSpans": [{"resource": {"attributes": _attributes({"service.name": service})},
-                               "scopeSpans": [{"scope": {"name": "openinference.instrumentation.langchain"},
-                                               "spans": spans}]}]}
+    return {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": _attributes({"service.name": service})},
+                "scopeSpans": [
+                    {"scope": {"name": "openinference.instrumentation.langchain"}, "spans": spans}
+                ],
+            }
+        ]
+    }
 
 
 def as_protobuf(request: dict) -> bytes:
@@ -82,9 +124,13 @@ def as_protobuf(request: dict) -> bytes:
             scope.scope.name = scope_spans["scope"]["name"]
             for span in scope_spans["spans"]:
                 item = scope.spans.add()
-                item.trace_id, item.span_id = bytes.fromhex(span["traceId"]), bytes.fromhex(span["spanId"])
+                item.trace_id, item.span_id = bytes.fromhex(span["traceId"]), bytes.fromhex(
+                    span["spanId"]
+                )
                 item.name = span["name"]
-                item.start_time_unix_nano, item.end_time_unix_nano = int(span["startTimeUnixNano"]), int(span["endTimeUnixNano"])
+                item.start_time_unix_nano, item.end_time_unix_nano = int(
+                    span["startTimeUnixNano"]
+                ), int(span["endTimeUnixNano"])
                 item.attributes.extend(_proto_attributes(span["attributes"]))
     return message.SerializeToString()
 
@@ -93,7 +139,15 @@ def _proto_attributes(attributes: list[dict]) -> list[KeyValue]:
     out = []
     for kv in attributes:
         (kind, value), = kv["value"].items()
-        any_value = AnyValue(**{{"stringValue": "string_value", "intValue": "int_value", "doubleValue": "double_value",
-                                 "boolValue": "bool_value"}[kind]: int(value) if kind == "intValue" else value})
+        any_value = AnyValue(
+            **{
+                {
+                    "stringValue": "string_value",
+                    "intValue": "int_value",
+                    "doubleValue": "double_value",
+                    "boolValue": "bool_value",
+                }[kind]: (int(value) if kind == "intValue" else value)
+            }
+        )
         out.append(KeyValue(key=kv["key"], value=any_value))
     return out

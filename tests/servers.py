@@ -40,7 +40,9 @@ def pytest_load_initial_conftests(early_config, parser, args):
     os.environ.setdefault("DEPLOYMENT_NAME", f"tests-{os.getpid()}")
     process = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1, ... in xdist's processes
     if process:
-        os.environ["CELERY_BROKER_URL"] = _own_redis_database(os.environ["CELERY_BROKER_URL"], int(process[2:]))
+        os.environ["CELERY_BROKER_URL"] = _own_redis_database(
+            os.environ["CELERY_BROKER_URL"], int(process[2:])
+        )
         os.environ["DEPLOYMENT_NAME"] += f"-{process}"
 
 

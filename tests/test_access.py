@@ -15,8 +15,17 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
-from reviewapp.models import (Comparison, ComparisonItem, ExampleSet, Job, Policy, ReviewerPause, WebhookDelivery,
-                              WebhookEndpoint, WorkedExample)
+from reviewapp.models import (
+    Comparison,
+    ComparisonItem,
+    ExampleSet,
+    Job,
+    Policy,
+    ReviewerPause,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WorkedExample,
+)
 from reviewapp.api.clients import api_client_create
 from tests import factories as make
 from tests.factories import fare_payload
@@ -28,7 +37,11 @@ PUBLIC, REVIEWER, LEAD, ADMIN = "public", "reviewer", "lead", "admin"
 # url name -> (who may, methods, htmx partial variants as extra headers)
 ACCESS = {
     "healthz": (PUBLIC, ["get"]),
-    "health": (PUBLIC, ["get"]),  # for monitors: hostnames and counts only (503 while no worker reports)
+    # for monitors: hostnames and counts only (503 while no worker reports)
+    "health": (
+        PUBLIC,
+        ["get"],
+    ),
     "metrics": ("METRICS_TOKEN", ["get"]),  # a bearer token, not a session: tests/test_metrics.py
     "mcp": ("API_TOKEN", ["post"]),  # the API's bearer token, not a session: tests/test_mcp.py
     "login": (PUBLIC, ["get"]),
@@ -62,7 +75,11 @@ ACCESS = {
     "assign": (LEAD, ["post"]),
     "second_look": (LEAD, ["get"]),
     "reviewer_resume": (LEAD, ["post"]),
-    "gold_mark": (LEAD, ["post"]),  # leads and admins; a refusal (not adjudicated) is a message, not a 4xx
+    # leads and admins; a refusal (not adjudicated) is a message, not a 4xx
+    "gold_mark": (
+        LEAD,
+        ["post"],
+    ),
     "gold_export": (ADMIN, ["get"]),
     "policy": (ADMIN, ["get", "post"]),
     "policy_preview": (ADMIN, ["post"]),
@@ -114,7 +131,9 @@ def test_every_url_pattern_has_an_access_rule():
     names = {name for _, name in found if name}
     unnamed = [route for route, name in found if name is None and route not in INCLUDED]
     assert not unnamed, f"name these URL patterns so their access can be listed: {unnamed}"
-    assert names == set(ACCESS), f"missing rules: {names - set(ACCESS)}; stale rules: {set(ACCESS) - names}"
+    assert names == set(
+        ACCESS
+    ), f"missing rules: {names - set(ACCESS)}; stale rules: {set(ACCESS) - names}"
     assert {route for route, name in found if name is None} == set(INCLUDED)
 
 
@@ -124,27 +143,56 @@ def world():
     answer = make.in_review()
     admin = make.user("ada", "admin")
     job = Job.objects.create(kind=Job.Kind.REROUTE, created_by=admin, total=1)
-    example_set = ExampleSet.objects.create(profile="claim_audit", base_version="v1", sequence=1, created_by=admin)
-    WorkedExample.objects.create(example_set=example_set, position=0, claim_text="A pass costs $75.00.",
-                                 passage_excerpt="A 30-day pass costs $92.00.", judge_label="SUPPORTED",
-                                 human_label="CONTRADICTED", reason="the pass costs $92.00")
+    example_set = ExampleSet.objects.create(
+        profile="claim_audit", base_version="v1", sequence=1, created_by=admin
+    )
+    WorkedExample.objects.create(
+        example_set=example_set,
+        position=0,
+        claim_text="A pass costs $75.00.",
+        passage_excerpt="A 30-day pass costs $92.00.",
+        judge_label="SUPPORTED",
+        human_label="CONTRADICTED",
+        reason="the pass costs $92.00",
+    )
     endpoint = WebhookEndpoint.objects.create(client=api_client_create(name="hooked")[0],
                                               url="https://rag.example.org/hook", secret="whsec_x")
-    delivery = WebhookDelivery.objects.create(endpoint=endpoint, answer=answer, event="answer.judged",
-                                              event_id="evt_access", payload={}, status="failed")
-    comparison = Comparison.objects.create(kind="pipelines", name="c", side_a="A", side_b="B", created_by=admin)
-    item = ComparisonItem.objects.create(comparison=comparison, position=0, answer_a=answer, answer_b=answer,
-                                         a_on_left=True)
-    pause = ReviewerPause.objects.create(reviewer=admin, accuracy=0.5, claims=20, threshold=0.8, since=timezone.now())
+    delivery = WebhookDelivery.objects.create(
+        endpoint=endpoint,
+        answer=answer,
+        event="answer.judged",
+        event_id="evt_access",
+        payload={},
+        status="failed",
+    )
+    comparison = Comparison.objects.create(
+        kind="pipelines", name="c", side_a="A", side_b="B", created_by=admin
+    )
+    item = ComparisonItem.objects.create(
+        comparison=comparison, position=0, answer_a=answer, answer_b=answer, a_on_left=True
+    )
+    pause = ReviewerPause.objects.create(
+        reviewer=admin, accuracy=0.5, claims=20, threshold=0.8, since=timezone.now()
+    )
     return {
         "args": {
-            "answer_id": answer.pk, "claim_id": make.flagged(answer).pk,
-            "version": Policy.current().version, "job_id": job.pk,
-            "set_id": example_set.pk, "delivery_id": delivery.pk, "comparison_id": comparison.pk,
-            "item_id": item.pk, "run_id": answer.judged_by_id, "pause_id": pause.pk,
+            "answer_id": answer.pk,
+            "claim_id": make.flagged(answer).pk,
+            "version": Policy.current().version,
+            "job_id": job.pk,
+            "set_id": example_set.pk,
+            "delivery_id": delivery.pk,
+            "comparison_id": comparison.pk,
+            "item_id": item.pk,
+            "run_id": answer.judged_by_id,
+            "pause_id": pause.pk,
         },
-        "users": {"visitor": make.user("vic"), REVIEWER: make.user("rita", "reviewer"), LEAD: make.user("lee", "lead"),
-                  ADMIN: admin},
+        "users": {
+            "visitor": make.user("vic"),
+            REVIEWER: make.user("rita", "reviewer"),
+            LEAD: make.user("lee", "lead"),
+            ADMIN: admin,
+        },
     }
 
 
@@ -152,9 +200,19 @@ def _url(name, args):
     from django.urls import reverse
     from django.urls.exceptions import NoReverseMatch
 
-    for candidate in ([], ["answer_id"], ["answer_id", "claim_id"], ["version"], ["job_id"], ["set_id"],
-                      ["delivery_id"], ["comparison_id"], ["comparison_id", "item_id"], ["answer_id", "run_id"],
-                      ["pause_id"]):
+    for candidate in (
+        [],
+        ["answer_id"],
+        ["answer_id", "claim_id"],
+        ["version"],
+        ["job_id"],
+        ["set_id"],
+        ["delivery_id"],
+        ["comparison_id"],
+        ["comparison_id", "item_id"],
+        ["answer_id", "run_id"],
+        ["pause_id"],
+    ):
         try:
             return reverse(name, kwargs={k: args[k] for k in candidate})
         except NoReverseMatch:
@@ -210,7 +268,13 @@ def _allowed(response, method):
         return response.status_code in (200, 286)  # 286: htmx "stop polling", a rendered partial
     # A POST may redirect (plain form), answer 204 (htmx, beacons), 400 with a form's errors or
     # 409 with why it cannot be done now; never 403 or the login page.
-    return response.status_code in (200, 204, 302, 400, 409) and "/accounts/login/" not in response.get("Location", "")
+    return response.status_code in (
+        200,
+        204,
+        302,
+        400,
+        409,
+    ) and "/accounts/login/" not in response.get("Location", "")
 
 
 @pytest.mark.parametrize("case", REVIEWER_ONLY, ids=_id)
@@ -248,7 +312,11 @@ def test_public_urls_need_no_sign_in(client, world, case):
         return
     assert response.status_code in (200, 302)
     if response.status_code == 302:  # on to a page that checks, or home after signing out
-        assert response["Location"] in ("/queue/", f"/review/{world['args']['answer_id']}/", "/accounts/login/")
+        assert response["Location"] in (
+            "/queue/",
+            f"/review/{world['args']['answer_id']}/",
+            "/accounts/login/",
+        )
 
 
 def test_the_django_admin_sends_non_staff_to_its_own_sign_in(client, world):
@@ -265,7 +333,11 @@ def test_every_api_operation_answers_401_without_a_token(client, world):
     assert len(operations) == 8
     for path, method in operations:
         url = path.replace("{answer_id}", str(world["args"]["answer_id"]))
-        body = {"data": json.dumps(fare_payload()), "content_type": "application/json"} if method in ("post", "put") else {}
+        body = (
+            {"data": json.dumps(fare_payload()), "content_type": "application/json"}
+            if method in ("post", "put")
+            else {}
+        )
         response = getattr(client, method)(url, **body)
         assert response.status_code == 401, (method, path)
         assert response["WWW-Authenticate"] == 'Bearer realm="claimdesk"'
@@ -303,6 +375,10 @@ def test_signing_in_needs_the_csrf_token_too(world):
 
 def test_the_api_uses_its_bearer_token_not_csrf(api_token):
     client = Client(enforce_csrf_checks=True)
-    response = client.post("/api/v1/answers", data=json.dumps(fare_payload()), content_type="application/json",
-                           headers={"Authorization": f"Bearer {api_token}"})
+    response = client.post(
+        "/api/v1/answers",
+        data=json.dumps(fare_payload()),
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {api_token}"},
+    )
     assert response.status_code == 202

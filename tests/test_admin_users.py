@@ -15,11 +15,21 @@ pytestmark = pytest.mark.django_db
 def _change_form(user: User, **overrides) -> dict:
     """Every field Django's full user form posts, so a form that accepted them would be valid."""
     data = {
-        "username": user.username, "first_name": "", "last_name": "", "email": "", "is_active": "on",
-        "is_staff": "on", "is_superuser": "on", "groups": [g.pk for g in user.groups.all()],
+        "username": user.username,
+        "first_name": "",
+        "last_name": "",
+        "email": "",
+        "is_active": "on",
+        "is_staff": "on",
+        "is_superuser": "on",
+        "groups": [g.pk for g in user.groups.all()],
         "user_permissions": [Permission.objects.get(codename="change_group").pk],
-        "date_joined_0": "2026-01-01", "date_joined_1": "00:00:00", "initial-date_joined_0": "2026-01-01",
-        "initial-date_joined_1": "00:00:00", "last_login_0": "", "last_login_1": "",
+        "date_joined_0": "2026-01-01",
+        "date_joined_1": "00:00:00",
+        "initial-date_joined_0": "2026-01-01",
+        "initial-date_joined_1": "00:00:00",
+        "last_login_0": "",
+        "last_login_1": "",
     }
     data.update(overrides)
     return data
@@ -47,8 +57,10 @@ def test_an_admins_user_form_offers_no_superuser_flag_or_permissions(client):
 def test_an_admin_cannot_set_a_superusers_password(client):
     root = User.objects.create_superuser("root", password="root-secret-123")
     client.force_login(make.admin())
-    response = client.post(f"/admin/auth/user/{root.pk}/password/",
-                           {"password1": "taken-over-987", "password2": "taken-over-987", "usable_password": "true"})
+    response = client.post(
+        f"/admin/auth/user/{root.pk}/password/",
+        {"password1": "taken-over-987", "password2": "taken-over-987", "usable_password": "true"},
+    )
     assert response.status_code in (403, 404)
     root.refresh_from_db()
     assert root.check_password("root-secret-123")
@@ -66,7 +78,9 @@ def test_a_superuser_still_gets_the_full_user_form(client):
     root = User.objects.create_superuser("root", password="root-secret-123")
     rita = make.user("rita")
     client.force_login(root)
-    assert 'name="is_superuser"' in client.get(f"/admin/auth/user/{rita.pk}/change/").content.decode()
+    assert (
+        'name="is_superuser"' in client.get(f"/admin/auth/user/{rita.pk}/change/").content.decode()
+    )
 
 
 def test_an_admin_making_a_reviewer_an_admin_is_audited_and_makes_them_staff(client):
@@ -78,4 +92,8 @@ def test_an_admin_making_a_reviewer_an_admin_is_audited_and_makes_them_staff(cli
     rita.refresh_from_db()
     assert rita.is_staff and not rita.is_superuser
     event = AuditEvent.objects.get(action="user.roles_changed", object_id=str(rita.pk))
-    assert (event.actor, event.before, event.after) == (ada, {"roles": ["reviewer"]}, {"roles": ["admin"]})
+    assert (event.actor, event.before, event.after) == (
+        ada,
+        {"roles": ["reviewer"]},
+        {"roles": ["admin"]},
+    )

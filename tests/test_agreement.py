@@ -1,4 +1,5 @@
-"""Agreement statistics (reviewapp/labels/agreement.py), against values computed by hand or published."""
+"""Agreement statistics (reviewapp/labels/agreement.py), against values computed by hand or
+published."""
 
 from __future__ import annotations
 
@@ -18,9 +19,15 @@ from reviewapp.labels.agreement import (
 
 
 def _coders(**rows: str):
-    """One string per coder, one character per unit ('.' = no rating): the layout of Krippendorff's tables."""
+    """One string per coder, one character per unit ('.' = no rating): the layout of Krippendorff's
+    tables."""
     columns = zip(*rows.values())
-    return table([[(coder, value) for coder, value in zip(rows, column) if value != "."] for column in columns])
+    return table(
+        [
+            [(coder, value) for coder, value in zip(rows, column) if value != "."]
+            for column in columns
+        ]
+    )
 
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", C: four observers, twelve
@@ -49,12 +56,14 @@ def test_a_unit_with_one_rating_carries_no_pairable_value():
 
 def _pairs(counts: dict[tuple[str, str], int]):
     """Two raters, a and b: (a's label, b's label) -> how many claims."""
-    return table([("a", first), ("b", second)] for (first, second), n in counts.items() for _ in range(n))
+    return table(
+        [("a", first), ("b", second)] for (first, second), n in counts.items() for _ in range(n)
+    )
 
 
 def test_kappa_matches_the_textbook_two_by_two_case():
-    # 50 applications: both yes 20, a yes / b no 5, a no / b yes 10, both no 15 (Wikipedia, "Cohen's kappa"):
-    # po = 0.7, pe = 0.5 * 0.6 + 0.5 * 0.4 = 0.5, kappa = 0.4
+    # 50 applications: both yes 20, a yes / b no 5, a no / b yes 10, both no 15 (Wikipedia, "Cohen's
+    # kappa"): po = 0.7, pe = 0.5 * 0.6 + 0.5 * 0.4 = 0.5, kappa = 0.4
     t = _pairs({("yes", "yes"): 20, ("yes", "no"): 5, ("no", "yes"): 10, ("no", "no"): 15})
     assert pair_kappa(t, "a", "b") == pytest.approx(0.4)
     assert pair_kappa(t, "b", "a") == pytest.approx(0.4)  # symmetric in who is rows
@@ -87,14 +96,21 @@ def test_fleiss_kappa_matches_the_published_example():
 def test_fleiss_kappa_lets_claims_hold_different_numbers_of_ratings():
     # claim 1: a, b, c all S (P 1); claim 2: a U, b S (P 0); claim 3: b U, c U (P 1). P = 2/3;
     # ratings S 4, U 3 of 7: Pe = (16 + 9) / 49, kappa = (2/3 - 25/49) / (1 - 25/49) = 23/72
-    t = table([[("a", "S"), ("b", "S"), ("c", "S")], [("a", "U"), ("b", "S")], [("b", "U"), ("c", "U")]])
+    t = table(
+        [[("a", "S"), ("b", "S"), ("c", "S")], [("a", "U"), ("b", "S")], [("b", "U"), ("c", "U")]]
+    )
     assert fleiss_kappa(t) == pytest.approx(23 / 72)
     assert fleiss_kappa(agreement.pooled(t)) == fleiss_kappa(t)  # who rated does not matter to it
 
 
 def test_perfect_agreement_is_one_everywhere():
     t = _pairs({("S", "S"): 6, ("U", "U"): 3})
-    assert (percent_agreement(t), two_rater_kappa(t), fleiss_kappa(t), krippendorff_alpha(t)) == (1, 1, 1, 1)
+    assert (percent_agreement(t), two_rater_kappa(t), fleiss_kappa(t), krippendorff_alpha(t)) == (
+        1,
+        1,
+        1,
+        1,
+    )
     figures_ = agreement.agreement(t, resamples=200)
     assert (figures_.kappa.low, figures_.kappa.high) == (1.0, 1.0)
 
@@ -141,7 +157,8 @@ def test_a_poisson_resample_holds_about_as_many_claims_as_the_table():
     sizes = [sum(s.values()) for s in agreement.resamples_of(t, resamples=400, seed=1)]
     mean = sum(sizes) / len(sizes)
     assert mean == pytest.approx(500, rel=0.02)
-    assert 15 < (sum((n - mean) ** 2 for n in sizes) / len(sizes)) ** 0.5 < 30  # sd of Poisson(500): 22.4
+    # sd of Poisson(500): 22.4
+    assert 15 < (sum((n - mean) ** 2 for n in sizes) / len(sizes)) ** 0.5 < 30
 
 
 def test_no_resamples_means_no_interval():

@@ -26,10 +26,14 @@ def test_each_filter_narrows_the_list_and_the_human_verdict_has_its_column(clien
     bot = api_client_create(name="fares-bot")[0]
     flagged = make.judged(FLAGGED, client=bot)
     grounded = make.judged(GROUNDED, question="Is there a bicycle rule?")
-    Answer.objects.filter(pk=grounded.pk).update(review_status="adjudicated", adjudicated_verdict="UNGROUNDED")
+    Answer.objects.filter(pk=grounded.pk).update(
+        review_status="adjudicated", adjudicated_verdict="UNGROUNDED"
+    )
     old = make.judged(GROUNDED)
     # auto_passed whatever the 5% audit sample drew: the routing cases below count on it.
-    Answer.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=3), review_status="auto_passed")
+    Answer.objects.filter(pk=old.pk).update(
+        created_at=timezone.now() - timedelta(days=3), review_status="auto_passed"
+    )
     assert flagged.review_status == "in_review" and flagged.verdict != "GROUNDED"
     today = timezone.localdate().isoformat()
     cases = {
@@ -48,7 +52,11 @@ def test_each_filter_narrows_the_list_and_the_human_verdict_has_its_column(clien
         assert response.status_code == 200
         assert sorted(shown_ids(response)) == sorted(expected), query
         assert f"<b>{len(expected)}</b> answer" in response.content.decode()
-    row = client.get("/answers/?review_status=adjudicated").content.decode().split('class="human-verdict"')[1]
+    row = (
+        client.get("/answers/?review_status=adjudicated")
+        .content.decode()
+        .split('class="human-verdict"')[1]
+    )
     assert row.split("</td>")[0].endswith("Ungrounded</span>")
 
 
@@ -57,20 +65,35 @@ def test_pages_go_both_ways_newest_first_with_the_total(client, reviewer, monkey
     made = [make.judged(GROUNDED).pk for _ in range(5)][::-1]  # newest first
     first = client.get("/answers/")
     # (The client's query strings are as the page's links write them: quoted, "+" as %2B.)
-    assert shown_ids(first) == made[:2] and first.context["page"].total == 5 and not first.context["page"].previous
+    assert (
+        shown_ids(first) == made[:2]
+        and first.context["page"].total == 5
+        and not first.context["page"].previous
+    )
     second = client.get(f"/answers/?after={quote(first.context['page'].following)}")
     third = client.get(f"/answers/?after={quote(second.context['page'].following)}")
-    assert shown_ids(second) == made[2:4] and shown_ids(third) == made[4:] and not third.context["page"].following
+    assert (
+        shown_ids(second) == made[2:4]
+        and shown_ids(third) == made[4:]
+        and not third.context["page"].following
+    )
     back = client.get(f"/answers/?before={quote(third.context['page'].previous)}")
     assert shown_ids(back) == made[2:4]
     start = client.get(f"/answers/?before={quote(back.context['page'].previous)}")
-    assert shown_ids(start) == made[:2] and not start.context["page"].previous and start.context["page"].following
+    assert (
+        shown_ids(start) == made[:2]
+        and not start.context["page"].previous
+        and start.context["page"].following
+    )
     page = second.content.decode()
     assert 'rel="prev"' in page and 'rel="next"' in page and "<b>5</b> answers" in page
-    assert shown_ids(client.get("/answers/?after=not-a-cursor")) == made[:2]  # a bad cursor: the first page
+    # a bad cursor: the first page
+    assert shown_ids(client.get("/answers/?after=not-a-cursor")) == made[:2]
 
 
-def test_past_the_exact_count_limit_the_total_is_the_planners_estimate(client, reviewer, monkeypatch):
+def test_past_the_exact_count_limit_the_total_is_the_planners_estimate(
+    client, reviewer, monkeypatch
+):
     make.judged(GROUNDED)
     monkeypatch.setattr(counts, "EXACT_COUNTS_BELOW", 0)
     response = client.get("/answers/?review_status=auto_passed")

@@ -89,7 +89,10 @@ def test_it_rejects_a_payload_missing_required_fields(api):
 
 def test_it_rejects_a_body_that_is_not_json(client, api_token):
     response = client.post(
-        "/api/v1/answers", data="{not json", content_type="application/json", headers={"Authorization": f"Bearer {api_token}"}
+        "/api/v1/answers",
+        data="{not json",
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {api_token}"},
     )
     assert response.status_code == 400
     assert [e["field"] for e in response.json()["errors"]] == ["body"]
@@ -132,7 +135,9 @@ def test_a_reused_external_id_with_a_different_request_is_refused_naming_both_ha
     body = reused.json()
     assert "conv-1" in body["detail"] and "verdict" not in body and "claims" not in body
     assert body["stored_request_hash"] == Answer.objects.get().request_hash
-    assert body["request_hash"] == request_hash(judges.JudgeRequest.model_validate(fare_payload(**change)))
+    assert body["request_hash"] == request_hash(
+        judges.JudgeRequest.model_validate(fare_payload(**change))
+    )
     assert body["request_hash"] != body["stored_request_hash"]
     assert Answer.objects.count() == 1
 
@@ -199,7 +204,9 @@ def test_answer_ids_given_to_a_client_tell_nothing_of_how_many_answers_others_po
 
     ids = [first.json()["id"], second.json()["id"]]
     assert [uuid.UUID(answer_id).version for answer_id in ids] == [4, 4]  # random, not a count
-    for response, answer in zip((first, second), Answer.objects.filter(public_id__in=ids).order_by("pk")):
+    for response, answer in zip(
+        (first, second), Answer.objects.filter(public_id__in=ids).order_by("pk")
+    ):
         assert response["Location"] == response.json()["url"]
         assert response["Location"].endswith(f"/api/v1/answers/{answer.public_id}")
         for body in (response.json(), api.get(str(answer.public_id)).json()):
@@ -240,8 +247,13 @@ def test_the_openapi_document_describes_every_operation(client):
     response = client.get("/api/v1/openapi.json")
     assert response.status_code == 200
     doc = response.json()
-    assert set(doc["paths"]) == {"/api/v1/answers", "/api/v1/answers/{answer_id}", "/api/v1/webhook",
-                                 "/api/v1/webhook/deliveries", "/api/v1/otlp/v1/traces"}
+    assert set(doc["paths"]) == {
+        "/api/v1/answers",
+        "/api/v1/answers/{answer_id}",
+        "/api/v1/webhook",
+        "/api/v1/webhook/deliveries",
+        "/api/v1/otlp/v1/traces",
+    }
     assert set(doc["paths"]["/api/v1/webhook"]) == {"put", "get", "delete"}
     post = doc["paths"]["/api/v1/answers"]["post"]
     assert {"200", "202", "400", "401", "409"} <= set(post["responses"])
@@ -256,10 +268,14 @@ def test_the_openapi_document_describes_every_operation(client):
 
 
 def test_the_openapi_document_says_what_safe_answer_keeps(client):
-    field = client.get("/api/v1/openapi.json").json()["components"]["schemas"]["AnswerOut"]["properties"]
+    field = client.get("/api/v1/openapi.json").json()["components"]["schemas"]["AnswerOut"][
+        "properties"
+    ]
     description = field["safe_answer"]["description"]
     assert "only the text of SUPPORTED claims" in description
-    assert all(label in description for label in ("PARTIALLY_SUPPORTED", "UNSUPPORTED", "CONTRADICTED"))
+    assert all(
+        label in description for label in ("PARTIALLY_SUPPORTED", "UNSUPPORTED", "CONTRADICTED")
+    )
 
 
 def test_no_judge_run_exists_before_a_worker_takes_the_answer(api):
@@ -284,15 +300,19 @@ def test_a_rotated_token_works_at_once_and_the_old_one_stops(api, api_token):
     assert api.post(fare_payload(external_id="new"), token=new_token).status_code == 202
 
 
-def test_a_revocation_made_by_another_process_is_seen_within_the_cache_time(api, settings, monkeypatch):
+def test_a_revocation_made_by_another_process_is_seen_within_the_cache_time(
+    api, settings, monkeypatch
+):
     from django.utils import timezone
 
     from reviewapp.api import clients
 
     settings.API_CLIENT_CACHE_SECONDS = 5
     assert api.post(fare_payload(external_id="before")).status_code == 202
-    ApiClient.objects.update(revoked_at=timezone.now())  # what another process's revocation looks like here
-    assert api.post(fare_payload(external_id="cached")).status_code == 202  # the cost of not reading per request
+    # what another process's revocation looks like here
+    ApiClient.objects.update(revoked_at=timezone.now())
+    # the cost of not reading per request
+    assert api.post(fare_payload(external_id="cached")).status_code == 202
     later = clients._clock() + 5.1
     monkeypatch.setattr(clients, "_clock", lambda: later)
     assert api.post(fare_payload(external_id="after")).status_code == 401

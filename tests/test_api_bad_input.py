@@ -53,8 +53,13 @@ def test_ordinary_nested_metadata_with_floats_is_still_stored(client, api_token)
 
 
 def test_a_nul_in_a_webhook_url_is_a_400_naming_the_url(client, api_token):
-    response = _post_raw(client, api_token, json.dumps({"url": "https://hooks.example.org/\u0000x"}),
-                         path="/api/v1/webhook", method="put")
+    response = _post_raw(
+        client,
+        api_token,
+        json.dumps({"url": "https://hooks.example.org/\u0000x"}),
+        path="/api/v1/webhook",
+        method="put",
+    )
     assert response.status_code == 400
     assert [error["field"] for error in response.json()["errors"]] == ["url"]
     assert not WebhookEndpoint.objects.exists()
@@ -62,8 +67,13 @@ def test_a_nul_in_a_webhook_url_is_a_400_naming_the_url(client, api_token):
 
 def test_a_chunked_body_is_refused_with_411_not_read_as_empty(client, api_token):
     # What a WSGI server hands Django for Transfer-Encoding: chunked: no Content-Length.
-    response = _post_raw(client, api_token, json.dumps(fare_payload()), HTTP_TRANSFER_ENCODING="chunked",
-                         CONTENT_LENGTH="")
+    response = _post_raw(
+        client,
+        api_token,
+        json.dumps(fare_payload()),
+        HTTP_TRANSFER_ENCODING="chunked",
+        CONTENT_LENGTH="",
+    )
     assert response.status_code == 411
     assert "Content-Length" in response.json()["detail"]
     assert Answer.objects.count() == 0
@@ -78,8 +88,13 @@ def test_twenty_concurrent_first_webhook_registrations_never_500(api_token, sett
     def register(n: int) -> None:
         start.wait()
         try:
-            response = _post_raw(Client(), api_token, json.dumps({"url": f"https://127.0.0.1/hook/{n}"}),
-                                 path="/api/v1/webhook", method="put")
+            response = _post_raw(
+                Client(),
+                api_token,
+                json.dumps({"url": f"https://127.0.0.1/hook/{n}"}),
+                path="/api/v1/webhook",
+                method="put",
+            )
             statuses.append(response.status_code)
         finally:
             connection.close()
@@ -104,7 +119,9 @@ def test_with_the_database_down_the_api_answers_json_503(api_token, monkeypatch)
     connection.close()
     monkeypatch.setitem(connection.settings_dict, "PORT", port)
     try:
-        response = Client().get("/api/v1/answers/1", headers={"Authorization": f"Bearer {api_token}"})
+        response = Client().get(
+            "/api/v1/answers/1", headers={"Authorization": f"Bearer {api_token}"}
+        )
     finally:
         connection.close()
     assert response.status_code == 503

@@ -19,7 +19,8 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def three_per_minute(settings):
     settings.API_RATE_LIMIT = "3/minute"
-    assert settings.API_RATE_LIMIT_STORAGE_URL.startswith("redis://")  # the shared Redis, as in production
+    # the shared Redis, as in production
+    assert settings.API_RATE_LIMIT_STORAGE_URL.startswith("redis://")
     return settings
 
 
@@ -30,7 +31,8 @@ def test_a_token_over_its_rate_gets_429_with_retry_after(api, three_per_minute):
     assert refused.status_code == 429
     assert 1 <= int(refused["Retry-After"]) <= 60
     assert refused.json() == {
-        "detail": f"rate limit exceeded (3/minute per token); retry in {refused['Retry-After']} s", "errors": [],
+        "detail": f"rate limit exceeded (3/minute per token); retry in {refused['Retry-After']} s",
+        "errors": [],
     }
     assert Answer.objects.count() == 3  # the refused request stored nothing
     assert api.get(Answer.objects.first().pk).status_code == 429  # reads count too
@@ -49,14 +51,18 @@ def test_a_bad_token_is_401_not_429(api, three_per_minute):
         assert api.post(fare_payload(), token="cdk_wrong").status_code == 401
 
 
-def test_guessing_tokens_from_one_address_gets_429_before_any_look_up(api, settings, django_assert_num_queries):
+def test_guessing_tokens_from_one_address_gets_429_before_any_look_up(
+    api, settings, django_assert_num_queries
+):
     settings.API_AUTH_FAILURE_LIMIT = "5/minute"
     for n in range(5):
         assert api.post(fare_payload(), token=f"cdk_guess{n}").status_code == 401
     with django_assert_num_queries(0):  # the guess is not even looked up
         refused = api.post(fare_payload(), token="cdk_guess5")
     assert refused.status_code == 429 and 1 <= int(refused["Retry-After"]) <= 60
-    assert refused.json()["detail"].startswith("too many invalid tokens from this address (5/minute)")
+    assert refused.json()["detail"].startswith(
+        "too many invalid tokens from this address (5/minute)"
+    )
 
 
 def test_wrong_tokens_from_one_address_do_not_lock_out_another(api, settings, client, api_token):
@@ -90,7 +96,10 @@ def test_a_body_over_the_cap_is_413_before_it_is_read(client, api_token, setting
     response = client.post("/api/v1/answers", data=body, content_type="application/json",
                            headers={"Authorization": f"Bearer {api_token}"})
     assert response.status_code == 413
-    assert response.json() == {"detail": "request body too large: the limit is 4096 bytes", "errors": []}
+    assert response.json() == {
+        "detail": "request body too large: the limit is 4096 bytes",
+        "errors": [],
+    }
     assert Answer.objects.count() == 0
 
 

@@ -1,5 +1,6 @@
 """GET /api/v1/answers (a client's answers by its own id, filtered, in keyset pages) and
-POST /api/v1/answers?wait=S (the guardrail mode: the verdict in the reply when it is ready in time)."""
+POST /api/v1/answers?wait=S (the guardrail mode: the verdict in the reply when it is ready in time).
+"""
 
 from __future__ import annotations
 
@@ -38,7 +39,10 @@ def test_an_answer_is_found_by_the_clients_own_id_and_only_by_that_client(client
     assert body["results"][0]["url"].endswith(f"/api/v1/answers/{posted['id']}")
     assert body["results"][0] == api.get(posted["id"]).json()  # each row as the answer's own GET
     assert len(_list(client, other_token).json()["results"]) == 1
-    assert _list(client, api_token, external_id="nobody").json() == {"results": [], "next_cursor": None}
+    assert _list(client, api_token, external_id="nobody").json() == {
+        "results": [],
+        "next_cursor": None,
+    }
 
 
 @pytest.mark.django_db
@@ -52,8 +56,12 @@ def test_pages_follow_the_cursor_newest_first_without_gaps_or_repeats(client, ap
         cursor = body["next_cursor"]
         if cursor is None:
             break
-        last = Answer.objects.get(public_id=seen[-1])  # the cursor names it by time and opaque id only
-        assert base64.urlsafe_b64decode(cursor + "==").decode() == f"{last.created_at.isoformat()}~{seen[-1]}"
+        # the cursor names it by time and opaque id only
+        last = Answer.objects.get(public_id=seen[-1])
+        assert (
+            base64.urlsafe_b64decode(cursor + "==").decode()
+            == f"{last.created_at.isoformat()}~{seen[-1]}"
+        )
     assert sorted(seen) == sorted(ids) and len(seen) == 7
 
 
@@ -66,16 +74,27 @@ def test_filters_by_status_verdict_and_time(client, api, api_token):
     since = (timezone.now() - timedelta(days=1)).date().isoformat()
     assert [r["id"] for r in _list(client, api_token, since=since).json()["results"]] == [new]
     assert [r["id"] for r in _list(client, api_token, status="queued").json()["results"]] == [old]
-    assert [r["id"] for r in _list(client, api_token, verdict="UNGROUNDED").json()["results"]] == [new]
+    assert [r["id"] for r in _list(client, api_token, verdict="UNGROUNDED").json()["results"]] == [
+        new
+    ]
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("query, field", [
-    ({"limit": 0}, "limit"), ({"limit": 101}, "limit"), ({"status": "done"}, "status"),
-    ({"verdict": "OK"}, "verdict"), ({"since": "yesterday"}, "since"), ({"since": "1700000000"}, "since"), ({"since": "0001-01-01T00:00:00+05:00"}, "since"), ({"cursor": "not-a-cursor"}, "cursor"),
-    ({"cursor": "WzEsMl0"}, "cursor"),  # base64 of [1,2]: well-formed, but not one of ours
-    ({"extrnal_id": "conv-42"}, "extrnal_id"),  # misspelt: an error, not an unfiltered list
-])
+@pytest.mark.parametrize(
+    "query, field",
+    [
+        ({"limit": 0}, "limit"),
+        ({"limit": 101}, "limit"),
+        ({"status": "done"}, "status"),
+        ({"verdict": "OK"}, "verdict"),
+        ({"since": "yesterday"}, "since"),
+        ({"since": "1700000000"}, "since"),
+        ({"since": "0001-01-01T00:00:00+05:00"}, "since"),
+        ({"cursor": "not-a-cursor"}, "cursor"),
+        ({"cursor": "WzEsMl0"}, "cursor"),  # base64 of [1,2]: well-formed, but not one of ours
+        ({"extrnal_id": "conv-42"}, "extrnal_id"),  # misspelt: an error, not an unfiltered list
+    ],
+)
 def test_a_bad_query_is_a_400_naming_the_field(client, api_token, query, field):
     response = _list(client, api_token, **query)
     assert response.status_code == 400, response.content
@@ -99,17 +118,28 @@ def test_a_wait_beyond_30_seconds_or_not_a_number_is_a_400(client, api_token, wa
 def test_a_parameter_given_twice_is_a_400_naming_it_not_either_value(client, api_token):
     response = _post(client, api_token, fare_payload(), wait="0&wait=30")
     assert response.status_code == 400 and response.json()["errors"] == [
-        {"field": "query.wait", "message": "given more than once; send one value", "type": "repeated"}]
+        {
+            "field": "query.wait",
+            "message": "given more than once; send one value",
+            "type": "repeated",
+        }
+    ]
     assert not Answer.objects.exists()
-    listed = client.get("/api/v1/answers?limit=1&limit=100", headers={"Authorization": f"Bearer {api_token}"})
+    listed = client.get(
+        "/api/v1/answers?limit=1&limit=100", headers={"Authorization": f"Bearer {api_token}"}
+    )
     assert listed.status_code == 400 and listed.json()["errors"][0]["field"] == "query.limit"
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("query", ["external_id=", "status=", "verdict=", "since="])
 def test_an_empty_filter_is_a_400_naming_it_not_an_unfiltered_list(client, api_token, query):
-    listed = client.get(f"/api/v1/answers?{query}", headers={"Authorization": f"Bearer {api_token}"})
-    assert listed.status_code == 400 and [e["field"] for e in listed.json()["errors"]] == [f"query.{query[:-1]}"]
+    listed = client.get(
+        f"/api/v1/answers?{query}", headers={"Authorization": f"Bearer {api_token}"}
+    )
+    assert listed.status_code == 400 and [e["field"] for e in listed.json()["errors"]] == [
+        f"query.{query[:-1]}"
+    ]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -146,7 +176,9 @@ def _judged_in_process_hearing_the_announcement(client, token, payload):
     try:
         answer_judge(answer_id=answer.pk)
         deadline, message = time.monotonic() + 5, None
-        while message is None and time.monotonic() < deadline:  # None for the subscription's own reply too
+        while (
+            message is None and time.monotonic() < deadline
+        ):  # None for the subscription's own reply too
             message = subscription.get_message(timeout=1)
     finally:
         subscription.close()
@@ -159,15 +191,18 @@ def test_the_announced_state_is_what_the_api_reads_back(client, api_token):
     # This answer has a CONTRADICTED claim with evidence, a safe answer and findings.
     from reviewapp.api import selectors
 
-    answer_id, announced = _judged_in_process_hearing_the_announcement(client, api_token,
-                                                                        fare_payload(external_id="announce-1"))
+    answer_id, announced = _judged_in_process_hearing_the_announcement(
+        client, api_token, fare_payload(external_id="announce-1")
+    )
     assert announced["status"] == "judged" and announced["claims"]
     answer = Answer.objects.select_related("judged_by").get(public_id=answer_id)
     assert announced == selectors.answer_state_json(answer)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_waited_reply_comes_from_the_announcement_and_equals_the_get(client, api_token, monkeypatch):
+def test_the_waited_reply_comes_from_the_announcement_and_equals_the_get(
+    client, api_token, monkeypatch
+):
     import threading
 
     from django.db import connection
@@ -199,7 +234,9 @@ def test_the_waited_reply_comes_from_the_announcement_and_equals_the_get(client,
     finally:
         worker.join()
     assert waited.status_code == 200, waited.json()
-    got = client.get(f"/api/v1/answers/{waited.json()['id']}", headers={"Authorization": f"Bearer {api_token}"})
+    got = client.get(
+        f"/api/v1/answers/{waited.json()['id']}", headers={"Authorization": f"Bearer {api_token}"}
+    )
     assert waited.json() == got.json() and got.json()["status"] == "judged"
 
 
@@ -208,7 +245,9 @@ def test_the_webhook_payload_from_the_worker_is_the_one_read_back(client, api_to
     from reviewapp.models import ApiClient, WebhookDelivery
     from reviewapp.webhooks.service import answer_payload, endpoint_register
 
-    endpoint_register(client=ApiClient.objects.get(), url="https://hooks.example.org/in", events=["answer.judged"])
+    endpoint_register(
+        client=ApiClient.objects.get(), url="https://hooks.example.org/in", events=["answer.judged"]
+    )
     answer_id, _ = _judged_in_process_hearing_the_announcement(client, api_token, fare_payload())
     delivery = WebhookDelivery.objects.get(answer__public_id=answer_id)
     assert delivery.payload["data"]["answer"] == answer_payload(delivery.answer)

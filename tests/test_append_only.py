@@ -28,7 +28,8 @@ def decided():
 
 
 def _refused(statement, *, op: str):
-    """Run statement (a callable) in a savepoint; it must be refused by the trigger, naming the operation."""
+    """Run statement (a callable) in a savepoint; it must be refused by the trigger, naming the
+    operation."""
     with pytest.raises(DatabaseError, match=f"append-only: {op} refused"):
         with transaction.atomic():
             statement()
@@ -50,7 +51,8 @@ def test_raw_sql_cannot_update_delete_or_truncate_history(decided, table):
             cursor.execute(sql)
 
     before = _count(table)
-    run("SET CONSTRAINTS ALL IMMEDIATE")  # the test's own inserts leave deferred FK checks, which TRUNCATE refuses
+    # the test's own inserts leave deferred FK checks, which TRUNCATE refuses
+    run("SET CONSTRAINTS ALL IMMEDIATE")
     _refused(lambda: run(f"UPDATE {table} SET note = 'rewritten'"), op="UPDATE")
     _refused(lambda: run(f"DELETE FROM {table}"), op="DELETE")
     _refused(lambda: run(f"TRUNCATE {table} CASCADE"), op="TRUNCATE")

@@ -17,7 +17,17 @@ from django.conf import settings
 from tests.conftest import database_url
 
 ROOT = Path(__file__).resolve().parent.parent
-ROW_KEYS = {"name", "value", "unit", "target", "met", "direction", "command", "measured_at", "machine"}
+ROW_KEYS = {
+    "name",
+    "value",
+    "unit",
+    "target",
+    "met",
+    "direction",
+    "command",
+    "measured_at",
+    "machine",
+}
 
 # Each runs several scripts that each start Python, Django and some a database: more than the
 # suite's 120 s per test on a slow box.
@@ -39,8 +49,14 @@ def bench(tmp_path):
     env.pop("BENCH_DATABASE_URL", None)
 
     def run(*argv: str, timeout: float = 240) -> list[dict]:
-        done = subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, capture_output=True, text=True,
-                              timeout=timeout)
+        done = subprocess.run(
+            [sys.executable, *argv],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         assert done.returncode == 0, f"{argv} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
         return json.loads(results.read_text()) if results.exists() else []
 
@@ -89,21 +105,35 @@ def test_the_worst_case_bench_records_each_stage_and_family(bench):
     from bench.worst_case import BODY_BYTES, FAMILIES
 
     assert BODY_BYTES == settings.API_MAX_BODY_BYTES  # the bench fills the API's real body cap
-    rows = bench("bench/worst_case.py", "--quick", "--family", "prices", "--family", "tiny-sentences")
+    rows = bench(
+        "bench/worst_case.py", "--quick", "--family", "prices", "--family", "tiny-sentences"
+    )
     worst = _figures(rows, "worst case judge + checks CPU s")
     assert worst[0]["family"] in FAMILIES
     assert {row["name"] for row in _figures(rows, "worst case prices")}
 
 
 def test_the_guardrail_bench_waits_on_real_servers_for_both_backends(bench):
-    rows = bench("bench/guardrail_wait.py", "--answers", "2", "--clients", "2", "--warmup", "1", "--llm-latency", "0.05")
+    rows = bench(
+        "bench/guardrail_wait.py",
+        "--answers",
+        "2",
+        "--clients",
+        "2",
+        "--warmup",
+        "1",
+        "--llm-latency",
+        "0.05",
+    )
     waited = _figures(rows, "guardrail wait")
     assert {row["backend"] for row in waited} == {"offline", "openai"}
     # Every waited answer came back judged in the reply (a 202 would be counted here).
     assert all(row["not_judged_in_reply"] == 0 for row in waited if "added latency" in row["name"])
     # Both readings of the judge's own time: the backend's call, and judges.judge with its checks
     # (re-timed per answer); the target stands on the second.
-    assert {row["target"] for row in waited if "added over judge with checks p" in row["name"]} == {50}
+    assert {row["target"] for row in waited if "added over judge with checks p" in row["name"]} == {
+        50
+    }
     assert all(row["checks_ms_p50"] > 0 for row in waited if "added latency p" in row["name"])
     _figures(rows, "guardrail poll")
     _figures(rows, "guardrail ingest")
@@ -112,29 +142,53 @@ def test_the_guardrail_bench_waits_on_real_servers_for_both_backends(bench):
 def test_the_wait_flood_bench_times_the_queue_beside_waiting_clients(bench):
     rows = bench("bench/wait_flood.py", "--clients", "4", "--wait", "2", "--loads", "3")
     ratio = _figures(rows, "wait_flood_queue_p95_ratio_uvicorn")[0]
-    assert ratio["target"] == 2.0 and ratio["idle_p95_ms"] > 0 and sum(ratio["outcomes"].values()) == 4
+    assert (
+        ratio["target"] == 2.0 and ratio["idle_p95_ms"] > 0 and sum(ratio["outcomes"].values()) == 4
+    )
     assert _figures(rows, "wait_flood_clients_answered_uvicorn")[0]["value"] == 1.0
 
 
-def test_the_double_review_bench_scripts_two_reviewers_and_a_lead_through_the_pages(bench, tmp_path):
+def test_the_double_review_bench_scripts_two_reviewers_and_a_lead_through_the_pages(
+    bench, tmp_path
+):
     summary_file = tmp_path / "double_review.json"
-    rows = bench("bench/double_review.py", "--answers", "4", "--resamples", "20", "--json", str(summary_file))
+    rows = bench(
+        "bench/double_review.py", "--answers", "4", "--resamples", "20", "--json", str(summary_file)
+    )
     _figures(rows, "double review p95 decide")
     s = json.loads(summary_file.read_text())
     answers, claims, seen = s["answers"], s["claims"], s["lead_saw"]
-    # Every answer routed to review needed two reviewers, both reviewed it, and each ended adjudicated.
-    assert answers["routed"]["needing two reviewers"] == answers["routed"]["in_review"] == answers["reviewed_by_both"] > 0
+    # Every answer routed to review needed two reviewers, both reviewed it, and each ended
+    # adjudicated.
+    assert (
+        answers["routed"]["needing two reviewers"]
+        == answers["routed"]["in_review"]
+        == answers["reviewed_by_both"]
+        > 0
+    )
     assert answers["final_status"].get("adjudicated") == answers["reviewed_by_both"]
     assert sum(answers["final_status"].values()) == answers["loaded"] == 4
     # Each claim's final label was reached unanimously, by the lead (one lead decision per
     # disagreement) or, for the claims both reviewers accepted only by finishing, in bulk.
     assert set(claims["consensus_method"]) <= {"unanimous", "lead", "bulk"}
     assert sum(claims["consensus_method"].values()) == claims["in_reviewed_answers"]
-    assert claims["consensus_method"].get("lead", 0) == claims["disagreements"] == len(claims["b_differs"])
-    assert s["timings_ms"]["decide"]["n"] == 2 * claims["flagged_decided_by_each"] + claims["disagreements"]
-    # The lead's list is the answers that went to adjudication; each disagreement was shown with both decisions.
+    assert (
+        claims["consensus_method"].get("lead", 0)
+        == claims["disagreements"]
+        == len(claims["b_differs"])
+    )
+    assert (
+        s["timings_ms"]["decide"]["n"]
+        == 2 * claims["flagged_decided_by_each"] + claims["disagreements"]
+    )
+    # The lead's list is the answers that went to adjudication; each disagreement was shown with
+    # both decisions.
     assert seen["answers_listed"] == answers["adjudicating_after_reviewers"]
-    assert seen["disagreeing_claims_shown"] == seen["shown_with_both_labels_and_notes"] == claims["disagreements"]
+    assert (
+        seen["disagreeing_claims_shown"]
+        == seen["shown_with_both_labels_and_notes"]
+        == claims["disagreements"]
+    )
     assert seen["b_pages_showing_a"] == 0
     pair = s["agreement"]["pairs"][0]
     assert pair["pair"] == "alice-bob" and pair["claims"] == claims["flagged_decided_by_each"]
@@ -148,7 +202,9 @@ def test_bench_compare_runs_an_old_commit_and_this_checkout_interleaved(bench, t
     table = json.loads(table_file.read_text())
     assert [run.split(" ")[2] for run in table["runs"]] == ["A", "B", "B", "A"]
     locator = [line for line in table["figures"] if line["name"].startswith("locator")]
-    assert locator and all(len(line["ref"]) == len(line["head"]) == 2 and line["ratio"] > 0 for line in locator)
+    assert locator and all(
+        len(line["ref"]) == len(line["head"]) == 2 and line["ratio"] > 0 for line in locator
+    )
 
 
 def test_a_results_path_that_is_no_file_keeps_no_record(tmp_path, monkeypatch):

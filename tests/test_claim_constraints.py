@@ -17,7 +17,9 @@ from tests import factories as make
     ("decision", "maybe"), ("decision_mode", "glanced"),
 ])
 def test_a_value_that_is_not_a_known_one_is_refused(column, value):
-    claim = make.claim(make.answer(), "UNSUPPORTED", "SUPPORTED", reviewer=make.user("rita", "reviewer"))
+    claim = make.claim(
+        make.answer(), "UNSUPPORTED", "SUPPORTED", reviewer=make.user("rita", "reviewer")
+    )
     with pytest.raises(IntegrityError, match="claim_.*_known"), transaction.atomic():
         Claim.objects.filter(pk=claim.pk).update(**{column: value})
     Claim.objects.filter(pk=claim.pk).update(human_label="", decision="")  # undecided: both empty
@@ -26,7 +28,9 @@ def test_a_value_that_is_not_a_known_one_is_refused(column, value):
 
 @pytest.mark.django_db(transaction=True)
 def test_migration_0014_names_a_row_it_cannot_accept_and_validates_once_it_is_mended():
-    claim = make.claim(make.answer(), "UNSUPPORTED", "SUPPORTED", reviewer=make.user("rita", "reviewer"))
+    claim = make.claim(
+        make.answer(), "UNSUPPORTED", "SUPPORTED", reviewer=make.user("rita", "reviewer")
+    )
     call_command("migrate", "reviewapp", "0013", verbosity=0)
     try:
         Claim.objects.filter(pk=claim.pk).update(human_label="maybe")  # written with no check
@@ -36,8 +40,14 @@ def test_migration_0014_names_a_row_it_cannot_accept_and_validates_once_it_is_me
     finally:
         call_command("migrate", "reviewapp", verbosity=0)  # the run that stopped is taken up again
     with connection.cursor() as cursor:
-        cursor.execute("SELECT conname, convalidated FROM pg_constraint WHERE conname LIKE 'claim\\_%%\\_known'"
-                       " ORDER BY conname")
-        assert cursor.fetchall() == [("claim_consensus_method_known", True), ("claim_decision_known", True),
-                                     ("claim_decision_mode_known", True),
-                                     ("claim_human_label_known", True), ("claim_label_known", True)]
+        cursor.execute(
+            "SELECT conname, convalidated FROM pg_constraint WHERE conname LIKE"
+            " 'claim\\_%%\\_known' ORDER BY conname"
+        )
+        assert cursor.fetchall() == [
+            ("claim_consensus_method_known", True),
+            ("claim_decision_known", True),
+            ("claim_decision_mode_known", True),
+            ("claim_human_label_known", True),
+            ("claim_label_known", True),
+        ]

@@ -13,8 +13,21 @@ import httpx
 import pytest
 
 from claimdesk_client import (
-    APIError, AsyncClient, AuthError, Client, Conflict, ConnectionFailed, NotFound, PollPolicy, RateLimited,
-    RetryPolicy, ServerError, SignatureError, ValidationError, parse_event, verify,
+    APIError,
+    AsyncClient,
+    AuthError,
+    Client,
+    Conflict,
+    ConnectionFailed,
+    NotFound,
+    PollPolicy,
+    RateLimited,
+    RetryPolicy,
+    ServerError,
+    SignatureError,
+    ValidationError,
+    parse_event,
+    verify,
 )
 from tests.conftest import run_coroutine, wait_for
 from tests.factories import fare_payload
@@ -30,8 +43,12 @@ def live(test):
 
 def _fare(**overrides):
     payload = fare_payload(**overrides)
-    return {"answer": payload["answer"], "passages": payload["passages"], "question": payload["question"],
-            "external_id": payload["external_id"]}
+    return {
+        "answer": payload["answer"],
+        "passages": payload["passages"],
+        "question": payload["question"],
+        "external_id": payload["external_id"],
+    }
 
 
 class Requests:
@@ -54,7 +71,9 @@ def requests_seen():
 
 @pytest.fixture
 def claimdesk(live_server, api_token, celery_worker, requests_seen):
-    with Client(live_server.url, api_token, poll=FAST_POLL, event_hooks=requests_seen.hooks()) as client:
+    with Client(
+        live_server.url, api_token, poll=FAST_POLL, event_hooks=requests_seen.hooks()
+    ) as client:
         yield client
 
 
@@ -70,13 +89,20 @@ def test_check_returns_the_judged_result_with_claims_spans_and_evidence(claimdes
     assert isinstance(result.id, str) and result.external_id == "conv-1"
     assert result.verdict in ("MOSTLY_GROUNDED", "UNGROUNDED")
     assert 0 <= result.grounding_score < 1
-    assert [c.label for c in result.claims] == ["SUPPORTED", "CONTRADICTED"]  # P2 says $92.00, not $75.00
+    # P2 says $92.00, not $75.00
+    assert [c.label for c in result.claims] == [
+        "SUPPORTED",
+        "CONTRADICTED",
+    ]
     for claim in result.claims:
         start, end = claim.span
         assert request["answer"][start:end] == claim.text
     evidence = result.claims[0].evidence[0]
     passage = request["passages"][0]["text"]
-    assert evidence.passage_id == "P1" and passage[evidence.span[0]:evidence.span[1]] == evidence.quote
+    assert (
+        evidence.passage_id == "P1"
+        and passage[evidence.span[0] : evidence.span[1]] == evidence.quote
+    )
     assert result.safe_answer == "Riders aged 65 and older pay a reduced fare of $1.00 per ride."
     assert result.review.status == "in_review" and "CONTRADICTED" in result.review.reason
     assert [c.label for c in result.flagged_claims] == ["CONTRADICTED"]
@@ -86,29 +112,48 @@ def test_check_returns_the_judged_result_with_claims_spans_and_evidence(claimdes
 
 @live
 def test_submit_returns_a_handle_whose_wait_returns_the_verdict(claimdesk):
-    handle = claimdesk.submit(**_fare(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride."))
+    handle = claimdesk.submit(
+        **_fare(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride.")
+    )
     assert handle.status == "queued" and isinstance(handle.id, str)
 
     result = handle.wait(timeout=30)
-    assert (result.id, result.status, result.verdict, result.grounding_score) == (handle.id, "judged", "GROUNDED", 1.0)
+    assert (result.id, result.status, result.verdict, result.grounding_score) == (
+        handle.id,
+        "judged",
+        "GROUNDED",
+        1.0,
+    )
 
 
 @live
-def test_the_async_client_submits_and_waits_for_the_same_result(live_server, api_token, celery_worker):
+def test_the_async_client_submits_and_waits_for_the_same_result(
+    live_server, api_token, celery_worker
+):
     async def run():
         async with AsyncClient(live_server.url, api_token, poll=FAST_POLL) as client:
             handle = await client.submit(**_fare(external_id="async-1"))
             judged = await handle.wait(timeout=30)
-            return judged, await client.get(handle.id), await client.check(**_fare(external_id="async-1"))
+            return (
+                judged,
+                await client.get(handle.id),
+                await client.check(**_fare(external_id="async-1")),
+            )
 
     judged, fetched, again = run_coroutine(run())
-    assert judged.status == "judged" and [c.label for c in judged.claims] == ["SUPPORTED", "CONTRADICTED"]
+    assert judged.status == "judged" and [c.label for c in judged.claims] == [
+        "SUPPORTED",
+        "CONTRADICTED",
+    ]
     assert fetched == judged
-    assert again.id == judged.id  # the same external_id and request: the stored answer, not a second one
+    # the same external_id and request: the stored answer, not a second one
+    assert again.id == judged.id
 
 
 @live
-def test_the_same_external_id_returns_the_stored_answer_and_another_request_conflicts(claimdesk, requests_seen):
+def test_the_same_external_id_returns_the_stored_answer_and_another_request_conflicts(
+    claimdesk, requests_seen
+):
     first = claimdesk.check(**_fare(), timeout=30)
     repeat = claimdesk.submit(**_fare())
     assert repeat.id == first.id
@@ -119,7 +164,11 @@ def test_the_same_external_id_returns_the_stored_answer_and_another_request_conf
     assert refused.value.status_code == 409
     assert len(refused.value.stored_request_hash) == len(refused.value.request_hash) == 64
     assert refused.value.stored_request_hash != refused.value.request_hash
-    assert [status for *_, status in requests_seen.seen][-2:] == [200, 409]  # a 409 is never retried
+    # a 409 is never retried
+    assert [status for *_, status in requests_seen.seen][-2:] == [
+        200,
+        409,
+    ]
 
 
 @live
@@ -155,8 +204,9 @@ def test_another_clients_answer_is_not_found(claimdesk, live_server):
 
 
 @live
-def test_rate_limited_requests_wait_for_retry_after_then_succeed(claimdesk, requests_seen, settings, live_server,
-                                                                api_token):
+def test_rate_limited_requests_wait_for_retry_after_then_succeed(
+    claimdesk, requests_seen, settings, live_server, api_token
+):
     settings.API_RATE_LIMIT = "2/second"
     answer_id = claimdesk.submit(**_fare()).id
     started = time.monotonic()
@@ -175,9 +225,13 @@ def test_rate_limited_requests_wait_for_retry_after_then_succeed(claimdesk, requ
 
 
 @pytest.mark.django_db(transaction=True)
-def test_wait_raises_wait_timeout_with_the_last_state_when_nobody_judges(live_server, api_token, requests_seen):
+def test_wait_raises_wait_timeout_with_the_last_state_when_nobody_judges(
+    live_server, api_token, requests_seen
+):
     # No celery_worker here: conftest sends this test's tasks to a queue nobody consumes.
-    with Client(live_server.url, api_token, poll=FAST_POLL, event_hooks=requests_seen.hooks()) as client:
+    with Client(
+        live_server.url, api_token, poll=FAST_POLL, event_hooks=requests_seen.hooks()
+    ) as client:
         handle = client.submit(**_fare())
         with pytest.raises(TimeoutError) as late:
             handle.wait(timeout=0.5)
@@ -198,14 +252,18 @@ def test_a_refused_connection_is_retried_then_raises_connection_failed():
 
 
 @live
-def test_a_webhook_delivery_from_the_worker_passes_verify_and_reads_as_the_answer(claimdesk, live_server, api_token,
-                                                                                 settings):
+def test_a_webhook_delivery_from_the_worker_passes_verify_and_reads_as_the_answer(
+    claimdesk, live_server, api_token, settings
+):
     from tests.webhook_receiver import Receiver
 
     settings.WEBHOOK_ALLOW_PRIVATE_URLS = True  # the receiver is on loopback
     with Receiver() as receiver:
-        reply = httpx.put(f"{live_server.url}/api/v1/webhook", json={"url": receiver.url, "events": ["answer.judged"]},
-                          headers={"Authorization": f"Bearer {api_token}"})
+        reply = httpx.put(
+            f"{live_server.url}/api/v1/webhook",
+            json={"url": receiver.url, "events": ["answer.judged"]},
+            headers={"Authorization": f"Bearer {api_token}"},
+        )
         assert reply.status_code == 201, reply.text
         secret = receiver.secret = reply.json()["secret"]
         judged = claimdesk.check(**_fare(), timeout=30)
@@ -215,8 +273,11 @@ def test_a_webhook_delivery_from_the_worker_passes_verify_and_reads_as_the_answe
     assert verify(secret=secret, body=delivery.body, header=header) == int(header.split(",")[0][2:])
     event = parse_event(secret=secret, body=delivery.body, header=header)
     assert event.type == "answer.judged" and event.id == delivery.headers["ClaimDesk-Delivery"]
-    assert (event.answer.id, event.answer.claims, event.answer.safe_answer) == (judged.id, judged.claims,
-                                                                               judged.safe_answer)
+    assert (event.answer.id, event.answer.claims, event.answer.safe_answer) == (
+        judged.id,
+        judged.claims,
+        judged.safe_answer,
+    )
     with pytest.raises(SignatureError, match="does not match"):
         verify(secret="whsec_wrong", body=delivery.body, header=header)
     with pytest.raises(SignatureError, match="does not match"):
@@ -242,19 +303,39 @@ def test_verify_reads_the_servers_header_for_a_rotated_secret_and_refuses_replay
 
 # --- against a stub: what the real app cannot be made to do on demand ---------------------------
 
-ANSWER_BODY = {"id": "a1b2", "external_id": None, "status": "queued", "verdict": None, "grounding_score": None,
-               "claims": [], "fabrications": [], "omissions": [], "rewrite_note": "", "safe_answer": None,
-               "error": None, "judge": None, "review": {"status": "unrouted", "reason": None},
-               "created_at": "2026-12-01T10:00:00Z", "judged_at": None}
+ANSWER_BODY = {
+    "id": "a1b2",
+    "external_id": None,
+    "status": "queued",
+    "verdict": None,
+    "grounding_score": None,
+    "claims": [],
+    "fabrications": [],
+    "omissions": [],
+    "rewrite_note": "",
+    "safe_answer": None,
+    "error": None,
+    "judge": None,
+    "review": {"status": "unrouted", "reason": None},
+    "created_at": "2026-12-01T10:00:00Z",
+    "judged_at": None,
+}
 
 
 def _stub_client(handler, retry=FAST_RETRY) -> Client:
-    return Client("http://claimdesk.test", "token", retry=retry, transport=httpx.MockTransport(handler))
+    return Client(
+        "http://claimdesk.test", "token", retry=retry, transport=httpx.MockTransport(handler)
+    )
 
 
 def test_a_503_is_retried_honouring_retry_after_and_a_500_is_not():
-    replies = [httpx.Response(503, headers={"Retry-After": "0.2"}, json={"detail": "database unavailable"}),
-               httpx.Response(503), httpx.Response(200, json=ANSWER_BODY)]
+    replies = [
+        httpx.Response(
+            503, headers={"Retry-After": "0.2"}, json={"detail": "database unavailable"}
+        ),
+        httpx.Response(503),
+        httpx.Response(200, json=ANSWER_BODY),
+    ]
     sent = []
     started = time.monotonic()
     with _stub_client(lambda request: sent.append(request) or replies.pop(0)) as client:
@@ -271,8 +352,10 @@ def test_a_503_is_retried_honouring_retry_after_and_a_500_is_not():
 def test_a_retry_after_given_as_an_http_date_is_waited_out():
     from email.utils import formatdate
 
-    replies = [httpx.Response(429, headers={"Retry-After": formatdate(time.time() + 1.5, usegmt=True)}),
-               httpx.Response(200, json=ANSWER_BODY)]
+    replies = [
+        httpx.Response(429, headers={"Retry-After": formatdate(time.time() + 1.5, usegmt=True)}),
+        httpx.Response(200, json=ANSWER_BODY),
+    ]
     started = time.monotonic()
     with _stub_client(lambda request: replies.pop(0)) as client:
         assert client.get("a1b2").id == "a1b2"
@@ -281,7 +364,9 @@ def test_a_retry_after_given_as_an_http_date_is_waited_out():
 
 def test_a_retry_after_beyond_the_policy_raises_rate_limited_at_once():
     sent = []
-    with _stub_client(lambda r: sent.append(r) or httpx.Response(429, headers={"Retry-After": "3600"})) as client:
+    with _stub_client(
+        lambda r: sent.append(r) or httpx.Response(429, headers={"Retry-After": "3600"})
+    ) as client:
         with pytest.raises(RateLimited) as limited:
             client.get("a1b2")
     assert (len(sent), limited.value.retry_after) == (1, 3600)
@@ -295,7 +380,11 @@ def test_a_reply_cut_mid_way_is_resent_only_when_the_post_has_an_external_id():
     for external_id, tries in ((None, 1), ("conv-9", 3)):
         sent = []
         with _stub_client(cut) as client, pytest.raises(ConnectionFailed):
-            client.submit("Seniors pay $1.00.", ["Riders aged 65 and older pay $1.00."], external_id=external_id)
+            client.submit(
+                "Seniors pay $1.00.",
+                ["Riders aged 65 and older pay $1.00."],
+                external_id=external_id,
+            )
         assert len(sent) == tries  # without an id, a second POST could store the answer twice
 
 
@@ -307,28 +396,42 @@ def _listing(rows):
         assert request.url.path == "/api/v1/answers"
         query = dict(request.url.params)
         seen.append(query)
-        matching = [r for r in rows if all(r.get(k) == query[k] for k in ("external_id", "status") if k in query)]
+        matching = [
+            r
+            for r in rows
+            if all(r.get(k) == query[k] for k in ("external_id", "status") if k in query)
+        ]
         after = [r for r in matching if not query.get("cursor") or r["id"] > query["cursor"]]
         limit = int(query.get("limit", 100))
         page = after[:limit]
         more = len(after) > limit
-        return httpx.Response(200, json={"results": page, "next_cursor": page[-1]["id"] if more else None})
+        return httpx.Response(
+            200, json={"results": page, "next_cursor": page[-1]["id"] if more else None}
+        )
 
     seen: list[dict] = []
     return handler, seen
 
 
-ROWS = [ANSWER_BODY | {"id": f"id-{n}", "external_id": f"conv-{n}", "status": "judged" if n % 2 else "queued"}
-        for n in range(1, 8)]
+ROWS = [
+    ANSWER_BODY
+    | {"id": f"id-{n}", "external_id": f"conv-{n}", "status": "judged" if n % 2 else "queued"}
+    for n in range(1, 8)
+]
 
 
 def test_iter_answers_follows_the_cursor_through_every_page_with_the_filters():
     handler, seen = _listing(ROWS)
     with _stub_client(handler) as client:
-        judged = list(client.iter_answers(status="judged", since="2026-12-01T00:00:00Z", page_size=2))
+        judged = list(
+            client.iter_answers(status="judged", since="2026-12-01T00:00:00Z", page_size=2)
+        )
     assert [a.id for a in judged] == ["id-1", "id-3", "id-5", "id-7"]
     assert [q.get("cursor") for q in seen] == [None, "id-3"]
-    assert all(q["status"] == "judged" and q["since"] == "2026-12-01T00:00:00Z" and q["limit"] == "2" for q in seen)
+    assert all(
+        q["status"] == "judged" and q["since"] == "2026-12-01T00:00:00Z" and q["limit"] == "2"
+        for q in seen
+    )
 
 
 def test_find_returns_the_answer_posted_under_an_external_id_or_none():
@@ -343,8 +446,12 @@ def test_the_async_client_iterates_and_finds_the_same_way():
     handler, _ = _listing(ROWS)
 
     async def run():
-        async with AsyncClient("http://claimdesk.test", "token", transport=httpx.MockTransport(handler)) as client:
-            return [a.id async for a in client.iter_answers(page_size=3)], await client.find("conv-2")
+        async with AsyncClient(
+            "http://claimdesk.test", "token", transport=httpx.MockTransport(handler)
+        ) as client:
+            return [a.id async for a in client.iter_answers(page_size=3)], await client.find(
+                "conv-2"
+            )
 
     ids, found = run_coroutine(run())
     assert ids == [f"id-{n}" for n in range(1, 8)] and found.id == "id-2"

@@ -21,7 +21,8 @@ from tests.conftest import run_coroutine
 from tests.factories import fare_payload
 
 QUESTION = "How much is a senior fare, and a 30-day pass?"
-ANSWER = fare_payload()["answer"]  # "... $1.00 per ride. A 30-day pass costs $75.00." (P2 says $92.00)
+# "... $1.00 per ride. A 30-day pass costs $75.00." (P2 says $92.00)
+ANSWER = fare_payload()["answer"]
 SENIOR, PASS = (p["text"] for p in fare_payload()["passages"])
 
 
@@ -37,7 +38,9 @@ def loopback_only(monkeypatch):
             except ValueError:
                 allowed = host == "localhost"
             if not allowed:
-                raise OSError(f"test forbids a connection to {address!r}: nothing may be fetched at run time")
+                raise OSError(
+                    f"test forbids a connection to {address!r}: nothing may be fetched at run time"
+                )
         return connect(sock, address)
 
     monkeypatch.setattr(socket.socket, "connect", guarded)
@@ -59,7 +62,9 @@ def _posted(external_id: str):
 def _scores(external_id: str):
     from reviewapp.models import Answer
 
-    return [p.score for p in Answer.objects.get(external_id=external_id).passages.order_by("position")]
+    return [
+        p.score for p in Answer.objects.get(external_id=external_id).passages.order_by("position")
+    ]
 
 
 def _fare_chain(llm_reply: str = ANSWER):
@@ -72,14 +77,24 @@ def _fare_chain(llm_reply: str = ANSWER):
 
     class FareRetriever(BaseRetriever):
         def _get_relevant_documents(self, query, *, run_manager):
-            return [Document(SENIOR, id="fare-policy-4.2",
-                             metadata={"title": "Fare Policy", "source": "https://example.org/fares"}),
-                    Document(PASS, metadata={"id": "doc-17#3", "relevance_score": 0.62})]  # a reranker's score
+            # a reranker's score
+            return [
+                Document(
+                    SENIOR,
+                    id="fare-policy-4.2",
+                    metadata={"title": "Fare Policy", "source": "https://example.org/fares"},
+                ),
+                Document(PASS, metadata={"id": "doc-17#3", "relevance_score": 0.62}),
+            ]
 
     prompt = PromptTemplate.from_template("Passages:\n{context}\n\nQuestion: {question}\nAnswer:")
     context = FareRetriever() | (lambda docs: "\n\n".join(doc.page_content for doc in docs))
-    return {"context": context, "question": RunnablePassthrough()} | prompt | FakeListLLM(responses=[llm_reply]) \
+    return (
+        {"context": context, "question": RunnablePassthrough()}
+        | prompt
+        | FakeListLLM(responses=[llm_reply])
         | StrOutputParser()
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -108,7 +123,9 @@ def test_the_langchain_handler_posts_an_async_chain_too(claimdesk):
 
     handler = ClaimDeskCallbackHandler(claimdesk, metadata={"app": "fares-bot"})
     run_id = uuid.uuid4()
-    run_coroutine(_fare_chain().ainvoke(QUESTION, config={"callbacks": [handler], "run_id": run_id}))
+    run_coroutine(
+        _fare_chain().ainvoke(QUESTION, config={"callbacks": [handler], "run_id": run_id})
+    )
 
     assert len(handler.submissions) == 1
     assert handler.submissions[0].wait(timeout=30).verdict in ("MOSTLY_GROUNDED", "UNGROUNDED")
@@ -149,9 +166,15 @@ def _fare_query_engine():
 
     class FareRetriever(BaseRetriever):
         def _retrieve(self, query_bundle):
-            return [NodeWithScore(node=TextNode(text=SENIOR, id_="fare-policy-4.2", metadata={"title": "Fare Policy"}),
-                                  score=0.91),
-                    NodeWithScore(node=TextNode(text=PASS, id_="fare-policy-7.1"), score=0.62)]
+            return [
+                NodeWithScore(
+                    node=TextNode(
+                        text=SENIOR, id_="fare-policy-4.2", metadata={"title": "Fare Policy"}
+                    ),
+                    score=0.91,
+                ),
+                NodeWithScore(node=TextNode(text=PASS, id_="fare-policy-7.1"), score=0.62),
+            ]
 
     class FareLLM(MockLLM):
         """MockLLM, answering as a RAG model would instead of echoing its prompt."""
@@ -165,7 +188,9 @@ def _fare_query_engine():
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.worker
-def test_the_llamaindex_handler_posts_a_querys_source_nodes_and_response_and_it_is_judged(llama_handler):
+def test_the_llamaindex_handler_posts_a_querys_source_nodes_and_response_and_it_is_judged(
+    llama_handler,
+):
     response = _fare_query_engine().query(QUESTION)
 
     assert str(response) == ANSWER and len(llama_handler.submissions) == 1
@@ -173,7 +198,10 @@ def test_the_llamaindex_handler_posts_a_querys_source_nodes_and_response_and_it_
     assert result.external_id.startswith("RetrieverQueryEngine.query-")
     assert [c.label for c in result.claims] == ["SUPPORTED", "CONTRADICTED"]
     assert result.claims[1].evidence[0].passage_id == "fare-policy-7.1"
-    assert _posted(result.external_id) == (QUESTION, [("fare-policy-4.2", SENIOR), ("fare-policy-7.1", PASS)])
+    assert _posted(result.external_id) == (
+        QUESTION,
+        [("fare-policy-4.2", SENIOR), ("fare-policy-7.1", PASS)],
+    )
     assert _scores(result.external_id) == [0.91, 0.62]  # the nodes' scores
 
 
@@ -186,19 +214,36 @@ def test_a_handler_given_to_an_inner_chain_only_posts_that_chains_run():
 
     def accept(request: httpx.Request) -> httpx.Response:
         posted.append(json.loads(request.content))
-        return httpx.Response(202, json={"id": "opaque-1", "status": "queued", "url": "http://claimdesk.test/x"})
+        return httpx.Response(
+            202, json={"id": "opaque-1", "status": "queued", "url": "http://claimdesk.test/x"}
+        )
 
-    handler = ClaimDeskCallbackHandler(Client("http://claimdesk.test", "token", transport=httpx.MockTransport(accept)))
-    outer = RunnableLambda(lambda question: question) | _fare_chain().with_config(callbacks=[handler])
+    handler = ClaimDeskCallbackHandler(
+        Client("http://claimdesk.test", "token", transport=httpx.MockTransport(accept))
+    )
+    outer = RunnableLambda(lambda question: question) | _fare_chain().with_config(
+        callbacks=[handler]
+    )
     assert outer.invoke(QUESTION) == ANSWER
 
     assert [s.id for s in handler.submissions] == ["opaque-1"]
     (payload,) = posted
     assert (payload["question"], payload["answer"]) == (QUESTION, ANSWER)
     assert payload["passages"] == [
-        {"id": "fare-policy-4.2", "text": SENIOR, "title": "Fare Policy", "source_url": "https://example.org/fares",
-         "metadata": {"title": "Fare Policy", "source": "https://example.org/fares"}},
-        {"id": "doc-17#3", "text": PASS, "score": 0.62, "metadata": {"id": "doc-17#3", "relevance_score": 0.62}}]
+        {
+            "id": "fare-policy-4.2",
+            "text": SENIOR,
+            "title": "Fare Policy",
+            "source_url": "https://example.org/fares",
+            "metadata": {"title": "Fare Policy", "source": "https://example.org/fares"},
+        },
+        {
+            "id": "doc-17#3",
+            "text": PASS,
+            "score": 0.62,
+            "metadata": {"id": "doc-17#3", "relevance_score": 0.62},
+        },
+    ]
     assert uuid.UUID(payload["external_id"])  # the inner chain's run id
 
 
@@ -211,7 +256,11 @@ def test_documents_become_passages_with_the_ids_the_server_takes_and_storable_me
     for pid in ("doc-17#3", 'a b"c', "x" * 100, "x" * 101, " padded", "two\nlines", "a>>>b", ""):
         kept = "id" in _passages.passage("t", id=pid, metadata={})
         assert kept == (passage_id_problem(pid) is None), pid  # the client's rule is the server's
-    found = _passages.passage("t", id="n1", metadata={"day": date(2026, 1, 2), "nan": float("nan"), "page": 4,
-                                                      "score": float("inf")}, score=0.5)
+    found = _passages.passage(
+        "t",
+        id="n1",
+        metadata={"day": date(2026, 1, 2), "nan": float("nan"), "page": 4, "score": float("inf")},
+        score=0.5,
+    )
     assert (found["score"], found["metadata"]) == (0.5, {"page": 4})
     assert "score" not in _passages.passage("t", id=None, metadata={"score": "high"})

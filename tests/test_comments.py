@@ -31,7 +31,11 @@ def test_a_reviewer_comments_and_the_thread_shows_it_escaped_on_the_review_page(
     response = _add(client, answer, SCRIPT)
     assert response.status_code == 302 and response["Location"] == f"/review/{answer.pk}/#comments"
     page = client.get(f"/review/{answer.pk}/").content.decode()
-    assert '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b onmouseover=&quot;x()&quot;&gt;bold&lt;/b&gt;' in page
+    assert (
+        '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b'
+        ' onmouseover=&quot;x()&quot;&gt;bold&lt;/b&gt;'
+        in page
+    )
     assert "<script>alert" not in page and 'onmouseover="x()"' not in page
     [comment] = AnswerComment.objects.all()
     assert (comment.author, comment.body, comment.answer) == (rita, SCRIPT, answer)
@@ -55,16 +59,26 @@ def test_htmx_gets_the_thread_back_as_a_partial(client, answer):
     assert 'id="comments"' in html and "<html" not in html
     assert html.index("first") < html.index("second\nline")
     assert "Comments <span class=\"count\">(2)</span>" in html
-    assert client.get(f"/review/{answer.pk}/comments").content.decode().count('class="comment"') == 2
+    assert (
+        client.get(f"/review/{answer.pk}/comments").content.decode().count('class="comment"') == 2
+    )
 
 
-@pytest.mark.parametrize("body, message", [
-    ("", "Write something first: an empty comment is not saved."),
-    ("   \n ", "Write something first: an empty comment is not saved."),
-    ("x" * (AnswerComment.BODY_MAX + 1),
-     f"A comment holds at most {AnswerComment.BODY_MAX} characters; this one has {AnswerComment.BODY_MAX + 1}."),
-    ("a\x00b", "Null characters are not allowed."),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("", "Write something first: an empty comment is not saved."),
+        ("   \n ", "Write something first: an empty comment is not saved."),
+        (
+            "x" * (AnswerComment.BODY_MAX + 1),
+            (
+                f"A comment holds at most {AnswerComment.BODY_MAX} characters; this one has"
+                f" {AnswerComment.BODY_MAX + 1}."
+            ),
+        ),
+        ("a\x00b", "Null characters are not allowed."),
+    ],
+)
 def test_bad_input_is_a_readable_400_and_saves_nothing(client, answer, body, message):
     client.force_login(make.user("rita", "reviewer"))
     plain = _add(client, answer, body)
@@ -73,7 +87,10 @@ def test_bad_input_is_a_readable_400_and_saves_nothing(client, answer, body, mes
     assert partial.status_code == 400
     html = partial.content.decode()
     assert message in html and 'id="comment-error"' in html and 'id="comments"' in html
-    assert not AnswerComment.objects.exists() and not AuditEvent.objects.filter(action=COMMENTED).exists()
+    assert (
+        not AnswerComment.objects.exists()
+        and not AuditEvent.objects.filter(action=COMMENTED).exists()
+    )
 
 
 def test_a_comment_of_exactly_the_limit_is_kept(client, answer):

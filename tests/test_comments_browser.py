@@ -37,14 +37,19 @@ def test_comments_post_in_place_show_as_text_and_a_refusal_says_why(page, live_s
 
     _comment(page, "   ")
     page.locator("#comment-error").wait_for()
-    assert page.locator("#comment-error").text_content() == "Write something first: an empty comment is not saved."
+    assert (
+        page.locator("#comment-error").text_content()
+        == "Write something first: an empty comment is not saved."
+    )
 
     shown = PAYLOADS[:6] + ["two\nlines"]
     for n, text in enumerate(shown, start=1):
         _comment(page, text)
         page.locator("#comments .comment").nth(n - 1).wait_for()
     assert page.locator("#comment-error").count() == 0
-    bodies = page.locator("#comments .comment-body").evaluate_all("els => els.map(e => e.textContent)")
+    bodies = page.locator("#comments .comment-body").evaluate_all(
+        "els => els.map(e => e.textContent)"
+    )
     assert bodies == shown
     assert page.url == url  # swapped in place: no navigation
     assert_nothing_ran(page, "comments")

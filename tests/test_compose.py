@@ -17,13 +17,39 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 SERVICES = ("postgres", "redis", "web", "worker", "beat")
 APP_SERVICES = ("web", "worker", "beat")
-LLM_VARIABLES = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_MODEL", "JUDGE_PROFILE", "JUDGE_RATE_LIMIT_RPM",
-                 "JUDGE_RATE_LIMIT_TPM", "JUDGE_MAX_IN_FLIGHT")
+LLM_VARIABLES = (
+    "OPENAI_BASE_URL",
+    "OPENAI_API_KEY",
+    "JUDGE_MODEL",
+    "JUDGE_PROFILE",
+    "JUDGE_RATE_LIMIT_RPM",
+    "JUDGE_RATE_LIMIT_TPM",
+    "JUDGE_MAX_IN_FLIGHT",
+)
 # gunicorn options that take a value, so that their value is not mistaken for the app target.
 GUNICORN_VALUE_OPTIONS = {
-    "-b", "--bind", "-w", "--workers", "-k", "--worker-class", "-t", "--timeout", "-c", "--config",
-    "--threads", "--chdir", "--access-logfile", "--error-logfile", "--log-level", "--graceful-timeout",
-    "--keep-alive", "--max-requests", "--max-requests-jitter", "--pythonpath", "-e", "--env",
+    "-b",
+    "--bind",
+    "-w",
+    "--workers",
+    "-k",
+    "--worker-class",
+    "-t",
+    "--timeout",
+    "-c",
+    "--config",
+    "--threads",
+    "--chdir",
+    "--access-logfile",
+    "--error-logfile",
+    "--log-level",
+    "--graceful-timeout",
+    "--keep-alive",
+    "--max-requests",
+    "--max-requests-jitter",
+    "--pythonpath",
+    "-e",
+    "--env",
 }
 
 
@@ -87,7 +113,9 @@ def _environment(service: dict) -> dict[str, str]:
 def _dockerfile_cmd() -> list[str]:
     text = (ROOT / "Dockerfile").read_text()
     logical = re.sub(r"\\\n", " ", text).splitlines()
-    cmds = [line.strip()[len("CMD"):].strip() for line in logical if re.match(r"\s*CMD\s", line, re.I)]
+    cmds = [
+        line.strip()[len("CMD") :].strip() for line in logical if re.match(r"\s*CMD\s", line, re.I)
+    ]
     assert cmds, "the Dockerfile has no CMD"
     cmd = cmds[-1]  # the last CMD is the one that counts
     return json.loads(cmd) if cmd.startswith("[") else shlex.split(cmd)
@@ -116,7 +144,8 @@ def _assert_app(argv: list[str]) -> None:
         assert inspect.iscoroutinefunction(type(app).__call__), f"{target} is not an ASGI app"
         inspect.signature(app).bind({}, None, None)  # (scope, receive, send)
     else:
-        inspect.signature(app).bind({}, lambda status, headers, exc_info=None: None)  # (environ, start_response)
+        # (environ, start_response)
+        inspect.signature(app).bind({}, lambda status, headers, exc_info=None: None)
 
 
 def test_compose_defines_postgres_redis_web_and_worker(compose):
@@ -133,9 +162,14 @@ def test_every_service_has_a_healthcheck(compose, name):
 @pytest.mark.parametrize("name", APP_SERVICES)
 def test_the_app_services_wait_for_healthy_postgres_and_redis(compose, name):
     depends_on = _service(compose, name).get("depends_on")
-    assert isinstance(depends_on, dict), f"{name}: depends_on needs the long form to carry a condition"
+    assert isinstance(
+        depends_on, dict
+    ), f"{name}: depends_on needs the long form to carry a condition"
     for dependency in ("postgres", "redis"):
-        assert depends_on.get(dependency, {}).get("condition") == "service_healthy", (name, dependency)
+        assert depends_on.get(dependency, {}).get("condition") == "service_healthy", (
+            name,
+            dependency,
+        )
 
 
 @pytest.mark.parametrize("name", APP_SERVICES)
@@ -143,7 +177,8 @@ def test_the_app_services_wait_for_healthy_postgres_and_redis(compose, name):
 def test_the_llm_settings_reach_the_app_services_from_the_host(compose, name, variable):
     value = _environment(_service(compose, name)).get(variable)
     assert value is not None, f"{variable} does not reach {name}"
-    # ${VAR}, ${VAR:-} or ${VAR-default}: the host's value, an unset one staying empty (offline judge).
+    # ${VAR}, ${VAR:-} or ${VAR-default}: the host's value, an unset one staying empty (offline
+    # judge).
     assert re.fullmatch(rf"\$\{{{variable}(:?-[^}}]*)?\}}", value), f"{name}: {variable}={value!r}"
 
 
@@ -152,9 +187,15 @@ def test_the_app_services_point_at_the_compose_postgres_and_redis(compose, name)
     env = _environment(_service(compose, name))
     assert re.match(r"postgres(ql)?://[^@]+@postgres:5432/", env["DATABASE_URL"])
     assert env["CELERY_BROKER_URL"].startswith("redis://redis:6379/")
-    # The web processes share one cache, in a Redis database of its own (cache.clear() empties a database).
-    assert env["CACHE_URL"].startswith("redis://redis:6379/") and env["CACHE_URL"] != env["CELERY_BROKER_URL"]
-    assert env["SECRET_KEY"].startswith("${SECRET_KEY:?"), "SECRET_KEY must be required, not defaulted"
+    # The web processes share one cache, in a Redis database of its own (cache.clear() empties a
+    # database).
+    assert (
+        env["CACHE_URL"].startswith("redis://redis:6379/")
+        and env["CACHE_URL"] != env["CELERY_BROKER_URL"]
+    )
+    assert env["SECRET_KEY"].startswith(
+        "${SECRET_KEY:?"
+    ), "SECRET_KEY must be required, not defaulted"
 
 
 def test_the_web_command_runs_a_real_management_command_first(compose):
@@ -176,14 +217,20 @@ def test_the_web_command_names_a_real_app_for_its_worker_class(compose):
 def test_the_web_command_serves_asgi_so_a_guardrail_wait_holds_no_worker(compose):
     # tests/test_guardrail_waits.py runs this command and measures what it is for.
     argv = _step(_service(compose, "web")["command"], "gunicorn")
-    assert _worker_class(argv) == "uvicorn_worker.UvicornWorker" and _gunicorn_target(argv) == "reviewapp.asgi:application"
+    assert (
+        _worker_class(argv) == "uvicorn_worker.UvicornWorker"
+        and _gunicorn_target(argv) == "reviewapp.asgi:application"
+    )
 
 
 def test_the_dockerfile_cmd_serves_the_same_app_as_the_web_service(compose):
     cmd = _dockerfile_cmd()
     assert Path(cmd[0]).name == "gunicorn", cmd
     web = _step(_service(compose, "web")["command"], "gunicorn")
-    assert (_gunicorn_target(cmd), _worker_class(cmd)) == (_gunicorn_target(web), _worker_class(web))
+    assert (_gunicorn_target(cmd), _worker_class(cmd)) == (
+        _gunicorn_target(web),
+        _worker_class(web),
+    )
     _assert_app(cmd)
 
 
@@ -204,7 +251,9 @@ def test_the_worker_healthcheck_pings_the_same_celery_app(compose):
     if isinstance(test, list) and test[0] in ("CMD", "CMD-SHELL"):
         test = test[1:] if test[0] == "CMD" else test[1]
     argv = _step(test, "celery")
-    assert _celery_app_name(argv) == _celery_app_name(_step(_service(compose, "worker")["command"], "celery"))
+    assert _celery_app_name(argv) == _celery_app_name(
+        _step(_service(compose, "worker")["command"], "celery")
+    )
     assert argv[argv.index("inspect") + 1] == "ping"
 
 
@@ -225,15 +274,25 @@ def test_the_judge_runs_in_several_worker_processes_and_beat_in_exactly_one(comp
     assert _replicas(_service(compose, "beat")) == 1
 
 
-def test_beat_runs_the_same_celery_app_and_schedules_the_sweeper_the_canary_and_webhook_resends(compose):
+def test_beat_runs_the_same_celery_app_and_schedules_the_sweeper_the_canary_and_webhook_resends(
+    compose,
+):
     argv = _step(_service(compose, "beat")["command"], "celery")
     assert "beat" in argv
-    assert _celery_app_name(argv) == _celery_app_name(_step(_service(compose, "worker")["command"], "celery"))
+    assert _celery_app_name(argv) == _celery_app_name(
+        _step(_service(compose, "worker")["command"], "celery")
+    )
     app = importlib.import_module("reviewapp.celery").app
     tasks = {entry["task"] for entry in app.conf.beat_schedule.values()}
-    assert tasks == {"reviewapp.judging.tasks.sweep_stuck_answers", "reviewapp.judging.tasks.canary_dispatch",
-                     "reviewapp.webhooks.tasks.resend_overdue_webhooks"}
-    for module in ("reviewapp.judging.tasks", "reviewapp.webhooks.tasks"):  # what the worker's autodiscovery imports
+    assert tasks == {
+        "reviewapp.judging.tasks.sweep_stuck_answers",
+        "reviewapp.judging.tasks.canary_dispatch",
+        "reviewapp.webhooks.tasks.resend_overdue_webhooks",
+    }
+    for module in (
+        "reviewapp.judging.tasks",
+        "reviewapp.webhooks.tasks",
+    ):  # what the worker's autodiscovery imports
         importlib.import_module(module)
     assert tasks <= set(app.tasks)
 

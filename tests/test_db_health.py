@@ -41,14 +41,17 @@ def test_a_connection_the_server_ended_is_dropped_and_the_next_query_reconnects(
 
 @pytest.fixture
 def pooled(monkeypatch):
-    """A second connection to the test database, configured as DATABASE_POOL_SIZE=1 configures it."""
+    """A second connection to the test database, configured as DATABASE_POOL_SIZE=1 configures
+    it."""
     from django.db.utils import load_backend
 
     from reviewapp import settings as app_settings
     from tests.conftest import _test_database_url
 
     monkeypatch.setattr(app_settings, "DATABASE_POOL_SIZE", 1)
-    config = connections.configure_settings({"default": app_settings._database(_test_database_url())})["default"]
+    config = connections.configure_settings(
+        {"default": app_settings._database(_test_database_url())}
+    )["default"]
     wrapper = load_backend(config["ENGINE"]).DatabaseWrapper(config, alias="pooled")
     yield wrapper
     wrapper.close()

@@ -35,8 +35,16 @@ def _servers_running_in(folder: Path) -> list[str]:
 
 
 def _demo(state_dir: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")}
-    env |= {"DEBUG": "true", "DEMO_STATE_DIR": str(state_dir), "CELERY_QUEUE": "claimdesk-demo-test"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL")
+    }
+    env |= {
+        "DEBUG": "true",
+        "DEMO_STATE_DIR": str(state_dir),
+        "CELERY_QUEUE": "claimdesk-demo-test",
+    }
     return subprocess.run([sys.executable, "manage.py", "demo", "--no-server"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=240)
 

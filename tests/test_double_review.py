@@ -28,16 +28,23 @@ def _policy(**changes) -> Policy:
 
 
 def _double(n: int = 2, **overrides) -> Answer:
-    """An answer the judge flagged (c1 SUPPORTED, c2 CONTRADICTED), routed under a policy asking n reviews."""
+    """An answer the judge flagged (c1 SUPPORTED, c2 CONTRADICTED), routed under a policy asking n
+    reviews."""
     if Policy.current().reviewers_per_answer != n:
         _policy(reviewers_per_answer=n)
     answer = make.in_review(**overrides)
-    assert (answer.review_status, answer.reviews_required, answer.reviews_blind) == ("in_review", n, True)
+    assert (answer.review_status, answer.reviews_required, answer.reviews_blind) == (
+        "in_review",
+        n,
+        True,
+    )
     return answer
 
 
 def _jsonl() -> list[dict]:
-    return [json.loads(line) for line in b"".join(export_stream("jsonl", ExportFilters())).splitlines()]
+    return [
+        json.loads(line) for line in b"".join(export_stream("jsonl", ExportFilters())).splitlines()
+    ]
 
 
 @pytest.fixture
@@ -71,7 +78,10 @@ def test_two_blind_reviewers_disagree_and_a_lead_decides(client, alice, bob, lee
     assert "it waits for another reviewer" in response.content.decode()
     answer.refresh_from_db()
     claim.refresh_from_db()
-    assert answer.review_status == "in_review" and (claim.human_label, claim.consensus_method) == ("", "")
+    assert answer.review_status == "in_review" and (claim.human_label, claim.consensus_method) == (
+        "",
+        "",
+    )
     # A is not handed it again.
     assert "Nothing left to review here" in client.post("/queue/next", follow=True).content.decode()
     assert not review_service.lease_take(user=alice, answer=answer)
@@ -80,11 +90,18 @@ def test_two_blind_reviewers_disagree_and_a_lead_decides(client, alice, bob, lee
     assert client.post("/queue/next")["Location"] == f"/review/{answer.pk}/"
     page = client.get(f"/review/{answer.pk}/")
     text = page.content.decode()
-    assert "alice" not in text and "no such pass price" not in text and "Reviewers disagree" not in text
+    assert (
+        "alice" not in text
+        and "no such pass price" not in text
+        and "Reviewers disagree" not in text
+    )
     assert all((c.human_label, c.pass_decisions) == ("", []) for c in page.context["claims"])
     assert "blind: you see the judge's labels and your own decisions" in text
     # B disagrees on the claim (confirms the judge's CONTRADICTED) and finishes.
-    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0, "note": "bob: P2 says $92"})
+    client.post(
+        f"/review/{answer.pk}/claims/{claim.pk}/decide",
+        {"decision": "confirm", "version": 0, "note": "bob: P2 says $92"},
+    )
     response = client.post(f"/review/{answer.pk}/finish", follow=True)
     assert "the reviewers disagree, so a lead decides" in response.content.decode()
     # The answer is in the adjudication lane, not adjudicated: no verdict, no event.
@@ -93,35 +110,60 @@ def test_two_blind_reviewers_disagree_and_a_lead_decides(client, alice, bob, lee
     supported.refresh_from_db()
     assert (answer.review_status, answer.adjudicated_verdict) == ("adjudicating", "")
     assert not AuditEvent.objects.filter(action="answer.adjudicated").exists()
-    assert claim.human_label == "" and (supported.human_label, supported.consensus_method) == ("SUPPORTED", "bulk")
-    assert not Answer.objects.filter(review_status="in_review").exists()  # out of the reviewers' queue
+    assert claim.human_label == "" and (supported.human_label, supported.consensus_method) == (
+        "SUPPORTED",
+        "bulk",
+    )
+    # out of the reviewers' queue
+    assert not Answer.objects.filter(review_status="in_review").exists()
     # Reviewers cannot settle it; the lead sees both decisions and notes side by side and decides.
     with pytest.raises(ReviewError, match="lead"):
-        review_service.claim_decide(user=bob, claim=claim, decision="confirm", label=None, note="", expected_version=0)
+        review_service.claim_decide(
+            user=bob, claim=claim, decision="confirm", label=None, note="", expected_version=0
+        )
     client.force_login(lee)
     assert f'href="/review/{answer.pk}/"' in client.get("/adjudication/").content.decode()
     page = client.get(f"/review/{answer.pk}/").content.decode()
-    assert "Reviewers disagree" in page and "alice: no such pass price" in page and "bob: P2 says $92" in page
+    assert (
+        "Reviewers disagree" in page
+        and "alice: no such pass price" in page
+        and "bob: P2 says $92" in page
+    )
     assert client.post(f"/review/{answer.pk}/take").status_code == 302
-    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "UNSUPPORTED", "version": 0, "note": "lead"})
+    client.post(
+        f"/review/{answer.pk}/claims/{claim.pk}/decide",
+        {"overturn_to": "UNSUPPORTED", "version": 0, "note": "lead"},
+    )
     response = client.post(f"/review/{answer.pk}/finish", follow=True)
     assert f"Answer {answer.pk} adjudicated" in response.content.decode()
     answer.refresh_from_db()
     claim.refresh_from_db()
     assert (answer.review_status, claim.human_label, claim.consensus_method, claim.decided_by) == (
         "adjudicated", "UNSUPPORTED", "lead", lee)
-    assert AuditEvent.objects.filter(action="answer.adjudicated", object_id=str(answer.pk)).count() == 1
+    assert (
+        AuditEvent.objects.filter(action="answer.adjudicated", object_id=str(answer.pk)).count()
+        == 1
+    )
     # The export holds A's, B's and the lead's decisions, and how the label was reached.
     row = next(r for r in _jsonl() if r["claim_id"] == claim.cid)
-    assert (row["human_label"], row["consensus_method"], row["reviewer"]) == ("UNSUPPORTED", "lead", "lee")
-    assert [(r["reviewer"], r["stage"], r["label"], r["decision_mode"], r["note"]) for r in row["reviews"]] == [
+    assert (row["human_label"], row["consensus_method"], row["reviewer"]) == (
+        "UNSUPPORTED",
+        "lead",
+        "lee",
+    )
+    assert [
+        (r["reviewer"], r["stage"], r["label"], r["decision_mode"], r["note"])
+        for r in row["reviews"]
+    ] == [
         ("alice", "review", "UNSUPPORTED", "explicit", "alice: no such pass price"),
         ("bob", "review", "CONTRADICTED", "explicit", "bob: P2 says $92"),
         ("lee", "adjudication", "UNSUPPORTED", "explicit", "lead"),
     ]
     other = next(r for r in _jsonl() if r["claim_id"] == supported.cid)
     # Both reviewers accepted it by finishing, nobody looked: never `unanimous`, its method says so.
-    assert other["consensus_method"] == "bulk" and [r["decision_mode"] for r in other["reviews"]] == ["bulk", "bulk"]
+    assert other["consensus_method"] == "bulk" and [
+        r["decision_mode"] for r in other["reviews"]
+    ] == ["bulk", "bulk"]
     # The lead's progress view: each reviewer against the final label (explicit decisions only).
     agreement = client.get("/reviewers/").context["agreement_by_reviewer"]
     assert (agreement["alice"].claims, agreement["alice"].agreed) == (1, 1)
@@ -133,16 +175,25 @@ def test_a_blind_reviewer_sees_only_their_own_comments_until_they_finish(client,
     answer = _double()
     client.force_login(alice)
     client.post("/queue/next")
-    assert client.post(f"/review/{answer.pk}/comments/add", {"body": "alice thinks P2 is stale"}).status_code in (200, 302)
+    assert client.post(
+        f"/review/{answer.pk}/comments/add", {"body": "alice thinks P2 is stale"}
+    ).status_code in (200, 302)
     client.post(f"/review/{answer.pk}/finish")
     client.force_login(bob)
     client.post("/queue/next")
     page = client.get(f"/review/{answer.pk}/")
-    assert "alice thinks P2 is stale" not in page.content.decode() and page.context["comments_hidden"] == 1
-    thread = client.get(f"/review/{answer.pk}/comments", headers={"HX-Request": "true"}).content.decode()
+    assert (
+        "alice thinks P2 is stale" not in page.content.decode()
+        and page.context["comments_hidden"] == 1
+    )
+    thread = client.get(
+        f"/review/{answer.pk}/comments", headers={"HX-Request": "true"}
+    ).content.decode()
     assert "alice thinks P2 is stale" not in thread  # nor in the partial htmx refreshes
     client.post(f"/review/{answer.pk}/finish")
-    assert "alice thinks P2 is stale" in client.get(f"/review/{answer.pk}/comments").content.decode()
+    assert (
+        "alice thinks P2 is stale" in client.get(f"/review/{answer.pk}/comments").content.decode()
+    )
 
 
 @pytest.mark.django_db
@@ -150,14 +201,22 @@ def test_when_every_reviewer_agrees_the_answer_is_adjudicated_unanimously(alice,
     answer = _double()
     for user in (alice, bob):
         assert review_service.lease_next(user=user).pk == answer.pk
-        review_service.claim_decide(user=user, claim=make.flagged(answer), decision="overturn", label="UNSUPPORTED",
-                                    note="", expected_version=0)
+        review_service.claim_decide(
+            user=user,
+            claim=make.flagged(answer),
+            decision="overturn",
+            label="UNSUPPORTED",
+            note="",
+            expected_version=0,
+        )
         review_service.answer_finish(user=user, answer=answer)
     answer.refresh_from_db()
     assert (answer.review_status, answer.adjudicated_verdict) == ("adjudicated", "MOSTLY_GROUNDED")
     methods = dict(Claim.objects.filter(answer=answer).values_list("cid", "consensus_method"))
     assert methods == {"c1": "bulk", "c2": "unanimous"}  # c1: both confirmed it by finishing only
-    assert make.flagged(answer).human_label == "UNSUPPORTED" and make.flagged(answer).decided_by == bob
+    assert (
+        make.flagged(answer).human_label == "UNSUPPORTED" and make.flagged(answer).decided_by == bob
+    )
     assert AuditEvent.objects.filter(action="answer.adjudicated").count() == 1
 
 
@@ -167,23 +226,36 @@ def test_with_three_reviewers_two_agreeing_is_a_majority(alice, bob):
     answer = _double(3)
     for user, label in ((alice, "UNSUPPORTED"), (bob, "CONTRADICTED"), (carol, "UNSUPPORTED")):
         assert review_service.lease_next(user=user).pk == answer.pk
-        review_service.claim_decide(user=user, claim=make.flagged(answer), decision="overturn", label=label, note="",
-                                    expected_version=0)
+        review_service.claim_decide(
+            user=user,
+            claim=make.flagged(answer),
+            decision="overturn",
+            label=label,
+            note="",
+            expected_version=0,
+        )
         review_service.answer_finish(user=user, answer=answer)
     answer.refresh_from_db()
     assert answer.review_status == "adjudicated"
-    assert (make.flagged(answer).human_label, make.flagged(answer).consensus_method) == ("UNSUPPORTED", "majority")
+    assert (make.flagged(answer).human_label, make.flagged(answer).consensus_method) == (
+        "UNSUPPORTED",
+        "majority",
+    )
 
 
 def test_the_consensus_rule():
     assert consensus(["SUPPORTED", "SUPPORTED"], required=2) == ("SUPPORTED", "unanimous")
     assert consensus(["SUPPORTED", "UNSUPPORTED"], required=2) is None
-    assert consensus(["SUPPORTED", "UNSUPPORTED", "SUPPORTED"], required=3) == ("SUPPORTED", "majority")
+    assert consensus(["SUPPORTED", "UNSUPPORTED", "SUPPORTED"], required=3) == (
+        "SUPPORTED",
+        "majority",
+    )
     assert consensus(["SUPPORTED", "UNSUPPORTED", "CONTRADICTED"], required=3) is None
     assert consensus(["SUPPORTED"], required=2) is None  # a decision missing settles nothing
 
 
-# --- queue and leases ----------------------------------------------------------------------------------
+# --- queue and leases
+# ----------------------------------------------------------------------------------
 
 
 @pytest.mark.django_db
@@ -193,7 +265,8 @@ def test_a_skip_counts_as_not_reviewed(alice, bob):
     assert review_service.lease_next(user=alice).pk == answer.pk
     review_service.answer_skip(user=alice, answer=answer)
     assert ReviewPass.objects.get(answer=answer, reviewer=alice).status == "skipped"
-    assert review_service.lease_next(user=alice) is None  # not back to the skipper for the lease length
+    # not back to the skipper for the lease length
+    assert review_service.lease_next(user=alice) is None
     assert review_service.lease_next(user=bob).pk == answer.pk
     assert review_service.lease_next(user=carol).pk == answer.pk  # alice's place went back
     assert review_service.lease_next(user=make.user("dan", "reviewer")) is None  # both places taken
@@ -206,14 +279,30 @@ def test_two_reviewers_hold_one_answer_at_once_and_each_undoes_only_their_own(al
     for user in (alice, bob):
         review_service.lease_next(user=user)
         assert review_service.holds_lease(user=user, answer=answer)
-    review_service.claim_decide(user=alice, claim=claim, decision="overturn", label="UNSUPPORTED", note="", expected_version=0)
-    review_service.claim_decide(user=bob, claim=claim, decision="confirm", label=None, note="", expected_version=0)
+    review_service.claim_decide(
+        user=alice,
+        claim=claim,
+        decision="overturn",
+        label="UNSUPPORTED",
+        note="",
+        expected_version=0,
+    )
+    review_service.claim_decide(
+        user=bob, claim=claim, decision="confirm", label=None, note="", expected_version=0
+    )
     review_service.decision_undo(user=alice, answer=answer)  # her overturn
-    mine = {r.reviewer.username: r.final_label for r in review_service.selectors.current_decisions(answer.pk)}
+    mine = {
+        r.reviewer.username: r.final_label
+        for r in review_service.selectors.current_decisions(answer.pk)
+    }
     assert mine == {"bob": "CONTRADICTED"}
     with pytest.raises(review_service.DecisionConflict):  # alice's own version moved on: 2 rows
-        review_service.claim_decide(user=alice, claim=claim, decision="confirm", label=None, note="", expected_version=0)
-    review_service.claim_decide(user=alice, claim=claim, decision="confirm", label=None, note="", expected_version=2)
+        review_service.claim_decide(
+            user=alice, claim=claim, decision="confirm", label=None, note="", expected_version=0
+        )
+    review_service.claim_decide(
+        user=alice, claim=claim, decision="confirm", label=None, note="", expected_version=2
+    )
     assert Claim.objects.get(pk=claim.pk).human_label == ""  # no final label while passes are open
 
 
@@ -227,15 +316,24 @@ def test_a_finished_blind_pass_cannot_be_reopened_while_another_is_open(client, 
         review_service.lease_next(user=user)
     review_service.claim_decide(user=bob, claim=claim, decision="overturn", label="UNSUPPORTED",
                                 note="bob's reason", expected_version=0)
-    review_service.claim_decide(user=alice, claim=claim, decision="confirm", label=None, note="", expected_version=0)
+    review_service.claim_decide(
+        user=alice, claim=claim, decision="confirm", label=None, note="", expected_version=0
+    )
     review_service.answer_finish(user=alice, answer=answer)
     client.force_login(alice)
-    assert "bob&#x27;s reason" in client.get(f"/review/{answer.pk}/").content.decode()  # what she saw
+    # what she saw
+    assert "bob&#x27;s reason" in client.get(f"/review/{answer.pk}/").content.decode()
     with pytest.raises(ReviewError, match="your review stays as you finished it"):
         review_service.decision_undo(user=alice, answer=answer)
     with pytest.raises(ReviewError):
-        review_service.claim_decide(user=alice, claim=claim, decision="overturn", label="UNSUPPORTED",
-                                    note="", expected_version=1)
+        review_service.claim_decide(
+            user=alice,
+            claim=claim,
+            decision="overturn",
+            label="UNSUPPORTED",
+            note="",
+            expected_version=1,
+        )
     response = client.post(f"/review/{answer.pk}/undo", follow=True)
     assert "your review stays as you finished it" in response.content.decode()
     assert ReviewPass.objects.get(answer=answer, reviewer=alice).status == "finished"
@@ -250,10 +348,15 @@ def test_after_consensus_reopening_is_a_leads_audited_action(client, alice, bob,
     claim = make.flagged(answer)
     for user in (alice, bob):
         review_service.lease_next(user=user)
-        review_service.claim_decide(user=user, claim=claim, decision="confirm", label=None, note="", expected_version=0)
+        review_service.claim_decide(
+            user=user, claim=claim, decision="confirm", label=None, note="", expected_version=0
+        )
         review_service.answer_finish(user=user, answer=answer)
     answer.refresh_from_db()
-    assert answer.review_status == "adjudicated" and Claim.objects.get(pk=claim.pk).consensus_method == "unanimous"
+    assert (
+        answer.review_status == "adjudicated"
+        and Claim.objects.get(pk=claim.pk).consensus_method == "unanimous"
+    )
     with pytest.raises(ReviewError):
         review_service.decision_undo(user=alice, answer=answer)
     client.force_login(alice)
@@ -263,13 +366,26 @@ def test_after_consensus_reopening_is_a_leads_audited_action(client, alice, bob,
     answer.refresh_from_db()
     assert (answer.review_status, answer.lease_holder) == ("adjudicating", lee)
     event = AuditEvent.objects.get(action="answer.reopened")
-    assert event.actor == lee and event.before["adjudicated_verdict"] and event.after == {"review_status": "adjudicating"}
+    assert (
+        event.actor == lee
+        and event.before["adjudicated_verdict"]
+        and event.after == {"review_status": "adjudicating"}
+    )
     claim.refresh_from_db()
-    review_service.claim_decide(user=lee, claim=claim, decision="overturn", label="UNSUPPORTED", note="lee",
-                                expected_version=claim.version)
+    review_service.claim_decide(
+        user=lee,
+        claim=claim,
+        decision="overturn",
+        label="UNSUPPORTED",
+        note="lee",
+        expected_version=claim.version,
+    )
     review_service.answer_finish(user=lee, answer=answer)
     answer.refresh_from_db()
-    assert answer.review_status == "adjudicated" and Claim.objects.get(pk=claim.pk).consensus_method == "lead"
+    assert (
+        answer.review_status == "adjudicated"
+        and Claim.objects.get(pk=claim.pk).consensus_method == "lead"
+    )
 
 
 @pytest.mark.django_db
@@ -278,16 +394,26 @@ def test_a_lead_who_reviewed_an_answer_cannot_adjudicate_it_another_lead_must(bo
     claim = make.flagged(answer)
     for user in (lee, bob):
         review_service.lease_next(user=user)
-    review_service.claim_decide(user=lee, claim=claim, decision="overturn", label="UNSUPPORTED", note="", expected_version=0)
-    review_service.claim_decide(user=bob, claim=claim, decision="confirm", label=None, note="", expected_version=0)
+    review_service.claim_decide(
+        user=lee, claim=claim, decision="overturn", label="UNSUPPORTED", note="", expected_version=0
+    )
+    review_service.claim_decide(
+        user=bob, claim=claim, decision="confirm", label=None, note="", expected_version=0
+    )
     for user in (lee, bob):
         review_service.answer_finish(user=user, answer=answer)
     answer.refresh_from_db()
     assert answer.review_status == "adjudicating"
     assert not review_service.can_take(user=lee, answer=answer)
     with pytest.raises(ReviewError, match="another lead settles"):
-        review_service.claim_decide(user=lee, claim=claim, decision="overturn", label="UNSUPPORTED", note="mine",
-                                    expected_version=claim.version)
+        review_service.claim_decide(
+            user=lee,
+            claim=claim,
+            decision="overturn",
+            label="UNSUPPORTED",
+            note="mine",
+            expected_version=claim.version,
+        )
     assert Claim.objects.get(pk=claim.pk).consensus_method == ""
     assert review_service.lease_take(user=make.user("olga", "lead"), answer=answer)
 
@@ -298,8 +424,14 @@ def test_with_blind_off_a_reviewer_sees_the_others_decisions_before_finishing(cl
     answer = make.in_review()
     assert answer.reviews_blind is False
     review_service.lease_next(user=alice)
-    review_service.claim_decide(user=alice, claim=make.flagged(answer), decision="overturn", label="UNSUPPORTED",
-                                note="alice thinks so", expected_version=0)
+    review_service.claim_decide(
+        user=alice,
+        claim=make.flagged(answer),
+        decision="overturn",
+        label="UNSUPPORTED",
+        note="alice thinks so",
+        expected_version=0,
+    )
     client.force_login(bob)
     client.post("/queue/next")
     assert "alice thinks so" in client.get(f"/review/{answer.pk}/").content.decode()
@@ -329,13 +461,22 @@ def test_reviewers_leasing_at_once_give_every_answer_exactly_n_distinct_reviewer
     for thread in threads:
         thread.join()
     assert errors == []
-    finished = Counter(ReviewPass.objects.filter(status="finished").values_list("answer_id", flat=True))
+    finished = Counter(
+        ReviewPass.objects.filter(status="finished").values_list("answer_id", flat=True)
+    )
     assert finished == {a.pk: 2 for a in answers}
-    assert set(Answer.objects.filter(pk__in=[a.pk for a in answers]).values_list("review_status", flat=True)) == {"adjudicated"}
-    assert Review.objects.filter(stage="review").values("answer", "reviewer").distinct().count() == 100
+    assert set(
+        Answer.objects.filter(pk__in=[a.pk for a in answers]).values_list(
+            "review_status", flat=True
+        )
+    ) == {"adjudicated"}
+    assert (
+        Review.objects.filter(stage="review").values("answer", "reviewer").distinct().count() == 100
+    )
 
 
-# --- assignment and progress -------------------------------------------------------------------------
+# --- assignment and progress
+# -------------------------------------------------------------------------
 
 
 @pytest.mark.django_db
@@ -343,8 +484,11 @@ def test_a_lead_assigns_answers_and_the_reviewer_gets_them_first(client, alice, 
     worse, assigned = make.in_review(), make.in_review()
     Answer.objects.filter(pk=worse.pk).update(priority=999)
     client.force_login(lee)
-    response = client.post("/assign", {"reviewer": "bob", "answer": assigned.pk, "back": f"/review/{assigned.pk}/"},
-                           follow=True)
+    response = client.post(
+        "/assign",
+        {"reviewer": "bob", "answer": assigned.pk, "back": f"/review/{assigned.pk}/"},
+        follow=True,
+    )
     assert "Assigned 1 of 1 answer to bob." in response.content.decode()
     assert review_service.lease_next(user=bob).pk == assigned.pk  # before the worse one
     assert review_service.lease_next(user=alice).pk == worse.pk  # bob's place is his
@@ -354,11 +498,15 @@ def test_a_lead_assigns_answers_and_the_reviewer_gets_them_first(client, alice, 
 
 
 @pytest.mark.django_db
-def test_a_lead_assigns_the_filtered_answers_and_sees_each_reviewers_progress(client, alice, bob, lee):
+def test_a_lead_assigns_the_filtered_answers_and_sees_each_reviewers_progress(
+    client, alice, bob, lee
+):
     first, second = make.in_review(), make.in_review(question="What does a bicycle permit cost?")
     client.force_login(lee)
     client.post("/assign?q=bicycle", {"reviewer": "alice", "back": "/answers/?q=bicycle"})
-    assert list(ReviewPass.objects.values_list("answer_id", "reviewer__username")) == [(second.pk, "alice")]
+    assert list(ReviewPass.objects.values_list("answer_id", "reviewer__username")) == [
+        (second.pk, "alice")
+    ]
     review_service.lease_next(user=alice)
     review_service.answer_finish(user=alice, answer=second)
     review_service.lease_next(user=bob)
@@ -372,26 +520,46 @@ def test_a_lead_assigns_the_filtered_answers_and_sees_each_reviewers_progress(cl
     assert client.post("/assign", {"reviewer": "bob", "answer": first.pk}).status_code == 403
 
 
-# --- policy ------------------------------------------------------------------------------------------
+# --- policy
+# ------------------------------------------------------------------------------------------
 
 
 def test_the_scope_decides_which_answers_get_several_reviewers():
-    base = dict(score_threshold=0.95, blocking_labels=["CONTRADICTED"], critical_categories=["price"],
-                critical_single_claim_blocks=True, audit_sample_rate=1.0, reviewers_per_answer=3)
+    base = dict(
+        score_threshold=0.95,
+        blocking_labels=["CONTRADICTED"],
+        critical_categories=["price"],
+        critical_single_claim_blocks=True,
+        audit_sample_rate=1.0,
+        reviewers_per_answer=3,
+    )
     critical = [("CONTRADICTED", "price")]
     plain = [("CONTRADICTED", "other")]
     audited = [("SUPPORTED", "other")]
 
     def reviews(claims, **policy):
-        route = decide_route(policy=Policy(**base | policy), answer_id=7, grounding_score=1.0, claims=claims)
+        route = decide_route(
+            policy=Policy(**base | policy), answer_id=7, grounding_score=1.0, claims=claims
+        )
         return route.reviews
 
     assert [reviews(c, multi_review_scope="all") for c in (critical, plain, audited)] == [3, 3, 3]
-    assert [reviews(c, multi_review_scope="critical") for c in (critical, plain, audited)] == [3, 1, 1]
+    assert [reviews(c, multi_review_scope="critical") for c in (critical, plain, audited)] == [
+        3,
+        1,
+        1,
+    ]
     assert [reviews(c, multi_review_scope="audit") for c in (critical, plain, audited)] == [1, 1, 3]
     assert reviews(critical, multi_review_share=0.0) == 1
-    shared = [decide_route(policy=Policy(**base | {"multi_review_share": 0.3}), answer_id=i, grounding_score=1.0,
-                           claims=plain).reviews for i in range(2000)]
+    shared = [
+        decide_route(
+            policy=Policy(**base | {"multi_review_share": 0.3}),
+            answer_id=i,
+            grounding_score=1.0,
+            claims=plain,
+        ).reviews
+        for i in range(2000)
+    ]
     assert 0.25 < shared.count(3) / 2000 < 0.35
 
 
@@ -399,19 +567,45 @@ def test_the_scope_decides_which_answers_get_several_reviewers():
 def test_the_policy_form_checks_preview_and_history_show_the_double_review_fields(client):
     client.force_login(make.user("ada", "admin"))
     current = Policy.current()
-    page = client.post("/policy/", make.policy_form(current, reviewers_per_answer=4)).content.decode()
-    assert 'id="error-reviewers_per_answer" role="alert">Ensure this value is less than or equal to 3.' in page
-    page = client.post("/policy/", make.policy_form(current, reviewers_per_answer=2, multi_review_share=0)).content.decode()
-    assert "With a share of 0 no answer gets several reviewers" in page and Policy.objects.count() == 1
+    page = client.post(
+        "/policy/", make.policy_form(current, reviewers_per_answer=4)
+    ).content.decode()
+    assert (
+        'id="error-reviewers_per_answer" role="alert">Ensure this value is less than or equal to 3.'
+        in page
+    )
+    page = client.post(
+        "/policy/", make.policy_form(current, reviewers_per_answer=2, multi_review_share=0)
+    ).content.decode()
+    assert (
+        "With a share of 0 no answer gets several reviewers" in page and Policy.objects.count() == 1
+    )
     make.in_review()
-    preview = client.post("/policy/preview", make.policy_form(current, reviewers_per_answer=2, multi_review_scope="all",
-                                                         multi_review_share=1, note="")).content.decode()
+    preview = client.post(
+        "/policy/preview",
+        make.policy_form(
+            current, reviewers_per_answer=2, multi_review_scope="all", multi_review_share=1, note=""
+        ),
+    ).content.decode()
     assert "Reviewed by several reviewers: <b>0</b> now, <b>1</b> under this policy." in preview
-    client.post("/policy/", make.policy_form(current, reviewers_per_answer=2, multi_review_scope="critical",
-                                        multi_review_share=0.5, blind="on"))
+    client.post(
+        "/policy/",
+        make.policy_form(
+            current,
+            reviewers_per_answer=2,
+            multi_review_scope="critical",
+            multi_review_share=0.5,
+            blind="on",
+        ),
+    )
     new = Policy.current()
-    assert (new.version, new.reviewers_per_answer, new.multi_review_scope, new.multi_review_share, new.blind) == (
-        2, 2, "critical", 0.5, True)
+    assert (
+        new.version,
+        new.reviewers_per_answer,
+        new.multi_review_scope,
+        new.multi_review_share,
+        new.blind,
+    ) == (2, 2, "critical", 0.5, True)
     page = client.get("/policy/").content.decode()
     assert "<li><b>reviewers_per_answer</b>: 1 → 2</li>" in page
     assert "<li><b>multi_review_scope</b>: all → critical</li>" in page
@@ -424,10 +618,14 @@ def test_a_policy_change_leaves_answers_already_routed_and_reroute_spares_starte
     _policy(reviewers_per_answer=2)
     assert Answer.objects.get(pk=waiting.pk).reviews_required == 1  # routed before the change
     job_run(job_id=job_start_reroute(user=make.user("ada", "admin")).pk)  # the worker's part, here
-    assert dict(Answer.objects.values_list("pk", "reviews_required")) == {started.pk: 1, waiting.pk: 2}
+    assert dict(Answer.objects.values_list("pk", "reviews_required")) == {
+        started.pk: 1,
+        waiting.pk: 2,
+    }
 
 
-# --- what the client hears ---------------------------------------------------------------------------
+# --- what the client hears
+# ---------------------------------------------------------------------------
 
 
 @pytest.mark.django_db
@@ -441,37 +639,63 @@ def test_the_client_hears_once_at_the_final_label_and_reads_adjudicating_meanwhi
     claim = make.flagged(answer)
     for user, label in ((alice, "UNSUPPORTED"), (bob, "CONTRADICTED")):
         review_service.lease_next(user=user)
-        review_service.claim_decide(user=user, claim=claim, decision="overturn", label=label, note=user.username,
-                                    expected_version=0)
+        review_service.claim_decide(
+            user=user,
+            claim=claim,
+            decision="overturn",
+            label=label,
+            note=user.username,
+            expected_version=0,
+        )
         review_service.answer_finish(user=user, answer=answer)
     answer.refresh_from_db()
     state = AnswerState.model_validate(selectors.answer_state(answer))  # the API's GET: no 500
     assert state.review.status == "adjudicating"
     assert not WebhookDelivery.objects.filter(event="answer.adjudicated").exists()
     review_service.lease_take(user=lee, answer=answer)
-    review_service.claim_decide(user=lee, claim=Claim.objects.get(pk=claim.pk), decision="confirm", label=None,
-                                note="P2: $92", expected_version=0)
+    review_service.claim_decide(
+        user=lee,
+        claim=Claim.objects.get(pk=claim.pk),
+        decision="confirm",
+        label=None,
+        note="P2: $92",
+        expected_version=0,
+    )
     review_service.answer_finish(user=lee, answer=answer)
-    decisions = {d["claim_id"]: d for d in WebhookDelivery.objects.get(event="answer.adjudicated").payload["data"]
-                 ["adjudication"]["decisions"]}
+    decisions = {
+        d["claim_id"]: d
+        for d in WebhookDelivery.objects.get(event="answer.adjudicated").payload["data"][
+            "adjudication"
+        ]["decisions"]
+    }
     settled = decisions[claim.cid]
     assert (settled["human_label"], settled["consensus_method"]) == ("CONTRADICTED", "lead")
     assert [(r["stage"], r["label"], r["note"]) for r in settled["reviews"]] == [
-        ("review", "UNSUPPORTED", "alice"), ("review", "CONTRADICTED", "bob"), ("adjudication", "CONTRADICTED", "P2: $92")]
-    assert all("reviewer" not in r for r in settled["reviews"])  # reviewers' names stay in ClaimDesk
+        ("review", "UNSUPPORTED", "alice"),
+        ("review", "CONTRADICTED", "bob"),
+        ("adjudication", "CONTRADICTED", "P2: $92"),
+    ]
+    # reviewers' names stay in ClaimDesk
+    assert all("reviewer" not in r for r in settled["reviews"])
 
 
-# --- how a final label was reached, under undo ----------------------------------------------------------
+# --- how a final label was reached, under undo
+# ----------------------------------------------------------
 
 
 @pytest.mark.django_db
 def test_one_review_sets_single_and_undo_clears_it(alice):
     answer = make.in_review()
     claim = make.flagged(answer)
-    review_service.claim_decide(user=alice, claim=claim, decision="confirm", label=None, note="", expected_version=0)
+    review_service.claim_decide(
+        user=alice, claim=claim, decision="confirm", label=None, note="", expected_version=0
+    )
     assert Claim.objects.get(pk=claim.pk).consensus_method == "single"
     review_service.decision_undo(user=alice, answer=answer)
-    assert (Claim.objects.get(pk=claim.pk).human_label, Claim.objects.get(pk=claim.pk).consensus_method) == ("", "")
+    assert (
+        Claim.objects.get(pk=claim.pk).human_label,
+        Claim.objects.get(pk=claim.pk).consensus_method,
+    ) == ("", "")
 
 
 @pytest.mark.django_db
@@ -480,15 +704,23 @@ def test_a_leads_undo_gives_a_claim_back_what_the_reviewers_settled(alice, bob, 
     claim, supported = make.flagged(answer), answer.claims.get(label="SUPPORTED")
     for user, label in ((alice, "UNSUPPORTED"), (bob, "CONTRADICTED")):
         review_service.lease_next(user=user)
-        review_service.claim_decide(user=user, claim=claim, decision="overturn", label=label, note="", expected_version=0)
+        review_service.claim_decide(
+            user=user, claim=claim, decision="overturn", label=label, note="", expected_version=0
+        )
         review_service.answer_finish(user=user, answer=answer)
     answer.refresh_from_db()
     assert review_service.lease_take(user=lee, answer=answer)
     with pytest.raises(ReviewError, match="Decide c2 first"):  # the claim the reviewers disagree on
         review_service.answer_finish(user=lee, answer=answer)
     supported.refresh_from_db()
-    review_service.claim_decide(user=lee, claim=supported, decision="overturn", label="PARTIALLY_SUPPORTED", note="",
-                                expected_version=supported.version)
+    review_service.claim_decide(
+        user=lee,
+        claim=supported,
+        decision="overturn",
+        label="PARTIALLY_SUPPORTED",
+        note="",
+        expected_version=supported.version,
+    )
     assert Claim.objects.get(pk=supported.pk).consensus_method == "lead"
     review_service.decision_undo(user=lee, answer=answer)
     supported.refresh_from_db()
@@ -498,15 +730,26 @@ def test_a_leads_undo_gives_a_claim_back_what_the_reviewers_settled(alice, bob, 
 
 
 @pytest.mark.django_db
-def test_after_a_decision_the_next_selected_claim_is_one_the_reviewer_has_still_to_decide(client, alice):
-    answer = _double(answer="Riders aged 65 and older pay a reduced fare of $1.50 per ride. A 30-day pass costs $75.00.")
+def test_after_a_decision_the_next_selected_claim_is_one_the_reviewer_has_still_to_decide(
+    client, alice
+):
+    answer = _double(
+        answer=(
+            "Riders aged 65 and older pay a reduced fare of $1.50 per ride. A 30-day pass costs"
+            " $75.00."
+        )
+    )
     first, second = answer.claims.exclude(label="SUPPORTED").order_by("position")[:2]
     client.force_login(alice)
     client.post("/queue/next")
     url = f"/review/{answer.pk}/claims/{{}}/decide"
-    response = client.post(url.format(first.pk), {"decision": "confirm", "version": 0}, headers={"HX-Request": "true"})
+    response = client.post(
+        url.format(first.pk), {"decision": "confirm", "version": 0}, headers={"HX-Request": "true"}
+    )
     assert response.context["selected"] == second.pk
     # Her last flagged claim decided: the selection stays, not back on one she decided already
     # (the claims' shared state says nothing is decided until everyone has finished).
-    response = client.post(url.format(second.pk), {"decision": "confirm", "version": 0}, headers={"HX-Request": "true"})
+    response = client.post(
+        url.format(second.pk), {"decision": "confirm", "version": 0}, headers={"HX-Request": "true"}
+    )
     assert response.context["selected"] == second.pk

@@ -24,7 +24,8 @@ from reviewapp import embedded
 root = pathlib.Path(sys.argv[1])
 pg = embedded.Postgres(root / "pg", durable=False).start()
 valkey = embedded.Valkey(root / "valkey").start()
-print(json.dumps({"pids": [pg.proc.pid, valkey.proc.pid], "ports": [pg.port, valkey.port]}), flush=True)
+print(json.dumps({"pids": [pg.proc.pid, valkey.proc.pid], "ports": [pg.port, valkey.port]}),
+      flush=True)
 time.sleep(120)
 """
 
@@ -62,7 +63,9 @@ def test_servers_die_with_the_process_that_started_them(reachable_dir):
     try:
         started = json.loads(proc.stdout.readline())
         assert all(map(_alive, started["pids"])) and all(map(embedded.answering, started["ports"]))
-        postgres_uid = int(Path(f"/proc/{started['pids'][0]}/status").read_text().split("Uid:")[1].split()[0])
+        postgres_uid = int(
+            Path(f"/proc/{started['pids'][0]}/status").read_text().split("Uid:")[1].split()[0]
+        )
         assert postgres_uid != 0  # Postgres refuses root: as root it runs as nobody
     finally:
         proc.send_signal(signal.SIGKILL)
@@ -95,7 +98,8 @@ def test_postgres_speaks_utf8_lower_case_and_is_the_pinned_major():
     with embedded.servers(environ={"CELERY_BROKER_URL": "redis://unused:1/0"}) as urls:
         with psycopg.connect(urls["DATABASE_URL"]) as conn:
             lowered, ctype = conn.execute(
-                "SELECT lower('ÉCOLE Ørsted'), datctype FROM pg_database WHERE datname = current_database()"
+                "SELECT lower('ÉCOLE Ørsted'), datctype FROM pg_database WHERE datname ="
+                " current_database()"
             ).fetchone()
             (version,) = conn.execute("SHOW server_version_num").fetchone()
     assert lowered == "école ørsted"

@@ -21,11 +21,36 @@ from reviewapp.review import service as review_service
 from tests import factories as make
 
 JSONL_KEYS = {
-    "answer_id", "external_id", "question", "answer", "passages", "claim_id", "claim_text", "answer_span",
-    "judge_label", "category", "explanation", "quotes", "human_label", "decision", "decision_mode", "origin", "note",
-    "reviewer", "decided_at", "consensus_method", "reviews", "human_evidence", "judge_confidence", "judge_profile",
+    "answer_id",
+    "external_id",
+    "question",
+    "answer",
+    "passages",
+    "claim_id",
+    "claim_text",
+    "answer_span",
+    "judge_label",
+    "category",
+    "explanation",
+    "quotes",
+    "human_label",
+    "decision",
+    "decision_mode",
+    "origin",
+    "note",
+    "reviewer",
+    "decided_at",
+    "consensus_method",
+    "reviews",
+    "human_evidence",
+    "judge_confidence",
+    "judge_profile",
     "judge_version",
-    "judge_model", "judge_backend", "policy_version", "prior_turns", "answer_human_verdict",
+    "judge_model",
+    "judge_backend",
+    "policy_version",
+    "prior_turns",
+    "answer_human_verdict",
 }
 
 
@@ -81,13 +106,25 @@ def test_a_jsonl_row_holds_the_decision_the_judge_label_and_the_context():
     row = rows[0]
     run = answer.judged_by
     assert set(row) == JSONL_KEYS
-    assert (row["answer_id"], row["external_id"], row["question"]) == (answer.pk, "conv-42", answer.question)
+    assert (row["answer_id"], row["external_id"], row["question"]) == (
+        answer.pk,
+        "conv-42",
+        answer.question,
+    )
     assert row["answer"] == answer.answer
     assert [p["id"] for p in row["passages"]] == ["P1", "P2"]
     assert row["passages"][0] | {"text": ""} == {
-        "id": "P1", "text": "", "tag": "reduced-fare", "agency": "Lakeshore Regional Transit", "title": "Fare Policy",
-        "section": "4.2", "source_url": "https://example.org/fares", "fetched_at": "2026-08-16", "score": None,
-        "metadata": {}}
+        "id": "P1",
+        "text": "",
+        "tag": "reduced-fare",
+        "agency": "Lakeshore Regional Transit",
+        "title": "Fare Policy",
+        "section": "4.2",
+        "source_url": "https://example.org/fares",
+        "fetched_at": "2026-08-16",
+        "score": None,
+        "metadata": {},
+    }
     assert (row["claim_id"], row["claim_text"]) == (decided.cid, decided.text)
     assert row["answer_span"] == [decided.answer_start, decided.answer_end]
     assert (row["judge_label"], row["category"], row["explanation"]) == (
@@ -101,13 +138,24 @@ def test_a_jsonl_row_holds_the_decision_the_judge_label_and_the_context():
     (difference,) = quote["differences"]
     passage = next(p["text"] for p in row["passages"] if p["id"] == quote["passage_id"])
     assert difference["kind"] == "number"
-    assert (passage[slice(*difference["span"])], row["answer"][slice(*difference["answer_span"])]) == ("92.00", "75.00")
-    assert (row["human_label"], row["decision"], row["origin"]) == (decided.human_label, "overturn", "judge")
+    assert (
+        passage[slice(*difference["span"])],
+        row["answer"][slice(*difference["answer_span"])],
+    ) == ("92.00", "75.00")
+    assert (row["human_label"], row["decision"], row["origin"]) == (
+        decided.human_label,
+        "overturn",
+        "judge",
+    )
     assert row["decision_mode"] == "explicit"
     assert (row["reviewer"], row["note"]) == ("rita", "the pass price is wrong")
     assert row["decided_at"] == decided.decided_at.isoformat()
-    assert (row["judge_profile"], row["judge_version"], row["judge_model"], row["judge_backend"]) == (
-        run.profile, run.prompt_version, run.model, run.backend)
+    assert (
+        row["judge_profile"],
+        row["judge_version"],
+        row["judge_model"],
+        row["judge_backend"],
+    ) == (run.profile, run.prompt_version, run.model, run.backend)
     assert row["policy_version"] == answer.policy.version
 
 
@@ -117,17 +165,28 @@ def test_a_csv_row_flattens_passages_spans_and_quotes():
     [row] = _csv()
     assert list(row) == list(exports.CSV_FIELDS)
     assert row["passage_ids"] == "P1;P2"
-    assert (row["answer_start"], row["answer_end"]) == (str(decided.answer_start), str(decided.answer_end))
+    assert (row["answer_start"], row["answer_end"]) == (
+        str(decided.answer_start),
+        str(decided.answer_end),
+    )
     assert json.loads(row["quotes"]) == _jsonl()[0]["quotes"]
-    assert (row["human_label"], row["reviewer"], row["answer_id"]) == (decided.human_label, "rita", str(answer.pk))
+    assert (row["human_label"], row["reviewer"], row["answer_id"]) == (
+        decided.human_label,
+        "rita",
+        str(answer.pk),
+    )
 
 
 @pytest.mark.django_db
 def test_the_export_tells_a_claim_the_reviewer_decided_from_one_finishing_accepted_unseen():
     reviewer = make.user("rita", "reviewer")
-    text = "Riders aged 65 and older pay a reduced fare of $1.00 per ride. Proof of age must be shown when boarding."
+    text = (
+        "Riders aged 65 and older pay a reduced fare of $1.00 per ride. Proof of age must be shown"
+        " when boarding."
+    )
     answer = make.judged(text)
-    Answer.objects.filter(pk=answer.pk).update(review_status="in_review")  # an audit sample: nothing flagged
+    # an audit sample: nothing flagged
+    Answer.objects.filter(pk=answer.pk).update(review_status="in_review")
     answer.refresh_from_db()
     first, *rest = answer.claims.order_by("position")
     assert rest, "the answer needs two claims"
@@ -147,7 +206,9 @@ def test_undecided_and_undone_claims_are_not_exported_and_added_claims_have_no_j
     answer = make.answer()
     make.claim(answer, "SUPPORTED")  # never decided
     make.claim(answer, "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
-    make.claim(answer, "CONTRADICTED", "CONTRADICTED", reviewer=rita, origin="reviewer", span=(19, 47))
+    make.claim(
+        answer, "CONTRADICTED", "CONTRADICTED", reviewer=rita, origin="reviewer", span=(19, 47)
+    )
     rows = _jsonl()
     assert [(r["claim_id"], r["judge_label"], r["origin"]) for r in rows] == [
         ("c2", "UNSUPPORTED", "judge"), ("c3", None, "reviewer")]
@@ -157,7 +218,13 @@ def test_undecided_and_undone_claims_are_not_exported_and_added_claims_have_no_j
 def test_filters_since_and_profile_select_rows():
     rita = make.user("rita", "reviewer")
     old = make.answer(version="v1")
-    make.claim(old, "UNSUPPORTED", "SUPPORTED", reviewer=rita, decided_at=timezone.now() - timezone.timedelta(days=10))
+    make.claim(
+        old,
+        "UNSUPPORTED",
+        "SUPPORTED",
+        reviewer=rita,
+        decided_at=timezone.now() - timezone.timedelta(days=10),
+    )
     new = make.answer(version="v2")
     make.claim(new, "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
     since = (timezone.now() - timezone.timedelta(days=1)).date()
@@ -173,7 +240,9 @@ def test_every_jsonl_line_is_one_json_object_with_the_same_keys_so_dataframe_rea
     rita = make.user("rita", "reviewer")
     for n in range(3):
         a = make.answer(external_id=None if n == 0 else f"x{n}")
-        make.claim(a, "UNSUPPORTED", "CONTRADICTED", reviewer=rita, quote=("$1.00", "exact") if n else None)
+        make.claim(
+            a, "UNSUPPORTED", "CONTRADICTED", reviewer=rita, quote=("$1.00", "exact") if n else None
+        )
     data = b"".join(export_stream("jsonl", ExportFilters()))
     lines = data.decode().splitlines()
     assert len(lines) == 3 and all(set(json.loads(line)) == JSONL_KEYS for line in lines)
@@ -191,20 +260,28 @@ def test_every_jsonl_line_is_one_json_object_with_the_same_keys_so_dataframe_rea
 def test_cells_a_spreadsheet_would_run_as_formulas_are_neutralized():
     for value in ("=1+1", "+1", "-2", "@SUM(A1)", "\tx", "\0x", "\rx"):
         assert neutralize(value) == "'" + value
-    assert (neutralize("fine"), neutralize(""), neutralize(3), neutralize(None)) == ("fine", "", 3, None)
+    assert (neutralize("fine"), neutralize(""), neutralize(3), neutralize(None)) == (
+        "fine",
+        "",
+        3,
+        None,
+    )
 
 
 @pytest.mark.django_db
 def test_a_csv_export_neutralizes_formula_cells_from_questions_claims_and_notes():
     rita = make.user("rita", "reviewer")
-    a = make.answer(question='=HYPERLINK("http://evil.example","x")', text="+1 800 fares. -5 dollars")
+    a = make.answer(
+        question='=HYPERLINK("http://evil.example","x")', text="+1 800 fares. -5 dollars"
+    )
     make.claim(a, "UNSUPPORTED", "UNSUPPORTED", reviewer=rita, span=(0, 13), note="@admin check",
                explanation="-fabricated")
     [row] = _csv()
     assert row["question"] == '\'=HYPERLINK("http://evil.example","x")'
     assert row["answer"].startswith("'+1") and row["claim_text"] == "'+1 800 fares."
     assert (row["note"], row["explanation"]) == ("'@admin check", "'-fabricated")
-    assert _jsonl()[0]["question"].startswith("=")  # JSONL is data, not a spreadsheet: left as it is
+    # JSONL is data, not a spreadsheet: left as it is
+    assert _jsonl()[0]["question"].startswith("=")
 
 
 # --- manifest ----------------------------------------------------------------------------------
@@ -215,16 +292,26 @@ def test_a_csv_export_neutralizes_formula_cells_from_questions_claims_and_notes(
 def test_the_command_writes_a_manifest_whose_count_and_sha256_match_the_file(tmp_path, fmt):
     rita = make.user("rita", "reviewer")
     for _ in range(3):
-        make.claim(make.answer(), "UNSUPPORTED", "SUPPORTED", reviewer=rita, note="line one\nline two")
+        make.claim(
+            make.answer(), "UNSUPPORTED", "SUPPORTED", reviewer=rita, note="line one\nline two"
+        )
     out = tmp_path / f"labels.{fmt}"
     call_command("export_labels", "--format", fmt, "--out", str(out), "--profile", "claim_audit@v1",
                  stderr=StringIO())
     manifest = json.loads((tmp_path / f"labels.{fmt}.manifest.json").read_text())
     data = out.read_bytes()
-    rows = len(data.splitlines()) if fmt == "jsonl" else len(list(csv.reader(io.StringIO(data.decode())))) - 1
+    rows = (
+        len(data.splitlines())
+        if fmt == "jsonl"
+        else len(list(csv.reader(io.StringIO(data.decode())))) - 1
+    )
     assert (manifest["rows"], rows) == (3, 3)  # CSV: records, not lines (the notes hold newlines)
     assert manifest["sha256"] == hashlib.sha256(data).hexdigest()
-    assert (manifest["schema_version"], manifest["format"], manifest["file"]) == ("1", fmt, out.name)
+    assert (manifest["schema_version"], manifest["format"], manifest["file"]) == (
+        "1",
+        fmt,
+        out.name,
+    )
     assert manifest["filters"] == {"since": None, "profile": "claim_audit@v1"}
     assert not (tmp_path / f"labels.{fmt}.part").exists()
     assert AuditEvent.objects.get(action="labels.exported").after["rows"] == 3
@@ -267,9 +354,13 @@ class _DecideAfterFirstRow:
     def _decide(self) -> None:
         try:
             now = timezone.now()
-            Claim.objects.filter(pk=self.later.pk).update(human_label="CONTRADICTED", decision="overturn",
-                                                          decision_mode="explicit", decided_by=self.reviewer,
-                                                          decided_at=now)
+            Claim.objects.filter(pk=self.later.pk).update(
+                human_label="CONTRADICTED",
+                decision="overturn",
+                decision_mode="explicit",
+                decided_by=self.reviewer,
+                decided_at=now,
+            )
             Claim.objects.filter(pk=self.changed.pk).update(human_label="PARTIALLY_SUPPORTED",
                                                             note="changed mid-export")
         finally:
@@ -277,8 +368,11 @@ class _DecideAfterFirstRow:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_decision_committed_mid_export_is_not_in_it_and_the_manifest_counts_what_was_written(monkeypatch):
-    monkeypatch.setattr(exports, "BATCH", 1)  # one claim per query: later rows are read after the commit
+def test_a_decision_committed_mid_export_is_not_in_it_and_the_manifest_counts_what_was_written(
+    monkeypatch,
+):
+    # one claim per query: later rows are read after the commit
+    monkeypatch.setattr(exports, "BATCH", 1)
     rita = make.user("rita", "reviewer")
     first = make.claim(make.answer(), "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
     changed = make.claim(make.answer(), "UNSUPPORTED", "UNSUPPORTED", reviewer=rita)
@@ -289,7 +383,11 @@ def test_a_decision_committed_mid_export_is_not_in_it_and_the_manifest_counts_wh
 
     rows = [json.loads(chunk) for chunk in out.chunks]
     assert [r["answer_id"] for r in rows] == [first.answer_id, changed.answer_id]
-    assert (rows[1]["human_label"], rows[1]["note"]) == ("UNSUPPORTED", "")  # as it was when the export began
+    # as it was when the export began
+    assert (rows[1]["human_label"], rows[1]["note"]) == (
+        "UNSUPPORTED",
+        "",
+    )
     assert manifest["rows"] == len(rows) == 2
     assert manifest["sha256"] == hashlib.sha256(b"".join(out.chunks)).hexdigest()
     assert Claim.objects.get(pk=later.pk).decision == "overturn"  # it did commit
@@ -320,7 +418,14 @@ def test_the_number_of_queries_does_not_grow_with_the_rows_of_a_batch():
     def add_answer():
         a = make.answer()
         make.claim(a, "UNSUPPORTED", "UNSUPPORTED", reviewer=rita, quote=("$1.00", "exact"))
-        make.claim(a, "CONTRADICTED", "SUPPORTED", reviewer=rita, span=(19, 47), quote=("invented", "not_found"))
+        make.claim(
+            a,
+            "CONTRADICTED",
+            "SUPPORTED",
+            reviewer=rita,
+            span=(19, 47),
+            quote=("invented", "not_found"),
+        )
 
     counts = []
     for answers in (1, 4):
@@ -345,8 +450,15 @@ def test_every_reviewers_decisions_are_read_once_a_batch_not_once_a_claim():
         for label in ("SUPPORTED", "UNSUPPORTED"):
             claim = make.claim(a, label, label, reviewer=rita)
             for reviewer in (rita, remy):
-                Review.objects.create(claim=claim, answer=a, reviewer=reviewer, decision="confirm",
-                                      final_label=label, claim_version=1, note=f"{reviewer.username} agrees")
+                Review.objects.create(
+                    claim=claim,
+                    answer=a,
+                    reviewer=reviewer,
+                    decision="confirm",
+                    final_label=label,
+                    claim_version=1,
+                    note=f"{reviewer.username} agrees",
+                )
 
     counts, reviews_read = [], []
     for answers in (1, 4):
@@ -364,18 +476,27 @@ def test_every_reviewers_decisions_are_read_once_a_batch_not_once_a_claim():
     assert reviews_read == [[False], [False]]
 
 
-# --- context a training set needs (issue 30) ---------------------------------------------------------
+# --- context a training set needs (issue 30)
+# ---------------------------------------------------------
 
 
 @pytest.mark.django_db
-def test_prior_turns_the_verdict_confidence_and_time_spent_survive_jsonl_csv_and_a_golden_round_trip(tmp_path, client):
-    turns = [{"role": "user", "content": "I'm 67, a senior."}, {"role": "assistant", "content": "Noted, \"senior\"."}]
+def test_prior_turns_the_verdict_confidence_and_time_spent_survive_jsonl_csv_and_a_golden_round_trip(
+    tmp_path, client
+):
+    turns = [
+        {"role": "user", "content": "I'm 67, a senior."},
+        {"role": "assistant", "content": "Noted, \"senior\"."},
+    ]
     rita = make.user("rita", "reviewer")
     answer = make.in_review(prior_turns=turns)
     client.force_login(rita)
     client.post("/queue/next")
     claim = make.flagged(answer)
-    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "UNSUPPORTED", "version": 0})
+    client.post(
+        f"/review/{answer.pk}/claims/{claim.pk}/decide",
+        {"overturn_to": "UNSUPPORTED", "version": 0},
+    )
     client.post(f"/review/{answer.pk}/finish")
     Claim.objects.filter(pk=claim.pk).update(confidence=0.75)  # the offline judge gives none
     answer.refresh_from_db()
@@ -385,13 +506,18 @@ def test_prior_turns_the_verdict_confidence_and_time_spent_survive_jsonl_csv_and
     row = rows[claim.cid]
     assert (row["prior_turns"], row["answer_human_verdict"], row["judge_confidence"]) == (
         turns, answer.adjudicated_verdict, 0.75)
-    assert [(r["decision_mode"], r["time_spent_ms"] is not None) for r in row["reviews"]] == [("explicit", True)]
+    assert [(r["decision_mode"], r["time_spent_ms"] is not None) for r in row["reviews"]] == [
+        ("explicit", True)
+    ]
     bulk = next(r for r in rows.values() if r["claim_id"] != claim.cid)
     assert bulk["reviews"][0]["time_spent_ms"] is None  # accepted by finishing: no time of its own
 
     cells = {r["claim_id"]: r for r in _csv()}[claim.cid]
     assert json.loads(cells["prior_turns"]) == turns
-    assert (cells["answer_human_verdict"], cells["judge_confidence"]) == (answer.adjudicated_verdict, "0.75")
+    assert (cells["answer_human_verdict"], cells["judge_confidence"]) == (
+        answer.adjudicated_verdict,
+        "0.75",
+    )
 
     golden = tmp_path / "golden.jsonl"
     golden.write_bytes(b"".join(export_stream("golden", EVERYTHING)))
@@ -404,13 +530,23 @@ def test_prior_turns_the_verdict_confidence_and_time_spent_survive_jsonl_csv_and
 
 @pytest.mark.django_db
 def test_a_golden_record_with_malformed_prior_turns_is_skipped_naming_them(tmp_path):
-    record = {"id": "g1", "task_type": "rag_qa", "answer": "Seniors pay $1.00.", "hallucinated": False, "spans": [],
-              "passages": [{"text": "Seniors pay $1.00."}], "meta": {"prior_turns": [{"role": "robot", "content": "x"}]}}
+    record = {
+        "id": "g1",
+        "task_type": "rag_qa",
+        "answer": "Seniors pay $1.00.",
+        "hallucinated": False,
+        "spans": [],
+        "passages": [{"text": "Seniors pay $1.00."}],
+        "meta": {"prior_turns": [{"role": "robot", "content": "x"}]},
+    }
     path = tmp_path / "bad.jsonl"
     path.write_text(json.dumps(record) + "\n")
     err = StringIO()
     call_command("import_golden", str(path), "--name", "bad", stdout=StringIO(), stderr=err)
-    assert "meta.prior_turns" in err.getvalue() and not Answer.objects.filter(metadata__golden="bad").exists()
+    assert (
+        "meta.prior_turns" in err.getvalue()
+        and not Answer.objects.filter(metadata__golden="bad").exists()
+    )
 
 
 @pytest.mark.django_db(transaction=True)

@@ -50,7 +50,9 @@ def test_kill_9_of_the_child_waiting_on_the_llm_judges_each_answer_exactly_once(
     assert row["recover_s"] < float(faultkit.FAST_LIMITS["JUDGE_TASK_TIME_LIMIT"])
 
 
-def test_kill_9_of_the_whole_worker_then_a_restart_settles_every_queued_and_in_flight_answer_once(rig, llm):
+def test_kill_9_of_the_whole_worker_then_a_restart_settles_every_queued_and_in_flight_answer_once(
+    rig, llm
+):
     row = faultkit.kill_whole_worker(rig, llm, 8)
 
     assert_none_lost_doubled_or_wrong(row)
@@ -61,7 +63,9 @@ def test_kill_9_of_the_whole_worker_then_a_restart_settles_every_queued_and_in_f
     assert row["sweeps"] >= 1
 
 
-def test_a_redis_restart_mid_run_loses_nothing_and_answers_posted_while_it_was_down_are_swept(rig, llm):
+def test_a_redis_restart_mid_run_loses_nothing_and_answers_posted_while_it_was_down_are_swept(
+    rig, llm
+):
     row = faultkit.restart_mid_run(rig, llm, RESTART_ANSWERS, server="redis", during_outage=5)
 
     assert_none_lost_doubled_or_wrong(row)
@@ -74,7 +78,9 @@ def test_a_postgres_restart_mid_run_loses_nothing(rig, llm):
     assert_none_lost_doubled_or_wrong(row)
 
 
-def test_an_llm_fault_storm_ends_with_every_answer_judged_or_failed_with_a_reason_in_review(rig, llm):
+def test_an_llm_fault_storm_ends_with_every_answer_judged_or_failed_with_a_reason_in_review(
+    rig, llm
+):
     row = faultkit.llm_storm(rig, llm, STORM_ANSWERS)
 
     assert_none_lost_doubled_or_wrong(row)  # 'wrong' covers: failed without reason or review
@@ -85,7 +91,9 @@ def test_an_llm_fault_storm_ends_with_every_answer_judged_or_failed_with_a_reaso
     assert row["longest_judging_s"] < faultkit.storm_retry_bound_s() + 10, row
 
 
-def test_a_worker_that_stops_consuming_is_named_for_restart_and_resumes_after_a_redis_restart(rig, llm):
+def test_a_worker_that_stops_consuming_is_named_for_restart_and_resumes_after_a_redis_restart(
+    rig, llm
+):
     row = faultkit.canary_liveness(rig, llm)
 
     assert row["named_for_restart"] and not row["health_ok_while_frozen"]

@@ -127,9 +127,8 @@ def test_next_item_hands_a_fresh_undecided_copy_leased_to_that_reviewer_alone(
     own = review_service.lease_next(user=ron)  # his own copy of it
     assert own.pk != served.pk and GoldCopy.objects.get(answer=own).reviewer == ron
     review_service.lease_release(user=rita, answer_id=served.pk)
-    assert (
-        review_service.lease_next(user=rita).pk == served.pk
-    )  # her unfinished copy, not a second one
+    # her unfinished copy, not a second one
+    assert review_service.lease_next(user=rita).pk == served.pk
     assert GoldCopy.objects.filter(reviewer=rita).count() == 1
     # A reviewer who reviewed the source is never handed it.
     assert not quality.GoldAnswer.objects.filter(pk__in=gold_service.unseen_gold(lead)).exists()
@@ -167,10 +166,11 @@ def test_wrong_decisions_on_gold_past_the_minimum_pause_the_reviewer(lead, rita,
     finish(rita, review_service.lease_next(user=rita), overturn_to=S)  # wrong on c2: 1/2 < 80%
     pause = ReviewerPause.objects.get(reviewer=rita, resumed_at__isnull=True)
     assert (pause.accuracy, pause.claims, pause.threshold) == (0.5, 2, 0.8)
+    # its c2 and the bulk c1
     assert [r.answer_id for r in quality.second_look(pause)] == [
         live.pk,
         live.pk,
-    ]  # its c2 and the bulk c1
+    ]
     # Paused: no live answer, nor a lease on one; told why.
     waiting = make.in_review()
     assert review_service.lease_next(user=rita) is None
@@ -284,7 +284,8 @@ def test_a_golden_set_import_marks_its_records_gold_with_labels_from_their_spans
     assert wrong.source == "import" and wrong.run.answer_id == wrong.answer_id
     labels = {e["cid"]: e["label"] for e in wrong.labels}
     assert "CONTRADICTED" in labels.values() and "SUPPORTED" in labels.values()
-    # Handed out like a page-marked one, with a routing reason as a live answer has, no golden metadata.
+    # Handed out like a page-marked one, with a routing reason as a live answer has, no golden
+    # metadata.
     gold_policy(gold_min_claims=100)
     served = review_service.lease_next(user=rita)
     assert served.routing_reason and served.metadata == {} and served.claims.count() >= 1

@@ -1,4 +1,5 @@
-"""Golden sets in (import_golden) and the judge measured on them or on adjudicated answers (evaluate)."""
+"""Golden sets in (import_golden) and the judge measured on them or on adjudicated answers
+(evaluate)."""
 
 from __future__ import annotations
 
@@ -17,15 +18,26 @@ from tests.factories import fare_payload
 
 pytestmark = pytest.mark.django_db
 
-PASSAGE = "Riders aged 65 and older pay a reduced fare of $1.00 per ride. A 30-day pass costs $92.00."
+PASSAGE = (
+    "Riders aged 65 and older pay a reduced fare of $1.00 per ride. A 30-day pass costs $92.00."
+)
 GROUNDED = "Riders aged 65 and older pay a reduced fare of $1.00 per ride."
 WRONG = "A 30-day pass costs $75.00."
 
 
 def _record(rid: str, answer: str, hallucinated: bool, spans=(), **extra) -> dict:
-    return {"id": rid, "dataset": "synthetic", "task_type": "rag_qa", "question": "What do seniors pay?",
-            "passages": [{"id": "P1", "text": PASSAGE}], "answer": answer, "hallucinated": hallucinated,
-            "spans": list(spans), "sentence_labels": None, "meta": {}} | extra
+    return {
+        "id": rid,
+        "dataset": "synthetic",
+        "task_type": "rag_qa",
+        "question": "What do seniors pay?",
+        "passages": [{"id": "P1", "text": PASSAGE}],
+        "answer": answer,
+        "hallucinated": hallucinated,
+        "spans": list(spans),
+        "sentence_labels": None,
+        "meta": {},
+    } | extra
 
 
 def golden_file(tmp_path, *, bad_line: bool = True):
@@ -38,7 +50,8 @@ def golden_file(tmp_path, *, bad_line: bool = True):
         json.dumps(_record("g3", "The fare is $1.00 for riders aged 65 and older.", False)),
     ]
     if bad_line:
-        lines.insert(1, json.dumps(_record("g-bad", GROUNDED, "yes")))  # hallucinated must be true or false
+        # hallucinated must be true or false
+        lines.insert(1, json.dumps(_record("g-bad", GROUNDED, "yes")))
         lines.append("{not json")
     path = tmp_path / "synthetic.jsonl"
     path.write_text("\n".join(lines) + "\n")
@@ -68,13 +81,21 @@ def test_import_golden_stores_answers_with_their_labels_and_reports_bad_lines(tm
     g2 = Answer.objects.get(external_id="g2")
     assert g2.client is None and g2.metadata["golden"] == "syn"
     labels = g2.metadata
-    assert (labels["hallucinated"], labels["dataset"], labels["task_type"]) == (True, "synthetic", "rag_qa")
+    assert (labels["hallucinated"], labels["dataset"], labels["task_type"]) == (
+        True,
+        "synthetic",
+        "rag_qa",
+    )
     start = g2.answer.index("$75.00")
-    assert g2.metadata["spans"] == [{"start": start, "end": start + 6, "text": "$75.00", "label": "Unwanted.Intrinsic"}]
+    assert g2.metadata["spans"] == [
+        {"start": start, "end": start + 6, "text": "$75.00", "label": "Unwanted.Intrinsic"}
+    ]
     assert [(p.pid, p.text) for p in g2.passages.all()] == [("P1", PASSAGE)]
 
 
-def test_golden_answers_are_not_judged_routed_or_queued_on_import(tmp_path, django_capture_on_commit_callbacks):
+def test_golden_answers_are_not_judged_routed_or_queued_on_import(
+    tmp_path, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks() as callbacks:
         _import(golden_file(tmp_path), "--name", "syn")
     assert callbacks == []  # nothing enqueued
@@ -119,15 +140,22 @@ def test_evaluate_prints_the_judges_eval_table_and_stores_side_runs_once(tmp_pat
     assert "resp P" in out and "span F1" in out and "flag everything" in out
     assert out.splitlines()[5].split()[:2] == ["all", "3"]
     runs = JudgeRun.objects.filter(status="succeeded", is_current=True)
-    assert runs.count() == 3 and not Answer.objects.filter(judged_by__isnull=False).exists()  # side runs
-    assert _evaluate("--golden", "syn", "--backend", "offline").splitlines()[5] == out.splitlines()[5]
+    # side runs
+    assert runs.count() == 3 and not Answer.objects.filter(judged_by__isnull=False).exists()
+    assert (
+        _evaluate("--golden", "syn", "--backend", "offline").splitlines()[5] == out.splitlines()[5]
+    )
     assert JudgeRun.objects.count() == 3  # reused, not judged again
 
 
-def test_a_side_run_the_database_refuses_fails_with_its_reason_and_the_evaluation_goes_on(tmp_path, monkeypatch):
+def test_a_side_run_the_database_refuses_fails_with_its_reason_and_the_evaluation_goes_on(
+    tmp_path, monkeypatch
+):
     real_judge = judges.judge
 
-    def unclean(request, config):  # a judge that does not clean its text: PostgreSQL refuses the NUL
+    def unclean(
+        request, config
+    ):  # a judge that does not clean its text: PostgreSQL refuses the NUL
         output = real_judge(request, config)
         if "30-day" in request.answer:
             output.result.claims[0].explanation += "\x00"
@@ -138,7 +166,9 @@ def test_a_side_run_the_database_refuses_fails_with_its_reason_and_the_evaluatio
     with pytest.raises(CommandError, match="the judge failed on 1 of 3 answers"):
         _evaluate("--golden", "syn", "--backend", "offline")
     failed = JudgeRun.objects.get(status="failed")
-    assert failed.error.startswith("storing the result failed: DataError:") and not failed.is_current
+    assert (
+        failed.error.startswith("storing the result failed: DataError:") and not failed.is_current
+    )
     assert JudgeRun.objects.filter(status="succeeded").count() == 2
     assert not JudgeRun.objects.filter(status="running").exists()
 
@@ -148,7 +178,14 @@ def test_fail_under_exits_1_when_a_gate_fails_and_0_when_it_is_met(tmp_path):
     report = tmp_path / "report.json"
     _evaluate("--golden", "syn", "--report", str(report))
     ba = json.loads(report.read_text())["response"]["balanced_accuracy"]
-    out = _evaluate("--golden", "syn", "--fail-under", f"response.balanced_accuracy={ba}", "--fail-under", "f1=0")
+    out = _evaluate(
+        "--golden",
+        "syn",
+        "--fail-under",
+        f"response.balanced_accuracy={ba}",
+        "--fail-under",
+        "f1=0",
+    )
     assert f"gate response.balanced_accuracy >= {ba:g}: ok" in out
     with pytest.raises(CommandError) as failed:
         _evaluate("--golden", "syn", "--fail-under", f"response.balanced_accuracy={ba + 0.01}")
@@ -160,10 +197,16 @@ def test_fail_under_exits_1_when_a_gate_fails_and_0_when_it_is_met(tmp_path):
 
 def test_gates_read_response_span_and_sentence_figures_and_fail_what_was_not_measured():
     report = {"response": {"f1": 0.8, "balanced_accuracy": 0.7}, "span": None, "sentence": None}
-    gates = [parse_gate("f1=0.8"), parse_gate("response.balanced_accuracy=0.75"), parse_gate("span.f1=0.1")]
+    gates = [
+        parse_gate("f1=0.8"),
+        parse_gate("response.balanced_accuracy=0.75"),
+        parse_gate("span.f1=0.1"),
+    ]
     assert gates[0] == ("response.f1", 0.8)
     assert gate_failures(report, gates) == [
-        "response.balanced_accuracy 0.700 < 0.75", "span.f1 not measured (no span labels); gate 0.1"]
+        "response.balanced_accuracy 0.700 < 0.75",
+        "span.f1 not measured (no span labels); gate 0.1",
+    ]
     with pytest.raises(ValueError):
         parse_gate("response.f1")
 
@@ -177,14 +220,22 @@ def test_evaluate_on_an_unknown_golden_set_exits_2():
 # --- evaluate on adjudicated answers, and the round trip ---------------------------------------
 
 
-def adjudicated(reviewer, *, overturn_to: str | None = None, answer_text: str = GROUNDED + " " + WRONG) -> Answer:
+def adjudicated(
+    reviewer, *, overturn_to: str | None = None, answer_text: str = GROUNDED + " " + WRONG
+) -> Answer:
     answer = make.judged(answer_text)
     Answer.objects.filter(pk=answer.pk).update(review_status="in_review")
     answer.refresh_from_db()
     flagged = answer.claims.exclude(label="SUPPORTED").first()
     if flagged and overturn_to:
-        review_service.claim_decide(user=reviewer, claim=flagged, decision="overturn", label=overturn_to, note="",
-                                    expected_version=flagged.version)
+        review_service.claim_decide(
+            user=reviewer,
+            claim=flagged,
+            decision="overturn",
+            label=overturn_to,
+            note="",
+            expected_version=flagged.version,
+        )
     answer.refresh_from_db()
     if answer.review_status == "in_review":  # deciding the last flagged claim adjudicates by itself
         review_service.answer_finish(user=reviewer, answer=answer)
@@ -196,13 +247,16 @@ def adjudicated(reviewer, *, overturn_to: str | None = None, answer_text: str = 
 def _scores(report_path) -> dict:
     """A report's figures without its timings and names."""
     report = json.loads(report_path.read_text())
-    return {key: report[key] for key in ("n", "response", "span", "sentence", "detectors", "errors")}
+    return {
+        key: report[key] for key in ("n", "response", "span", "sentence", "detectors", "errors")
+    }
 
 
 def test_evaluate_without_golden_measures_the_shown_runs_against_reviewers(tmp_path):
     rita = make.user("rita", "reviewer")
     adjudicated(rita)  # the reviewer agrees with the judge
-    adjudicated(rita, overturn_to="SUPPORTED")  # the judge flagged a claim the reviewer passed: a false positive
+    # the judge flagged a claim the reviewer passed: a false positive
+    adjudicated(rita, overturn_to="SUPPORTED")
     report = tmp_path / "report.json"
     out = _evaluate("--report", str(report))
     assert "dataset  adjudicated answers" in out
@@ -213,11 +267,17 @@ def test_evaluate_without_golden_measures_the_shown_runs_against_reviewers(tmp_p
 
 def test_export_golden_then_import_then_evaluate_agrees_with_the_reviewers(tmp_path):
     rita = make.user("rita", "reviewer")
-    answers = [adjudicated(rita), adjudicated(rita, overturn_to="SUPPORTED"), adjudicated(rita, answer_text=GROUNDED)]
+    answers = [
+        adjudicated(rita),
+        adjudicated(rita, overturn_to="SUPPORTED"),
+        adjudicated(rita, answer_text=GROUNDED),
+    ]
     path = tmp_path / "labels.golden.jsonl"
     call_command("export_labels", "--format", "golden", "--out", str(path), stderr=StringIO())
     records = [json.loads(line) for line in path.read_text().splitlines()]
-    truth = {a.pk: any(c.human_label not in ("", "SUPPORTED") for c in a.claims.all()) for a in answers}
+    truth = {
+        a.pk: any(c.human_label not in ("", "SUPPORTED") for c in a.claims.all()) for a in answers
+    }
     assert {r["meta"]["answer_id"]: r["hallucinated"] for r in records} == {
         a.pk: truth[a.pk] for a in answers if a.claims.exclude(decision="").exists()}
 
@@ -239,5 +299,13 @@ def test_the_demo_golden_set_is_the_demo_answers_with_their_intended_labels():
     assert skipped == [] and [r.id for r in records] == list(answers)
     assert all(r.request.answer == answers[r.id]["answer"] for r in records)
     assert {r.id for r in records if r.hallucinated} == {
-        "demo-002", "demo-004", "demo-005", "demo-007", "demo-008", "demo-010", "demo-011", "demo-012"}
+        "demo-002",
+        "demo-004",
+        "demo-005",
+        "demo-007",
+        "demo-008",
+        "demo-010",
+        "demo-011",
+        "demo-012",
+    }
     assert all(bool(r.spans) == r.hallucinated for r in records)

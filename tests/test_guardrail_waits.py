@@ -32,8 +32,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def compose_web_argv(port: int, workers: int | None = None) -> list[str]:
     """The gunicorn step of compose's web command, bound to a loopback port (and with `workers`)."""
-    command = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["web"]["command"]
-    steps = [shlex.split(part) for part in command[2].split("&&")] if command[0] == "sh" else [command]
+    command = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["web"][
+        "command"
+    ]
+    steps = (
+        [shlex.split(part) for part in command[2].split("&&")] if command[0] == "sh" else [command]
+    )
     argv = next(step for step in steps if Path(step[0]).name == "gunicorn")
     for i, arg in enumerate(argv):
         if arg in ("--bind", "-b"):
@@ -47,10 +51,21 @@ def start_web(tmp_path, workers: int | None = None, **env) -> tuple[subprocess.P
     port = free_port()
     log = open(tmp_path / f"web-{port}.log", "w")
     server = subprocess.Popen(
-        compose_web_argv(port, workers), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-        env=os.environ | {"DATABASE_URL": _test_database_url(), "DEBUG": "false", "SECURE_SSL_REDIRECT": "false",
-                          "ALLOWED_HOSTS": "127.0.0.1", "DATABASE_POOL_SIZE": "4",
-                          "CELERY_QUEUE": QUEUE} | env)
+        compose_web_argv(port, workers),
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=os.environ
+        | {
+            "DATABASE_URL": _test_database_url(),
+            "DEBUG": "false",
+            "SECURE_SSL_REDIRECT": "false",
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "DATABASE_POOL_SIZE": "4",
+            "CELERY_QUEUE": QUEUE,
+        }
+        | env,
+    )
     base = f"http://127.0.0.1:{port}"
 
     def answers() -> bool:
@@ -77,8 +92,12 @@ def stop_web(server: subprocess.Popen) -> None:
 
 def post_waiting(base: str, token: str, wait: float) -> tuple[int, float]:
     started = time.monotonic()
-    response = httpx.post(f"{base}/api/v1/answers?wait={wait}", headers={"Authorization": f"Bearer {token}"},
-                          content=json.dumps(make.fare_payload(external_id=uuid.uuid4().hex)), timeout=wait + 20)
+    response = httpx.post(
+        f"{base}/api/v1/answers?wait={wait}",
+        headers={"Authorization": f"Bearer {token}"},
+        content=json.dumps(make.fare_payload(external_id=uuid.uuid4().hex)),
+        timeout=wait + 20,
+    )
     return response.status_code, time.monotonic() - started
 
 
@@ -107,14 +126,18 @@ def test_two_waiting_clients_do_not_slow_the_queue(tmp_path):
     assert queue.status_code == 200
     assert took < 2.0, f"/queue/ took {took:.1f} s behind two waiting clients"
     # Nothing judges them: each waited its time and got the 202.
-    assert [status for status, _ in replies] == [202, 202] and all(s >= 7.5 for _, s in replies), replies
+    assert [status for status, _ in replies] == [202, 202] and all(
+        s >= 7.5 for _, s in replies
+    ), replies
 
 
 def test_waits_past_the_process_and_token_caps_are_answered_202_at_once(tmp_path):
     _, first = api_client_create(name="first")
     _, second = api_client_create(name="second")
     _, third = api_client_create(name="third")
-    server, base = start_web(tmp_path, workers=1, API_WAITS_PER_PROCESS="2", API_WAITS_PER_TOKEN="1")
+    server, base = start_web(
+        tmp_path, workers=1, API_WAITS_PER_PROCESS="2", API_WAITS_PER_TOKEN="1"
+    )
     try:
         with ThreadPoolExecutor(4) as pool:
             held = pool.submit(post_waiting, base, first, 6)
@@ -143,15 +166,31 @@ def test_a_chunked_body_past_the_cap_is_refused_as_it_arrives_under_asgi():
 
     async def receive():
         sent[0] += 1
-        return {"type": "http.request", "body": chunk, "more_body": sent[0] < 10_000}  # 655 MB offered
+        # 655 MB offered
+        return {
+            "type": "http.request",
+            "body": chunk,
+            "more_body": sent[0] < 10_000,
+        }
 
     async def send(message):
         replies.append(message)
 
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
-             "scheme": "http", "path": "/api/v1/answers", "raw_path": b"/api/v1/answers", "query_string": b"",
-             "root_path": "", "headers": [(b"host", b"127.0.0.1"), (b"transfer-encoding", b"chunked")],
-             "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8000)}
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/api/v1/answers",
+        "raw_path": b"/api/v1/answers",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"127.0.0.1"), (b"transfer-encoding", b"chunked")],
+        "client": ("127.0.0.1", 5000),
+        "server": ("127.0.0.1", 8000),
+    }
     async_to_sync(application)(scope, receive, send)
     assert replies[0]["status"] == 413
-    assert sent[0] * len(chunk) <= settings.API_MAX_BODY_BYTES + 2 * len(chunk)  # stopped reading at the cap
+    # stopped reading at the cap
+    assert sent[0] * len(chunk) <= settings.API_MAX_BODY_BYTES + 2 * len(chunk)

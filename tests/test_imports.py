@@ -22,8 +22,12 @@ def _module_name(path: Path) -> str:
 
 
 def _modules() -> dict[str, Path]:
-    return {_module_name(path): path for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))
-            if "migrations" not in path.parts}
+    return {
+        _module_name(path): path
+        for package in PACKAGES
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if "migrations" not in path.parts
+    }
 
 
 MODULES = _modules()
@@ -38,7 +42,8 @@ def _statements(tree: ast.AST):
 
 def _imported(module: str, path: Path) -> set[str]:
     """Every module `module` names in an import statement anywhere in its file (in functions too),
-    resolved to the project's modules where it is one (`from a import b` is module a.b if there is one)."""
+    resolved to the project's modules where it is one (`from a import b` is module a.b if there is
+    one)."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
     for node in _statements(ast.parse(path.read_text(), str(path))):
@@ -50,7 +55,9 @@ def _imported(module: str, path: Path) -> set[str]:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, *([base] if base else [])])
             found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in MODULES)
+            found.update(
+                f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in MODULES
+            )
     return found
 
 
@@ -61,7 +68,9 @@ def _graph() -> dict[str, set[str]]:
     for module, path in MODULES.items():
         targets = set()
         for name in _imported(module, path):
-            while name and name not in MODULES:  # `import reviewapp.api.ingest.x` -> the module it is in
+            while (
+                name and name not in MODULES
+            ):  # `import reviewapp.api.ingest.x` -> the module it is in
                 name = name.rpartition(".")[0]
             if name and name != module and not module.startswith(f"{name}."):
                 targets.add(name)
@@ -107,14 +116,19 @@ def test_the_check_fails_on_a_cycle_of_type_only_imports(tmp_path):
     graph = {"judges.checks.answer": _imported("judges.checks.answer", tmp_path / "answer.py"),
              "judges.checks.quotes": _imported("judges.checks.quotes", tmp_path / "quotes.py")}
     graph = {module: targets & set(graph) for module, targets in graph.items()}
-    assert _a_cycle(graph) == ["judges.checks.answer", "judges.checks.quotes", "judges.checks.answer"]
+    assert _a_cycle(graph) == [
+        "judges.checks.answer",
+        "judges.checks.quotes",
+        "judges.checks.answer",
+    ]
 
 
 def test_the_check_sees_the_modules_and_their_lazy_imports():
     graph = _graph()
     assert {"reviewapp.judging.tasks", "reviewapp.api.ingest", "judges.engine"} <= set(graph)
     assert "reviewapp.judging.service" in graph["reviewapp.judging.tasks"]
-    # An import inside a function counts: reviewapp/celery.py reads the liveness service only in its signal handlers.
+    # An import inside a function counts: reviewapp/celery.py reads the liveness service only in its
+    # signal handlers.
     assert "reviewapp.judging.liveness" in graph["reviewapp.celery"]
 
 
@@ -131,7 +145,10 @@ def test_no_module_of_reviewapp_or_judges_takes_part_in_an_import_cycle():
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("judges")))
 def test_the_judge_library_never_imports_django_or_reviewapp(module):
     roots = {name.split(".")[0] for name in _imported(module, MODULES[module])}
-    assert not roots & {"django", "reviewapp"}, f"{module} imports {sorted(roots & {'django', 'reviewapp'})}"
+    assert not roots & {
+        "django",
+        "reviewapp",
+    }, f"{module} imports {sorted(roots & {'django', 'reviewapp'})}"
 
 
 # The checks and the profiles run on every backend's result, so they never reach into one: what a
@@ -143,7 +160,9 @@ BACKEND_FREE = ("judges.checks", "judges.profiles")
 def test_the_checks_and_the_profiles_never_import_a_backend(module):
     backends = {name for name in _imported(module, MODULES[module])
                 if name == "judges.backends" or name.startswith("judges.backends.")}
-    assert not backends, f"{module} imports {sorted(backends)}: move what both need out of the backend"
+    assert (
+        not backends
+    ), f"{module} imports {sorted(backends)}: move what both need out of the backend"
 
 
 TASK_MODULES = {m for m in MODULES if m.endswith(".tasks")}
@@ -170,11 +189,18 @@ JUDGES_FOR_REVIEWAPP = {
     "judges.text", "judges.passages",  # an example's excerpt, cut as the judge reads passages
 }
 # The worker imports the backends when it starts, not inside its first task (reviewapp/celery.py).
-WARM_UP = {"judges.backends", "judges.backends.openai_chat", "judges.checks", "judges.backends.offline.judge"}
+WARM_UP = {
+    "judges.backends",
+    "judges.backends.openai_chat",
+    "judges.checks",
+    "judges.backends.offline.judge",
+}
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("reviewapp")))
 def test_reviewapp_imports_judges_only_through_its_public_modules(module):
     allowed = JUDGES_FOR_REVIEWAPP | (WARM_UP if module == "reviewapp.celery" else set())
     used = {name for name in _imported(module, MODULES[module]) if name.split(".")[0] == "judges"}
-    assert used <= allowed, f"{module} imports {sorted(used - allowed)}: add it to judges' entry point"
+    assert (
+        used <= allowed
+    ), f"{module} imports {sorted(used - allowed)}: add it to judges' entry point"

@@ -1,4 +1,5 @@
-"""The judging service in-process, against real Postgres: claiming, failures, retries, constraints."""
+"""The judging service in-process, against real Postgres: claiming, failures, retries,
+constraints."""
 
 import threading
 from datetime import timedelta
@@ -56,7 +57,9 @@ def test_two_deliveries_at_once_produce_one_claim_set():
 @pytest.mark.django_db
 def test_a_delivery_finding_the_answer_claimed_elsewhere_is_told_when_to_retry():
     answer = make.ingested()
-    Answer.objects.filter(pk=answer.pk).update(status="judging", judging_until=timezone.now() + timedelta(seconds=90))
+    Answer.objects.filter(pk=answer.pk).update(
+        status="judging", judging_until=timezone.now() + timedelta(seconds=90)
+    )
     with pytest.raises(AnswerBusy) as busy:
         answer_judge(answer_id=answer.pk)
     assert 80 < busy.value.retry_in <= 90
@@ -65,9 +68,17 @@ def test_a_delivery_finding_the_answer_claimed_elsewhere_is_told_when_to_retry()
 @pytest.mark.django_db
 def test_an_expired_claim_is_taken_over_and_the_abandoned_run_is_closed():
     answer = make.ingested()
-    stale = JudgeRun.objects.create(answer=answer, profile="offline", prompt_version="v1", backend="offline",
-                                    model="rules", config_key="x")
-    Answer.objects.filter(pk=answer.pk).update(status="judging", judging_until=timezone.now() - timedelta(seconds=1))
+    stale = JudgeRun.objects.create(
+        answer=answer,
+        profile="offline",
+        prompt_version="v1",
+        backend="offline",
+        model="rules",
+        config_key="x",
+    )
+    Answer.objects.filter(pk=answer.pk).update(
+        status="judging", judging_until=timezone.now() - timedelta(seconds=1)
+    )
     run = answer_judge(answer_id=answer.pk)
     assert run.status == "succeeded"
     stale.refresh_from_db()
@@ -111,7 +122,9 @@ def test_a_transient_failure_gives_the_answer_back_for_a_retry(monkeypatch):
 
 @pytest.mark.django_db
 def test_a_transient_failure_on_the_last_try_fails_the_answer(monkeypatch):
-    monkeypatch.setattr(judges, "judge", lambda r, c: (_ for _ in ()).throw(JudgeError("timeout", transient=True)))
+    monkeypatch.setattr(
+        judges, "judge", lambda r, c: (_ for _ in ()).throw(JudgeError("timeout", transient=True))
+    )
     answer = make.ingested()
     answer_judge(answer_id=answer.pk, last_try=True)
     answer.refresh_from_db()
@@ -160,7 +173,8 @@ def test_a_result_whose_claim_was_taken_over_meanwhile_writes_nothing(monkeypatc
 
     def taken_over_meanwhile(request, config):
         output = real_judge(request, config)
-        Answer.objects.filter(pk=answer.pk).update(judging_token=other)  # another delivery took over
+        # another delivery took over
+        Answer.objects.filter(pk=answer.pk).update(judging_token=other)
         return output
 
     monkeypatch.setattr(judges, "judge", taken_over_meanwhile)
@@ -170,8 +184,14 @@ def test_a_result_whose_claim_was_taken_over_meanwhile_writes_nothing(monkeypatc
     answer.refresh_from_db()
     assert late.status == "failed" and late.error.startswith("superseded") and not late.is_current
     assert first.is_current and first.status == "succeeded"
-    assert Claim.objects.filter(run=late).count() == 0 and Claim.objects.filter(run=first).count() == 2
-    assert (answer.status, answer.judging_token, answer.judged_by_id) == ("judging", other, first.pk)
+    assert (
+        Claim.objects.filter(run=late).count() == 0 and Claim.objects.filter(run=first).count() == 2
+    )
+    assert (answer.status, answer.judging_token, answer.judged_by_id) == (
+        "judging",
+        other,
+        first.pk,
+    )
 
 
 @pytest.mark.django_db
@@ -189,8 +209,16 @@ def test_reruns_of_one_configuration_leave_exactly_one_current_run():
 @pytest.mark.django_db
 def test_the_database_refuses_two_current_runs_of_one_configuration():
     answer = make.ingested()
-    fields = dict(answer=answer, profile="p", prompt_version="v1", backend="offline", model="m", config_key="k",
-                  status="succeeded", is_current=True)
+    fields = dict(
+        answer=answer,
+        profile="p",
+        prompt_version="v1",
+        backend="offline",
+        model="m",
+        config_key="k",
+        status="succeeded",
+        is_current=True,
+    )
     JudgeRun.objects.create(**fields)
     with pytest.raises(IntegrityError), transaction.atomic():
         JudgeRun.objects.create(**fields)
@@ -199,9 +227,25 @@ def test_the_database_refuses_two_current_runs_of_one_configuration():
 @pytest.mark.django_db
 def test_the_database_refuses_a_claim_span_past_the_end_of_its_answer():
     answer = make.ingested()
-    run = JudgeRun.objects.create(answer=answer, profile="p", prompt_version="v1", backend="offline", model="m", config_key="k")
+    run = JudgeRun.objects.create(
+        answer=answer,
+        profile="p",
+        prompt_version="v1",
+        backend="offline",
+        model="m",
+        config_key="k",
+    )
     end = len(answer.answer)
-    Claim.objects.create(run=run, answer=answer, position=0, cid="c1", text="t", answer_start=0, answer_end=end, label="SUPPORTED")
+    Claim.objects.create(
+        run=run,
+        answer=answer,
+        position=0,
+        cid="c1",
+        text="t",
+        answer_start=0,
+        answer_end=end,
+        label="SUPPORTED",
+    )
     with pytest.raises(IntegrityError), transaction.atomic():
         Claim.objects.create(run=run, answer=answer, position=1, cid="c2", text="t", answer_start=0,
                              answer_end=end + 1, label="SUPPORTED")
@@ -214,15 +258,42 @@ def test_the_database_refuses_a_claim_span_past_the_end_of_its_answer():
 def test_the_database_refuses_an_evidence_span_past_the_end_of_its_passage():
     answer = make.ingested()
     passage = answer.passages.get(pid="P2")
-    run = JudgeRun.objects.create(answer=answer, profile="p", prompt_version="v1", backend="offline", model="m", config_key="k")
-    claim = Claim.objects.create(run=run, answer=answer, position=0, cid="c1", text="t", label="SUPPORTED")
-    Evidence.objects.create(claim=claim, passage=passage, passage_pid="P2", position=0, quote="q", start=0,
-                            end=len(passage.text), match="exact")
+    run = JudgeRun.objects.create(
+        answer=answer,
+        profile="p",
+        prompt_version="v1",
+        backend="offline",
+        model="m",
+        config_key="k",
+    )
+    claim = Claim.objects.create(
+        run=run, answer=answer, position=0, cid="c1", text="t", label="SUPPORTED"
+    )
+    Evidence.objects.create(
+        claim=claim,
+        passage=passage,
+        passage_pid="P2",
+        position=0,
+        quote="q",
+        start=0,
+        end=len(passage.text),
+        match="exact",
+    )
     with pytest.raises(IntegrityError), transaction.atomic():
-        Evidence.objects.create(claim=claim, passage=passage, passage_pid="P2", position=1, quote="q", start=0,
-                                end=len(passage.text) + 1, match="exact")
+        Evidence.objects.create(
+            claim=claim,
+            passage=passage,
+            passage_pid="P2",
+            position=1,
+            quote="q",
+            start=0,
+            end=len(passage.text) + 1,
+            match="exact",
+        )
     with pytest.raises(IntegrityError), transaction.atomic():  # a found quote must have a span
-        Evidence.objects.create(claim=claim, passage=passage, passage_pid="P2", position=2, quote="q", match="exact")
+        Evidence.objects.create(
+            claim=claim, passage=passage, passage_pid="P2", position=2, quote="q", match="exact"
+        )
 
 
 @pytest.mark.django_db
@@ -251,15 +322,32 @@ def _judge_with_claims(settings, fake_llm, count: int) -> tuple[Answer, int]:
                "quotes": [{"passage_id": "P1", "quote": sentence.rstrip(".")},
                           {"passage_id": "P2", "quote": f"option {i} costs ${i}.25"}],
                "explanation": "P1 and P2 state it."} for i, sentence in enumerate(sentences)]
-    fake_llm.enqueue(Reply.ok(json.dumps({
-        "claims": claims, "fabrications": [], "omissions": [],
-        "counts": {"total": count, "supported": count, "partially_supported": 0, "contradicted": 0, "unsupported": 0},
-        "verdict": "GROUNDED", "rewrite_note": "",
-    })))
+    fake_llm.enqueue(
+        Reply.ok(
+            json.dumps(
+                {
+                    "claims": claims,
+                    "fabrications": [],
+                    "omissions": [],
+                    "counts": {
+                        "total": count,
+                        "supported": count,
+                        "partially_supported": 0,
+                        "contradicted": 0,
+                        "unsupported": 0,
+                    },
+                    "verdict": "GROUNDED",
+                    "rewrite_note": "",
+                }
+            )
+        )
+    )
     settings.OPENAI_BASE_URL = fake_llm.base_url
     make.openai_policy("claim_audit")
     text = " ".join(sentences)
-    answer = make.ingested(answer=text, passages=[{"text": text}, {"text": text.lower() + " " + text}])
+    answer = make.ingested(
+        answer=text, passages=[{"text": text}, {"text": text.lower() + " " + text}]
+    )
     with CaptureQueriesContext(connection) as queries:
         run = answer_judge(answer_id=answer.pk)
     assert run.status == "succeeded", run.error
@@ -271,10 +359,17 @@ def test_storing_a_result_costs_the_same_queries_for_5_claims_as_for_50(settings
     # Claims and evidence go in with one bulk insert each: no query per claim or per quote.
     few, few_queries = _judge_with_claims(settings, fake_llm, 5)
     many, many_queries = _judge_with_claims(settings, fake_llm, 50)
-    assert (Claim.objects.filter(answer=few).count(), Evidence.objects.filter(claim__answer=few).count()) == (5, 10)
-    assert (Claim.objects.filter(answer=many).count(), Evidence.objects.filter(claim__answer=many).count()) == (50, 100)
+    assert (
+        Claim.objects.filter(answer=few).count(),
+        Evidence.objects.filter(claim__answer=few).count(),
+    ) == (5, 10)
+    assert (
+        Claim.objects.filter(answer=many).count(),
+        Evidence.objects.filter(claim__answer=many).count(),
+    ) == (50, 100)
     assert many_queries == few_queries
-    # claim; answer, passages, policy; the run; then savepoint, 5 writes, release (a transaction outside tests)
+    # claim; answer, passages, policy; the run; then savepoint, 5 writes, release (a transaction
+    # outside tests)
     assert few_queries <= 12, few_queries
 
 
@@ -294,7 +389,9 @@ def _judge_with_the_fake_llm(settings, fake_llm, content: str) -> tuple[Answer, 
 @pytest.mark.django_db
 @pytest.mark.parametrize("unstorable", ["\x00", "\\u0000", "\ud800", "\\ud800"])
 def test_an_llm_reply_with_a_nul_is_cleaned_and_stored(settings, fake_llm, unstorable):
-    answer, run = _judge_with_the_fake_llm(settings, fake_llm, GOOD.replace("Stated in P1.", f"Stated{unstorable} in P1."))
+    answer, run = _judge_with_the_fake_llm(
+        settings, fake_llm, GOOD.replace("Stated in P1.", f"Stated{unstorable} in P1.")
+    )
     assert (run.status, answer.status, answer.judged_by_id) == ("succeeded", "judged", run.pk)
     assert run.raw_output == GOOD
     assert Claim.objects.get(run=run, cid="c1").explanation == "Stated in P1."
@@ -313,7 +410,9 @@ def _with_a_nul_in_the_first_explanation(monkeypatch) -> None:
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("client", [False, True], ids=["without a client", "with a client's webhook event"])
+@pytest.mark.parametrize(
+    "client", [False, True], ids=["without a client", "with a client's webhook event"]
+)
 def test_a_result_the_database_refuses_fails_the_run_with_its_reason_at_once(monkeypatch, client):
     from reviewapp.api.clients import api_client_create
 
@@ -324,12 +423,15 @@ def test_a_result_the_database_refuses_fails_the_run_with_its_reason_at_once(mon
     run.refresh_from_db()
     answer.refresh_from_db()
     assert run.status == "failed" and not run.is_current and not run.error_is_transient
-    assert run.error == ("storing the result failed: DataError: unsupported Unicode escape sequence: "
-                         "\\u0000 cannot be converted to text.")
+    assert run.error == (
+        "storing the result failed: DataError: unsupported Unicode escape sequence: "
+        "\\u0000 cannot be converted to text."
+    )
     assert (answer.status, answer.judging_token) == ("failed", None)
     assert (answer.review_status, answer.routing_reason) == ("in_review", "judge failed")
     assert Claim.objects.count() == 0
-    assert answer_judge(answer_id=answer.pk) is None  # nothing left for a retry or the sweeper to do
+    # nothing left for a retry or the sweeper to do
+    assert answer_judge(answer_id=answer.pk) is None
 
 
 @pytest.mark.django_db
@@ -352,7 +454,15 @@ def test_a_transient_database_error_while_storing_keeps_the_retry_path(monkeypat
 
 
 def _run_fields(run):
-    return (run.profile, run.prompt_version, run.backend, run.model, run.config_key, run.example_set_id, run.status)
+    return (
+        run.profile,
+        run.prompt_version,
+        run.backend,
+        run.model,
+        run.config_key,
+        run.example_set_id,
+        run.status,
+    )
 
 
 @pytest.mark.django_db
@@ -361,19 +471,28 @@ def test_the_usual_run_starts_with_the_claim_and_is_the_run_start_run_makes(monk
 
     from reviewapp.judging import service
 
-    monkeypatch.setattr(service, "_in_force", None)  # what earlier tests in this process left is not this test's
-    # A deployment always has a policy (migration 0001's); a transactional test's flush empties the table.
+    # what earlier tests in this process left is not this test's
+    monkeypatch.setattr(service, "_in_force", None)
+    # A deployment always has a policy (migration 0001's); a transactional test's flush empties the
+    # table.
     Policy.current()
-    first = answer_judge(answer_id=make.ingested().pk)  # started on its own: this process learns the usual run
+    # started on its own: this process learns the usual run
+    first = answer_judge(answer_id=make.ingested().pk)
     second_answer = make.ingested()
     with CaptureQueriesContext(connection) as queries:
         second = answer_judge(answer_id=second_answer.pk)
-    assert not [q["sql"] for q in queries.captured_queries
-                if "INSERT INTO reviewapp_judgerun" in q["sql"] and "WITH held" not in q["sql"]], service._in_force
+    assert not [
+        q["sql"]
+        for q in queries.captured_queries
+        if "INSERT INTO reviewapp_judgerun" in q["sql"] and "WITH held" not in q["sql"]
+    ], service._in_force
     second.refresh_from_db()
     assert _run_fields(second) == _run_fields(first) and second.status == "succeeded"
     second_answer.refresh_from_db()
-    assert second.started_at == second_answer.judged_by.started_at and second_answer.judged_by_id == second.pk
+    assert (
+        second.started_at == second_answer.judged_by.started_at
+        and second_answer.judged_by_id == second.pk
+    )
 
 
 @pytest.mark.django_db
@@ -382,9 +501,14 @@ def test_a_new_policy_or_a_requested_profile_does_not_get_the_usual_run(settings
 
     settings.OPENAI_BASE_URL = fake_llm.base_url  # its replies do not matter: the run's judge does
     settings.JUDGE_MAX_ATTEMPTS = 1
-    assert answer_judge(answer_id=make.ingested().pk).backend == "offline"  # the usual run: the first policy's
-    Policy.objects.create(version=Policy.current().version + 1, judge_backend="openai", judge_profile="claim_audit",
-                          note="another judge")
+    # the usual run: the first policy's
+    assert answer_judge(answer_id=make.ingested().pk).backend == "offline"
+    Policy.objects.create(
+        version=Policy.current().version + 1,
+        judge_backend="openai",
+        judge_profile="claim_audit",
+        note="another judge",
+    )
     after_change = answer_judge(answer_id=make.ingested().pk)
     assert (after_change.backend, after_change.profile) == ("openai", "claim_audit")
     own_profile = answer_judge(answer_id=make.ingested(profile="fare_policy").pk)

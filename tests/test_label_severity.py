@@ -1,5 +1,5 @@
-"""How bad a label is, stated once (judges.types.LABEL_SEVERITY): a claim's colour on the review page,
-its answer's place in the queue and the answer's verdict all read the same order."""
+"""How bad a label is, stated once (judges.types.LABEL_SEVERITY): a claim's colour on the review
+page, its answer's place in the queue and the answer's verdict all read the same order."""
 
 from __future__ import annotations
 
@@ -14,10 +14,19 @@ from reviewapp.policy.routing import decide_route
 from reviewapp.templatetags.claimdesk import worst_label
 
 POLICY = SimpleNamespace(
-    score_threshold=0.95, blocking_labels=["PARTIALLY_SUPPORTED", "UNSUPPORTED", "CONTRADICTED"],
-    critical_categories=[], critical_single_claim_blocks=False, audit_sample_rate=0.0, audit_near_rate=0.0,
-    audit_near_margin=0.0, audit_confidence_below=0.0, reviewers_per_answer=1, multi_review_scope="all",
-    multi_review_share=1.0, supported_confidence_floor=0.0)
+    score_threshold=0.95,
+    blocking_labels=["PARTIALLY_SUPPORTED", "UNSUPPORTED", "CONTRADICTED"],
+    critical_categories=[],
+    critical_single_claim_blocks=False,
+    audit_sample_rate=0.0,
+    audit_near_rate=0.0,
+    audit_near_margin=0.0,
+    audit_confidence_below=0.0,
+    reviewers_per_answer=1,
+    multi_review_scope="all",
+    multi_review_share=1.0,
+    supported_confidence_floor=0.0,
+)
 
 
 def _seen(labels):
@@ -49,6 +58,7 @@ def test_one_claim_answers_rank_alike_by_colour_by_queue_priority_and_by_verdict
     seen = [_seen([label]) for label in by_severity]
     assert [colour for colour, _, _ in seen] == by_severity
     priorities = [priority for _, priority, _ in seen]
-    assert priorities == sorted(set(priorities))  # strictly rising: every step worse is reviewed sooner
+    # strictly rising: every step worse is reviewed sooner
+    assert priorities == sorted(set(priorities))
     verdicts = [VERDICT_SEVERITY[verdict] for _, _, verdict in seen]
     assert verdicts == sorted(verdicts) and verdicts[0] < verdicts[-1]

@@ -30,13 +30,23 @@ def passes(now):
         "ends now": {"lease_expires_at": now},
         "expired": {"lease_expires_at": now - TICK},
         "released": {"lease_expires_at": None},
-        "finished": {"lease_expires_at": now + timedelta(minutes=5), "status": ReviewPass.Status.FINISHED},
-        "skipped": {"lease_expires_at": now + timedelta(minutes=5), "status": ReviewPass.Status.SKIPPED},
+        "finished": {
+            "lease_expires_at": now + timedelta(minutes=5),
+            "status": ReviewPass.Status.FINISHED,
+        },
+        "skipped": {
+            "lease_expires_at": now + timedelta(minutes=5),
+            "status": ReviewPass.Status.SKIPPED,
+        },
         "assigned": {"lease_expires_at": None, "assigned_by": make.user("lead", "lead")},
     }
     rita = make.user("rita", "reviewer")
-    return {name: ReviewPass.objects.create(answer=make.answer(review_status="in_review"), reviewer=rita, **fields)
-            for name, fields in cases.items()}
+    return {
+        name: ReviewPass.objects.create(
+            answer=make.answer(review_status="in_review"), reviewer=rita, **fields
+        )
+        for name, fields in cases.items()
+    }
 
 
 @pytest.mark.django_db
@@ -56,7 +66,11 @@ def test_a_pass_read_in_memory_is_live_exactly_when_the_query_says_so(passes, no
 @pytest.mark.django_db
 def test_a_pass_holds_a_place_with_a_live_lease_or_an_assignment(passes, now):
     holding = set(ReviewPass.objects.holding_place(now).values_list("pk", flat=True))
-    assert {name for name, row in passes.items() if row.pk in holding} == {"live", "ends now", "assigned"}
+    assert {name for name, row in passes.items() if row.pk in holding} == {
+        "live",
+        "ends now",
+        "assigned",
+    }
     for name, row in passes.items():
         row.refresh_from_db()
         assert row.holds_place(now) == (row.pk in holding), name
@@ -65,10 +79,16 @@ def test_a_pass_holds_a_place_with_a_live_lease_or_an_assignment(passes, now):
 @pytest.mark.django_db
 def test_an_answer_is_leased_while_its_holder_has_a_lease_ending_at_now_or_later(now):
     rita = make.user("rita", "reviewer")
-    cases = {"live": (rita, now + timedelta(minutes=5)), "ends now": (rita, now), "expired": (rita, now - TICK),
-             "released": (None, None)}
-    answers = {name: make.answer(review_status="in_review", lease_holder=holder, lease_expires_at=until)
-               for name, (holder, until) in cases.items()}
+    cases = {
+        "live": (rita, now + timedelta(minutes=5)),
+        "ends now": (rita, now),
+        "expired": (rita, now - TICK),
+        "released": (None, None),
+    }
+    answers = {
+        name: make.answer(review_status="in_review", lease_holder=holder, lease_expires_at=until)
+        for name, (holder, until) in cases.items()
+    }
     leased = set(Answer.objects.leased(now).values_list("pk", flat=True))
     assert {name for name, row in answers.items() if row.pk in leased} == {"live", "ends now"}
     for name, row in answers.items():
@@ -77,19 +97,29 @@ def test_an_answer_is_leased_while_its_holder_has_a_lease_ending_at_now_or_later
 
 def _judging(until) -> Answer:
     row = make.ingested()
-    Answer.objects.filter(pk=row.pk).update(status="judging", judging_token=DEAD_HOLDER, judging_until=until)
+    Answer.objects.filter(pk=row.pk).update(
+        status="judging", judging_token=DEAD_HOLDER, judging_until=until
+    )
     return row
 
 
 @pytest.mark.django_db
 def test_a_hold_ending_at_now_is_live_and_is_not_taken_over(now):
-    cases = {"live": now + timedelta(minutes=5), "ends now": now, "expired": now - TICK, "never set": None}
+    cases = {
+        "live": now + timedelta(minutes=5),
+        "ends now": now,
+        "expired": now - TICK,
+        "never set": None,
+    }
     answers = {name: _judging(until) for name, until in cases.items()}
     held = set(Answer.objects.filter(Answer.live_hold(now)).values_list("pk", flat=True))
     assert {name for name, row in answers.items() if row.pk in held} == {"live", "ends now"}
     # store.py's take-over reads the same rule: a hold that is not live is taken over.
-    taken = {name for name, row in answers.items()
-             if store.answer_hold(row.pk, uuid.uuid4(), now, now + timedelta(minutes=5)) is not None}
+    taken = {
+        name
+        for name, row in answers.items()
+        if store.answer_hold(row.pk, uuid.uuid4(), now, now + timedelta(minutes=5)) is not None
+    }
     assert taken == {"expired", "never set"}
 
 

@@ -14,7 +14,9 @@ pytestmark = pytest.mark.django_db
 
 
 def _sign_in(client: Client, username: str, password: str, address: str = "203.0.113.7"):
-    return client.post("/accounts/login/", {"username": username, "password": password}, REMOTE_ADDR=address)
+    return client.post(
+        "/accounts/login/", {"username": username, "password": password}, REMOTE_ADDR=address
+    )
 
 
 def test_after_the_failure_limit_the_right_password_no_longer_signs_in(client):
@@ -68,19 +70,27 @@ PROXY = "10.0.0.5"
 
 
 def _via_proxy(client: Client, username: str, password: str, address: str, proxy: str = PROXY):
-    return client.post("/accounts/login/", {"username": username, "password": password}, REMOTE_ADDR=proxy,
-                       HTTP_X_FORWARDED_FOR=address)
+    return client.post(
+        "/accounts/login/",
+        {"username": username, "password": password},
+        REMOTE_ADDR=proxy,
+        HTTP_X_FORWARDED_FOR=address,
+    )
 
 
-def test_one_client_behind_the_proxy_guessing_does_not_lock_out_everyone_behind_it(client, settings):
+def test_one_client_behind_the_proxy_guessing_does_not_lock_out_everyone_behind_it(
+    client, settings
+):
     import ipaddress
 
     settings.TRUSTED_PROXIES = [ipaddress.ip_network(PROXY)]
     User.objects.create_user("rita", password="pw-rita-123")
     for n in range(settings.AXES_FAILURE_LIMIT):
         _via_proxy(client, f"user{n}", "wrong-guess", "203.0.113.66")
-    assert _via_proxy(client, "someone", "wrong-guess", "203.0.113.66").status_code == 429  # the guesser
-    assert _via_proxy(Client(), "rita", "pw-rita-123", "198.51.100.20").status_code == 302  # everyone else
+    # the guesser
+    assert _via_proxy(client, "someone", "wrong-guess", "203.0.113.66").status_code == 429
+    # everyone else
+    assert _via_proxy(Client(), "rita", "pw-rita-123", "198.51.100.20").status_code == 302
     locked = AuditEvent.objects.filter(action="login.locked_out")
     assert {event.after["ip_address"] for event in locked} == {"203.0.113.66"}
 
@@ -92,7 +102,10 @@ def test_x_forwarded_for_from_a_client_that_is_not_a_trusted_proxy_is_ignored(cl
     User.objects.create_user("rita", password="pw-rita-123")
     for n in range(settings.AXES_FAILURE_LIMIT):  # a new made-up address each time, sent directly
         _via_proxy(client, f"user{n}", "wrong-guess", f"192.0.2.{n + 1}", proxy="203.0.113.99")
-    assert _via_proxy(client, "rita", "pw-rita-123", "192.0.2.200", proxy="203.0.113.99").status_code == 429
+    assert (
+        _via_proxy(client, "rita", "pw-rita-123", "192.0.2.200", proxy="203.0.113.99").status_code
+        == 429
+    )
 
 
 def test_the_api_counts_wrong_tokens_per_client_behind_the_proxy(client, settings):
@@ -105,8 +118,12 @@ def test_the_api_counts_wrong_tokens_per_client_behind_the_proxy(client, setting
     _, token = api_client_create(name="fares-bot")
 
     def get(token: str, address: str):
-        return client.get("/api/v1/answers", headers={"Authorization": f"Bearer {token}"}, REMOTE_ADDR=PROXY,
-                          HTTP_X_FORWARDED_FOR=address)
+        return client.get(
+            "/api/v1/answers",
+            headers={"Authorization": f"Bearer {token}"},
+            REMOTE_ADDR=PROXY,
+            HTTP_X_FORWARDED_FOR=address,
+        )
 
     for _ in range(4):
         get("wrong", "203.0.113.66")
@@ -116,4 +133,6 @@ def test_the_api_counts_wrong_tokens_per_client_behind_the_proxy(client, setting
 
     from reviewapp.api import ratelimit
 
-    ratelimit._limiter(settings.API_RATE_LIMIT_STORAGE_URL).clear(parse("3/minute"), "auth-failure:203.0.113.66")
+    ratelimit._limiter(settings.API_RATE_LIMIT_STORAGE_URL).clear(
+        parse("3/minute"), "auth-failure:203.0.113.66"
+    )

@@ -24,7 +24,8 @@ from tests.conftest import _test_database_url, run_coroutine
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = {"check_answer", "get_answer", "find_answers", "queue_status", "flagged_claims"}
-# The README's example (its "MCP" section): one passage, one claim it supports and one it contradicts.
+# The README's example (its "MCP" section): one passage, one claim it supports and one it
+# contradicts.
 README = (ROOT / "README.md").read_text()
 README_EXAMPLE = json.loads(re.search(r"`check_answer` with\n`(\{.*?\})`:", README, re.S).group(1))
 
@@ -42,8 +43,12 @@ async def over_http(url: str, token: str):
 
 @asynccontextmanager
 async def over_stdio(**env: str):
-    params = StdioServerParameters(command=sys.executable, args=[str(ROOT / "manage.py"), "mcp"], cwd=str(ROOT),
-                                   env=os.environ | env)
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[str(ROOT / "manage.py"), "mcp"],
+        cwd=str(ROOT),
+        env=os.environ | env,
+    )
     with open(os.devnull, "w") as quiet:
         async with stdio_client(params, errlog=quiet) as (read, write):
             async with ClientSession(read, write) as session:
@@ -64,7 +69,9 @@ def _check_example(session_factory):
     async def go():
         async with session_factory() as session:
             tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-            result = _result(await session.call_tool("check_answer", README_EXAMPLE | {"wait_seconds": 20}))
+            result = _result(
+                await session.call_tool("check_answer", README_EXAMPLE | {"wait_seconds": 20})
+            )
             again = _result(await session.call_tool("get_answer", {"answer_id": result["id"]}))
             return tools, result, again
     return run_coroutine(go())
@@ -73,17 +80,23 @@ def _check_example(session_factory):
 def _assert_judged_example(tools, result, again):
     assert set(tools) == TOOLS
     schema = tools["check_answer"].inputSchema
-    assert {"answer", "passages"} <= set(schema["required"]) and "wait_seconds" in schema["properties"]
+    assert {"answer", "passages"} <= set(schema["required"]) and "wait_seconds" in schema[
+        "properties"
+    ]
     assert result["status"] == "judged" and result["verdict"] in ("MOSTLY_GROUNDED", "UNGROUNDED")
     assert [c["label"] for c in result["claims"]] == ["SUPPORTED", "CONTRADICTED"]
-    assert result["claims"][0]["evidence"][0]["quote"] == "Riders aged 65 and older pay $1.00 per ride."
+    assert (
+        result["claims"][0]["evidence"][0]["quote"]
+        == "Riders aged 65 and older pay $1.00 per ride."
+    )
     assert result["safe_answer"] == "Riders aged 65 and older pay $1.00 per ride."
     assert again["id"] == result["id"] and again["verdict"] == result["verdict"]
 
 
 @pytest.mark.worker
-def test_over_http_the_sdk_lists_the_tools_and_check_answer_returns_the_verdict(live_server, api_token,
-                                                                                celery_worker):
+def test_over_http_the_sdk_lists_the_tools_and_check_answer_returns_the_verdict(
+    live_server, api_token, celery_worker
+):
     _assert_judged_example(*_check_example(lambda: over_http(live_server.url, api_token)))
     assert Answer.objects.get().client.name == "fares-bot"
 
@@ -94,7 +107,9 @@ def test_over_stdio_in_process_the_same_tools_judge_the_same_example(api_token, 
 
 
 @pytest.mark.worker
-def test_over_stdio_forwarding_to_a_remote_claimdesk_the_same_tools_answer(live_server, api_token, celery_worker):
+def test_over_stdio_forwarding_to_a_remote_claimdesk_the_same_tools_answer(
+    live_server, api_token, celery_worker
+):
     env = {"CLAIMDESK_TOKEN": api_token, "CLAIMDESK_URL": live_server.url}
     _assert_judged_example(*_check_example(lambda: over_stdio(**env)))
 
@@ -108,7 +123,11 @@ def _calls(session_factory, *calls):
 
 BAD_ARGUMENTS = [
     ("check_answer", README_EXAMPLE | {"passages": [{"title": "no text"}]}, "passages.0.text"),
-    ("check_answer", README_EXAMPLE | {"passages": [{"kind": "tool", "output": "x"}]}, "passages.0.tool_name"),
+    (
+        "check_answer",
+        README_EXAMPLE | {"passages": [{"kind": "tool", "output": "x"}]},
+        "passages.0.tool_name",
+    ),
     ("check_answer", README_EXAMPLE | {"answer": " "}, "answer"),
     ("check_answer", README_EXAMPLE | {"profile": "no_such_profile"}, "profile"),
     ("check_answer", README_EXAMPLE | {"wait_seconds": 99}, "wait_seconds"),
@@ -126,11 +145,16 @@ def test_a_bad_argument_is_an_mcp_error_naming_it(live_server, api_token, transp
     results = _calls(factory, *[(name, arguments) for name, arguments, _ in BAD_ARGUMENTS])
     for (name, _, field), result in zip(BAD_ARGUMENTS, results):
         assert result.isError, (name, field)
-        assert result.content[0].text.startswith(f"invalid argument {field}: "), (field, result.content[0].text)
+        assert result.content[0].text.startswith(f"invalid argument {field}: "), (
+            field,
+            result.content[0].text,
+        )
     assert not Answer.objects.exists()
 
 
-def test_the_http_endpoint_refuses_a_missing_or_wrong_token_and_all_but_post(live_server, api_token):
+def test_the_http_endpoint_refuses_a_missing_or_wrong_token_and_all_but_post(
+    live_server, api_token
+):
     import httpx
 
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
@@ -139,7 +163,9 @@ def test_the_http_endpoint_refuses_a_missing_or_wrong_token_and_all_but_post(liv
         assert reply.status_code == 401 and reply.headers["WWW-Authenticate"].startswith("Bearer")
     # Stateless: no server-to-client stream to GET, no session to DELETE.
     for method in ("GET", "DELETE"):
-        reply = httpx.request(method, f"{live_server.url}/mcp", headers={"Authorization": f"Bearer {api_token}"})
+        reply = httpx.request(
+            method, f"{live_server.url}/mcp", headers={"Authorization": f"Bearer {api_token}"}
+        )
         assert reply.status_code == 405 and reply.headers["Allow"] == "POST"
 
 
@@ -147,8 +173,14 @@ def test_stdio_refuses_to_start_without_a_valid_token(api_token):
     import subprocess
 
     for token in ("", "cdk_wrong"):
-        done = subprocess.run([sys.executable, "manage.py", "mcp"], cwd=ROOT, capture_output=True, text=True,
-                              env=os.environ | in_process_env(token), timeout=60)
+        done = subprocess.run(
+            [sys.executable, "manage.py", "mcp"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env=os.environ | in_process_env(token),
+            timeout=60,
+        )
         assert done.returncode != 0 and "CLAIMDESK_TOKEN" in done.stderr
 
 
@@ -157,9 +189,15 @@ def test_queue_status_and_flagged_claims_show_only_this_clients_open_work(live_s
     other = ApiClient.objects.create(name="other", token_hash="x" * 64)
     waiting = make.in_review(client=mine)  # c2 CONTRADICTED: P2 says $92.00, not $75.00
     make.in_review(client=other)
-    status, flagged, found = (_result(call) for call in _calls(
-        lambda: over_http(live_server.url, api_token),
-        ("queue_status", {}), ("flagged_claims", {"limit": 5}), ("find_answers", {"status": "judged"})))
+    status, flagged, found = (
+        _result(call)
+        for call in _calls(
+            lambda: over_http(live_server.url, api_token),
+            ("queue_status", {}),
+            ("flagged_claims", {"limit": 5}),
+            ("find_answers", {"status": "judged"}),
+        )
+    )
 
     assert status["review"]["in_review"] == 1 and status["judging"]["judged"] == 1
     assert status["oldest_waiting_since"] == waiting.created_at.isoformat()
@@ -171,8 +209,9 @@ def test_queue_status_and_flagged_claims_show_only_this_clients_open_work(live_s
     json.dumps(flagged)  # plain JSON, as any MCP client reads it
 
 
-def test_check_answer_past_the_tokens_cap_of_waits_answers_at_once_without_a_verdict(live_server, api_token,
-                                                                                    settings):
+def test_check_answer_past_the_tokens_cap_of_waits_answers_at_once_without_a_verdict(
+    live_server, api_token, settings
+):
     # No worker runs here: a wait would last its full 20 s. With no wait allowed for the token
     # (issue 28's cap, shared with the API's ?wait), the answer comes back queued at once.
     settings.API_WAITS_PER_TOKEN = 0

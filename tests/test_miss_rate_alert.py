@@ -20,7 +20,9 @@ def _target(target: float | None) -> Policy:
                          note=f"target {target}")
 
 
-def test_the_alert_fires_once_per_crossing_and_clears_when_the_bound_falls_under(fixed_case):  # noqa: F811
+def test_the_alert_fires_once_per_crossing_and_clears_when_the_bound_falls_under(
+    fixed_case,
+):  # noqa: F811
     assert miss_rate_evaluate() == "unchanged"  # no target yet
     _target(0.2)  # the upper bound, 53.3%, passes it
     assert miss_rate_evaluate() == "fired"
@@ -55,7 +57,9 @@ def test_finishing_an_audited_answer_and_saving_a_target_schedule_the_check(
     checks = []
     monkeypatch.setattr(enqueue, "evaluate_miss_rate_later", lambda: checks.append("check"))
     rita = make.user("rita", "reviewer")
-    audited = make.in_review(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride.")
+    audited = make.in_review(
+        answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride."
+    )
     with django_capture_on_commit_callbacks(execute=True):
         review_service.answer_finish(user=rita, answer=audited)
     assert checks == ["check"]

@@ -34,8 +34,11 @@ def test_a_target_under_the_upper_bound_fires_alert_miss_rate_once_to_the_receiv
                       note="at most 5% of passed answers")
         delivery = wait_for(
             lambda: WebhookDelivery.objects.filter(event=MISS_RATE, status="delivered").first())
-        # A reviewer finishes another audited answer, clean: the bound stays above, nothing fires again.
-        clean = make.in_review(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride.")
+        # A reviewer finishes another audited answer, clean: the bound stays above, nothing fires
+        # again.
+        clean = make.in_review(
+            answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride."
+        )
         review_service.answer_finish(user=rita, answer=clean)
         wait_for(lambda: AlertState.objects.filter(name=MISS_RATE, detail__audited=2).exists())
     assert AlertState.objects.get(name=MISS_RATE).active

@@ -11,7 +11,9 @@ from reviewapp.models import Policy
 from tests import factories as make
 from tests.conftest import CHROMIUM
 from tests.test_browser import _sign_in, page  # noqa: F401  (a fixture)
-from tests.test_miss_rate import curve_case  # noqa: F401  (a fixture; its two audits: one miss of two)
+from tests.test_miss_rate import (  # noqa: F401  (a fixture; its two audits: one miss of two)
+    curve_case,
+)
 
 pytestmark = [
     pytest.mark.browser,

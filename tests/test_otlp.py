@@ -18,7 +18,9 @@ def _read(request: dict, encoding: str = "json") -> otlp.Reading:
 
 
 @pytest.mark.parametrize("encoding", ["json", "protobuf"])
-@pytest.mark.parametrize("spans", [traces.openinference_spans, traces.genai_spans], ids=["openinference", "genai"])
+@pytest.mark.parametrize(
+    "spans", [traces.openinference_spans, traces.genai_spans], ids=["openinference", "genai"]
+)
 def test_an_llm_span_with_retrieval_in_its_trace_is_one_run(encoding, spans):
     reading = _read(traces.export_request(spans()), encoding)
     [run] = reading.runs
@@ -29,7 +31,8 @@ def test_an_llm_span_with_retrieval_in_its_trace_is_one_run(encoding, spans):
     assert payload["metadata"]["otel"]["service"] == "rag-api"
     assert payload["metadata"]["otel"]["model"] == "gpt-4o-mini"
     JudgeRequest.model_validate(payload)  # what ingest will be handed is a valid request
-    assert reading.ignored_spans == (1 if spans is traces.openinference_spans else 0)  # the chain span
+    # the chain span
+    assert reading.ignored_spans == (1 if spans is traces.openinference_spans else 0)
 
 
 def test_openinference_document_urls_become_source_urls():
@@ -56,14 +59,27 @@ def _genai_documents(documents: list[dict]) -> list[dict]:
 
 
 def test_genai_documents_keep_retriever_ids_scores_and_metadata_and_drop_what_ingest_refuses():
-    passages = _genai_documents([
-        {"id": "doc-17#3", "content": "Seniors pay $1.00.", "score": 0.82, "metadata": {"page": 4}},
-        {"id": "a\nb", "content": "A 30-day pass costs $92.00.", "score": "high", "metadata": {"x": float("nan")}},
-        {"id": "doc-17#3", "content": "Another text under the same id.", "score": True},
-    ])
+    passages = _genai_documents(
+        [
+            {
+                "id": "doc-17#3",
+                "content": "Seniors pay $1.00.",
+                "score": 0.82,
+                "metadata": {"page": 4},
+            },
+            {
+                "id": "a\nb",
+                "content": "A 30-day pass costs $92.00.",
+                "score": "high",
+                "metadata": {"x": float("nan")},
+            },
+            {"id": "doc-17#3", "content": "Another text under the same id.", "score": True},
+        ]
+    )
     assert passages == [
         {"text": "Seniors pay $1.00.", "id": "doc-17#3", "score": 0.82, "metadata": {"page": 4}},
-        {"text": "A 30-day pass costs $92.00."},  # the id has a line break, the score is no number, NaN
+        # the id has a line break, the score is no number, NaN
+        {"text": "A 30-day pass costs $92.00."},
         {"text": "Another text under the same id."},  # a repeated id: ingest numbers it
     ]
 
@@ -71,7 +87,11 @@ def test_genai_documents_keep_retriever_ids_scores_and_metadata_and_drop_what_in
 def test_a_trace_with_two_llm_calls_gives_two_runs_each_named_by_its_span():
     spans = traces.openinference_spans()
     second = json.loads(json.dumps(spans[2]))
-    second["spanId"], second["startTimeUnixNano"], second["endTimeUnixNano"] = "a400000000000000", "6000", "7000"
+    second["spanId"], second["startTimeUnixNano"], second["endTimeUnixNano"] = (
+        "a400000000000000",
+        "6000",
+        "7000",
+    )
     reading = _read(traces.export_request(spans + [second]))
     assert sorted(run.payload["external_id"] for run in reading.runs) == [
         f"{traces.TRACE_ID}:a300000000000000", f"{traces.TRACE_ID}:a400000000000000"]
@@ -84,16 +104,25 @@ def test_spans_without_both_retrieval_and_an_llm_output_are_counted_not_run():
     assert reading.runs == [] and (reading.spans, reading.ignored_spans) == (2, 2)
     body, kind = otlp.export_response(reading, "application/json")
     assert kind == "application/json"
-    assert json.loads(body)["partialSuccess"]["errorMessage"].startswith("2 of 2 spans held no RAG run")
+    assert json.loads(body)["partialSuccess"]["errorMessage"].startswith(
+        "2 of 2 spans held no RAG run"
+    )
 
 
-@pytest.mark.parametrize("body, content_type, message", [
-    (b"{not json", "application/json", "the body is not JSON"),
-    (b'{"resourceSpans": {}}', "application/json", "resourceSpans list"),
-    (json.dumps(traces.export_request([{"traceId": "xyz", "spanId": "00"}])).encode(), "application/json", "traceId"),
-    (b"\xff\xff\xff", "application/x-protobuf", "not an OTLP ExportTraceServiceRequest"),
-    (b"{}", "text/plain", "Content-Type must be"),
-])
+@pytest.mark.parametrize(
+    "body, content_type, message",
+    [
+        (b"{not json", "application/json", "the body is not JSON"),
+        (b'{"resourceSpans": {}}', "application/json", "resourceSpans list"),
+        (
+            json.dumps(traces.export_request([{"traceId": "xyz", "spanId": "00"}])).encode(),
+            "application/json",
+            "traceId",
+        ),
+        (b"\xff\xff\xff", "application/x-protobuf", "not an OTLP ExportTraceServiceRequest"),
+        (b"{}", "text/plain", "Content-Type must be"),
+    ],
+)
 def test_a_body_that_is_not_an_otlp_export_is_refused_with_its_reason(body, content_type, message):
     with pytest.raises(otlp.OTLPError, match=message):
         otlp.spans_from(body, content_type)
@@ -105,7 +134,9 @@ def test_the_protobuf_reply_is_an_export_response():
     body, kind = otlp.export_response(_read(traces.export_request(traces.openinference_spans())),
                                       "application/x-protobuf")
     reply = ExportTraceServiceResponse.FromString(body)
-    assert kind == "application/x-protobuf" and "1 of 3 spans" in reply.partial_success.error_message
+    assert (
+        kind == "application/x-protobuf" and "1 of 3 spans" in reply.partial_success.error_message
+    )
 
 
 # --- the endpoint: POST /api/v1/otlp/v1/traces ----------------------------------------------------
@@ -128,10 +159,14 @@ def _found(client, token, external_id):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.worker
-@pytest.mark.parametrize("encoding, spans", [("json", traces.openinference_spans), ("protobuf", traces.genai_spans)],
-                         ids=["json-openinference", "protobuf-genai"])
-def test_an_exported_trace_becomes_a_judged_answer_found_by_its_trace_id(client, api_token, celery_worker,
-                                                                         encoding, spans):
+@pytest.mark.parametrize(
+    "encoding, spans",
+    [("json", traces.openinference_spans), ("protobuf", traces.genai_spans)],
+    ids=["json-openinference", "protobuf-genai"],
+)
+def test_an_exported_trace_becomes_a_judged_answer_found_by_its_trace_id(
+    client, api_token, celery_worker, encoding, spans
+):
     from tests.conftest import wait_for
 
     trace_id = ("a1" if encoding == "json" else "b2") * 16
@@ -142,8 +177,13 @@ def test_an_exported_trace_becomes_a_judged_answer_found_by_its_trace_id(client,
 
     answer = wait_for(lambda: _found(client, api_token, trace_id))
     assert answer["status"] == "judged" and answer["external_id"] == trace_id
-    assert [c["label"] for c in answer["claims"]] == ["SUPPORTED", "CONTRADICTED"]  # $75.00 is not $92.00
-    assert _export(client, api_token, request, encoding).status_code == 200  # re-sent: the same answer
+    # $75.00 is not $92.00
+    assert [c["label"] for c in answer["claims"]] == [
+        "SUPPORTED",
+        "CONTRADICTED",
+    ]
+    # re-sent: the same answer
+    assert _export(client, api_token, request, encoding).status_code == 200
     from reviewapp.models import Answer
 
     assert Answer.objects.filter(external_id=trace_id).count() == 1

@@ -21,18 +21,32 @@ ANSWER = "On route 12 the senior fare is $1.00 (USD)."
 
 
 def agent_spans(answer: str = ANSWER, trace_id: str = TRACE_ID) -> list[dict]:
-    """A retriever-less agent, as openinference-instrumentation writes it: the agent span, an LLM call
-    that asks for the tool (no text), the TOOL span whose output holds the fact, the answering LLM call."""
+    """A retriever-less agent, as openinference-instrumentation writes it: the agent span, an LLM
+    call that asks for the tool (no text), the TOOL span whose output holds the fact, the answering
+    LLM call."""
     session = {"session.id": "chat-77"}
     asks = {"openinference.span.kind": "LLM", "llm.input_messages.0.message.role": "user",
             "llm.input_messages.0.message.content": QUESTION} | session
-    tool = {"openinference.span.kind": "TOOL", "tool.name": "fare_lookup", "tool_call.id": "call_abc",
-            "input.value": ARGUMENTS, "output.value": FARE} | session
-    answers = {"openinference.span.kind": "LLM", "llm.model_name": "gpt-4o-mini",
-               "llm.input_messages.0.message.role": "user", "llm.input_messages.0.message.content": QUESTION,
-               "llm.output_messages.0.message.role": "assistant",
-               "llm.output_messages.0.message.content": answer} | session
-    agent = {"openinference.span.kind": "AGENT", "input.value": QUESTION, "output.value": answer} | session
+    tool = {
+        "openinference.span.kind": "TOOL",
+        "tool.name": "fare_lookup",
+        "tool_call.id": "call_abc",
+        "input.value": ARGUMENTS,
+        "output.value": FARE,
+    } | session
+    answers = {
+        "openinference.span.kind": "LLM",
+        "llm.model_name": "gpt-4o-mini",
+        "llm.input_messages.0.message.role": "user",
+        "llm.input_messages.0.message.content": QUESTION,
+        "llm.output_messages.0.message.role": "assistant",
+        "llm.output_messages.0.message.content": answer,
+    } | session
+    agent = {
+        "openinference.span.kind": "AGENT",
+        "input.value": QUESTION,
+        "output.value": answer,
+    } | session
     return [_span(trace_id, "c1", "agent", 1000, 9000, agent),
             _span(trace_id, "c2", "ChatOpenAI", 1100, 1900, asks, parent="c1"),
             _span(trace_id, "c3", "fare_lookup", 2000, 2900, tool, parent="c1"),
@@ -43,9 +57,16 @@ def genai_agent_spans() -> list[dict]:
     tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "fare_lookup",
             "gen_ai.tool.call.id": "call_1", "gen_ai.tool.call.arguments": ARGUMENTS,
             "gen_ai.tool.call.result": FARE, "gen_ai.conversation.id": "conv-5"}
-    chat = {"gen_ai.operation.name": "chat", "gen_ai.conversation.id": "conv-5",
-            "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [{"type": "text", "content": QUESTION}]}]),
-            "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": ANSWER}]}])}
+    chat = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.conversation.id": "conv-5",
+        "gen_ai.input.messages": json.dumps(
+            [{"role": "user", "parts": [{"type": "text", "content": QUESTION}]}]
+        ),
+        "gen_ai.output.messages": json.dumps(
+            [{"role": "assistant", "parts": [{"type": "text", "content": ANSWER}]}]
+        ),
+    }
     return [_span(TRACE_ID, "d1", "execute_tool fare_lookup", 100, 200, tool),
             _span(TRACE_ID, "d2", "chat", 300, 900, chat)]
 
@@ -58,38 +79,80 @@ def test_a_tool_span_is_a_tool_passage_for_the_llm_span_after_it():
     reading = _read(agent_spans())
     assert len(reading.runs) == 1  # the LLM call that only asked for the tool answered nothing
     payload = reading.runs[0].payload
-    assert payload["passages"] == [{"kind": "tool", "tool_name": "fare_lookup", "call_id": "call_abc",
-                                    "text": "route: 12; rider: senior; fare.amount: 1.0; fare.currency: USD",
-                                    "arguments": {"route": "12", "rider": "senior"}}]
-    assert (payload["question"], payload["answer"], payload["session_id"]) == (QUESTION, ANSWER, "chat-77")
+    assert payload["passages"] == [
+        {
+            "kind": "tool",
+            "tool_name": "fare_lookup",
+            "call_id": "call_abc",
+            "text": "route: 12; rider: senior; fare.amount: 1.0; fare.currency: USD",
+            "arguments": {"route": "12", "rider": "senior"},
+        }
+    ]
+    assert (payload["question"], payload["answer"], payload["session_id"]) == (
+        QUESTION,
+        ANSWER,
+        "chat-77",
+    )
 
 
 def test_a_genai_execute_tool_span_and_conversation_id_are_read_the_same_way():
     payload = _read(genai_agent_spans()).runs[0].payload
-    assert [(p["kind"], p["tool_name"], p["call_id"]) for p in payload["passages"]] == [("tool", "fare_lookup", "call_1")]
+    assert [(p["kind"], p["tool_name"], p["call_id"]) for p in payload["passages"]] == [
+        ("tool", "fare_lookup", "call_1")
+    ]
     assert payload["session_id"] == "conv-5"
 
 
 def test_a_tool_span_without_an_output_is_no_evidence():
     spans = agent_spans()
-    spans[2] = _span(TRACE_ID, "c3", "fare_lookup", 2000, 2900,
-                     {"openinference.span.kind": "TOOL", "tool.name": "fare_lookup", "input.value": ARGUMENTS})
+    spans[2] = _span(
+        TRACE_ID,
+        "c3",
+        "fare_lookup",
+        2000,
+        2900,
+        {"openinference.span.kind": "TOOL", "tool.name": "fare_lookup", "input.value": ARGUMENTS},
+    )
     reading = _read(spans)
     assert reading.runs == [] and reading.ignored_spans == 4
 
 
 def test_a_session_id_the_payload_refuses_is_left_out_not_the_run():
-    spans = [_span(TRACE_ID, "d1", "t", 100, 200, {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "x",
-                                                  "gen_ai.tool.call.result": "Route 12 runs hourly.",
-                                                  "gen_ai.conversation.id": "bad\nid"}),
-             genai_agent_spans()[1]]
-    spans[1] = _span(TRACE_ID, "d2", "chat", 300, 900, {"gen_ai.operation.name": "chat", "gen_ai.output.messages":
-                     json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": "Hourly."}]}])})
+    spans = [
+        _span(
+            TRACE_ID,
+            "d1",
+            "t",
+            100,
+            200,
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "x",
+                "gen_ai.tool.call.result": "Route 12 runs hourly.",
+                "gen_ai.conversation.id": "bad\nid",
+            },
+        ),
+        genai_agent_spans()[1],
+    ]
+    spans[1] = _span(
+        TRACE_ID,
+        "d2",
+        "chat",
+        300,
+        900,
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.output.messages": json.dumps(
+                [{"role": "assistant", "parts": [{"type": "text", "content": "Hourly."}]}]
+            ),
+        },
+    )
     payload = _read(spans).runs[0].payload
     assert "session_id" not in payload and payload["passages"][0]["call_id"] == "d100000000000000"
 
 
-# --- the endpoint: a retriever-less agent's trace becomes a judged answer ----------------------------
+# --- the endpoint: a retriever-less agent's trace becomes a judged answer
+# ----------------------------
 
 
 def _export(client, token, spans, encoding):
@@ -103,7 +166,9 @@ def _export(client, token, spans, encoding):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("encoding", ["json", "protobuf"])
-def test_the_agents_claim_is_supported_by_the_tool_output_and_contradicted_when_changed(client, api_token, encoding):
+def test_the_agents_claim_is_supported_by_the_tool_output_and_contradicted_when_changed(
+    client, api_token, encoding
+):
     _export(client, api_token, agent_spans(), encoding)
     _export(client, api_token, agent_spans("On route 12 the senior fare is $1.50 (USD).",
                                            trace_id="8b2f1c3d4e5f60718293a4b5c6d7e8f9"), encoding)
@@ -115,6 +180,9 @@ def test_the_agents_claim_is_supported_by_the_tool_output_and_contradicted_when_
     claim = right.claims.get()
     evidence = claim.evidence.get()
     assert claim.label == "SUPPORTED" and evidence.passage.tool_name == "fare_lookup"
-    assert evidence.passage.text[evidence.start:evidence.end] == evidence.quote and "1.0" in evidence.quote
+    assert (
+        evidence.passage.text[evidence.start : evidence.end] == evidence.quote
+        and "1.0" in evidence.quote
+    )
     assert changed.claims.get().label == "CONTRADICTED"
     assert right.external_id == TRACE_ID

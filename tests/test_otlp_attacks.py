@@ -30,17 +30,25 @@ def _interleaved_trace(n: int) -> list[dict]:
     """n retrievals and n LLM calls in one trace, each call after its retrieval."""
     spans = []
     for i in range(n):
-        retriever = {"openinference.span.kind": "RETRIEVER", "input.value": f"question {i}",
-                     "retrieval.documents.0.document.id": f"d{i}",
-                     "retrieval.documents.0.document.content": f"Passage {i} says the fare is ${i}.00."}
+        retriever = {
+            "openinference.span.kind": "RETRIEVER",
+            "input.value": f"question {i}",
+            "retrieval.documents.0.document.id": f"d{i}",
+            "retrieval.documents.0.document.content": f"Passage {i} says the fare is ${i}.00.",
+        }
         llm = {"openinference.span.kind": "LLM", "llm.output_messages.0.message.role": "assistant",
                "llm.output_messages.0.message.content": f"The fare is ${i}.00."}
-        spans.append(traces._span(traces.TRACE_ID, f"a{i:07x}", "retrieve", 10 * i + 1, 10 * i + 5, retriever))
+        spans.append(
+            traces._span(
+                traces.TRACE_ID, f"a{i:07x}", "retrieve", 10 * i + 1, 10 * i + 5, retriever
+            )
+        )
         spans.append(traces._span(traces.TRACE_ID, f"b{i:07x}", "llm", 10 * i + 6, 10 * i + 9, llm))
     return spans
 
 
-# --- item 2: one trace of thousands of retrievals and LLM calls -------------------------------------
+# --- item 2: one trace of thousands of retrievals and LLM calls
+# -------------------------------------
 
 
 def test_a_trace_of_3000_retrievals_and_3000_llm_calls_is_read_in_linear_time():
@@ -57,7 +65,10 @@ def test_a_trace_of_3000_retrievals_and_3000_llm_calls_is_read_in_linear_time():
 
 
 def test_an_export_past_its_span_cap_is_a_400_naming_the_cap(client, api_token):
-    many = [traces._span(traces.TRACE_ID, f"{i:08x}", "noise", 1, 2, {}) for i in range(otlp.MAX_SPANS + 1)]
+    many = [
+        traces._span(traces.TRACE_ID, f"{i:08x}", "noise", 1, 2, {})
+        for i in range(otlp.MAX_SPANS + 1)
+    ]
     response = _post(client, api_token, _export(many))
     assert response.status_code == 400
     error = response.json()["errors"][0]
@@ -71,7 +82,9 @@ def _nested_array_value(depth: int) -> bytes:
     """An attribute `deep` whose value is an arrayValue nested `depth` deep (written out by hand:
     json.dumps itself would run out of recursion)."""
     nested = '{"arrayValue": {"values": [' * depth + '{"stringValue": "x"}' + "]}}" * depth
-    return _retriever_with([{"key": "deep", "value": "NESTED"}]).replace(b'"NESTED"', nested.encode())
+    return _retriever_with([{"key": "deep", "value": "NESTED"}]).replace(
+        b'"NESTED"', nested.encode()
+    )
 
 
 def _retriever_with(attributes: list[dict]) -> bytes:
@@ -81,14 +94,40 @@ def _retriever_with(attributes: list[dict]) -> bytes:
 
 
 ATTACKS = {
-    "deeply nested JSON arrays": (b'{"resourceSpans": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nests too deeply"),
-    "span kind as an int": (_retriever_with([{"key": "openinference.span.kind", "value": {"intValue": "7"}}]),
-                            "openinference.span.kind must be a string, not int"),
-    "a document index of 5000 digits": (_retriever_with([{"key": f"retrieval.documents.{'9' * 5000}.document.content",
-                                                          "value": {"stringValue": "x"}}]), "at most 6 digits"),
+    "deeply nested JSON arrays": (
+        b'{"resourceSpans": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        "nests too deeply",
+    ),
+    "span kind as an int": (
+        _retriever_with([{"key": "openinference.span.kind", "value": {"intValue": "7"}}]),
+        "openinference.span.kind must be a string, not int",
+    ),
+    "a document index of 5000 digits": (
+        _retriever_with(
+            [
+                {
+                    "key": f"retrieval.documents.{'9' * 5000}.document.content",
+                    "value": {"stringValue": "x"},
+                }
+            ]
+        ),
+        "at most 6 digits",
+    ),
     "a string attribute of nested brackets": (
-        _export([traces._span(traces.TRACE_ID, "c1", "retrieval", 1, 2,
-                              {"gen_ai.retrieval.documents": "[" * 100_000})]), "gen_ai.retrieval.documents"),
+        _export(
+            [
+                traces._span(
+                    traces.TRACE_ID,
+                    "c1",
+                    "retrieval",
+                    1,
+                    2,
+                    {"gen_ai.retrieval.documents": "[" * 100_000},
+                )
+            ]
+        ),
+        "gen_ai.retrieval.documents",
+    ),
     "arrayValue nested 400 deep": (_nested_array_value(400), "nests too deeply"),
     "arrayValue nested 100 deep": (_nested_array_value(100), "'deep': its value nests deeper than"),
 }
@@ -103,19 +142,26 @@ def test_otlp_inputs_that_gave_a_500_are_a_400_invalid_otlp_naming_it(client, ap
     assert error["type"] == "invalid_otlp" and says in error["message"], error
 
 
-# --- item 6: numbers and NUL ------------------------------------------------------------------------
+# --- item 6: numbers and NUL
+# ------------------------------------------------------------------------
 
 
 def test_passage_metadata_with_an_integer_beyond_64_bits_is_a_400_naming_it(client, api_token):
     payload = make.fare_payload()
     payload["passages"][0]["metadata"] = {"doc_version": 2**70}
-    response = client.post("/api/v1/answers", data=json.dumps(payload), content_type="application/json",
-                           headers={"Authorization": f"Bearer {api_token}"})
+    response = client.post(
+        "/api/v1/answers",
+        data=json.dumps(payload),
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {api_token}"},
+    )
     assert response.status_code == 400
     assert response.json()["errors"][0]["field"] == "passages.0.metadata.doc_version"
 
 
-def test_otlp_document_metadata_with_an_integer_beyond_64_bits_is_left_out_not_a_500(client, api_token):
+def test_otlp_document_metadata_with_an_integer_beyond_64_bits_is_left_out_not_a_500(
+    client, api_token
+):
     spans = traces.openinference_spans()
     for attribute in spans[1]["attributes"]:
         if attribute["key"] == "retrieval.documents.0.document.metadata":
@@ -128,11 +174,16 @@ def test_otlp_document_metadata_with_an_integer_beyond_64_bits_is_left_out_not_a
 
 
 def test_a_nul_in_the_external_id_filter_is_a_400_naming_it(client, api_token):
-    response = client.get("/api/v1/answers?external_id=%00", headers={"Authorization": f"Bearer {api_token}"})
-    assert response.status_code == 400 and response.json()["errors"][0]["field"] == "query.external_id"
+    response = client.get(
+        "/api/v1/answers?external_id=%00", headers={"Authorization": f"Bearer {api_token}"}
+    )
+    assert (
+        response.status_code == 400 and response.json()["errors"][0]["field"] == "query.external_id"
+    )
 
 
-# --- item 8: one export of many traces against the per-token rate limit ------------------------------
+# --- item 8: one export of many traces against the per-token rate limit
+# ------------------------------
 
 
 def test_an_export_of_more_traces_than_the_rate_limit_allows_is_a_429(client, api_token, settings):
@@ -143,7 +194,9 @@ def test_an_export_of_more_traces_than_the_rate_limit_allows_is_a_429(client, ap
     assert Answer.objects.count() == 0
 
 
-def test_an_export_makes_at_most_max_runs_answers_and_says_so(client, api_token, settings, monkeypatch):
+def test_an_export_makes_at_most_max_runs_answers_and_says_so(
+    client, api_token, settings, monkeypatch
+):
     monkeypatch.setattr(otlp, "MAX_RUNS", 3)
     spans = [span for n in range(5) for span in traces.openinference_spans(trace_id=f"{n:032x}")]
     response = _post(client, api_token, _export(spans))
@@ -152,7 +205,8 @@ def test_an_export_makes_at_most_max_runs_answers_and_says_so(client, api_token,
     assert partial["rejectedSpans"] == "2" and "2 runs past the 3" in partial["errorMessage"]
 
 
-# --- item 13: gzip, as the Collector's otlphttp exporter sends it ------------------------------------
+# --- item 13: gzip, as the Collector's otlphttp exporter sends it
+# ------------------------------------
 
 
 def test_a_gzip_export_from_the_collector_is_read(client, api_token):
@@ -163,6 +217,9 @@ def test_a_gzip_export_from_the_collector_is_read(client, api_token):
 
 
 def test_a_gzip_bomb_is_refused_before_it_is_inflated_whole(client, api_token):
-    bomb = gzip.compress(b"[" + b" " * (otlp.MAX_INFLATED_BYTES + 1024) + b"]")  # 16 MB of spaces, 16 kB sent
+    # 16 MB of spaces, 16 kB sent
+    bomb = gzip.compress(b"[" + b" " * (otlp.MAX_INFLATED_BYTES + 1024) + b"]")
     response = _post(client, api_token, bomb, **{"Content-Encoding": "gzip"})
-    assert response.status_code == 400 and "inflates beyond" in response.json()["errors"][0]["message"]
+    assert (
+        response.status_code == 400 and "inflates beyond" in response.json()["errors"][0]["message"]
+    )

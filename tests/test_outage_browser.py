@@ -16,8 +16,9 @@ pytestmark = [
 ]
 
 
-def test_a_decision_posted_while_the_database_is_down_says_so_and_keeps_the_note(page, live_server,  # noqa: F811
-                                                                                  monkeypatch):
+def test_a_decision_posted_while_the_database_is_down_says_so_and_keeps_the_note(
+    page, live_server, monkeypatch  # noqa: F811
+):
     from django.db import OperationalError
     from django.db.backends import utils
 
@@ -34,7 +35,9 @@ def test_a_decision_posted_while_the_database_is_down_says_so_and_keeps_the_note
     note.fill("the pass is $92.00, not $75.00")
 
     def refused(*args, **kwargs):
-        raise OperationalError("connection to server at 127.0.0.1, port 5432 failed: Connection refused")
+        raise OperationalError(
+            "connection to server at 127.0.0.1, port 5432 failed: Connection refused"
+        )
 
     monkeypatch.setattr(utils.CursorWrapper, "execute", refused)
     page.locator("button.confirm").first.click()

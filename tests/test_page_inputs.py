@@ -17,10 +17,16 @@ def ada(db):
     return make.admin()
 
 
-@pytest.mark.parametrize("query, field", [
-    ("q=%00", "q"), ("client=%00", "client"), ("profile=%00", "profile"), ("until=9999-12-31", "until"),
-    ("since=9999-12-31", "since"),
-])
+@pytest.mark.parametrize(
+    "query, field",
+    [
+        ("q=%00", "q"),
+        ("client=%00", "client"),
+        ("profile=%00", "profile"),
+        ("until=9999-12-31", "until"),
+        ("since=9999-12-31", "since"),
+    ],
+)
 def test_a_queue_filter_the_database_cannot_take_is_a_400_saying_which(client, ada, query, field):
     make.in_review()
     client.force_login(ada)

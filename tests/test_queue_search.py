@@ -12,7 +12,10 @@ from reviewapp.models import Answer
 
 pytestmark = pytest.mark.django_db
 
-FARE = "Riders aged 65 and older pay a reduced fare of $1.00 per ride with a valid card, as Sec. 4.2 says."
+FARE = (
+    "Riders aged 65 and older pay a reduced fare of $1.00 per ride with a valid card, as Sec. 4.2"
+    " says."
+)
 
 
 def waiting(question: str = "How much does a ride cost?", answer: str = FARE, **fields) -> Answer:
@@ -21,7 +24,9 @@ def waiting(question: str = "How much does a ride cost?", answer: str = FARE, **
 
 
 def found(text: str, user) -> set[int]:
-    rows, _ = selectors.queue_page(selectors.queue_answers(filters=selectors.QueueFilters(q=text), user=user))
+    rows, _ = selectors.queue_page(
+        selectors.queue_answers(filters=selectors.QueueFilters(q=text), user=user)
+    )
     return {row.pk for row in rows}
 
 
@@ -62,7 +67,8 @@ def test_the_word_being_typed_matches_by_its_start_the_earlier_ones_whole(rita):
     answer = waiting(question="Is there a bicycle fare?", answer="Send an e-mail to the agency.")
     assert answer.pk in found("bicycle fa", rita)
     assert answer.pk in found("fare bicyc", rita)
-    assert found("bicyc fare", rita) == set()  # as the substring search: "bicyc fare" is not in the text
+    # as the substring search: "bicyc fare" is not in the text
+    assert found("bicyc fare", rita) == set()
     for typed in ("e-", "e-m", "e-ma", "e-mail", "an e-ma", "e-mail to the ag"):
         assert answer.pk in found(typed, rita), typed
 
@@ -73,7 +79,12 @@ def test_several_words_must_all_be_there_in_any_order_and_field(rita):
     plural = waiting(question="Bicycles on weekends?", answer="Yes.")
     one = waiting(question="Is there a bicycle fare?", answer="No.")
     assert found("bicycle weekends", rita) == {both.pk, split.pk}
-    assert found("weekends bicycle", rita) == {both.pk, split.pk, plural.pk}  # the last word by its start
+    # the last word by its start
+    assert found("weekends bicycle", rita) == {
+        both.pk,
+        split.pk,
+        plural.pk,
+    }
     assert found("bicycle fare", rita) == {both.pk, one.pk}
     assert found("bicycle ferry", rita) == set()
 

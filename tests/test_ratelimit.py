@@ -131,7 +131,8 @@ def test_processes_sharing_an_in_flight_limit_never_hold_more_slots_than_it(redi
     seen = [count for run in runs for count in run]
     assert max(seen) == 5  # 12 threads wanting slots: all 5 in use, never a 6th
     assert all(run for run in runs)
-    # Kept full: 5 slots of 20 ms for 2 s is ~500 holds at most; waking by polling would give far fewer.
+    # Kept full: 5 slots of 20 ms for 2 s is ~500 holds at most; waking by polling would give far
+    # fewer.
     assert len(seen) > 250
 
 
@@ -163,7 +164,9 @@ def test_waiting_for_a_slot_stops_at_the_callers_deadline(redis_url, key):
     limit = InFlightLimit(redis_url, key=key, limit=1, lease_s=30)
     limit.acquire()
     started = time.monotonic()
-    with pytest.raises(RateLimitTimeout, match=r"in-flight limit: waited 0\.\ds and all 1 slots are still in use"):
+    with pytest.raises(
+        RateLimitTimeout, match=r"in-flight limit: waited 0\.\ds and all 1 slots are still in use"
+    ):
         limit.acquire(deadline=started + 0.4)
     limit.reset()
     assert 0.35 < time.monotonic() - started < 1.0
@@ -179,9 +182,19 @@ def test_an_unreachable_redis_is_an_error_not_an_unlimited_flight(key):
 
 
 def _config(fake, redis_url, **overrides) -> JudgeConfig:
-    values = dict(backend="openai", profile="claim_verification", model=f"fake-{uuid.uuid4().hex[:8]}",
-                  base_url=fake.base_url, api_key="test", timeout_s=5.0, retry_budget_s=30.0, max_attempts=3,
-                  backoff_cap_s=0.05, rate_limit_rpm=120, rate_limit_redis_url=redis_url)
+    values = dict(
+        backend="openai",
+        profile="claim_verification",
+        model=f"fake-{uuid.uuid4().hex[:8]}",
+        base_url=fake.base_url,
+        api_key="test",
+        timeout_s=5.0,
+        retry_budget_s=30.0,
+        max_attempts=3,
+        backoff_cap_s=0.05,
+        rate_limit_rpm=120,
+        rate_limit_redis_url=redis_url,
+    )
     return JudgeConfig(**(values | overrides))
 
 
@@ -209,7 +222,9 @@ def test_the_openai_backend_keeps_to_the_fleet_limit(redis_url):
         try:
             # Other workers used 116 of the 120 requests/min, 2 per second, over the last 58 s.
             earlier = _fill_window(redis_url, key, 116, 58.0)
-            request = JudgeRequest.model_validate({"passages": [{"text": GOOD_PASSAGE}], "answer": GOOD_ANSWER})
+            request = JudgeRequest.model_validate(
+                {"passages": [{"text": GOOD_PASSAGE}], "answer": GOOD_ANSWER}
+            )
             threads = [threading.Thread(target=judge, args=(request, config)) for _ in range(10)]
             for thread in threads:
                 thread.start()
@@ -230,7 +245,9 @@ def test_the_openai_backend_keeps_to_the_fleet_limit(redis_url):
 def test_the_openai_backend_gives_up_transiently_when_the_limit_outlasts_its_budget(redis_url):
     with FakeOpenAI(default=Reply.ok(GOOD)) as fake:
         config = _config(fake, redis_url, rate_limit_rpm=1, retry_budget_s=2.0)
-        request = JudgeRequest.model_validate({"passages": [{"text": GOOD_PASSAGE}], "answer": GOOD_ANSWER})
+        request = JudgeRequest.model_validate(
+            {"passages": [{"text": GOOD_PASSAGE}], "answer": GOOD_ANSWER}
+        )
         try:
             judge(request, config)  # takes the one slot of this minute
             started = time.monotonic()
@@ -246,14 +263,21 @@ def test_the_openai_backend_gives_up_transiently_when_the_limit_outlasts_its_bud
 def test_without_a_limit_no_redis_is_needed(redis_url):
     with FakeOpenAI(default=Reply.ok(GOOD)) as fake:
         config = _config(fake, None, rate_limit_rpm=0, rate_limit_redis_url="redis://127.0.0.1:1/0")
-        request = JudgeRequest.model_validate({"passages": [{"text": GOOD_PASSAGE}], "answer": GOOD_ANSWER})
+        request = JudgeRequest.model_validate(
+            {"passages": [{"text": GOOD_PASSAGE}], "answer": GOOD_ANSWER}
+        )
         assert judge(request, config).result.claims
 
 
 def _judge_in_threads(config: JudgeConfig, count: int) -> list:
-    request = JudgeRequest.model_validate({"passages": [{"text": GOOD_PASSAGE}], "answer": GOOD_ANSWER})
+    request = JudgeRequest.model_validate(
+        {"passages": [{"text": GOOD_PASSAGE}], "answer": GOOD_ANSWER}
+    )
     results = []
-    threads = [threading.Thread(target=lambda: results.append(judge(request, config))) for _ in range(count)]
+    threads = [
+        threading.Thread(target=lambda: results.append(judge(request, config)))
+        for _ in range(count)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -268,8 +292,10 @@ def test_the_openai_backend_keeps_an_endpoint_at_its_concurrency_without_a_429(r
         try:
             results = _judge_in_threads(config, 8)
         finally:
-            redis.Redis.from_url(redis_url).delete(f"judges:llm-in-flight:{config.base_url}|{config.model}",
-                                                   f"judges:llm-in-flight:{config.base_url}|{config.model}:freed")
+            redis.Redis.from_url(redis_url).delete(
+                f"judges:llm-in-flight:{config.base_url}|{config.model}",
+                f"judges:llm-in-flight:{config.base_url}|{config.model}:freed",
+            )
         assert len(results) == 8 and all(output.result.judge.attempts == 1 for output in results)
         assert fake.concurrency_rejections == 0
         assert fake.peak_concurrency == 3  # and kept at it

@@ -1,4 +1,5 @@
-"""The review queue and the review page: roles, leases, decisions, undo, adjudication, highlights."""
+"""The review queue and the review page: roles, leases, decisions, undo, adjudication,
+highlights."""
 
 from __future__ import annotations
 
@@ -13,7 +14,16 @@ from django.db import connection
 from django.utils import timezone
 
 import judges
-from reviewapp.models import Answer, AuditEvent, Claim, Evidence, JudgeRun, Policy, Review, ReviewPass
+from reviewapp.models import (
+    Answer,
+    AuditEvent,
+    Claim,
+    Evidence,
+    JudgeRun,
+    Policy,
+    Review,
+    ReviewPass,
+)
 from reviewapp.review import service as review_service
 from reviewapp.api import selectors
 from reviewapp.judging.service import answer_judge, check_spans
@@ -28,8 +38,13 @@ User = get_user_model()
 
 PAGES = ["/queue/", "/answers/", "/review/{id}/"]
 ACTIONS = [
-    "/queue/next", "/review/{id}/claims/{claim}/decide", "/review/{id}/undo", "/review/{id}/add-claim",
-    "/review/{id}/finish", "/review/{id}/lease", "/review/{id}/release",
+    "/queue/next",
+    "/review/{id}/claims/{claim}/decide",
+    "/review/{id}/undo",
+    "/review/{id}/add-claim",
+    "/review/{id}/finish",
+    "/review/{id}/lease",
+    "/review/{id}/release",
 ]
 EVERY_URL = [("get", url) for url in PAGES] + [("post", url) for url in ACTIONS]
 
@@ -64,7 +79,11 @@ def test_actions_refuse_get(client, rita, url):
 @pytest.mark.parametrize("url", PAGES)
 def test_reviewers_and_admins_see_every_page(client, url, rita):
     answer = make.in_review()
-    for user in (rita, make.user("ada", "admin"), User.objects.create_superuser("root", password="pw-root-123")):
+    for user in (
+        rita,
+        make.user("ada", "admin"),
+        User.objects.create_superuser("root", password="pw-root-123"),
+    ):
         client.force_login(user)
         assert client.get(url.format(id=answer.pk)).status_code == 200
 
@@ -84,7 +103,9 @@ def test_create_reviewer_prints_a_working_password(client):
 
     out = StringIO()
     call_command("create_reviewer", "paula", "--admin", stdout=out, stderr=StringIO())
-    signed_in = client.post("/accounts/login/", {"username": "paula", "password": out.getvalue().strip()})
+    signed_in = client.post(
+        "/accounts/login/", {"username": "paula", "password": out.getvalue().strip()}
+    )
     assert signed_in.status_code == 302
     assert User.objects.get(username="paula").groups.filter(name="admin").exists()
 
@@ -94,7 +115,9 @@ def test_create_reviewer_prints_a_working_password(client):
 
 @pytest.mark.django_db
 def test_the_queue_lists_answers_worst_first_then_oldest(client, rita):
-    low = make.in_review(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride, maybe.")
+    low = make.in_review(
+        answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride, maybe."
+    )
     high = make.in_review()
     Answer.objects.filter(pk=low.pk).update(priority=100)
     Answer.objects.filter(pk=high.pk).update(priority=300)
@@ -127,7 +150,8 @@ def test_the_queue_filters_by_creation_day_with_both_bounds_inclusive(client, ri
         answer = make.in_review()
         Answer.objects.filter(pk=answer.pk).update(created_at=today - timedelta(days=days_ago))
         days[days_ago] = answer.pk
-    Answer.objects.filter(pk=days[1]).update(created_at=today - timedelta(seconds=2))  # yesterday 23:59:59
+    # yesterday 23:59:59
+    Answer.objects.filter(pk=days[1]).update(created_at=today - timedelta(seconds=2))
     client.force_login(rita)
 
     def listed(query: str) -> set[int]:
@@ -145,14 +169,25 @@ def test_the_queue_filters_by_creation_day_with_both_bounds_inclusive(client, ri
 def test_queue_pages_by_keyset_without_gaps_or_repeats(client, rita):
     first = make.in_review()
     run = first.judged_by
-    clones = [Answer(question=f"q{i}", answer=first.answer, status="judged", review_status="in_review",
-                     priority=i % 3 * 100, judged_by=run) for i in range(120)]
+    clones = [
+        Answer(
+            question=f"q{i}",
+            answer=first.answer,
+            status="judged",
+            review_status="in_review",
+            priority=i % 3 * 100,
+            judged_by=run,
+        )
+        for i in range(120)
+    ]
     Answer.objects.bulk_create(clones)
     client.force_login(rita)
     seen, url = [], "/queue/"
     while url:
         body = client.get(url).content.decode()
-        seen += [int(pk) for pk in re.findall(r'<td data-label="#"><a href="/review/(\d+)/">', body)]
+        seen += [
+            int(pk) for pk in re.findall(r'<td data-label="#"><a href="/review/(\d+)/">', body)
+        ]
         more = re.search(r'href="\?([^"]*after=[^"]+)">Next 50', body)
         url = f"/queue/?{html.unescape(more.group(1))}" if more else ""
     assert len(seen) == len(set(seen)) == 121
@@ -234,7 +269,9 @@ def test_take_this_answer_leases_it_unless_someone_else_holds_it(client, rita, r
 
 
 @pytest.mark.django_db
-def test_skip_hands_the_next_answer_and_keeps_the_skipped_one_from_me_for_the_lease_length(client, rita, ron):
+def test_skip_hands_the_next_answer_and_keeps_the_skipped_one_from_me_for_the_lease_length(
+    client, rita, ron
+):
     first, second = make.in_review(), make.in_review()
     client.force_login(rita)
     assert client.post("/queue/next")["Location"] == f"/review/{first.pk}/"
@@ -244,7 +281,8 @@ def test_skip_hands_the_next_answer_and_keeps_the_skipped_one_from_me_for_the_le
     response = client.post("/queue/next", follow=True)  # both skipped: nothing for me now
     assert "Nothing left to review here" in response.content.decode()
     client.force_login(ron)
-    assert client.post("/queue/next")["Location"] == f"/review/{first.pk}/"  # others still get it, worst first
+    # others still get it, worst first
+    assert client.post("/queue/next")["Location"] == f"/review/{first.pk}/"
     # The lease length later, the skipped answers come back to me.
     later = timezone.now() + timedelta(seconds=Policy.current().lease_seconds + 1)
     assert review_service.skipped_recently(user=rita, now=later) == []
@@ -252,22 +290,29 @@ def test_skip_hands_the_next_answer_and_keeps_the_skipped_one_from_me_for_the_le
 
 
 @pytest.mark.django_db
-def test_n_on_an_undecided_answer_i_hold_opens_another_and_gives_mine_back_with_my_decisions_kept(client, rita, ron):
+def test_n_on_an_undecided_answer_i_hold_opens_another_and_gives_mine_back_with_my_decisions_kept(
+    client, rita, ron
+):
     first, second = make.in_review(), make.in_review()
     client.force_login(rita)
     assert client.post("/queue/next")["Location"] == f"/review/{first.pk}/"
     claim = make.flagged(first)
-    client.post(f"/review/{first.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0})
+    client.post(
+        f"/review/{first.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0}
+    )
     assert Answer.objects.get(pk=first.pk).review_status == "in_review"  # decided, not finished
     page = client.get(f"/review/{first.pk}/").content.decode()
-    assert f'<input type="hidden" name="leaving" value="{first.pk}">' in page  # `n` says which answer it leaves
-    # `n` from the answer I hold: the next one, not this one again (my own lease used to come first).
+    # `n` says which answer it leaves
+    assert f'<input type="hidden" name="leaving" value="{first.pk}">' in page
+    # `n` from the answer I hold: the next one, not this one again (my own lease used to come
+    # first).
     assert client.post("/queue/next", {"leaving": first.pk})["Location"] == f"/review/{second.pk}/"
     first.refresh_from_db()
     claim.refresh_from_db()
     assert (first.lease_holder, first.review_status) == (None, "in_review")
     assert (claim.decision, claim.decided_by, claim.decision_mode) == ("confirm", rita, "explicit")
-    assert not AuditEvent.objects.filter(action="answer.skipped").exists()  # moving on is not a skip
+    # moving on is not a skip
+    assert not AuditEvent.objects.filter(action="answer.skipped").exists()
     # Back in the queue, worst first, for anyone: my decision is on it.
     client.force_login(ron)
     assert client.post("/queue/next")["Location"] == f"/review/{first.pk}/"
@@ -275,8 +320,10 @@ def test_n_on_an_undecided_answer_i_hold_opens_another_and_gives_mine_back_with_
     # Nothing else for me: the queue says so, and the answer I left stays in the queue.
     client.force_login(rita)
     response = client.post("/queue/next", {"leaving": second.pk}, follow=True)
-    assert f"No other answer to review here; answer {second.pk}, which you left, is back in the queue." in (
-        response.content.decode())
+    assert (
+        f"No other answer to review here; answer {second.pk}, which you left, is back in the queue."
+        in (response.content.decode())
+    )
     assert Answer.objects.get(pk=second.pk).lease_holder is None
 
 
@@ -316,7 +363,9 @@ def test_a_reviewer_cannot_decide_on_an_answer_someone_else_holds(client, rita, 
     assert "rita is reviewing this answer" in page
     claim = make.flagged(answer)
     with pytest.raises(LeaseHeld):
-        review_service.claim_decide(user=ron, claim=claim, decision="confirm", label=None, note="", expected_version=0)
+        review_service.claim_decide(
+            user=ron, claim=claim, decision="confirm", label=None, note="", expected_version=0
+        )
 
 
 @pytest.mark.django_db
@@ -326,11 +375,19 @@ def test_confirming_the_last_flagged_claim_leaves_finishing_to_the_reviewer(clie
     supported = answer.claims.get(label="SUPPORTED")
     client.force_login(rita)
     client.post(f"/review/{answer.pk}/take")
-    response = client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0, "note": "right"})
+    response = client.post(
+        f"/review/{answer.pk}/claims/{claim.pk}/decide",
+        {"decision": "confirm", "version": 0, "note": "right"},
+    )
     assert response.status_code == 302
     claim.refresh_from_db()
     answer.refresh_from_db()
-    assert (claim.human_label, claim.decision, claim.decided_by, claim.version) == ("CONTRADICTED", "confirm", rita, 1)
+    assert (claim.human_label, claim.decision, claim.decided_by, claim.version) == (
+        "CONTRADICTED",
+        "confirm",
+        rita,
+        1,
+    )
     assert (answer.review_status, answer.lease_holder) == ("in_review", rita)  # not finished yet
     page = client.get(f"/review/{answer.pk}/").content.decode()
     assert "All flagged claims decided: finish (<kbd>f</kbd>) or look at the others." in page
@@ -339,7 +396,11 @@ def test_confirming_the_last_flagged_claim_leaves_finishing_to_the_reviewer(clie
     assert f"Answer {answer.pk} adjudicated: Ungrounded. Next: n" in response.content.decode()
     answer.refresh_from_db()
     supported.refresh_from_db()
-    assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == ("adjudicated", "UNGROUNDED", None)
+    assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == (
+        "adjudicated",
+        "UNGROUNDED",
+        None,
+    )
     assert (supported.decision, supported.decision_mode) == ("confirm", "bulk")
     assert Review.objects.get(claim=claim).note == "right"
     assert AuditEvent.objects.filter(action="claim.confirm", object_id=str(claim.pk)).count() == 1
@@ -350,17 +411,33 @@ def test_confirming_the_last_flagged_claim_leaves_finishing_to_the_reviewer(clie
 def test_confirm_the_rest_and_finish_is_one_request_one_outcome_one_message(client, rita):
     # A flagged claim before a SUPPORTED one: bulk-confirming the flagged claim used to adjudicate
     # the answer mid-loop, and the next claim's confirm then answered 409 "not waiting for review".
-    answer = make.in_review(answer="A 30-day pass costs $75.00. Riders aged 65 and older pay a reduced fare of $1.00 per ride.")
-    assert list(answer.claims.order_by("position").values_list("label", flat=True)) == ["CONTRADICTED", "SUPPORTED"]
+    answer = make.in_review(
+        answer=(
+            "A 30-day pass costs $75.00. Riders aged 65 and older pay a reduced fare of $1.00 per"
+            " ride."
+        )
+    )
+    assert list(answer.claims.order_by("position").values_list("label", flat=True)) == [
+        "CONTRADICTED",
+        "SUPPORTED",
+    ]
     client.force_login(rita)
     client.post(f"/review/{answer.pk}/take")
     response = client.post(f"/review/{answer.pk}/finish", headers={"HX-Request": "true"})
     assert response.status_code == 200
     page = response.content.decode()
-    assert page.count("adjudicated: Ungrounded. Next: n") == 1 and "not waiting for review" not in page
-    assert set(Claim.objects.filter(answer=answer).values_list("decision_mode", flat=True)) == {"bulk"}
-    assert AuditEvent.objects.filter(action="answer.adjudicated", object_id=str(answer.pk)).count() == 1
-    again = client.post(f"/review/{answer.pk}/finish", headers={"HX-Request": "true"})  # a second submission
+    assert (
+        page.count("adjudicated: Ungrounded. Next: n") == 1 and "not waiting for review" not in page
+    )
+    assert set(Claim.objects.filter(answer=answer).values_list("decision_mode", flat=True)) == {
+        "bulk"
+    }
+    assert (
+        AuditEvent.objects.filter(action="answer.adjudicated", object_id=str(answer.pk)).count()
+        == 1
+    )
+    # a second submission
+    again = client.post(f"/review/{answer.pk}/finish", headers={"HX-Request": "true"})
     assert again.status_code == 409 and Review.objects.filter(answer=answer).count() == 2
 
 
@@ -369,12 +446,19 @@ def test_overturning_stores_the_human_label_and_the_adjudicated_verdict_follows_
     answer = make.in_review()
     claim = make.flagged(answer)
     client.force_login(rita)
-    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "UNSUPPORTED", "version": 0},
-                headers={"HX-Request": "true"})
+    client.post(
+        f"/review/{answer.pk}/claims/{claim.pk}/decide",
+        {"overturn_to": "UNSUPPORTED", "version": 0},
+        headers={"HX-Request": "true"},
+    )
     client.post(f"/review/{answer.pk}/finish", headers={"HX-Request": "true"})
     claim.refresh_from_db()
     answer.refresh_from_db()
-    assert (claim.label, claim.human_label, claim.decision) == ("CONTRADICTED", "UNSUPPORTED", "overturn")
+    assert (claim.label, claim.human_label, claim.decision) == (
+        "CONTRADICTED",
+        "UNSUPPORTED",
+        "overturn",
+    )
     assert answer.adjudicated_verdict == "MOSTLY_GROUNDED"  # the judge said UNGROUNDED
 
 
@@ -383,10 +467,17 @@ def test_a_stale_decision_is_refused_with_a_conflict_and_the_current_state(clien
     answer = make.in_review()
     claim = make.flagged(answer)
     client.force_login(rita)
-    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "CONTRADICTED", "version": 0}, headers={"HX-Request": "true"})
+    client.post(
+        f"/review/{answer.pk}/claims/{claim.pk}/decide",
+        {"overturn_to": "CONTRADICTED", "version": 0},
+        headers={"HX-Request": "true"},
+    )
     review_service.decision_undo(user=rita, answer=answer)  # version is now 2: reopened, undecided
-    response = client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0},
-                           headers={"HX-Request": "true"})
+    response = client.post(
+        f"/review/{answer.pk}/claims/{claim.pk}/decide",
+        {"decision": "confirm", "version": 0},
+        headers={"HX-Request": "true"},
+    )
     assert response.status_code == 409
     assert "was not saved" in response.content.decode()
     assert Review.objects.filter(decision="confirm").count() == 0
@@ -404,14 +495,24 @@ def test_two_decisions_on_one_claim_at_once_one_wins_one_conflicts_one_audit_eve
         fresh = Claim.objects.select_related("answer").get(pk=claim.pk)
         barrier.wait()
         try:
-            review_service.claim_decide(user=rita, claim=fresh, decision="overturn", label=label, note="", expected_version=0)
+            review_service.claim_decide(
+                user=rita,
+                claim=fresh,
+                decision="overturn",
+                label=label,
+                note="",
+                expected_version=0,
+            )
             outcomes.append("won")
         except DecisionConflict:
             outcomes.append("conflict")
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=decide, args=(label,)) for label in ("CONTRADICTED", "PARTIALLY_SUPPORTED")]
+    threads = [
+        threading.Thread(target=decide, args=(label,))
+        for label in ("CONTRADICTED", "PARTIALLY_SUPPORTED")
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -428,7 +529,10 @@ def test_undo_reverts_my_last_decision_and_reopens_an_adjudicated_answer(client,
     claim = make.flagged(answer)
     supported = answer.claims.get(label="SUPPORTED")
     client.force_login(rita)
-    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"overturn_to": "CONTRADICTED", "version": 0})
+    client.post(
+        f"/review/{answer.pk}/claims/{claim.pk}/decide",
+        {"overturn_to": "CONTRADICTED", "version": 0},
+    )
     client.post(f"/review/{answer.pk}/finish")
     assert Answer.objects.get(pk=answer.pk).review_status == "adjudicated"
     # Undoing reopens an answer whose client has its verdict: the first undo only asks.
@@ -436,29 +540,52 @@ def test_undo_reverts_my_last_decision_and_reopens_an_adjudicated_answer(client,
     assert asked.status_code == 200 and 'id="reopen-confirm"' in asked.content.decode()
     assert Answer.objects.get(pk=answer.pk).review_status == "adjudicated"
     assert not AuditEvent.objects.filter(action="answer.reopened").exists()
-    client.post(f"/review/{answer.pk}/undo", {"reopen": "1"})  # the last decision: the finish (its bulk confirm)
+    # the last decision: the finish (its bulk confirm)
+    client.post(f"/review/{answer.pk}/undo", {"reopen": "1"})
     answer.refresh_from_db()
-    assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == ("in_review", "", rita)
-    assert AuditEvent.objects.filter(action="answer.reopened", object_id=str(answer.pk), actor=rita).count() == 1
+    assert (answer.review_status, answer.adjudicated_verdict, answer.lease_holder) == (
+        "in_review",
+        "",
+        rita,
+    )
+    assert (
+        AuditEvent.objects.filter(
+            action="answer.reopened", object_id=str(answer.pk), actor=rita
+        ).count()
+        == 1
+    )
     assert Claim.objects.get(pk=supported.pk).decision_mode == ""
     client.post(f"/review/{answer.pk}/undo")
     claim.refresh_from_db()
     assert (claim.human_label, claim.decision, claim.version) == ("", "", 2)
-    assert [r.decision for r in Review.objects.order_by("id")] == ["overturn", "confirm", "undo", "undo"]
+    assert [r.decision for r in Review.objects.order_by("id")] == [
+        "overturn",
+        "confirm",
+        "undo",
+        "undo",
+    ]
     # Redo: decide again, as a reviewer would after an undo.
-    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 2})
+    client.post(
+        f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 2}
+    )
     assert Claim.objects.get(pk=claim.pk).human_label == "CONTRADICTED"
 
 
 @pytest.mark.django_db
-def test_one_undo_after_finishing_reverts_the_whole_finish_and_keeps_my_explicit_decisions(client, rita):
-    answer = make.in_review(answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride. "
-                                  "Proof of age, such as a state ID, must be shown when boarding. A 30-day pass costs $75.00.")
+def test_one_undo_after_finishing_reverts_the_whole_finish_and_keeps_my_explicit_decisions(
+    client, rita
+):
+    answer = make.in_review(
+        answer="Riders aged 65 and older pay a reduced fare of $1.00 per ride. "
+        "Proof of age, such as a state ID, must be shown when boarding. A 30-day pass costs $75.00."
+    )
     labels = dict(answer.claims.values_list("cid", "label"))
     assert sorted(labels.values()) == ["CONTRADICTED", "SUPPORTED", "SUPPORTED"], labels
     claim = make.flagged(answer)
     client.force_login(rita)
-    client.post(f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0})
+    client.post(
+        f"/review/{answer.pk}/claims/{claim.pk}/decide", {"decision": "confirm", "version": 0}
+    )
     client.post(f"/review/{answer.pk}/finish")
     assert Answer.objects.get(pk=answer.pk).review_status == "adjudicated"
     client.post(f"/review/{answer.pk}/undo", {"reopen": "1"})
@@ -483,15 +610,24 @@ def test_a_reviewer_adds_a_claim_the_judge_missed_by_offsets_or_by_text(client, 
     answer = make.in_review()
     client.force_login(rita)
     start = answer.answer.index("reduced fare")
-    client.post(f"/review/{answer.pk}/add-claim", {"start": start, "end": start + 12, "label": "PARTIALLY_SUPPORTED"})
-    client.post(f"/review/{answer.pk}/add-claim", {"text": "A 30-day pass", "label": "UNSUPPORTED", "note": "n"})
+    client.post(
+        f"/review/{answer.pk}/add-claim",
+        {"start": start, "end": start + 12, "label": "PARTIALLY_SUPPORTED"},
+    )
+    client.post(
+        f"/review/{answer.pk}/add-claim",
+        {"text": "A 30-day pass", "label": "UNSUPPORTED", "note": "n"},
+    )
     added = list(Claim.objects.filter(origin="reviewer").order_by("id"))
     assert [(c.text, c.human_label, c.cid) for c in added] == [
         ("reduced fare", "PARTIALLY_SUPPORTED", "r1"), ("A 30-day pass", "UNSUPPORTED", "r2")
     ]
     assert answer.answer[added[1].answer_start:added[1].answer_end] == "A 30-day pass"
-    response = client.post(f"/review/{answer.pk}/add-claim", {"text": "not in the answer", "label": "UNSUPPORTED"},
-                           headers={"HX-Request": "true"})
+    response = client.post(
+        f"/review/{answer.pk}/add-claim",
+        {"text": "not in the answer", "label": "UNSUPPORTED"},
+        headers={"HX-Request": "true"},
+    )
     assert response.status_code == 409
 
 
@@ -509,9 +645,23 @@ def test_finish_confirms_the_rest_and_adjudicates_an_audit_sample(client, rita):
 def test_progress_counts_my_explicit_decisions_and_everyones_today(client, rita, ron):
     first, second = make.in_review(), make.in_review()
     review_service.lease_take(user=rita, answer=first)
-    review_service.claim_decide(user=rita, claim=make.flagged(first), decision="confirm", label=None, note="", expected_version=0)
+    review_service.claim_decide(
+        user=rita,
+        claim=make.flagged(first),
+        decision="confirm",
+        label=None,
+        note="",
+        expected_version=0,
+    )
     review_service.lease_take(user=ron, answer=second)
-    review_service.claim_decide(user=ron, claim=make.flagged(second), decision="confirm", label=None, note="", expected_version=0)
+    review_service.claim_decide(
+        user=ron,
+        claim=make.flagged(second),
+        decision="confirm",
+        label=None,
+        note="",
+        expected_version=0,
+    )
     review_service.answer_finish(user=ron, answer=second)  # a bulk confirm: not a decision ron made
     progress = review_service.review_progress(user=rita)
     assert (progress.remaining, progress.mine_today, progress.everyone_today) == (1, 1, 2)
@@ -521,7 +671,9 @@ def test_progress_counts_my_explicit_decisions_and_everyones_today(client, rita,
 
 
 def _segments_text(page: str, container_id: str) -> str:
-    block = re.search(rf'<p class="answer untrusted" id="{container_id}" hx-disable>(.*?)</p>', page, re.S).group(1)
+    block = re.search(
+        rf'<p class="answer untrusted" id="{container_id}" hx-disable>(.*?)</p>', page, re.S
+    ).group(1)
     return html.unescape(re.sub(r"<[^>]+>", "", block))
 
 
@@ -533,8 +685,16 @@ def test_highlights_land_on_exact_offsets_with_overlapping_adjacent_claims_and_h
     Claim.objects.filter(run=run).delete()
     spans = [(0, 19, "CONTRADICTED"), (10, 29, "UNSUPPORTED"), (29, 60, "PARTIALLY_SUPPORTED")]
     for position, (start, end, label) in enumerate(spans):
-        Claim.objects.create(run=run, answer=answer, position=position, cid=f"c{position + 1}", text=text[start:end],
-                             answer_start=start, answer_end=end, label=label)
+        Claim.objects.create(
+            run=run,
+            answer=answer,
+            position=position,
+            cid=f"c{position + 1}",
+            text=text[start:end],
+            answer_start=start,
+            answer_end=end,
+            label=label,
+        )
     client.force_login(rita)
     page = client.get(f"/review/{answer.pk}/").content.decode()
     assert "<script>alert(1)</script>" not in page and "<b>$2</b>" not in page
@@ -552,35 +712,48 @@ def test_highlights_land_on_exact_offsets_with_overlapping_adjacent_claims_and_h
 def test_the_page_shows_evidence_match_quality_and_marks_an_unverified_quote(client, rita):
     answer = make.in_review()
     claim = answer.claims.get(label="SUPPORTED")
-    Evidence.objects.create(claim=claim, passage_pid="P1", position=5, quote="a quote nobody wrote", match="not_found")
+    Evidence.objects.create(
+        claim=claim, passage_pid="P1", position=5, quote="a quote nobody wrote", match="not_found"
+    )
     client.force_login(rita)
     page = client.get(f"/review/{answer.pk}/?claim={claim.pk}").content.decode()
     assert "unverified quote" in page
     assert 'class="match match-exact"' in page
     run = JudgeRun.objects.get(answer=answer)
     assert f"{run.profile}@{run.prompt_version}" in page and run.model in page
-    assert 'evidence-seg sel' in page  # the selected claim's evidence is highlighted server-side too
+    # the selected claim's evidence is highlighted server-side too
+    assert 'evidence-seg sel' in page
 
 
 @pytest.mark.django_db
-def test_the_closest_text_of_an_unsupported_claim_is_labelled_apart_from_real_evidence(client, rita):
-    answer = make.in_review()  # c1 SUPPORTED (P1 states it), c2 CONTRADICTED (P2's closest sentence)
+def test_the_closest_text_of_an_unsupported_claim_is_labelled_apart_from_real_evidence(
+    client, rita
+):
+    # c1 SUPPORTED (P1 states it), c2 CONTRADICTED (P2's closest sentence)
+    answer = make.in_review()
     client.force_login(rita)
     page = client.get(f"/review/{answer.pk}/").content.decode()
     passage = lambda pid: page.split(f'id="passage-{pid}"')[1].split("</article>")[0]  # noqa: E731
     assert "evidence-closest" not in passage("P1") and 'title="evidence"' in passage("P1")
-    assert 'evidence-closest' in passage("P2") and 'title="closest text, does not support the claim"' in passage("P2")
+    assert 'evidence-closest' in passage(
+        "P2"
+    ) and 'title="closest text, does not support the claim"' in passage("P2")
     card = page.split(f'id="claim-{make.flagged(answer).pk}"')[1].split("</li>")[0]
     assert '<span class="closest-tag">closest text, does not support the claim</span>' in card
 
 
 def _marked(html_part: str) -> list[str]:
     """The text of each differing-word mark, in order."""
-    return [html.unescape(text) for text in re.findall(r'<mark class="diff" title="[^"]*">([^<]*)</mark>', html_part)]
+    return [
+        html.unescape(text)
+        for text in re.findall(r'<mark class="diff" title="[^"]*">([^<]*)</mark>', html_part)
+    ]
 
 
 @pytest.mark.django_db
-def test_the_words_the_judge_found_differing_go_from_judge_to_store_to_both_highlights(client, rita):
+def test_the_words_the_judge_found_differing_go_from_judge_to_store_to_both_highlights(
+    client, rita
+):
     answer = make.in_review()  # c2: "A 30-day pass costs $75.00." where P2 says $92.00
     claim = make.flagged(answer)
     (ev,) = claim.evidence.all()
@@ -591,8 +764,14 @@ def test_the_words_the_judge_found_differing_go_from_judge_to_store_to_both_high
     assert passage.text[slice(*difference["span"])] == "92.00"
     assert answer.answer[slice(*difference["answer_span"])] == "75.00"
     assert ev.start <= difference["span"][0] < difference["span"][1] <= ev.end
-    assert claim.answer_start <= difference["answer_span"][0] < difference["answer_span"][1] <= claim.answer_end
-    assert answer.claims.get(label="SUPPORTED").evidence.get().differences == []  # nothing differs there
+    assert (
+        claim.answer_start
+        <= difference["answer_span"][0]
+        < difference["answer_span"][1]
+        <= claim.answer_end
+    )
+    # nothing differs there
+    assert answer.claims.get(label="SUPPORTED").evidence.get().differences == []
     # The API's result carries them.
     api_claim = next(c for c in selectors.answer_state(answer)["claims"] if c["id"] == claim.cid)
     assert api_claim["evidence"][0]["differences"] == [difference]
@@ -602,13 +781,20 @@ def test_the_words_the_judge_found_differing_go_from_judge_to_store_to_both_high
     answer_html = page.split('id="answer-text"')[1].split("</p>")[0]
     passage_html = page.split('id="passage-P2"')[1].split("</article>")[0]
     assert _marked(answer_html) == ["75.00"] and _marked(passage_html) == ["92.00"]
-    assert re.search(rf'class="seg claim-seg label-contradicted[^"]*"[^>]*data-claims="{claim.pk}"[^>]*>'
-                     r'<mark class="diff" title="differs from the closest passage text \(number\)">75\.00</mark></span>',
-                     answer_html)
-    assert re.search(rf'class="seg evidence-seg evidence-closest[^"]*" data-claims="{claim.pk}"[^>]*>'
-                     rf'<mark class="diff" title="differs from claim {claim.cid} \(number\)">92\.00</mark></span>',
-                     passage_html)
-    assert _segments_text(page, "answer-text") == answer.answer  # marks add no text: offsets still hold
+    assert re.search(
+        rf'class="seg claim-seg label-contradicted[^"]*"[^>]*data-claims="{claim.pk}"[^>]*>'
+        r'<mark class="diff" title="differs from the closest passage text'
+        r' \(number\)">75\.00</mark></span>',
+        answer_html,
+    )
+    assert re.search(
+        rf'class="seg evidence-seg evidence-closest[^"]*" data-claims="{claim.pk}"[^>]*>'
+        rf'<mark class="diff" title="differs from claim {claim.cid}'
+        r' \(number\)">92\.00</mark></span>',
+        passage_html,
+    )
+    # marks add no text: offsets still hold
+    assert _segments_text(page, "answer-text") == answer.answer
     assert page.count('class="legend diff-legend"') == 2
     # A judge that gives no differences (the LLM profiles): nothing extra on the page.
     Evidence.objects.filter(claim__answer=answer).update(differences=[])
@@ -648,7 +834,8 @@ def test_admins_manage_users_and_api_tokens_in_the_django_admin(client):
     assert client.get("/admin/auth/user/").status_code == 200
     assert client.get("/admin/reviewapp/apiclient/").status_code == 200
     assert client.get("/admin/reviewapp/policy/").status_code == 200
-    assert client.get("/admin/reviewapp/policy/add/").status_code == 403  # policy is read-only there
+    # policy is read-only there
+    assert client.get("/admin/reviewapp/policy/add/").status_code == 403
 
 
 @pytest.mark.django_db
@@ -661,7 +848,9 @@ def test_an_admin_creates_an_api_token_shown_once_and_revokes_it(client, api):
     from reviewapp.models import ApiClient
 
     bot = ApiClient.objects.get(name="bot-2")
-    client.post("/admin/reviewapp/apiclient/", {"action": "revoke_tokens", "_selected_action": [bot.pk]})
+    client.post(
+        "/admin/reviewapp/apiclient/", {"action": "revoke_tokens", "_selected_action": [bot.pk]}
+    )
     assert api.post(fare_payload(external_id="x2"), token=token).status_code == 401
 
 

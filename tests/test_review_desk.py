@@ -7,7 +7,15 @@ from __future__ import annotations
 import pytest
 
 from reviewapp.review import selectors
-from reviewapp.models import Answer, AuditEvent, Claim, NoteDraft, Review, ReviewPass, WebhookDelivery
+from reviewapp.models import (
+    Answer,
+    AuditEvent,
+    Claim,
+    NoteDraft,
+    Review,
+    ReviewPass,
+    WebhookDelivery,
+)
 from reviewapp.review import service as review_service
 from reviewapp.review import views as review_views
 from reviewapp.review.service import ReopenUnconfirmed
@@ -17,9 +25,13 @@ HTMX = {"HX-Request": "true"}
 
 
 def six_claims() -> Answer:
-    """Six claims in order, the even ones CONTRADICTED (a changed number), the odd ones SUPPORTED."""
+    """Six claims in order, the even ones CONTRADICTED (a changed number), the odd ones
+    SUPPORTED."""
     sentences = [f"Route {n} buses run every {n + 4} minutes." for n in range(1, 7)]
-    said = [s.replace(f"every {n + 4} ", f"every {n + 14} ") if n % 2 == 0 else s for n, s in enumerate(sentences, 1)]
+    said = [
+        s.replace(f"every {n + 4} ", f"every {n + 14} ") if n % 2 == 0 else s
+        for n, s in enumerate(sentences, 1)
+    ]
     answer = make.judged(" ".join(said), passages=[{"id": "P1", "text": " ".join(sentences)}])
     assert answer.review_status == "in_review" and answer.claims.count() == 6
     return answer
@@ -44,7 +56,9 @@ def test_a_typed_note_is_kept_as_a_draft_and_shown_again_after_a_reload(client, 
     claim = make.flagged(answer)
     client.force_login(rita)
     client.post("/queue/next")
-    response = client.post(f"/review/{answer.pk}/claims/{claim.pk}/draft", {"note": "P2 says $92 <b>not</b> $75"})
+    response = client.post(
+        f"/review/{answer.pk}/claims/{claim.pk}/draft", {"note": "P2 says $92 <b>not</b> $75"}
+    )
     assert response.status_code == 204
     page = client.get(f"/review/{answer.pk}/").content.decode()
     assert "P2 says $92 &lt;b&gt;not&lt;/b&gt; $75</textarea>" in page  # escaped, in its box
@@ -67,13 +81,16 @@ def test_a_decision_takes_the_note_box_and_the_draft_goes(client, rita):
 
 
 @pytest.mark.django_db
-def test_finishing_confirms_the_rest_with_their_drafts_and_saves_an_edited_note_of_a_decided_claim(client, rita):
+def test_finishing_confirms_the_rest_with_their_drafts_and_saves_an_edited_note_of_a_decided_claim(
+    client, rita
+):
     answer = six_claims()
     c1, c2, c3, *_ = _claims(answer)
     client.force_login(rita)
     client.post("/queue/next")
     _decide(client, answer, c2, note="first thought")
-    client.post(f"/review/{answer.pk}/claims/{c2.pk}/draft", {"note": "second thought"})  # decided: an edit
+    # decided: an edit
+    client.post(f"/review/{answer.pk}/claims/{c2.pk}/draft", {"note": "second thought"})
     client.post(f"/review/{answer.pk}/claims/{c3.pk}/draft", {"note": "typed, never decided"})
     assert client.post(f"/review/{answer.pk}/finish").status_code == 302
     answer.refresh_from_db()
@@ -85,7 +102,12 @@ def test_finishing_confirms_the_rest_with_their_drafts_and_saves_an_edited_note_
     # The edit is a decision of its own: a Review row and an audit event with the new note.
     assert list(Review.objects.filter(claim=c2).order_by("id").values_list("note", flat=True)) == [
         "first thought", "second thought"]
-    assert AuditEvent.objects.filter(action="claim.confirm", object_id=str(c2.pk), note="second thought").count() == 1
+    assert (
+        AuditEvent.objects.filter(
+            action="claim.confirm", object_id=str(c2.pk), note="second thought"
+        ).count()
+        == 1
+    )
     assert not NoteDraft.objects.exists()
 
 
@@ -96,11 +118,19 @@ def test_save_note_edits_a_decided_claims_note_and_refuses_an_undecided_one(clie
     client.force_login(rita)
     client.post("/queue/next")
     _decide(client, answer, claim, overturn_to="UNSUPPORTED", note="")
-    response = client.post(f"/review/{answer.pk}/claims/{claim.pk}/note", {"note": "no such pass"}, headers=HTMX)
+    response = client.post(
+        f"/review/{answer.pk}/claims/{claim.pk}/note", {"note": "no such pass"}, headers=HTMX
+    )
     assert response.status_code == 200
     claim.refresh_from_db()
-    assert (claim.human_label, claim.decision, claim.note) == ("UNSUPPORTED", "overturn", "no such pass")
-    refused = client.post(f"/review/{answer.pk}/claims/{supported.pk}/note", {"note": "x"}, headers=HTMX)
+    assert (claim.human_label, claim.decision, claim.note) == (
+        "UNSUPPORTED",
+        "overturn",
+        "no such pass",
+    )
+    refused = client.post(
+        f"/review/{answer.pk}/claims/{supported.pk}/note", {"note": "x"}, headers=HTMX
+    )
     assert refused.status_code == 409 and "decide it first" in refused.content.decode()
 
 
@@ -108,7 +138,9 @@ def test_save_note_edits_a_decided_claims_note_and_refuses_an_undecided_one(clie
 def test_a_draft_the_note_field_cannot_hold_is_refused_naming_the_note(client, rita):
     answer = make.in_review()
     client.force_login(rita)
-    response = client.post(f"/review/{answer.pk}/claims/{make.flagged(answer).pk}/draft", {"note": "a\x00b"})
+    response = client.post(
+        f"/review/{answer.pk}/claims/{make.flagged(answer).pk}/draft", {"note": "a\x00b"}
+    )
     assert response.status_code == 400 and "note" in response.content.decode().lower()
     assert client.post(f"/review/{answer.pk}/claims/999999/draft", {"note": "x"}).status_code == 404
 
@@ -125,8 +157,10 @@ def test_after_a_decision_the_selection_moves_to_the_next_claim_in_order_never_b
     # c j c j ...: each decision selects the claim right after it, flagged or not, decided or not.
     for claim, following in zip(claims, claims[1:]):
         assert _decide(client, answer, claim).context["selected"] == following.pk
-    assert _decide(client, answer, claims[-1]).context["selected"] == claims[-1].pk  # the last stays
-    _decide(client, answer, claims[1])  # deciding c2 again after c6: forward from c2, not back to c1
+    # the last stays
+    assert _decide(client, answer, claims[-1]).context["selected"] == claims[-1].pk
+    # deciding c2 again after c6: forward from c2, not back to c1
+    _decide(client, answer, claims[1])
     page = client.get(f"/review/{answer.pk}/").content.decode()
     assert "<b>6/6</b> decided" in page and "<b>0</b> flagged left" in page
 
@@ -151,9 +185,17 @@ def test_reopening_an_adjudicated_answer_asks_first_is_audited_and_tells_the_cli
     client.post(f"/review/{answer.pk}/undo", {"reopen": "1"}, headers=HTMX)
     answer.refresh_from_db()
     assert answer.review_status == "in_review"
-    assert AuditEvent.objects.filter(action="answer.reopened", object_id=str(answer.pk), actor=rita).count() == 1
+    assert (
+        AuditEvent.objects.filter(
+            action="answer.reopened", object_id=str(answer.pk), actor=rita
+        ).count()
+        == 1
+    )
     reopened = WebhookDelivery.objects.get(answer=answer, event="answer.reopened")
-    assert reopened.endpoint == endpoint and reopened.payload["data"]["answer"]["review"]["status"] == "in_review"
+    assert (
+        reopened.endpoint == endpoint
+        and reopened.payload["data"]["answer"]["review"]["status"] == "in_review"
+    )
     assert reopened.payload["data"]["answer"]["id"] == str(answer.public_id)
 
 
@@ -180,7 +222,9 @@ def test_finishing_opens_the_next_answer_unless_the_reviewer_stays(client, rita)
     assert response.status_code == 204 and response["HX-Redirect"] == f"/review/{second.pk}/"
     assert Answer.objects.get(pk=second.pk).lease_holder == rita
     stayed = client.post(f"/review/{second.pk}/finish", {"then": "stay"}, headers=HTMX)
-    assert stayed.status_code == 200 and f"Answer {second.pk} adjudicated" in stayed.content.decode()
+    assert (
+        stayed.status_code == 200 and f"Answer {second.pk} adjudicated" in stayed.content.decode()
+    )
 
 
 # --- smaller defects ---------------------------------------------------------------------------
@@ -192,12 +236,18 @@ def test_an_added_claim_snaps_to_whole_words_and_keeps_its_category(client, rita
     client.force_login(rita)
     client.post("/queue/next")
     start = answer.answer.index("reduced fare")
-    client.post(f"/review/{answer.pk}/add-claim", {"start": start + 3, "end": start + 9, "label": "UNSUPPORTED",
-                                                   "category": "price"})  # "uced f"
+    # "uced f"
+    client.post(
+        f"/review/{answer.pk}/add-claim",
+        {"start": start + 3, "end": start + 9, "label": "UNSUPPORTED", "category": "price"},
+    )
     added = Claim.objects.get(origin="reviewer")
     assert (added.text, added.category) == ("reduced fare", "price")
-    refused = client.post(f"/review/{answer.pk}/add-claim", {"start": start, "end": start + 7, "label": "UNSUPPORTED",
-                                                             "category": "weather"}, headers=HTMX)
+    refused = client.post(
+        f"/review/{answer.pk}/add-claim",
+        {"start": start, "end": start + 7, "label": "UNSUPPORTED", "category": "weather"},
+        headers=HTMX,
+    )
     assert refused.status_code == 409 and "Choose a category" in refused.content.decode()
 
 
@@ -218,7 +268,10 @@ def test_partial_support_is_not_labelled_as_text_that_does_not_support(client, r
     Claim.objects.filter(pk=make.flagged(answer).pk).update(label="PARTIALLY_SUPPORTED")
     client.force_login(rita)
     page = client.get(f"/review/{answer.pk}/").content.decode()
-    assert "supports part of the claim" in page and "closest text, does not support the claim</span> <b>" not in page
+    assert (
+        "supports part of the claim" in page
+        and "closest text, does not support the claim</span> <b>" not in page
+    )
 
 
 @pytest.mark.django_db
@@ -230,12 +283,14 @@ def test_the_adjudication_list_names_the_disputed_claims(client):
     for name, label in (("alice", "UNSUPPORTED"), ("bob", "CONTRADICTED")):
         user = make.user(name, "reviewer")
         review_service.lease_next(user=user)
-        review_service.claim_decide(user=user, claim=claim, decision="overturn", label=label, note="",
-                                    expected_version=0)
+        review_service.claim_decide(
+            user=user, claim=claim, decision="overturn", label=label, note="", expected_version=0
+        )
         review_service.answer_finish(user=user, answer=answer)
     client.force_login(make.user("lee", "lead"))
     response = client.get("/adjudication/")
-    assert [row.disputed for row in response.context["rows"]] == [[claim.cid]]  # c1 was settled, in bulk
+    # c1 was settled, in bulk
+    assert [row.disputed for row in response.context["rows"]] == [[claim.cid]]
     assert f"<td>{claim.cid}</td>" in response.content.decode()
 
 
@@ -250,13 +305,22 @@ def test_assigning_more_than_a_page_asks_first_and_a_reviewer_must_be_chosen(cli
     asked = client.post("/assign", {"reviewer": "bob", "back": "/answers/"})
     assert asked.status_code == 400 and "more than one page (1)" in asked.content.decode()
     assert not ReviewPass.objects.filter(reviewer=bob).exists()
-    assert client.post("/assign", {"reviewer": "bob", "back": "/answers/", "confirm_many": "1"}).status_code == 302
-    assert set(ReviewPass.objects.filter(reviewer=bob).values_list("answer_id", flat=True)) == set(ids)
+    assert (
+        client.post(
+            "/assign", {"reviewer": "bob", "back": "/answers/", "confirm_many": "1"}
+        ).status_code
+        == 302
+    )
+    assert set(ReviewPass.objects.filter(reviewer=bob).values_list("answer_id", flat=True)) == set(
+        ids
+    )
 
 
 @pytest.mark.django_db
 def test_not_judged_yet_counts_answers_waiting_for_the_judge_not_golden_records(client, rita):
-    Answer.objects.create(client=None, answer="golden", status="judged", metadata={"golden": "demo"})
+    Answer.objects.create(
+        client=None, answer="golden", status="judged", metadata={"golden": "demo"}
+    )
     make.ingested()  # queued for the judge (no worker here)
     client.force_login(rita)
     assert selectors.queue_counts()["not_judged"] == 1
@@ -264,7 +328,9 @@ def test_not_judged_yet_counts_answers_waiting_for_the_judge_not_golden_records(
 
 
 @pytest.mark.django_db
-def test_an_overturn_carries_a_reason_from_the_fixed_list_into_the_export_and_a_skip_its_own(client, rita):
+def test_an_overturn_carries_a_reason_from_the_fixed_list_into_the_export_and_a_skip_its_own(
+    client, rita
+):
     from reviewapp.labels.exports import ExportFilters, export_stream
     import json
 
@@ -274,14 +340,28 @@ def test_an_overturn_carries_a_reason_from_the_fixed_list_into_the_export_and_a_
     client.post("/queue/next")
     refused = _decide(client, answer, claim, overturn_to="UNSUPPORTED", reason="vibes")
     assert refused.status_code == 409 and "reason is one of" in refused.content.decode()
-    _decide(client, answer, claim, overturn_to="UNSUPPORTED", reason="not_in_passages", note="no pass price in P2")
+    _decide(
+        client,
+        answer,
+        claim,
+        overturn_to="UNSUPPORTED",
+        reason="not_in_passages",
+        note="no pass price in P2",
+    )
     assert Review.objects.get(claim=claim).reason == "not_in_passages"
     client.post(f"/review/{answer.pk}/finish")
-    rows = [json.loads(line) for line in b"".join(export_stream("jsonl", ExportFilters())).splitlines()]
+    rows = [
+        json.loads(line) for line in b"".join(export_stream("jsonl", ExportFilters())).splitlines()
+    ]
     row = next(r for r in rows if r["claim_id"] == claim.cid)
-    assert [(r["reason"], r["note"]) for r in row["reviews"]] == [("not_in_passages", "no pass price in P2")]
+    assert [(r["reason"], r["note"]) for r in row["reviews"]] == [
+        ("not_in_passages", "no pass price in P2")
+    ]
     other = make.in_review()
     client.post("/queue/next")
     assert client.post(f"/review/{other.pk}/skip", {"reason": "domain"}).status_code == 302
-    assert AuditEvent.objects.get(action="answer.skipped", object_id=str(other.pk)).after["reason"] == "domain"
+    assert (
+        AuditEvent.objects.get(action="answer.skipped", object_id=str(other.pk)).after["reason"]
+        == "domain"
+    )
     assert client.post(f"/review/{other.pk}/skip", {"reason": "bored"}).status_code == 400

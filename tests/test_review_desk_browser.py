@@ -1,7 +1,8 @@
 """The reviewer's desk in Chromium (issue 30): notes that survive, a layout that holds with comments
 at laptop sizes and on a phone, a selection that only moves forward, reopening that asks first.
 
-Screenshots go to /tmp/desk-*.png (`pytest tests/test_review_desk_browser.py -s` prints the figures).
+Screenshots go to /tmp/desk-*.png (`pytest tests/test_review_desk_browser.py -s` prints the
+figures).
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from tests.test_review_desk import six_claims
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"needs Debian's chromium at {CHROMIUM} (apt-get install chromium)"),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason=f"needs Debian's chromium at {CHROMIUM} (apt-get install chromium)",
+    ),
 ]
 
 
@@ -77,12 +81,17 @@ def test_a_typed_note_survives_esc_a_move_a_reload_and_goes_with_the_finish(page
     with page.expect_navigation():
         page.keyboard.press("f")
     notes = dict(Claim.objects.filter(answer=answer).values_list("pk", "note"))
-    assert (notes[first.pk], notes[second.pk]) == ("P2 says $92.00, not <b>$75</b>", "typed and finished")
+    assert (notes[first.pk], notes[second.pk]) == (
+        "P2 says $92.00, not <b>$75</b>",
+        "typed and finished",
+    )
     assert Answer.objects.get(pk=answer.pk).review_status == "adjudicated"
     assert page.js_errors == []
 
 
-def test_n_with_an_unsaved_note_asks_in_the_page_esc_stays_and_enter_leaves_with_the_draft(page, live_server):
+def test_n_with_an_unsaved_note_asks_in_the_page_esc_stays_and_enter_leaves_with_the_draft(
+    page, live_server
+):
     make.user("rita", "reviewer")
     answer = make.judged(TWO_FLAGS)
     first = answer.claims.exclude(label="SUPPORTED").order_by("position").first()
@@ -92,7 +101,8 @@ def test_n_with_an_unsaved_note_asks_in_the_page_esc_stays_and_enter_leaves_with
     page.keyboard.type("check the senior fare")
     page.keyboard.press("Escape")
     dialogs: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))  # the browser's confirm(): none
+    # the browser's confirm(): none
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.keyboard.press("n")
     question = page.locator("#leave-confirm")
     question.wait_for()
@@ -119,9 +129,11 @@ def test_n_with_an_unsaved_note_asks_in_the_page_esc_stays_and_enter_leaves_with
 # --- the layout -------------------------------------------------------------------------------
 
 
-PANES = """() => ['.columns > .left', '.columns > .right', '.answer-pin'].map(s => Math.round(document.querySelector(s).getBoundingClientRect().height))"""
+PANES = """() => ['.columns > .left', '.columns > .right', '.answer-pin']
+  .map(s => Math.round(document.querySelector(s).getBoundingClientRect().height))"""
 # Whether a click at the centre of each toolbar button lands on that button (not a comment over it).
-CLICKABLE = """() => Array.from(document.querySelectorAll('.toolbar button')).filter(b => b.offsetParent).map(b => {
+CLICKABLE = """() => Array.from(document.querySelectorAll('.toolbar button'))
+  .filter(b => b.offsetParent).map(b => {
   const r = b.getBoundingClientRect();
   const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
   return [b.textContent.trim().slice(0, 24), r.height >= 1 && (hit === b || b.contains(hit))];
@@ -130,11 +142,15 @@ CLICKABLE = """() => Array.from(document.querySelectorAll('.toolbar button')).fi
 
 @pytest.mark.parametrize("size", [(1366, 768), (1440, 900)])
 @pytest.mark.parametrize("comments", [0, 10])
-def test_both_panes_keep_300_px_and_the_toolbar_its_clicks_with_comments(page, live_server, size, comments):
+def test_both_panes_keep_300_px_and_the_toolbar_its_clicks_with_comments(
+    page, live_server, size, comments
+):
     rita = make.user("rita", "reviewer")
     answer = six_claims()
     for n in range(comments):
-        AnswerComment.objects.create(answer=answer, author=rita, body=f"comment {n}\nsecond line\nthird line")
+        AnswerComment.objects.create(
+            answer=answer, author=rita, body=f"comment {n}\nsecond line\nthird line"
+        )
     page.set_viewport_size({"width": size[0], "height": size[1]})
     _take(page, answer)
     left, right, pinned = page.evaluate(PANES)
@@ -144,23 +160,37 @@ def test_both_panes_keep_300_px_and_the_toolbar_its_clicks_with_comments(page, l
     assert page.locator("#answer-text").is_visible() and pinned <= 0.25 * size[1] + 1
     assert all(ok for _, ok in page.evaluate(CLICKABLE)), page.evaluate(CLICKABLE)
     # The selected card's buttons are inside its pane, not cut off.
-    page.wait_for_function("""() => { const b = document.querySelector('.claim-card.selected button.confirm').getBoundingClientRect();
-      const p = document.querySelector('.columns > .left').getBoundingClientRect(); return b.top >= p.top && b.bottom <= p.bottom; }""")
+    page.wait_for_function(
+        """() => {
+      const b = document.querySelector('.claim-card.selected button.confirm')
+        .getBoundingClientRect();
+      const p = document.querySelector('.columns > .left').getBoundingClientRect();
+      return b.top >= p.top && b.bottom <= p.bottom; }"""
+    )
     page.screenshot(path=f"/tmp/desk-{size[0]}x{size[1]}-{comments}-comments.png")
     summary = page.locator("#comments > summary")
     assert summary.inner_text().startswith(f"Comments ({comments})")
     summary.click()  # open: the thread scrolls in its drawer, the toolbar still takes its clicks
     page.locator("#comments .comment-form").wait_for()
     assert all(ok for _, ok in page.evaluate(CLICKABLE)), page.evaluate(CLICKABLE)
-    assert page.evaluate(PANES)[:2] == [left, right]  # the drawer lies over the page, it takes no height
+    # the drawer lies over the page, it takes no height
+    assert page.evaluate(PANES)[:2] == [
+        left,
+        right,
+    ]
     page.screenshot(path=f"/tmp/desk-{size[0]}x{size[1]}-{comments}-comments-open.png")
     page.locator("#skip-form button").click()  # a click on a toolbar button does what it says
     page.wait_for_url("**/queue/")
-    print(f"\n{size[0]}x{size[1]}, {comments} comments: claims {left} px, passages {right} px, answer {pinned} px")
+    print(
+        f"\n{size[0]}x{size[1]}, {comments} comments: claims {left} px, passages {right} px, answer"
+        f" {pinned} px"
+    )
     assert page.js_errors == []
 
 
-def test_on_a_390_px_phone_the_toolbar_stays_in_reach_and_buttons_are_finger_sized(page, live_server):
+def test_on_a_390_px_phone_the_toolbar_stays_in_reach_and_buttons_are_finger_sized(
+    page, live_server
+):
     make.user("rita", "reviewer")
     answer = six_claims()
     page.set_viewport_size({"width": 390, "height": 844})
@@ -178,12 +208,16 @@ def test_on_a_390_px_phone_the_toolbar_stays_in_reach_and_buttons_are_finger_siz
 
 # Every visible control less tall than a finger, as [text or name, height].
 SMALL_BUTTONS = """() => Array.from(document.querySelectorAll(
-  'button, select, textarea, input:not([type=checkbox]):not([type=radio]):not([type=hidden])')).filter(b => b.offsetParent)
-  .map(b => [(b.textContent.trim() || b.name).slice(0, 30), Math.round(b.getBoundingClientRect().height)])
+  'button, select, textarea, input:not([type=checkbox]):not([type=radio]):not([type=hidden])'))
+  .filter(b => b.offsetParent)
+  .map(b => [(b.textContent.trim() || b.name).slice(0, 30),
+             Math.round(b.getBoundingClientRect().height)])
   .filter(([, h]) => h < 44)"""
 
 
-def test_on_a_390_px_phone_every_queue_column_is_on_screen_and_every_control_finger_sized(page, live_server):
+def test_on_a_390_px_phone_every_queue_column_is_on_screen_and_every_control_finger_sized(
+    page, live_server
+):
     make.user("rita", "reviewer")
     answer = make.judged(TWO_FLAGS)
     page.set_viewport_size({"width": 390, "height": 844})
@@ -191,12 +225,22 @@ def test_on_a_390_px_phone_every_queue_column_is_on_screen_and_every_control_fin
     page.wait_for_url("**/queue/")
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     row = page.locator("table.queue tbody tr").first
-    for column in ("Why it is here", "Score", "Judge"):  # each named by its header, whole, on screen
+    for column in (
+        "Why it is here",
+        "Score",
+        "Judge",
+    ):  # each named by its header, whole, on screen
         cell = row.locator(f"td[data-label='{column}']")
         box = cell.bounding_box()
         assert cell.is_visible() and box["x"] >= 0 and box["x"] + box["width"] <= 390, (column, box)
-        assert page.evaluate("c => getComputedStyle(c, '::before').content", cell.element_handle()) == f'"{column}: "'
-    assert row.locator("td[data-label='Judge']").inner_text() == f"{answer.judged_by.profile}@{answer.judged_by.prompt_version}"
+        assert (
+            page.evaluate("c => getComputedStyle(c, '::before').content", cell.element_handle())
+            == f'"{column}: "'
+        )
+    assert (
+        row.locator("td[data-label='Judge']").inner_text()
+        == f"{answer.judged_by.profile}@{answer.judged_by.prompt_version}"
+    )
     assert page.evaluate(SMALL_BUTTONS) == []
     page.screenshot(path="/tmp/desk-390-queue.png", full_page=True)
     page.goto(f"/review/{answer.pk}/")
@@ -231,15 +275,24 @@ def test_a_claim_is_added_by_keyboard_selection_in_the_answers_copy(page, live_s
         page.keyboard.press("Enter")
     assert added.value.status == 200
     claim = Claim.objects.get(answer=answer, origin="reviewer")
-    assert (claim.text, claim.category, claim.human_label) == ("reduced fare", "price", "CONTRADICTED")
+    assert (claim.text, claim.category, claim.human_label) == (
+        "reduced fare",
+        "price",
+        "CONTRADICTED",
+    )
     assert (claim.answer_start, claim.answer_end) == (start, start + len("reduced fare"))
     assert page.js_errors == []
 
 
-def test_g_opens_the_guidelines_beside_the_claims_and_they_stay_open_through_a_decision_and_a_reload(page, live_server):
+def test_g_opens_the_guidelines_beside_the_claims_and_they_stay_open_through_a_decision_and_a_reload(
+    page, live_server
+):
     rita = make.user("rita", "reviewer")
-    policy_service.guidelines_update(user=make.admin(), note="rules",
-                                     text="## Prices\n\nConfirm a price only when **the passage** states it.")
+    policy_service.guidelines_update(
+        user=make.admin(),
+        note="rules",
+        text="## Prices\n\nConfirm a price only when **the passage** states it.",
+    )
     answer = six_claims()
     _take(page, answer)
     panel = page.locator("#guidelines")
@@ -251,7 +304,8 @@ def test_g_opens_the_guidelines_beside_the_claims_and_they_stay_open_through_a_d
     # Beside the claims, not over them: the selected card and its Confirm button stay clickable.
     claims, shown = page.locator(".columns > .left").bounding_box(), panel.bounding_box()
     assert shown["x"] >= claims["x"] + claims["width"] - 1, (claims, shown)
-    assert all(ok for _, ok in page.evaluate(CLICKABLE)), page.evaluate(CLICKABLE)  # the toolbar above it too
+    # the toolbar above it too
+    assert all(ok for _, ok in page.evaluate(CLICKABLE)), page.evaluate(CLICKABLE)
     page.screenshot(path="/tmp/desk-guidelines.png")
     with page.expect_response(lambda r: "/decide" in r.url):
         page.locator(".claim-card.selected button.confirm").click()
@@ -280,7 +334,9 @@ def test_c_never_moves_the_selection_backwards(page, live_server):
     for n in range(1, 7):
         with page.expect_response(lambda r: "/decide" in r.url):
             page.keyboard.press("c")
-        page.wait_for_function("n => document.querySelector('#claim-count b')?.textContent === `${n}/6`", arg=n)
+        page.wait_for_function(
+            "n => document.querySelector('#claim-count b')?.textContent === `${n}/6`", arg=n
+        )
         seen.append(_selected(page))
     assert seen == order + [order[-1]]  # one claim forward each time, then it stays on the last
     assert "0</b> flagged left" in page.locator("#claim-count").inner_html()
@@ -295,7 +351,10 @@ def test_u_after_finishing_asks_before_reopening_and_the_client_is_told(page, li
     page.check("#stay-after-finish")  # stay on the answer after `f`
     with page.expect_response(lambda r: r.url.endswith("/finish")):
         page.keyboard.press("f")
-    page.wait_for_function("() => (document.querySelector('#review-panel h1')?.textContent || '').includes('adjudicated: ')")
+    page.wait_for_function(
+        "() => (document.querySelector('#review-panel h1')?.textContent ||"
+        " '').includes('adjudicated: ')"
+    )
     with page.expect_response(lambda r: r.url.endswith("/undo")) as asked:
         page.keyboard.press("u")
     assert asked.value.status == 200
@@ -303,12 +362,18 @@ def test_u_after_finishing_asks_before_reopening_and_the_client_is_told(page, li
     question.wait_for()
     assert "reopens it for review and tells the client" in question.inner_text()
     assert Answer.objects.get(pk=answer.pk).review_status == "adjudicated"  # nothing happened yet
-    assert page.evaluate("document.activeElement.closest('#reopen-form') !== null")  # Enter or u confirms
+    # Enter or u confirms
+    assert page.evaluate("document.activeElement.closest('#reopen-form') !== null")
     with page.expect_response(lambda r: r.url.endswith("/undo")):
         page.keyboard.press("u")
     page.locator("#review-panel .messages", has_text="reopened").wait_for()
     assert Answer.objects.get(pk=answer.pk).review_status == "in_review"
-    assert WebhookDelivery.objects.filter(answer=answer, endpoint=endpoint, event="answer.reopened").count() == 1
+    assert (
+        WebhookDelivery.objects.filter(
+            answer=answer, endpoint=endpoint, event="answer.reopened"
+        ).count()
+        == 1
+    )
     assert page.js_errors == []
 
 
@@ -322,15 +387,18 @@ def _disputed() -> Answer:
     for name, label in (("alice", "UNSUPPORTED"), ("bob", "CONTRADICTED")):
         user = make.user(name, "reviewer")
         review_service.lease_next(user=user)
-        review_service.claim_decide(user=user, claim=claim, decision="overturn", label=label, note="",
-                                    expected_version=0)
+        review_service.claim_decide(
+            user=user, claim=claim, decision="overturn", label=label, note="", expected_version=0
+        )
         review_service.answer_finish(user=user, answer=answer)
     assert Answer.objects.get(pk=answer.pk).review_status == "adjudicating"
     return answer
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_nothing_serious_on_the_review_page_with_comments_open_and_on_adjudication(page, live_server, scheme):
+def test_axe_finds_nothing_serious_on_the_review_page_with_comments_open_and_on_adjudication(
+    page, live_server, scheme
+):
     from axe_playwright_python.sync_playwright import Axe
 
     rita = make.user("rita", "reviewer")
@@ -350,13 +418,20 @@ def test_axe_finds_nothing_serious_on_the_review_page_with_comments_open_and_on_
     found["review+help"] = Axe().run(page).response["violations"]
     disputed = _disputed()
     page.goto("/adjudication/")
-    page.locator(f"a[href='/review/{disputed.pk}/']").first.wait_for()  # a row to check, not an empty list
+    # a row to check, not an empty list
+    page.locator(f"a[href='/review/{disputed.pk}/']").first.wait_for()
     found["adjudication"] = Axe().run(page).response["violations"]
     page.goto(f"/review/{disputed.pk}/")  # a lead's view: the reviewers' decisions side by side
     page.locator("table.pass-decisions.disagree").first.wait_for()
     found["review (lead)"] = Axe().run(page).response["violations"]
-    serious = {where: [(v["id"], [n["target"] for n in v["nodes"]]) for v in violations
-                       if v["impact"] in ("serious", "critical")] for where, violations in found.items()}
+    serious = {
+        where: [
+            (v["id"], [n["target"] for n in v["nodes"]])
+            for v in violations
+            if v["impact"] in ("serious", "critical")
+        ]
+        for where, violations in found.items()
+    }
     assert serious == {where: [] for where in found}, serious
     assert page.js_errors == []
     assert PASSWORD  # the factories' password signs rita in
@@ -385,7 +460,13 @@ def test_axe_finds_nothing_serious_on_runs_side_by_side_and_the_policy_with_jobs
     page.locator("#run-differences").wait_for()
     assert "1 of 2 claims differs" in page.locator("#run-differences").inner_text()
     found["runs side by side"] = Axe().run(page).response["violations"]
-    serious = {where: [(v["id"], [n["target"] for n in v["nodes"]]) for v in violations
-                       if v["impact"] in ("serious", "critical")] for where, violations in found.items()}
+    serious = {
+        where: [
+            (v["id"], [n["target"] for n in v["nodes"]])
+            for v in violations
+            if v["impact"] in ("serious", "critical")
+        ]
+        for where, violations in found.items()
+    }
     assert serious == {where: [] for where in found}, serious
     assert Job.objects.get(pk=job.pk).kind == "rejudge" and page.js_errors == []

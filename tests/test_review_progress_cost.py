@@ -20,10 +20,23 @@ def test_mine_and_everyones_decisions_today_come_from_one_query_and_leave_out_un
     first, second = make.claim(answer, "SUPPORTED"), make.claim(answer, "UNSUPPORTED")
     kept = Review.objects.create(claim=first, answer=answer, reviewer=rita, decision="confirm",
                                  final_label="SUPPORTED", claim_version=1)
-    taken_back = Review.objects.create(claim=second, answer=answer, reviewer=rita, decision="confirm",
-                                       final_label="UNSUPPORTED", claim_version=1)
-    Review.objects.create(claim=second, answer=answer, reviewer=rita, decision="undo", final_label="",
-                          claim_version=2, undoes=taken_back)
+    taken_back = Review.objects.create(
+        claim=second,
+        answer=answer,
+        reviewer=rita,
+        decision="confirm",
+        final_label="UNSUPPORTED",
+        claim_version=1,
+    )
+    Review.objects.create(
+        claim=second,
+        answer=answer,
+        reviewer=rita,
+        decision="undo",
+        final_label="",
+        claim_version=2,
+        undoes=taken_back,
+    )
     Review.objects.create(claim=second, answer=answer, reviewer=remy, decision="overturn",
                           final_label="SUPPORTED", claim_version=3)
 
@@ -55,8 +68,9 @@ def test_filtered_queue_counters_come_from_one_query_with_the_unfiltered_meaning
         make.claim(answer, "UNSUPPORTED")
     make.claim(make.answer(review_status="in_review"), "SUPPORTED")  # not matched by the filter
     make.claim(make.answer(review_status="adjudicated"), "UNSUPPORTED")
-    Answer.objects.filter(pk=flagged[0].pk).update(lease_holder=reviewer,
-                                                   lease_expires_at=timezone.now() + timedelta(minutes=5))
+    Answer.objects.filter(pk=flagged[0].pk).update(
+        lease_holder=reviewer, lease_expires_at=timezone.now() + timedelta(minutes=5)
+    )
     filters = selectors.QueueFilters(label="UNSUPPORTED")
     with CaptureQueriesContext(connection) as queries:
         counts = selectors.queue_counts(filters, reviewer)

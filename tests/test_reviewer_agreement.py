@@ -1,5 +1,5 @@
-"""Agreement between reviewers read from Review rows (reviewapp/labels/reviewer_agreement.py) and shown on
-/calibration/, with judge-versus-consensus beside judge-versus-single."""
+"""Agreement between reviewers read from Review rows (reviewapp/labels/reviewer_agreement.py) and
+shown on /calibration/, with judge-versus-consensus beside judge-versus-single."""
 
 from __future__ import annotations
 
@@ -11,7 +11,11 @@ from django.test.utils import CaptureQueriesContext
 
 from reviewapp.labels import calibration
 from reviewapp.models import Claim, Review
-from reviewapp.labels.reviewer_agreement import every_current_decision, reviewer_agreement, reviewers_agreement
+from reviewapp.labels.reviewer_agreement import (
+    every_current_decision,
+    reviewer_agreement,
+    reviewers_agreement,
+)
 from tests import factories as make
 
 pytestmark = pytest.mark.django_db
@@ -24,15 +28,30 @@ def _fewer_resamples(settings):
     settings.AGREEMENT_RESAMPLES = 200  # the intervals' maths is tests/test_agreement.py's
 
 
-def decide(claim: Claim, reviewer, label: str, *, mode: str = "explicit", stage: str = "review") -> Review:
+def decide(
+    claim: Claim, reviewer, label: str, *, mode: str = "explicit", stage: str = "review"
+) -> Review:
     """A reviewer's decision as its Review row; a blank label undoes the reviewer's latest decision
     on the claim, as the review service writes an undo (it names the row it undoes)."""
     undoes = None
     if not label:
-        undoes = Review.objects.filter(claim=claim, reviewer=reviewer, stage=stage).order_by("-id").first()
+        undoes = (
+            Review.objects.filter(claim=claim, reviewer=reviewer, stage=stage)
+            .order_by("-id")
+            .first()
+        )
     decision = "undo" if not label else "confirm" if label == claim.label else "overturn"
-    return Review.objects.create(claim=claim, answer=claim.answer, reviewer=reviewer, decision=decision,
-                                 final_label=label, claim_version=1, decision_mode=mode, stage=stage, undoes=undoes)
+    return Review.objects.create(
+        claim=claim,
+        answer=claim.answer,
+        reviewer=reviewer,
+        decision=decision,
+        final_label=label,
+        claim_version=1,
+        decision_mode=mode,
+        stage=stage,
+        undoes=undoes,
+    )
 
 
 def claim(judge: str, final: str = "", *, method: str = "", category: str = "price") -> Claim:
@@ -53,7 +72,12 @@ def _double_review(team):
     must not count: an earlier decision replaced, an undecided-again one, a lead's settlement, a
     bulk confirm and a claim a reviewer added."""
     rita, ron, rosa = team["rita"], team["ron"], team["rosa"]
-    pairs = [(S, S, S, "unanimous"), (U, U, U, "unanimous"), (U, S, U, "lead"), (C, C, C, "unanimous")]
+    pairs = [
+        (S, S, S, "unanimous"),
+        (U, U, U, "unanimous"),
+        (U, S, U, "lead"),
+        (C, C, C, "unanimous"),
+    ]
     claims = []
     for first, second, final, method in pairs:
         c = claim(U, final, method=method)
@@ -64,7 +88,8 @@ def _double_review(team):
     decide(claims[2], rita, U)  # rita changed her mind: her latest decision counts
     decide(claims[2], team["rosa"], U)
     decide(claims[2], team["rosa"], "")  # rosa is undecided again: no decision
-    decide(claims[2], make.user("lena", "lead"), U, stage="adjudication")  # a settlement, not a vote
+    # a settlement, not a vote
+    decide(claims[2], make.user("lena", "lead"), U, stage="adjudication")
     bulk = claim(S, S, method="unanimous")
     decide(bulk, rita, S)
     decide(bulk, ron, S, mode="bulk")
@@ -79,7 +104,11 @@ def test_a_reviewers_decision_is_their_latest_review_row_and_adjudication_is_no_
     decisions = {(d.claim_id, d.reviewer): d.label for d in every_current_decision()}
     assert decisions[claims[2].pk, "rita"] == U
     assert (claims[2].pk, "rosa") not in decisions and (claims[2].pk, "lena") not in decisions
-    assert {d.reviewer for d in every_current_decision()} == {"rita", "ron"}  # the added claim is not counted
+    # the added claim is not counted
+    assert {d.reviewer for d in every_current_decision()} == {
+        "rita",
+        "ron",
+    }
 
 
 def test_pair_kappa_alpha_and_percent_agreement_match_hand_computed_values(team):
@@ -115,7 +144,10 @@ def test_per_label_and_per_category_figures(team):
     by_label = dict(figures["by_label"])
     # CONTRADICTED or not: both said C on the same claim and not-C on the three others
     assert by_label[C].kappa.value == pytest.approx(1.0) and by_label[C].percent.value == 1.0
-    assert by_label[P].kappa.value is None and "every rating is not PARTIALLY_SUPPORTED" in by_label[P].kappa.reason
+    assert (
+        by_label[P].kappa.value is None
+        and "every rating is not PARTIALLY_SUPPORTED" in by_label[P].kappa.reason
+    )
     by_category = dict(figures["by_category"])
     assert by_category["age"].claims == 1 and by_category["age"].kappa.value is None
     assert by_category["age"].kappa.reason.startswith("every rating is CONTRADICTED")
@@ -139,9 +171,17 @@ def test_each_reviewers_agreement_with_the_final_label(team):
 
 def test_the_judge_is_measured_against_single_and_consensus_final_labels_apart():
     rita = make.user("rita", "reviewer")
-    for judge, human, method in [(U, U, "single"), (U, S, ""), (S, S, "majority"), (U, U, "lead"), (C, U, "unanimous")]:
+    for judge, human, method in [
+        (U, U, "single"),
+        (U, S, ""),
+        (S, S, "majority"),
+        (U, U, "lead"),
+        (C, U, "unanimous"),
+    ]:
         make.claim(make.answer(), judge, human, reviewer=rita)
-        Claim.objects.filter(human_label=human, consensus_method="", label=judge).update(consensus_method=method)
+        Claim.objects.filter(human_label=human, consensus_method="", label=judge).update(
+            consensus_method=method
+        )
     [row] = calibration.judge_agreement(calibration.audit_misses())
     single, consensus = row["by_method"]["single"], row["by_method"]["consensus"]
     assert (single["claims"], single["agreement"].value) == (2, 0.5)
@@ -159,8 +199,14 @@ def test_the_calibration_page_shows_reviewer_agreement_with_intervals_and_reason
     html = client.get("/calibration/").content.decode()
     text = _text(html)
     assert "Agreement between reviewers" in text
-    assert re.search(r"rita × ron 5 1 4 75\.0% \[[\d.]+%–100\.0%\] 0\.64 \[-?[\d.]+–1\.00\] 0\.67 \[", text), text
-    assert "n/a (every rating is not PARTIALLY_SUPPORTED: agreement beyond chance is undefined)" in text  # PARTIALLY_SUPPORTED
+    assert re.search(
+        r"rita × ron 5 1 4 75\.0% \[[\d.]+%–100\.0%\] 0\.64 \[-?[\d.]+–1\.00\] 0\.67 \[", text
+    ), text
+    # PARTIALLY_SUPPORTED
+    assert (
+        "n/a (every rating is not PARTIALLY_SUPPORTED: agreement beyond chance is undefined)"
+        in text
+    )
     assert "rita 5 5 100.0%" in text and "ron 4 3 75.0%" in text
     assert 'id="judge-vs-consensus"' in html
 

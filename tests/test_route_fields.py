@@ -36,7 +36,9 @@ def test_a_failed_answer_stores_the_fields_of_the_failure_route():
     answer = make.ingested()
     assert answer_fail(answer_id=answer.pk)
     policy = Policy.current()
-    fields = judge_failed_route(policy, answer.pk).answer_fields(policy_id=policy.pk, blind=policy.blind)
+    fields = judge_failed_route(policy, answer.pk).answer_fields(
+        policy_id=policy.pk, blind=policy.blind
+    )
     assert _stored(answer.pk, fields) == fields
 
 

@@ -19,11 +19,15 @@ def admin_client(client):
 
 
 def _rejudged(admin_client) -> tuple[Answer, JudgeRun, Job]:
-    """fare_payload()'s answer (c2 CONTRADICTED: P2 says $92.00), re-judged by the offline judge after
-    P2 was corrected to $75.00: the re-judge's c2 is SUPPORTED, c1 the same."""
+    """fare_payload()'s answer (c2 CONTRADICTED: P2 says $92.00), re-judged by the offline judge
+    after P2 was corrected to $75.00: the re-judge's c2 is SUPPORTED, c1 the same."""
     answer = make.in_review()
-    Passage.objects.filter(answer=answer, pid="P2").update(text="A 30-day pass costs $75.00 and covers all buses.")
-    admin_client.post("/policy/rejudge", {"limit": 10, "profile": "", "backend": "offline", "model": ""})
+    Passage.objects.filter(answer=answer, pid="P2").update(
+        text="A 30-day pass costs $75.00 and covers all buses."
+    )
+    admin_client.post(
+        "/policy/rejudge", {"limit": 10, "profile": "", "backend": "offline", "model": ""}
+    )
     job = Job.objects.get(kind="rejudge")
     jobs_service.answer_rejudge(job_id=job.pk, answer_id=answer.pk)
     return answer, JudgeRun.objects.get(answer=answer, job=job), job
@@ -40,16 +44,24 @@ def test_a_claim_only_one_run_found_stands_alone_and_differs(admin_client):
     answer, side, _ = _rejudged(admin_client)
     side.claims.filter(cid="c2").delete()
     rows = selectors.run_comparison(answer, side)
-    assert [(r.shown.cid, r.other and r.other.cid, r.differs) for r in rows] == [("c1", "c1", False), ("c2", None, True)]
+    assert [(r.shown.cid, r.other and r.other.cid, r.differs) for r in rows] == [
+        ("c1", "c1", False),
+        ("c2", None, True),
+    ]
 
 
-def test_the_side_by_side_page_shows_both_runs_the_differences_and_the_human_label(admin_client, rita, client):
+def test_the_side_by_side_page_shows_both_runs_the_differences_and_the_human_label(
+    admin_client, rita, client
+):
     answer, side, job = _rejudged(admin_client)
     flagged = make.flagged(answer)
     flagged.human_label = "CONTRADICTED"  # as a reviewer's confirmation leaves it
     flagged.save(update_fields=["human_label"])
     jobs_page = admin_client.get(f"/jobs/{job.pk}/").content.decode()
-    link = f'<a href="/review/{answer.pk}/runs/{side.pk}/" aria-label="answer {answer.pk}: old and new run side by side">'
+    link = (
+        f'<a href="/review/{answer.pk}/runs/{side.pk}/" aria-label="answer {answer.pk}: old and new'
+        ' run side by side">'
+    )
     assert link in jobs_page
     client.force_login(rita)  # reviewers read it too
     review = client.get(f"/review/{answer.pk}/").content.decode()
@@ -59,7 +71,11 @@ def test_the_side_by_side_page_shows_both_runs_the_differences_and_the_human_lab
     assert page.count('<tr class="differs">') == 1 and f"re-judge job #{job.pk}" in page
     row = page[page.index('<tr class="differs">'):]
     row = row[:row.index("</tr>")]
-    assert row.index("Contradicted") < row.index("Supported") < row.index("Contradicted", row.index("Supported"))
+    assert (
+        row.index("Contradicted")
+        < row.index("Supported")
+        < row.index("Contradicted", row.index("Supported"))
+    )
 
 
 def test_another_answers_run_is_not_found(admin_client, rita, client):
@@ -72,8 +88,17 @@ def test_another_answers_run_is_not_found(admin_client, rita, client):
 
 def test_a_reroute_job_row_links_to_the_answers_it_moved(admin_client):
     moved = make.in_review()
-    admin_client.post("/policy/", make.policy_form(Policy.current(), score_threshold=0.0, blocking_labels=[],
-                                                   critical_categories=[], audit_sample_rate=0, note="pass all"))
+    admin_client.post(
+        "/policy/",
+        make.policy_form(
+            Policy.current(),
+            score_threshold=0.0,
+            blocking_labels=[],
+            critical_categories=[],
+            audit_sample_rate=0,
+            note="pass all",
+        ),
+    )
     admin_client.post("/policy/reroute")
     job = Job.objects.get(kind="reroute")
     jobs_service.job_run(job_id=job.pk)

@@ -19,8 +19,9 @@ from reviewapp.labels.sampling import (
 
 
 def test_wilson_matches_a_hand_computation_for_3_misses_in_120():
-    # p = 0.025, z^2 = 3.841459: centre (p + z^2/2n) / (1 + z^2/n) = 0.0410061 / 1.0320122 = 0.0397342;
-    # half z sqrt(p(1-p)/n + z^2/4n^2) / (1 + z^2/n) = 1.96 * sqrt(0.00026982) / 1.0320122 = 0.0311967
+    # p = 0.025, z^2 = 3.841459: centre (p + z^2/2n) / (1 + z^2/n) = 0.0410061 / 1.0320122 =
+    # 0.0397342; half z sqrt(p(1-p)/n + z^2/4n^2) / (1 + z^2/n) = 1.96 * sqrt(0.00026982) /
+    # 1.0320122 = 0.0311967
     low, high = wilson(3, 120)
     assert low == pytest.approx(0.0397342 - 0.0311967, abs=2e-6)  # 0.00854
     assert high == pytest.approx(0.0397342 + 0.0311967, abs=2e-6)  # 0.07093
@@ -54,7 +55,9 @@ def test_the_weighted_estimate_matches_a_hand_computation_on_two_bands():
     assert estimate.value == pytest.approx(p)
     assert p * (1 - p) / variance == pytest.approx(15.31, abs=0.01)
     assert estimate.effective == pytest.approx(120 ** 2 / 1040)
-    assert (estimate.low, estimate.high) == pytest.approx(wilson(p * estimate.effective, estimate.effective))
+    assert (estimate.low, estimate.high) == pytest.approx(
+        wilson(p * estimate.effective, estimate.effective)
+    )
     assert estimate.above(0.02) and not estimate.above(0.5)
 
 
@@ -63,7 +66,9 @@ def test_no_reviewed_answer_gives_no_estimate_and_no_alert():
     assert estimate.value is None and not estimate.above(0.0)
 
 
-def _simulated_audit(seed: int, near_miss: float = 0.12, far_miss: float = 0.015) -> tuple[float, list]:
+def _simulated_audit(
+    seed: int, near_miss: float = 0.12, far_miss: float = 0.015
+) -> tuple[float, list]:
     """4,000 passed answers scored 0.80-1.00 above a 0.80 threshold. Near it (below 0.85) an answer
     holds a miss with chance `near_miss` and is audited with chance 0.30; far above, `far_miss` and
     0.04. The truth is the share of this population's answers that hold a miss."""
@@ -94,9 +99,13 @@ def test_the_weighted_interval_covers_the_known_miss_rate_in_at_least_93_of_100_
 
 def test_the_interval_still_covers_when_the_misses_sit_far_above_the_threshold():
     # The misses among the heavy weights (audited with chance 0.04): the other way round.
-    covered = sum(estimate.low <= truth <= estimate.high
-                  for truth, estimate in ((t, weighted_share(s)) for t, s in
-                                          (_simulated_audit(seed, 0.01, 0.05) for seed in range(100))))
+    covered = sum(
+        estimate.low <= truth <= estimate.high
+        for truth, estimate in (
+            (t, weighted_share(s))
+            for t, s in (_simulated_audit(seed, 0.01, 0.05) for seed in range(100))
+        )
+    )
     assert covered >= 93, covered
 
 
@@ -116,8 +125,12 @@ def test_the_weighted_estimate_is_unbiased_over_the_seeded_runs():
 # 0.60 (flagged), 0.70 (not), and one at 0.95 sent by a blocking label (flagged). Audited from the
 # passed ones with pi 0.5: 0.85 (flagged) and 0.98 (not): each stands for two answers.
 FIXTURE = [
-    Reviewed(0.40, False, True, 1.0), Reviewed(0.60, False, True, 1.0), Reviewed(0.70, False, False, 1.0),
-    Reviewed(0.95, True, True, 1.0), Reviewed(0.85, False, True, 0.5), Reviewed(0.98, False, False, 0.5),
+    Reviewed(0.40, False, True, 1.0),
+    Reviewed(0.60, False, True, 1.0),
+    Reviewed(0.70, False, False, 1.0),
+    Reviewed(0.95, True, True, 1.0),
+    Reviewed(0.85, False, True, 0.5),
+    Reviewed(0.98, False, False, 0.5),
 ]
 
 
@@ -136,7 +149,8 @@ def test_choosing_the_threshold_for_a_catch_takes_the_lowest_that_reaches_it():
     points = load_catch_curve(FIXTURE, [0.5, 0.8, 0.9, 1.0])
     assert threshold_for_catch(points, 0.6).threshold == 0.8
     assert threshold_for_catch(points, 0.61).threshold == 0.9
-    assert threshold_for_catch(load_catch_curve(FIXTURE[2:3], [0.5]), 0.9) is None  # no flagged answer
+    # no flagged answer
+    assert threshold_for_catch(load_catch_curve(FIXTURE[2:3], [0.5]), 0.9) is None
 
 
 def test_the_one_pass_curve_equals_the_definition_at_every_threshold():

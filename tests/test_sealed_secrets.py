@@ -1,5 +1,6 @@
 """Webhook signing secrets are sealed at rest (reviewapp/sealed.py): a database dump alone does not
-hold them, the app still signs with them, and a SECRET_KEY rotation with a fallback loses nothing."""
+hold them, the app still signs with them, and a SECRET_KEY rotation with a fallback loses nothing.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +19,10 @@ pytestmark = pytest.mark.django_db
 
 def _stored(endpoint) -> tuple[str, str]:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT secret, previous_secret FROM reviewapp_webhookendpoint WHERE id = %s", [endpoint.pk])
+        cursor.execute(
+            "SELECT secret, previous_secret FROM reviewapp_webhookendpoint WHERE id = %s",
+            [endpoint.pk],
+        )
         return cursor.fetchone()
 
 
@@ -35,8 +39,9 @@ def test_the_database_holds_the_secret_sealed_and_the_app_reads_it_plain():
 def test_a_rotation_seals_both_secrets_and_each_seal_differs():
     client, endpoint = make.webhook_endpoint()
     old = endpoint.secret
-    registered = webhooks_service.endpoint_register(client=client, url=endpoint.url, events=endpoint.events,
-                                                    rotate_secret=True)
+    registered = webhooks_service.endpoint_register(
+        client=client, url=endpoint.url, events=endpoint.events, rotate_secret=True
+    )
     stored, previous = _stored(endpoint)
     assert previous.startswith(sealed.PREFIX) and old not in previous
     assert stored.startswith(sealed.PREFIX) and registered.secret not in stored
@@ -45,12 +50,16 @@ def test_a_rotation_seals_both_secrets_and_each_seal_differs():
     assert sealed.seal(old) != sealed.seal(old)  # random IV: equal secrets do not show as equal
 
 
-def test_after_a_secret_key_rotation_the_fallback_opens_it_and_reseal_moves_it_to_the_new_key(settings):
+def test_after_a_secret_key_rotation_the_fallback_opens_it_and_reseal_moves_it_to_the_new_key(
+    settings,
+):
     _, endpoint = make.webhook_endpoint()
     plain = endpoint.secret
     before, _ = _stored(endpoint)
     old_key = settings.SECRET_KEY
-    settings.SECRET_KEY, settings.SECRET_KEY_FALLBACKS = "a-brand-new-secret-key-" + "x" * 40, [old_key]
+    settings.SECRET_KEY, settings.SECRET_KEY_FALLBACKS = "a-brand-new-secret-key-" + "x" * 40, [
+        old_key
+    ]
     assert WebhookEndpoint.objects.get(pk=endpoint.pk).secret == plain
 
     call_command("reseal_secrets", stdout=open("/dev/null", "w"))
@@ -60,7 +69,9 @@ def test_after_a_secret_key_rotation_the_fallback_opens_it_and_reseal_moves_it_t
     assert WebhookEndpoint.objects.get(pk=endpoint.pk).secret == plain
 
 
-def test_a_secret_no_key_opens_fails_the_attempt_with_a_reason_and_is_not_sealed_twice(settings, private_ok):
+def test_a_secret_no_key_opens_fails_the_attempt_with_a_reason_and_is_not_sealed_twice(
+    settings, private_ok
+):
     with Receiver() as receiver:
         _, endpoint = make.webhook_endpoint(url=receiver.url)
         before, _ = _stored(endpoint)
@@ -83,12 +94,16 @@ def test_migration_0011_seals_the_secrets_stored_in_clear_and_reverses():
 
     call_command("migrate", "reviewapp", "0010", verbosity=0)
     try:
-        client = ApiClient.objects.create(name="legacy-bot", token_hash="z" * 64, token_prefix="cdk_z")
+        client = ApiClient.objects.create(
+            name="legacy-bot", token_hash="z" * 64, token_prefix="cdk_z"
+        )
         with connection.cursor() as cursor:
             cursor.execute(
-                "INSERT INTO reviewapp_webhookendpoint (client_id, url, secret, previous_secret, events, active,"
-                " created_at, updated_at) VALUES (%s, 'https://h.example.com/', 'whsec_legacy', 'whsec_older',"
-                " '[]', true, now(), now()) RETURNING id", [client.pk])
+                "INSERT INTO reviewapp_webhookendpoint (client_id, url, secret, previous_secret,"
+                " events, active, created_at, updated_at) VALUES (%s, 'https://h.example.com/',"
+                " 'whsec_legacy', 'whsec_older', '[]', true, now(), now()) RETURNING id",
+                [client.pk],
+            )
             [pk] = cursor.fetchone()
     finally:
         call_command("migrate", "reviewapp", verbosity=0)

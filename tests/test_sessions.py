@@ -18,15 +18,24 @@ pytestmark = pytest.mark.django_db
 TURN_1 = {
     "session_id": "chat-9",
     "question": "How much is a senior fare?",
-    "passages": [{"text": "Riders aged 65 and older pay a reduced fare of $1.00 per ride.", "title": "Fare Policy"}],
+    "passages": [
+        {
+            "text": "Riders aged 65 and older pay a reduced fare of $1.00 per ride.",
+            "title": "Fare Policy",
+        }
+    ],
     "answer": "Riders aged 65 and older pay a reduced fare of $1.00 per ride.",
 }
 # Turn 2 retrieved only about passes; its first sentence rests on what turn 1 retrieved.
 TURN_2 = {
     "session_id": "chat-9",
     "question": "And a monthly pass?",
-    "passages": [{"text": "A 30-day pass costs $92.00 and covers all buses and trains.", "title": "Passes"}],
-    "answer": "Riders aged 65 and older pay a reduced fare of $1.00 per ride. A 30-day pass costs $92.00.",
+    "passages": [
+        {"text": "A 30-day pass costs $92.00 and covers all buses and trains.", "title": "Passes"}
+    ],
+    "answer": (
+        "Riders aged 65 and older pay a reduced fare of $1.00 per ride. A 30-day pass costs $92.00."
+    ),
 }
 
 
@@ -40,7 +49,10 @@ def _post_and_judge(api, payload, token=None) -> Answer:
 
 
 def _labels(api, answer):
-    return [(c["label"], [e["passage_id"] for e in c["evidence"]]) for c in api.get(answer.public_id).json()["claims"]]
+    return [
+        (c["label"], [e["passage_id"] for e in c["evidence"]])
+        for c in api.get(answer.public_id).json()["claims"]
+    ]
 
 
 def test_a_claim_may_rest_on_a_passage_an_earlier_turn_retrieved(api):
@@ -74,7 +86,9 @@ def test_the_review_page_shows_the_earlier_turns_with_their_verdicts(api, client
     assert "&lt;i&gt;senior&lt;/i&gt; fare?" in page and "<i>senior</i>" not in page
     assert 'href="/answers/?session=chat-9"' in page
     # The first turn has no earlier one.
-    assert "Earlier turns of this session" not in client.get(f"/review/{first.pk}/").content.decode()
+    assert (
+        "Earlier turns of this session" not in client.get(f"/review/{first.pk}/").content.decode()
+    )
 
 
 def test_the_session_list_shows_the_turns_in_order_with_the_worst_verdict(api, client):
@@ -85,7 +99,10 @@ def test_the_session_list_shows_the_turns_in_order_with_the_worst_verdict(api, c
     page = client.get("/answers/", {"session": "chat-9"}).content.decode()
     assert page.index(f'href="/review/{first.pk}/"') < page.index(f'href="/review/{second.pk}/"')
     assert page.count('href="/review/') == 2
-    assert second.verdict == "UNGROUNDED" and '<span class="verdict verdict-ungrounded">UNGROUNDED</span>' in page
+    assert (
+        second.verdict == "UNGROUNDED"
+        and '<span class="verdict verdict-ungrounded">UNGROUNDED</span>' in page
+    )
     assert "2 turns, 1 not grounded" in page
 
 
@@ -94,7 +111,9 @@ def test_a_session_is_as_grounded_as_its_worst_turn_and_unjudged_until_all_are()
         return Answer(verdict=verdict, adjudicated_verdict=adjudicated)
 
     assert session_verdict([turn("GROUNDED"), turn("MOSTLY_GROUNDED")]).verdict == "MOSTLY_GROUNDED"
-    assert session_verdict([turn("GROUNDED"), turn("GROUNDED", "UNGROUNDED")]).verdict == "UNGROUNDED"
+    assert (
+        session_verdict([turn("GROUNDED"), turn("GROUNDED", "UNGROUNDED")]).verdict == "UNGROUNDED"
+    )
     assert session_verdict([turn("GROUNDED"), turn("")]).verdict is None
 
 

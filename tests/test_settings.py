@@ -66,25 +66,50 @@ def test_a_fleet_limit_without_redis_stops_start_up(limit):
 
 
 def test_a_renamed_variable_still_works_under_its_old_name_with_a_warning():
-    shown = "import django; django.setup(); from django.conf import settings; print(settings.JUDGE_HOLD_SECONDS)"
-    clean = {k: v for k, v in os.environ.items() if k not in ("JUDGE_HOLD_MARGIN_SECONDS", "JUDGE_TASK_TIME_LIMIT")}
-    result = subprocess.run([sys.executable, "-c", shown], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                            env=clean | {"DJANGO_SETTINGS_MODULE": "reviewapp.settings", "JUDGE_CLAIM_MARGIN_SECONDS": "45"})
+    shown = (
+        "import django; django.setup(); from django.conf import settings;"
+        " print(settings.JUDGE_HOLD_SECONDS)"
+    )
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("JUDGE_HOLD_MARGIN_SECONDS", "JUDGE_TASK_TIME_LIMIT")
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", shown],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=clean
+        | {"DJANGO_SETTINGS_MODULE": "reviewapp.settings", "JUDGE_CLAIM_MARGIN_SECONDS": "45"},
+    )
     assert result.returncode == 0, result.stderr
     assert "JUDGE_CLAIM_MARGIN_SECONDS is now called JUDGE_HOLD_MARGIN_SECONDS" in result.stderr
-    default = subprocess.run([sys.executable, "-c", shown], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                             env=clean | {"DJANGO_SETTINGS_MODULE": "reviewapp.settings"})
+    default = subprocess.run(
+        [sys.executable, "-c", shown],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=clean | {"DJANGO_SETTINGS_MODULE": "reviewapp.settings"},
+    )
     assert int(result.stdout.split()[-1]) - int(default.stdout.split()[-1]) == 45 - 30
 
 
 def test_well_formed_values_start():
-    result = _start(DEBUG="yes", ALLOWED_HOSTS="claimdesk.example.org,localhost", JUDGE_TASK_TIME_LIMIT="400")
+    result = _start(
+        DEBUG="yes", ALLOWED_HOSTS="claimdesk.example.org,localhost", JUDGE_TASK_TIME_LIMIT="400"
+    )
     assert result.returncode == 0, result.stderr
 
 
 def test_the_visibility_timeout_outlasts_the_hard_time_limit(settings):
     # Otherwise Redis would hand a slow but healthy task to a second worker.
-    assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] > settings.CELERY_TASK_TIME_LIMIT
+    assert (
+        settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+        > settings.CELERY_TASK_TIME_LIMIT
+    )
     assert settings.JUDGE_HOLD_SECONDS > settings.CELERY_TASK_TIME_LIMIT
 
 
@@ -100,10 +125,16 @@ def test_the_celery_app_is_configured_for_at_least_once_delivery():
 # Production: DEBUG off and nothing else about HTTPS said, so the secure defaults apply (the test
 # run's own pyproject env turns them off; None removes a variable).
 PRODUCTION = {
-    "DEBUG": "false", "ALLOWED_HOSTS": "claimdesk.example.org", "SECRET_KEY": secrets.token_urlsafe(50),
-    "SECURE_SSL_REDIRECT": None, "SECURE_COOKIES": None, "SECURE_HSTS_SECONDS": None,
-    "SECURE_HSTS_INCLUDE_SUBDOMAINS": None, "SECURE_HSTS_PRELOAD": None,
-    "DJANGO_ALLOW_ASYNC_UNSAFE": None,  # set while the browser tests' Chromium runs; never in production
+    "DEBUG": "false",
+    "ALLOWED_HOSTS": "claimdesk.example.org",
+    "SECRET_KEY": secrets.token_urlsafe(50),
+    "SECURE_SSL_REDIRECT": None,
+    "SECURE_COOKIES": None,
+    "SECURE_HSTS_SECONDS": None,
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS": None,
+    "SECURE_HSTS_PRELOAD": None,
+    # set while the browser tests' Chromium runs; never in production
+    "DJANGO_ALLOW_ASYNC_UNSAFE": (None),
 }
 
 
@@ -149,7 +180,10 @@ def test_a_visibility_timeout_not_above_the_hard_time_limit_stops_start_up():
     result = _start(CELERY_BROKER_URL="redis://127.0.0.1:6379/13", JUDGE_TASK_TIME_LIMIT="300",
                     CELERY_VISIBILITY_TIMEOUT="300")
     assert result.returncode != 0
-    assert "CELERY_VISIBILITY_TIMEOUT=300 must be greater than JUDGE_TASK_TIME_LIMIT=300" in result.stderr
+    assert (
+        "CELERY_VISIBILITY_TIMEOUT=300 must be greater than JUDGE_TASK_TIME_LIMIT=300"
+        in result.stderr
+    )
 
 
 def test_the_default_visibility_timeout_is_above_the_hard_time_limit():

@@ -22,7 +22,13 @@ UNREACHABLE = "redis://127.0.0.1:1/0"  # nothing listens on port 1: refused at o
 
 
 def _shared(location: str, prefix: str) -> dict:
-    return {"default": {"BACKEND": "reviewapp.cache.SharedCache", "LOCATION": location, "KEY_PREFIX": prefix}}
+    return {
+        "default": {
+            "BACKEND": "reviewapp.cache.SharedCache",
+            "LOCATION": location,
+            "KEY_PREFIX": prefix,
+        }
+    }
 
 
 @pytest.fixture
@@ -31,7 +37,8 @@ def prefix() -> str:
 
 
 def test_what_one_process_computed_another_reads_without_computing(prefix):
-    one, other = (SharedCache(REDIS, {"KEY_PREFIX": prefix}) for _ in range(2))  # as two web processes build it
+    # as two web processes build it
+    one, other = (SharedCache(REDIS, {"KEY_PREFIX": prefix}) for _ in range(2))
     computed = []
 
     def compute(who):
@@ -39,14 +46,19 @@ def test_what_one_process_computed_another_reads_without_computing(prefix):
         return {"needs_review": 7, "who": who}
 
     assert one.get_or_set("counts", lambda: compute("one"), 15) == {"needs_review": 7, "who": "one"}
-    assert other.get_or_set("counts", lambda: compute("other"), 15) == {"needs_review": 7, "who": "one"}
+    assert other.get_or_set("counts", lambda: compute("other"), 15) == {
+        "needs_review": 7,
+        "who": "one",
+    }
     assert computed == ["one"]
     one.delete("counts")
     assert other.get("counts", "gone") == "gone"
 
 
 @pytest.mark.django_db
-def test_the_calibration_page_is_stored_where_every_web_process_reads_it(client, settings, prefix, monkeypatch):
+def test_the_calibration_page_is_stored_where_every_web_process_reads_it(
+    client, settings, prefix, monkeypatch
+):
     settings.CACHES = _shared(REDIS, prefix)
     settings.CALIBRATION_CACHE_SECONDS = 60
     rita = make.user("rita", "reviewer")
@@ -58,13 +70,18 @@ def test_the_calibration_page_is_stored_where_every_web_process_reads_it(client,
     # not recompute them: computing now fails the test.
     monkeypatch.setattr(calibration, "calibration_page", lambda: pytest.fail("recomputed"))
     stored = SharedCache(REDIS, {"KEY_PREFIX": prefix}).get(calibration.CACHE_KEY)
-    assert stored is not None and stored["computed_at"] == cache.get(calibration.CACHE_KEY)["computed_at"]
+    assert (
+        stored is not None
+        and stored["computed_at"] == cache.get(calibration.CACHE_KEY)["computed_at"]
+    )
     again = client.get("/calibration/")
     assert again.status_code == 200 and again.context["computed_at"] == stored["computed_at"]
 
 
 @pytest.mark.django_db
-def test_pages_render_uncached_while_the_cache_is_unreachable(client, settings, prefix, monkeypatch, caplog):
+def test_pages_render_uncached_while_the_cache_is_unreachable(
+    client, settings, prefix, monkeypatch, caplog
+):
     settings.CACHES = _shared(UNREACHABLE, prefix)
     settings.CALIBRATION_CACHE_SECONDS = 60
     monkeypatch.setattr(counts, "EXACT_COUNTS_BELOW", 0)  # the counters go through the cache too
@@ -75,7 +92,10 @@ def test_pages_render_uncached_while_the_cache_is_unreachable(client, settings, 
         assert client.get(page).status_code == 200, page
     assert "cache unreachable" in caplog.text
     # Computed on each view, not cached.
-    assert calibration.cached_calibration_page()["computed_at"] < calibration.cached_calibration_page()["computed_at"]
+    assert (
+        calibration.cached_calibration_page()["computed_at"]
+        < calibration.cached_calibration_page()["computed_at"]
+    )
     # And for RETRY_AFTER_SECONDS nothing waits on Redis: a miss without a connection attempt.
     started = time.perf_counter()
     assert cache.get("anything", "missed") == "missed"

@@ -35,7 +35,9 @@ def provider(settings):
 def _sign_in(client, provider, *, next_url: str = ""):
     """The browser's trip: ClaimDesk -> the provider's sign-in -> ClaimDesk's callback."""
     start = client.get("/accounts/sso/start" + (f"?next={next_url}" if next_url else ""))
-    assert start.status_code == 302 and start["Location"].startswith(provider.base_url + "/authorize?")
+    assert start.status_code == 302 and start["Location"].startswith(
+        provider.base_url + "/authorize?"
+    )
     asked = parse_qs(urlsplit(start["Location"]).query)
     assert asked["code_challenge_method"] == ["S256"] and asked["nonce"] and asked["state"]
     at_provider = httpx.get(start["Location"], follow_redirects=False)
@@ -44,7 +46,9 @@ def _sign_in(client, provider, *, next_url: str = ""):
 
 
 def test_a_provider_account_in_the_reviewer_group_signs_in_as_a_reviewer(client, provider):
-    provider.sign_in_as(sub="u-123", preferred_username="rita", email="rita@acme.test", groups=["rag-reviewers"])
+    provider.sign_in_as(
+        sub="u-123", preferred_username="rita", email="rita@acme.test", groups=["rag-reviewers"]
+    )
     response = _sign_in(client, provider, next_url="/answers/")
     assert response.status_code == 302 and response["Location"] == "/answers/"
     user = User.objects.get(username__startswith="sso:rita#")
@@ -52,10 +56,16 @@ def test_a_provider_account_in_the_reviewer_group_signs_in_as_a_reviewer(client,
     assert client.get("/queue/").status_code == 200
     assert client.get("/policy/").status_code == 403  # a reviewer, not an admin
     event = AuditEvent.objects.get(action="user.roles_changed", object_id=str(user.pk))
-    assert (event.before, event.after, event.actor_label) == ({"roles": []}, {"roles": ["reviewer"]}, "sso:Acme ID")
+    assert (event.before, event.after, event.actor_label) == (
+        {"roles": []},
+        {"roles": ["reviewer"]},
+        "sso:Acme ID",
+    )
 
 
-def test_the_admin_group_makes_an_admin_and_losing_it_at_the_provider_demotes_at_the_next_sign_in(client, provider):
+def test_the_admin_group_makes_an_admin_and_losing_it_at_the_provider_demotes_at_the_next_sign_in(
+    client, provider
+):
     provider.sign_in_as(sub="u-9", email="ada@acme.test", groups=["rag-admins"])
     _sign_in(client, provider)
     assert client.get("/policy/").status_code == 200
@@ -75,7 +85,9 @@ def test_an_account_in_no_mapped_group_gets_403_and_no_user_is_made(client, prov
     response = _sign_in(client, provider)
     assert response.status_code == 302 and response["Location"] == "/accounts/sso/denied"
     denied = client.get(response["Location"])
-    assert denied.status_code == 403 and b"no group that maps to reviewer or admin" in denied.content
+    assert (
+        denied.status_code == 403 and b"no group that maps to reviewer or admin" in denied.content
+    )
     assert not User.objects.filter(email="mallory@acme.test").exists()
     assert client.get("/queue/").status_code == 302  # still signed out
 
@@ -92,14 +104,20 @@ def test_an_id_token_made_for_another_client_is_refused(client, provider):
     provider.audience = "some-other-app"
     provider.sign_in_as(sub="u-1", email="rita@acme.test", groups=["rag-reviewers"])
     response = _sign_in(client, provider)
-    assert response["Location"] == "/accounts/sso/denied" and not User.objects.filter(email="rita@acme.test").exists()
+    assert (
+        response["Location"] == "/accounts/sso/denied"
+        and not User.objects.filter(email="rita@acme.test").exists()
+    )
 
 
 def test_the_sign_in_page_offers_the_provider_and_password_sign_in_still_works(client, provider):
     page = client.get("/accounts/login/")
     assert b"Sign in with Acme ID" in page.content and b'name="password"' in page.content
     User.objects.create_user("pat", password="pw-pat-123")
-    assert client.post("/accounts/login/", {"username": "pat", "password": "pw-pat-123"}).status_code == 302
+    assert (
+        client.post("/accounts/login/", {"username": "pat", "password": "pw-pat-123"}).status_code
+        == 302
+    )
 
 
 def test_without_configuration_the_sso_urls_are_404_and_the_page_offers_no_button(client, settings):

@@ -27,7 +27,9 @@ def test_every_field_of_each_raw_insert_is_written_or_has_a_database_default(sta
             covered["db_default"].append(field.name)
         elif field.null and not field.has_default():
             covered["null"].append(field.name)
-    uncovered = {f.name for f in model._meta.concrete_fields} - {name for names in covered.values() for name in names}
+    uncovered = {f.name for f in model._meta.concrete_fields} - {
+        name for names in covered.values() for name in names
+    }
     assert not uncovered, f"{statement}: {sorted(uncovered)} get no value"
     assert sum(map(len, covered.values())) == len(model._meta.concrete_fields)
     assert covered["written"], statement
@@ -47,7 +49,8 @@ def test_a_field_that_does_not_exist_is_refused():
 def test_a_nullable_field_with_a_default_must_have_a_database_default_when_left_out():
     # Answer.metadata would be [] in the ORM and must not become NULL: it has a db_default.
     assert Answer._meta.get_field("metadata").has_db_default()
-    field = Answer._meta.get_field("external_id")  # nullable, no default: NULL is the ORM's value too
+    # nullable, no default: NULL is the ORM's value too
+    field = Answer._meta.get_field("external_id")
     assert store.filled_by_table(field)
 
 
@@ -76,7 +79,9 @@ def test_what_the_table_fills_is_what_the_orm_would_store():
     claim = Claim.objects.filter(run=run).first()
     for field in _left_out(Claim, store.CLAIM_WRITTEN):
         assert getattr(claim, field.attname) == _orm_default(field), field.name
-    started = JudgeRun(answer=stored, profile="p", prompt_version="v", backend="b", model="m", config_key="k")
+    started = JudgeRun(
+        answer=stored, profile="p", prompt_version="v", backend="b", model="m", config_key="k"
+    )
     started.started_at = stored.created_at
     store.run_insert(started)
     started = JudgeRun.objects.get(pk=started.pk)
@@ -90,7 +95,10 @@ def test_a_passage_copied_without_metadata_gets_the_orms_default():
     # bench/scale_data.py leaves metadata and score to the table.
     answer = make.ingested(external_id="conv-1")
     with connection.cursor() as cursor:
-        cursor.execute("INSERT INTO reviewapp_passage (answer_id, pid, position, text, tag, agency, title, section,"
-                       " source_url, fetched_at) VALUES (%s, 'X9', 99, 't', '', '', '', '', '', '')", [answer.pk])
+        cursor.execute(
+            "INSERT INTO reviewapp_passage (answer_id, pid, position, text, tag, agency, title,"
+            " section, source_url, fetched_at) VALUES (%s, 'X9', 99, 't', '', '', '', '', '', '')",
+            [answer.pk],
+        )
     passage = Passage.objects.get(answer=answer, pid="X9")
     assert (passage.metadata, passage.score) == ({}, None)

@@ -9,7 +9,14 @@ import redis
 from django.db import connection, transaction
 from django.utils import timezone
 
-from reviewapp.models import Answer, AuditEvent, Claim, JudgeRun, SchedulerHeartbeat, WorkerHeartbeat
+from reviewapp.models import (
+    Answer,
+    AuditEvent,
+    Claim,
+    JudgeRun,
+    SchedulerHeartbeat,
+    WorkerHeartbeat,
+)
 from reviewapp.judging.service import AnswerBusy, answer_judge
 from reviewapp.judging.liveness import beat_sent, canary_consumed, worker_started, worker_status
 from reviewapp.judging.sweeper import BACKLOG_SLACK, answers_sweep, judge_queue_backlog
@@ -33,11 +40,14 @@ def no_workers(db):
 
 
 def _age(answer: Answer, seconds: float, **fields) -> None:
-    Answer.objects.filter(pk=answer.pk).update(updated_at=timezone.now() - timedelta(seconds=seconds), **fields)
+    Answer.objects.filter(pk=answer.pk).update(
+        updated_at=timezone.now() - timedelta(seconds=seconds), **fields
+    )
 
 
-def test_a_queued_answer_whose_message_was_lost_is_enqueued_again_and_counted(settings,
-                                                                             django_capture_on_commit_callbacks):
+def test_a_queued_answer_whose_message_was_lost_is_enqueued_again_and_counted(
+    settings, django_capture_on_commit_callbacks
+):
     answer = make.ingested()
     _age(answer, settings.JUDGE_SWEEP_AFTER_SECONDS + 5)
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
@@ -49,44 +59,83 @@ def test_a_queued_answer_whose_message_was_lost_is_enqueued_again_and_counted(se
     assert (answer.status, answer.sweep_count, answer.lost_count) == ("queued", 1, 0)
     event = AuditEvent.objects.get(action="judge.sweep")
     assert event.after == {"requeued": [answer.pk], "given_up": []}
-    assert answers_sweep().requeued == []  # just swept: quiet again only after JUDGE_SWEEP_AFTER_SECONDS
+    # just swept: quiet again only after JUDGE_SWEEP_AFTER_SECONDS
+    assert answers_sweep().requeued == []
 
 
 def test_a_recent_answer_a_live_claim_and_a_pending_retry_are_left_alone(settings):
     recent = make.ingested(external_id="recent")
     live = make.ingested(external_id="live")
-    _age(live, 3600, status="judging", judging_token=uuid.uuid4(), judging_until=timezone.now() + timedelta(seconds=60))
+    _age(
+        live,
+        3600,
+        status="judging",
+        judging_token=uuid.uuid4(),
+        judging_until=timezone.now() + timedelta(seconds=60),
+    )
     retry_due_later = make.ingested(external_id="retry")
     _age(retry_due_later, 3600, judging_until=timezone.now() + timedelta(seconds=60))
 
     assert answers_sweep().requeued == []
-    assert Answer.objects.filter(pk__in=[recent.pk, live.pk, retry_due_later.pk], sweep_count=0).count() == 3
+    assert (
+        Answer.objects.filter(
+            pk__in=[recent.pk, live.pk, retry_due_later.pk], sweep_count=0
+        ).count()
+        == 3
+    )
 
 
 def test_a_lost_workers_answer_is_given_back_as_queued_so_the_dead_holder_cannot_write(settings):
     answer = make.ingested()
     token = uuid.uuid4()
-    _age(answer, 10, status="judging", judging_token=token, judging_until=timezone.now() - timedelta(seconds=1))
+    _age(
+        answer,
+        10,
+        status="judging",
+        judging_token=token,
+        judging_until=timezone.now() - timedelta(seconds=1),
+    )
 
     assert answers_sweep().requeued == [answer.pk]
     answer.refresh_from_db()
-    assert (answer.status, answer.judging_token, answer.lost_count, answer.sweep_count) == ("queued", None, 1, 1)
+    assert (answer.status, answer.judging_token, answer.lost_count, answer.sweep_count) == (
+        "queued",
+        None,
+        1,
+        1,
+    )
 
 
 def test_quiet_queued_answers_are_not_swept_while_the_queue_has_a_backlog(settings, _own_queue):
     queued = make.ingested(external_id="behind-the-backlog")
     _age(queued, settings.JUDGE_SWEEP_AFTER_SECONDS + 5)
     lost_worker = make.ingested(external_id="lost-worker")
-    _age(lost_worker, 10, status="judging", judging_token=uuid.uuid4(), judging_until=timezone.now() - timedelta(seconds=1))
-    redis.Redis.from_url(settings.CELERY_BROKER_URL).lpush(_own_queue, *["a message waiting its turn"] * (BACKLOG_SLACK + 1))
+    _age(
+        lost_worker,
+        10,
+        status="judging",
+        judging_token=uuid.uuid4(),
+        judging_until=timezone.now() - timedelta(seconds=1),
+    )
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).lpush(
+        _own_queue, *["a message waiting its turn"] * (BACKLOG_SLACK + 1)
+    )
 
-    assert answers_sweep().requeued == [lost_worker.pk]  # a lost worker shows by its expired claim alone
+    # a lost worker shows by its expired claim alone
+    assert answers_sweep().requeued == [lost_worker.pk]
 
 
 @pytest.mark.django_db(transaction=True)
 def test_two_sweepers_never_enqueue_one_answer_twice(settings):
-    answer = make.ingested()  # its ingest enqueued it (a committed transaction): make it a lost worker's
-    _age(answer, 10, status="judging", judging_token=uuid.uuid4(), judging_until=timezone.now() - timedelta(seconds=1))
+    # its ingest enqueued it (a committed transaction): make it a lost worker's
+    answer = make.ingested()
+    _age(
+        answer,
+        10,
+        status="judging",
+        judging_token=uuid.uuid4(),
+        judging_until=timezone.now() - timedelta(seconds=1),
+    )
     locked, release = threading.Event(), threading.Event()
 
     def first_sweeper_mid_sweep():  # holds the row lock the way answers_sweep does
@@ -100,7 +149,8 @@ def test_two_sweepers_never_enqueue_one_answer_twice(settings):
     thread.start()
     locked.wait(10)
     try:
-        assert answers_sweep().requeued == []  # skipped the locked row instead of waiting or doubling
+        # skipped the locked row instead of waiting or doubling
+        assert answers_sweep().requeued == []
     finally:
         release.set()
         thread.join()
@@ -113,7 +163,11 @@ def test_after_max_sweeps_the_answer_fails_with_the_reason_and_goes_to_review(se
 
     assert answers_sweep().given_up == [answer.pk]
     answer.refresh_from_db()
-    assert (answer.status, answer.review_status, answer.routing_reason) == ("failed", "in_review", "judge failed")
+    assert (answer.status, answer.review_status, answer.routing_reason) == (
+        "failed",
+        "in_review",
+        "judge failed",
+    )
     run = JudgeRun.objects.get(answer=answer)
     assert run.status == "failed" and "not judged after 5 re-enqueues" in run.error
     assert Claim.objects.filter(answer=answer).count() == 0
@@ -123,10 +177,19 @@ def test_a_redelivered_message_takes_over_its_own_dead_claim_at_once():
     answer = make.ingested()
     delivery = str(uuid.uuid4())
     # Its first delivery held the answer, recorded a run and was killed with its worker.
-    Answer.objects.filter(pk=answer.pk).update(status="judging", judging_token=delivery,
-                                               judging_until=timezone.now() + timedelta(seconds=300))
-    dead = JudgeRun.objects.create(answer=answer, profile="claim_audit", prompt_version="v1", backend="offline",
-                                   model="m", config_key="k")
+    Answer.objects.filter(pk=answer.pk).update(
+        status="judging",
+        judging_token=delivery,
+        judging_until=timezone.now() + timedelta(seconds=300),
+    )
+    dead = JudgeRun.objects.create(
+        answer=answer,
+        profile="claim_audit",
+        prompt_version="v1",
+        backend="offline",
+        model="m",
+        config_key="k",
+    )
 
     with pytest.raises(AnswerBusy):  # a different message must wait for the claim to expire
         answer_judge(answer_id=answer.pk, delivery_id=str(uuid.uuid4()))
@@ -143,23 +206,35 @@ def test_a_redelivered_message_takes_over_its_own_dead_claim_at_once():
 def test_an_answer_that_keeps_losing_its_worker_fails_to_review_after_the_bound(settings):
     answer = make.ingested()
     delivery = str(uuid.uuid4())
-    Answer.objects.filter(pk=answer.pk).update(status="judging", judging_token=delivery, lost_count=settings.JUDGE_MAX_LOST,
-                                               judging_until=timezone.now() + timedelta(seconds=300))
+    Answer.objects.filter(pk=answer.pk).update(
+        status="judging",
+        judging_token=delivery,
+        lost_count=settings.JUDGE_MAX_LOST,
+        judging_until=timezone.now() + timedelta(seconds=300),
+    )
 
     run = answer_judge(answer_id=answer.pk, delivery_id=delivery)
 
     answer.refresh_from_db()
     run.refresh_from_db()
-    assert (answer.status, answer.review_status, answer.routing_reason) == ("failed", "in_review", "judge failed")
+    assert (answer.status, answer.review_status, answer.routing_reason) == (
+        "failed",
+        "in_review",
+        "judge failed",
+    )
     assert run.status == "failed" and f"lost {settings.JUDGE_MAX_LOST + 1} times" in run.error
 
 
-def test_worker_status_flags_a_worker_whose_last_canary_is_older_than_two_intervals(settings, no_workers):
+def test_worker_status_flags_a_worker_whose_last_canary_is_older_than_two_intervals(
+    settings, no_workers
+):
     settings.CANARY_INTERVAL_SECONDS = 10
     worker_started(hostname="fresh@a")
     canary_consumed(hostname="fresh@a", sent_at=timezone.now())
     worker_started(hostname="stuck@b")
-    WorkerHeartbeat.objects.filter(hostname="stuck@b").update(last_consumed_at=timezone.now() - timedelta(seconds=25))
+    WorkerHeartbeat.objects.filter(hostname="stuck@b").update(
+        last_consumed_at=timezone.now() - timedelta(seconds=25)
+    )
 
     status = worker_status()
 
@@ -168,7 +243,9 @@ def test_worker_status_flags_a_worker_whose_last_canary_is_older_than_two_interv
     assert WorkerHeartbeat.objects.get(hostname="fresh@a").consumed == 1
 
 
-def test_health_json_is_503_with_a_stale_worker_and_200_when_all_consume(client, settings, no_workers):
+def test_health_json_is_503_with_a_stale_worker_and_200_when_all_consume(
+    client, settings, no_workers
+):
     settings.CANARY_INTERVAL_SECONDS = 10
     beat_sent()
     canary_consumed(hostname="w1@host", sent_at=timezone.now())
@@ -203,7 +280,9 @@ def test_with_beat_alive_a_silent_worker_is_the_one_to_restart(client, settings,
     settings.CANARY_INTERVAL_SECONDS = 10
     canary_consumed(hostname="w1@host", sent_at=timezone.now())
     canary_consumed(hostname="w2@host", sent_at=timezone.now())
-    WorkerHeartbeat.objects.filter(hostname="w2@host").update(last_consumed_at=timezone.now() - timedelta(minutes=5))
+    WorkerHeartbeat.objects.filter(hostname="w2@host").update(
+        last_consumed_at=timezone.now() - timedelta(minutes=5)
+    )
     beat_sent()
 
     body = client.get("/health/").json()
@@ -217,10 +296,14 @@ def test_the_beat_heartbeat_is_stamped_when_the_dispatch_is_published_not_run(no
     queue = f"nobody-consumes-{uuid.uuid4().hex}"
     canary_dispatch.apply_async(queue=queue)
     redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(queue)
-    assert SchedulerHeartbeat.objects.get(name="beat").last_beat_at > timezone.now() - timedelta(seconds=5)
+    assert SchedulerHeartbeat.objects.get(name="beat").last_beat_at > timezone.now() - timedelta(
+        seconds=5
+    )
 
 
-def test_a_beat_that_just_started_is_not_reported_stale_before_its_first_dispatch(client, settings, no_workers):
+def test_a_beat_that_just_started_is_not_reported_stale_before_its_first_dispatch(
+    client, settings, no_workers
+):
     from celery import signals
 
     settings.CANARY_INTERVAL_SECONDS = 60

@@ -1,5 +1,5 @@
-"""Tool outputs as evidence (issue 33 item 1): a passage of kind "tool" is posted with its tool name,
-call id, arguments and output, judged like any passage, and shown on the review page as a tool
+"""Tool outputs as evidence (issue 33 item 1): a passage of kind "tool" is posted with its tool
+name, call id, arguments and output, judged like any passage, and shown on the review page as a tool
 result; bad tool fields are 400s naming the field."""
 
 from __future__ import annotations
@@ -19,8 +19,16 @@ FARE_OUTPUT = '{"route": "12", "rider": "senior", "fare": {"amount": 1.00, "curr
 def tool_payload(answer: str = "On route 12 the senior fare is $1.00 (USD).", **passage) -> dict:
     return {
         "question": "How much is the senior fare on route 12?",
-        "passages": [{"kind": "tool", "tool_name": "fare_lookup", "call_id": "call_7",
-                      "arguments": {"route": "12", "rider": "<b>senior</b>"}, "output": FARE_OUTPUT} | passage],
+        "passages": [
+            {
+                "kind": "tool",
+                "tool_name": "fare_lookup",
+                "call_id": "call_7",
+                "arguments": {"route": "12", "rider": "<b>senior</b>"},
+                "output": FARE_OUTPUT,
+            }
+            | passage
+        ],
         "answer": answer,
     }
 
@@ -34,14 +42,21 @@ def _judged_claims(api, payload):
 
 
 def test_a_json_output_is_rendered_one_record_a_line_with_numbers_as_written():
-    output = {"route": "12", "fare": {"amount": 2.5}, "stops": ["Main St", "Elm"],
-              "results": [{"title": "Fares", "page": 4}, {"title": "Passes", "links": [{"href": "/p"}]}]}
+    output = {
+        "route": "12",
+        "fare": {"amount": 2.5},
+        "stops": ["Main St", "Elm"],
+        "results": [{"title": "Fares", "page": 4}, {"title": "Passes", "links": [{"href": "/p"}]}],
+    }
     assert render_output(output) == (
         "route: 12; fare.amount: 2.5; stops: Main St, Elm\n"
         "results[0]: title: Fares; page: 4\n"
         "results[1]: title: Passes\n"
         "results[1].links[0]: href: /p")
-    assert render_output(FARE_OUTPUT) == "route: 12; rider: senior; fare.amount: 1.00; fare.currency: USD"
+    assert (
+        render_output(FARE_OUTPUT)
+        == "route: 12; rider: senior; fare.amount: 1.00; fare.currency: USD"
+    )
     assert render_output("Plain text, {not JSON}.") == "Plain text, {not JSON}."
     # The same output gives the same text, so spans into it stay where they were.
     assert render_output(FARE_OUTPUT) == render_output(FARE_OUTPUT)
@@ -62,7 +77,10 @@ def test_a_claim_the_tool_output_states_is_supported_with_evidence_in_it(api):
     assert [c["label"] for c in claims] == ["SUPPORTED"]
     evidence = claims[0]["evidence"][0]
     text = render_output(FARE_OUTPUT)
-    assert evidence["passage_id"] == "P1" and text[evidence["span"][0]:evidence["span"][1]] == evidence["quote"]
+    assert (
+        evidence["passage_id"] == "P1"
+        and text[evidence["span"][0] : evidence["span"][1]] == evidence["quote"]
+    )
     assert "1.00" in evidence["quote"]
 
 
@@ -74,7 +92,9 @@ def test_a_claim_that_changes_the_tools_number_is_contradicted(api):
 def test_a_tool_output_given_as_text_is_judged_as_it_is(api):
     payload = tool_payload(output=None, text="Senior riders on route 12 pay $1.00 per ride.")
     del payload["passages"][0]["output"]
-    _, claims = _judged_claims(api, payload | {"answer": "Senior riders on route 12 pay $1.00 per ride."})
+    _, claims = _judged_claims(
+        api, payload | {"answer": "Senior riders on route 12 pay $1.00 per ride."}
+    )
     assert [c["label"] for c in claims] == ["SUPPORTED"]
 
 
@@ -83,7 +103,10 @@ def test_the_review_page_shows_a_tool_result_with_its_arguments_escaped(api, cli
     client.force_login(make.user("rita", "reviewer"))
     page = client.get(f"/review/{answer.pk}/").content.decode()
     assert 'class="passage passage-tool"' in page
-    assert '<span class="tool-badge">tool result</span> <code class="tool-name">fare_lookup</code>' in page
+    assert (
+        '<span class="tool-badge">tool result</span> <code class="tool-name">fare_lookup</code>'
+        in page
+    )
     assert "call <code>call_7</code>" in page
     assert "&lt;b&gt;senior&lt;/b&gt;" in page and "<b>senior</b>" not in page
 
@@ -95,16 +118,25 @@ def test_posting_the_same_tool_call_again_is_the_same_answer(api):
     assert again.json()["id"] == first.json()["id"]
 
 
-@pytest.mark.parametrize(("passage", "field", "message"), [
-    ({"tool_name": None}, "passages.0.tool_name", "required when kind is 'tool'"),
-    ({"kind": "document", "output": None, "text": "x"}, "passages.0.tool_name", "only for passages of kind 'tool'"),
-    ({"text": "another output"}, "passages.0.output", "give the tool's output once"),
-    ({"kind": "function"}, "passages.0.kind", "'document' or 'tool'"),
-    ({"call_id": "a\nb"}, "passages.0.call_id", "printable"),
-])
+@pytest.mark.parametrize(
+    ("passage", "field", "message"),
+    [
+        ({"tool_name": None}, "passages.0.tool_name", "required when kind is 'tool'"),
+        (
+            {"kind": "document", "output": None, "text": "x"},
+            "passages.0.tool_name",
+            "only for passages of kind 'tool'",
+        ),
+        ({"text": "another output"}, "passages.0.output", "give the tool's output once"),
+        ({"kind": "function"}, "passages.0.kind", "'document' or 'tool'"),
+        ({"call_id": "a\nb"}, "passages.0.call_id", "printable"),
+    ],
+)
 def test_bad_tool_fields_are_400s_naming_the_field(api, passage, field, message):
     payload = tool_payload(**passage)
-    payload["passages"][0] = {key: value for key, value in payload["passages"][0].items() if value is not None}
+    payload["passages"][0] = {
+        key: value for key, value in payload["passages"][0].items() if value is not None
+    }
     response = api.post(payload)
     assert response.status_code == 400, response.content
     errors = response.json()["errors"]

@@ -46,7 +46,9 @@ def test_untrusted_text_is_escaped_everywhere_on_the_answer_page(client, reviewe
     answer = make.judged(
         question=f"Fare? {script}",
         answer=f"Seniors pay $1.00 per ride. <img src=x onerror=alert(2)> {script}",
-        passages=[{"text": f"Riders aged 65 and older pay $1.00 per ride. {script}", "title": script}],
+        passages=[
+            {"text": f"Riders aged 65 and older pay $1.00 per ride. {script}", "title": script}
+        ],
     )
     html = client.get(f"/review/{answer.pk}/").content.decode()
     assert "<script>alert" not in html
@@ -60,13 +62,21 @@ def test_segments_cover_the_text_exactly_with_overlapping_and_adjacent_marks():
     result = segments(text, [(2, 4, "x"), (3, 6, "overlap"), (6, 8, "adjacent")])
     assert "".join(s.text for s in result) == text
     assert [(s.text, s.marks) for s in result] == [
-        ("ab", ()), ("c", ("x",)), ("d", ("x", "overlap")), ("ef", ("overlap",)), ("gh", ("adjacent",)), ("ij", ()),
+        ("ab", ()),
+        ("c", ("x",)),
+        ("d", ("x", "overlap")),
+        ("ef", ("overlap",)),
+        ("gh", ("adjacent",)),
+        ("ij", ()),
     ]
     assert [s.start for s in result] == [0, 2, 3, 4, 6, 8]
 
 
 def test_segments_clip_spans_to_the_text_and_ignore_empty_ones():
-    assert [(s.text, s.marks) for s in segments("abc", [(1, 99, "m"), (2, 2, "empty")])] == [("a", ()), ("bc", ("m",))]
+    assert [(s.text, s.marks) for s in segments("abc", [(1, 99, "m"), (2, 2, "empty")])] == [
+        ("a", ()),
+        ("bc", ("m",)),
+    ]
 
 
 def test_healthz_answers_ok_when_the_database_does(client):
@@ -99,11 +109,17 @@ def test_pages_forbid_inline_scripts_and_htmx_only_talks_to_its_own_origin(clien
     assert "<script>" not in html  # every script is a file
 
 
-@pytest.mark.parametrize("question, leans", [
-    ("She's 63", True), ("And for students?", True), ("What about the weekend pass?", True),
-    ("Does it cost more at peak hours on weekdays?", True),
-    ("How much does a senior pay for one bus ride?", False), ("Is there a bicycle rule on the express trains?", False),
-])
+@pytest.mark.parametrize(
+    "question, leans",
+    [
+        ("She's 63", True),
+        ("And for students?", True),
+        ("What about the weekend pass?", True),
+        ("Does it cost more at peak hours on weekdays?", True),
+        ("How much does a senior pay for one bus ride?", False),
+        ("Is there a bicycle rule on the express trains?", False),
+    ],
+)
 def test_a_question_leans_on_prior_turns_when_short_or_referring_back(question, leans):
     from reviewapp.templatetags.claimdesk import leans_on_prior_turns
 

@@ -38,7 +38,9 @@ class AttackerDns:
         self.calls += 1
         port = int(port or 0)
         if ":" in address:
-            return [(socket.AF_INET6, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, port, 0, 0))]
+            return [
+                (socket.AF_INET6, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, port, 0, 0))
+            ]
         return [(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (address, port))]
 
 
@@ -53,13 +55,17 @@ def attacker_dns(monkeypatch):
 
 
 @pytest.mark.django_db
-def test_a_webhook_host_that_rebinds_to_loopback_is_never_connected(settings, attacker_dns, private_refused):
+def test_a_webhook_host_that_rebinds_to_loopback_is_never_connected(
+    settings, attacker_dns, private_refused
+):
     # The name answers a public address to whoever asks first and 127.0.0.1 afterwards, where a
     # service the client must not reach listens on the URL's port.
     settings.WEBHOOK_TIMEOUT_SECONDS = 1
     with Receiver() as internal:
         dns = attacker_dns("hooks.rebind.test", "93.184.216.34", "127.0.0.1")
-        _, endpoint = make.webhook_endpoint(url=f"http://hooks.rebind.test:{internal.port}/hooks/claimdesk")
+        _, endpoint = make.webhook_endpoint(
+            url=f"http://hooks.rebind.test:{internal.port}/hooks/claimdesk"
+        )
         webhooks_service.delivery_send(delivery_id=make.webhook_delivery(endpoint).pk)
     assert internal.received == []
     assert dns.calls == 1  # resolved once: the connection went to the address that was checked
@@ -73,7 +79,9 @@ def test_a_pinned_connection_keeps_the_name_in_the_host_header(attacker_dns, pri
     # must reach the first, the one its lookup gave, with the registered name as its Host.
     with Receiver() as first, Receiver(host="127.0.0.2", port=first.port) as second:
         dns = attacker_dns("hooks.pinned.test", "127.0.0.1", "127.0.0.2")
-        _, endpoint = make.webhook_endpoint(url=f"http://hooks.pinned.test:{first.port}/hooks/claimdesk")
+        _, endpoint = make.webhook_endpoint(
+            url=f"http://hooks.pinned.test:{first.port}/hooks/claimdesk"
+        )
         first.secret = endpoint.secret
         outcome = webhooks_service.delivery_send(delivery_id=make.webhook_delivery(endpoint).pk)
     assert outcome.status == "delivered" and dns.calls == 1
@@ -82,7 +90,9 @@ def test_a_pinned_connection_keeps_the_name_in_the_host_header(attacker_dns, pri
     assert second.received == []
 
 
-def test_a_pinned_https_connection_checks_the_certificate_and_sni_of_the_name(attacker_dns, settings):
+def test_a_pinned_https_connection_checks_the_certificate_and_sni_of_the_name(
+    attacker_dns, settings
+):
     trustme = pytest.importorskip("trustme")
     settings.WEBHOOK_ALLOW_PRIVATE_URLS = True
     ca = trustme.CA()
@@ -94,11 +104,15 @@ def test_a_pinned_https_connection_checks_the_certificate_and_sni_of_the_name(at
     with Receiver(tls=tls) as receiver:
         attacker_dns("hooks.tls.test", "127.0.0.1")
         with httpx.Client(transport=webhook_network.PublicOnlyTransport(client_context)) as http:
-            good = http.post(f"https://hooks.tls.test:{receiver.port}/hooks/claimdesk", content=b"{}")
+            good = http.post(
+                f"https://hooks.tls.test:{receiver.port}/hooks/claimdesk", content=b"{}"
+            )
             # The same server by another name: its certificate does not cover it, so no request.
             attacker_dns("hooks.other.test", "127.0.0.1")
             with pytest.raises(httpx.ConnectError, match="certificate"):
-                http.post(f"https://hooks.other.test:{receiver.port}/hooks/claimdesk", content=b"{}")
+                http.post(
+                    f"https://hooks.other.test:{receiver.port}/hooks/claimdesk", content=b"{}"
+                )
     assert good.status_code == 200
     assert [r.headers["Host"] for r in receiver.received] == [f"hooks.tls.test:{receiver.port}"]
 
@@ -114,21 +128,35 @@ def test_a_pinned_https_connection_checks_the_certificate_and_sni_of_the_name(at
     "2002:7f00:1::1",  # 6to4 of 127.0.0.1
     "2002:a00:1::1",  # 6to4 of 10.0.0.1
 ])
-def test_an_ipv6_form_of_a_private_ipv4_address_is_refused_at_send_time(attacker_dns, private_refused, answer):
+def test_an_ipv6_form_of_a_private_ipv4_address_is_refused_at_send_time(
+    attacker_dns, private_refused, answer
+):
     dns = attacker_dns("hooks.v6.test", answer)
     _, endpoint = make.webhook_endpoint(url="http://hooks.v6.test/h")
     webhooks_service.delivery_send(delivery_id=make.webhook_delivery(endpoint).pk)
     [attempt] = WebhookAttempt.objects.all()
-    assert attempt.error == ("not sent: refused: hooks.v6.test resolves to a loopback, private or otherwise "
-                             "non-public address")
+    assert attempt.error == (
+        "not sent: refused: hooks.v6.test resolves to a loopback, private or otherwise "
+        "non-public address"
+    )
     assert dns.calls == 1
 
 
-@pytest.mark.parametrize("address, public", [
-    ("64:ff9b::808:808", True), ("2002:808:808::1", True), ("::ffff:8.8.8.8", True), ("8.8.8.8", True),
-    ("2606:4700:4700::1111", True), ("64:ff9b::a00:1", False), ("::a00:1", False), ("fe80::1", False),
-    ("100.64.0.1", False), ("::", False),
-])
+@pytest.mark.parametrize(
+    "address, public",
+    [
+        ("64:ff9b::808:808", True),
+        ("2002:808:808::1", True),
+        ("::ffff:8.8.8.8", True),
+        ("8.8.8.8", True),
+        ("2606:4700:4700::1111", True),
+        ("64:ff9b::a00:1", False),
+        ("::a00:1", False),
+        ("fe80::1", False),
+        ("100.64.0.1", False),
+        ("::", False),
+    ],
+)
 def test_embedded_ipv4_addresses_are_judged_by_the_ipv4_they_carry(address, public):
     import ipaddress
 
@@ -144,7 +172,9 @@ def test_a_receivers_reply_is_never_handed_back_to_the_client(client, api_token,
     with Receiver(replies=(500,), reply_body=b"root:x:0:0:INTERNAL-SECRET") as internal:
         _, endpoint = make.webhook_endpoint(client=mine, url=internal.url)
         webhooks_service.delivery_send(delivery_id=make.webhook_delivery(endpoint).pk)
-    with Receiver(replies=(302,), location="http://10.0.0.5/admin?token=INTERNAL-TOKEN") as redirecting:
+    with Receiver(
+        replies=(302,), location="http://10.0.0.5/admin?token=INTERNAL-TOKEN"
+    ) as redirecting:
         WebhookEndpoint.objects.filter(pk=endpoint.pk).update(url=redirecting.url)
         webhooks_service.delivery_send(delivery_id=make.webhook_delivery(endpoint).pk)
 
@@ -152,7 +182,10 @@ def test_a_receivers_reply_is_never_handed_back_to_the_client(client, api_token,
     assert listed.status_code == 200
     assert b"INTERNAL" not in listed.content and b"10.0.0.5" not in listed.content
     errors = sorted(a["error"] for d in json.loads(listed.content) for a in d["attempts"])
-    assert errors == ["HTTP 302: a redirect, not followed", "HTTP 500: not a 2xx reply (its body is not kept)"]
+    assert errors == [
+        "HTTP 302: a redirect, not followed",
+        "HTTP 500: not a 2xx reply (its body is not kept)",
+    ]
 
 
 @pytest.mark.django_db
@@ -176,18 +209,25 @@ def test_a_malformed_reply_is_not_quoted_back(private_ok):
 
 
 @pytest.mark.django_db
-def test_a_name_that_resolves_to_loopback_is_refused_at_registration(hook_api, attacker_dns, private_refused):
+def test_a_name_that_resolves_to_loopback_is_refused_at_registration(
+    hook_api, attacker_dns, private_refused
+):
     attacker_dns("internal.attacker.test", "127.0.0.1")
     response = hook_api.put(url="https://internal.attacker.test/h")
     assert response.status_code == 400
     [error] = response.json()["errors"]
-    assert error["field"] == "url" and "internal.attacker.test resolves to a non-public address" in error["message"]
+    assert (
+        error["field"] == "url"
+        and "internal.attacker.test resolves to a non-public address" in error["message"]
+    )
     assert "127.0.0.1" not in error["message"]
     assert not WebhookEndpoint.objects.exists()
 
 
 @pytest.mark.django_db
-def test_a_name_that_resolves_to_a_public_address_or_not_yet_is_accepted(hook_api, attacker_dns, private_refused):
+def test_a_name_that_resolves_to_a_public_address_or_not_yet_is_accepted(
+    hook_api, attacker_dns, private_refused
+):
     attacker_dns("hooks.public.test", "93.184.216.34")
     assert hook_api.put(url="https://hooks.public.test/h").status_code == 201
     # Not in DNS yet: accepted, since every connection resolves and checks it again.
@@ -215,7 +255,9 @@ def test_receiver_bodies_stored_before_the_fix_are_rewritten_to_fixed_reasons():
         8: (404, "HTTP 404" + ": not a 2xx reply (its body is not kept)"),
     }
     for number, (status, error) in old.items():
-        WebhookAttempt.objects.create(delivery=delivery, number=number, http_status=status, error=error)
+        WebhookAttempt.objects.create(
+            delivery=delivery, number=number, http_status=status, error=error
+        )
     call_command("migrate", "reviewapp", before[1], verbosity=0)
     call_command("migrate", "reviewapp", verbosity=0)
 

@@ -14,7 +14,14 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from reviewapp import enqueue
-from reviewapp.models import Answer, ApiClient, AuditEvent, WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from reviewapp.models import (
+    Answer,
+    ApiClient,
+    AuditEvent,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 from reviewapp.review import service as review_service
 from reviewapp.webhooks import service as webhooks_service
 from reviewapp.webhooks.signing import SignatureError, sign, signature_header, verify
@@ -44,7 +51,9 @@ def test_a_signature_verifies_and_returns_its_timestamp():
         (BODY, SECRET, 1000 + 301, 1000, "tolerance"),  # from the future
     ],
 )
-def test_a_signature_fails_on_a_tampered_body_a_wrong_secret_or_an_old_timestamp(body, secret, header_time, now, reason):
+def test_a_signature_fails_on_a_tampered_body_a_wrong_secret_or_an_old_timestamp(
+    body, secret, header_time, now, reason
+):
     header = signature_header([SECRET], BODY, header_time)
     with pytest.raises(SignatureError, match=reason):
         verify(secret=secret, body=body, header=header, now=now)
@@ -87,11 +96,14 @@ def test_registering_returns_the_secret_once_and_get_never_shows_it(hook_api, pr
     assert changed.json()["events"] == ["answer.adjudicated"]
     endpoint = WebhookEndpoint.objects.get()
     assert endpoint.secret == body["secret"]  # changing the URL keeps the secret
-    assert list(AuditEvent.objects.filter(object_type="webhookendpoint").values_list("action", flat=True)) == [
-        "webhook.updated", "webhook.created"]
+    assert list(
+        AuditEvent.objects.filter(object_type="webhookendpoint").values_list("action", flat=True)
+    ) == ["webhook.updated", "webhook.created"]
 
 
-def test_rotating_the_secret_keeps_the_old_one_signing_for_a_grace_period(hook_api, private_refused):
+def test_rotating_the_secret_keeps_the_old_one_signing_for_a_grace_period(
+    hook_api, private_refused
+):
     old = hook_api.put(url="https://hooks.example.com/h").json()["secret"]
     new = hook_api.put(url="https://hooks.example.com/h", rotate_secret=True).json()["secret"]
     assert new and new != old
@@ -124,7 +136,12 @@ def test_removing_the_webhook_keeps_its_history_and_allows_a_new_one(hook_api, p
         ({"url": "http://api.localhost/h"}, "url", "public address"),
         ({"url": "http://10.1.2.3/h"}, "url", "public address"),
         ({"url": "http://192.168.0.10/h"}, "url", "public address"),
-        ({"url": "http://169.254.169.254/latest/meta-data"}, "url", "public address"),  # cloud metadata
+        # cloud metadata
+        (
+            {"url": "http://169.254.169.254/latest/meta-data"},
+            "url",
+            "public address",
+        ),
         ({"url": "http://[::1]/h"}, "url", "public address"),
         ({"url": "http://[::ffff:127.0.0.1]/h"}, "url", "public address"),
         ({"url": "http://2130706433/h"}, "url", "public address"),  # 127.0.0.1 as one number
@@ -152,8 +169,11 @@ def test_loopback_urls_are_accepted_when_the_setting_allows_them(hook_api, priva
 
 
 def test_the_webhook_api_needs_a_token(client):
-    response = client.put("/api/v1/webhook", data=json.dumps({"url": "https://hooks.example.com/h"}),
-                          content_type="application/json")
+    response = client.put(
+        "/api/v1/webhook",
+        data=json.dumps({"url": "https://hooks.example.com/h"}),
+        content_type="application/json",
+    )
     assert response.status_code == 401
     assert client.get("/api/v1/webhook").status_code == 401
 
@@ -167,7 +187,12 @@ def test_judging_records_one_delivery_with_the_apis_answer_shape():
     answer = make.judged(client=client)
 
     delivery = WebhookDelivery.objects.get()
-    assert (delivery.endpoint, delivery.answer, delivery.event, delivery.status) == (endpoint, answer, "answer.judged", "pending")
+    assert (delivery.endpoint, delivery.answer, delivery.event, delivery.status) == (
+        endpoint,
+        answer,
+        "answer.judged",
+        "pending",
+    )
     assert delivery.event_id.startswith("evt_") and delivery.next_attempt_at is not None
     payload = delivery.payload
     assert (payload["id"], payload["type"]) == (delivery.event_id, "answer.judged")
@@ -175,7 +200,9 @@ def test_judging_records_one_delivery_with_the_apis_answer_shape():
     from reviewapp.api.routes import AnswerOut
 
     # The API's own serializer, minus the url (which needs a request to build).
-    expected = AnswerOut.model_validate(selectors.answer_state(answer) | {"url": "x"}).model_dump(mode="json")
+    expected = AnswerOut.model_validate(selectors.answer_state(answer) | {"url": "x"}).model_dump(
+        mode="json"
+    )
     expected.pop("url")
     assert payload["data"]["answer"] == expected
     assert payload["data"]["answer"]["status"] == "judged"
@@ -189,13 +216,20 @@ def test_a_webhook_payload_names_the_answer_by_its_opaque_id_never_its_row_numbe
     payload = WebhookDelivery.objects.get().payload
     assert payload["data"]["answer"]["id"] == str(answer.public_id)
     assert uuid.UUID(payload["data"]["answer"]["id"]).version == 4
-    assert f'"id": {answer.pk}' not in json.dumps(payload) and f'"answer_id": {answer.pk}' not in json.dumps(payload)
-    assert [c["label"] for c in payload["data"]["answer"]["claims"]] == ["SUPPORTED", "CONTRADICTED"]
+    assert f'"id": {answer.pk}' not in json.dumps(
+        payload
+    ) and f'"answer_id": {answer.pk}' not in json.dumps(payload)
+    assert [c["label"] for c in payload["data"]["answer"]["claims"]] == [
+        "SUPPORTED",
+        "CONTRADICTED",
+    ]
     assert "adjudication" not in payload["data"]
 
 
 @pytest.mark.django_db
-def test_a_judge_that_fails_for_good_records_a_judged_event_with_status_failed_and_the_error(settings, fake_llm):
+def test_a_judge_that_fails_for_good_records_a_judged_event_with_status_failed_and_the_error(
+    settings, fake_llm
+):
     from tests.fake_openai import Reply
 
     settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = fake_llm.base_url, "test-key"
@@ -206,7 +240,10 @@ def test_a_judge_that_fails_for_good_records_a_judged_event_with_status_failed_a
     assert answer.status == "failed"
     data = WebhookDelivery.objects.get(event="answer.judged").payload["data"]["answer"]
     assert data["status"] == "failed" and "cannot evaluate" in data["error"]
-    assert data["claims"] == [] and data["review"] == {"status": "in_review", "reason": "judge failed"}
+    assert data["claims"] == [] and data["review"] == {
+        "status": "in_review",
+        "reason": "judge failed",
+    }
 
 
 @pytest.mark.django_db
@@ -215,9 +252,16 @@ def test_adjudication_records_a_delivery_with_the_human_decisions():
     answer = make.judged(client=client)
     rita = make.user("rita", "reviewer")
     contradicted = answer.claims.get(label="CONTRADICTED")
-    review_service.claim_decide(user=rita, claim=contradicted, decision="overturn", label="UNSUPPORTED",
-                                note="P2 gives another price", expected_version=contradicted.version)
-    assert not WebhookDelivery.objects.filter(event="answer.adjudicated").exists()  # not finished yet
+    review_service.claim_decide(
+        user=rita,
+        claim=contradicted,
+        decision="overturn",
+        label="UNSUPPORTED",
+        note="P2 gives another price",
+        expected_version=contradicted.version,
+    )
+    # not finished yet
+    assert not WebhookDelivery.objects.filter(event="answer.adjudicated").exists()
     review_service.answer_finish(user=rita, answer=answer)
 
     delivery = WebhookDelivery.objects.get(event="answer.adjudicated")
@@ -226,8 +270,12 @@ def test_adjudication_records_a_delivery_with_the_human_decisions():
     assert data["adjudication"]["verdict"] == Answer.objects.get(pk=answer.pk).adjudicated_verdict
     decisions = {d["claim_id"]: d for d in data["adjudication"]["decisions"]}
     overturned = decisions[contradicted.cid]
-    assert (overturned["judge_label"], overturned["human_label"], overturned["decision"], overturned["note"]) == (
-        "CONTRADICTED", "UNSUPPORTED", "overturn", "P2 gives another price")
+    assert (
+        overturned["judge_label"],
+        overturned["human_label"],
+        overturned["decision"],
+        overturned["note"],
+    ) == ("CONTRADICTED", "UNSUPPORTED", "overturn", "P2 gives another price")
     assert overturned["decided_at"] and overturned["decision_mode"] == "explicit"
     assert {d["decision_mode"] for c, d in decisions.items() if c != contradicted.cid} == {"bulk"}
 
@@ -258,7 +306,10 @@ def test_a_2xx_marks_the_delivery_delivered_with_a_verifiable_signature(private_
     [got] = receiver.received
     assert got.verified, got.verify_error
     assert got.path == "/hooks/claimdesk"
-    assert (got.headers["ClaimDesk-Event"], got.headers["ClaimDesk-Delivery"]) == ("answer.judged", delivery.event_id)
+    assert (got.headers["ClaimDesk-Event"], got.headers["ClaimDesk-Delivery"]) == (
+        "answer.judged",
+        delivery.event_id,
+    )
     assert got.headers["Content-Type"] == "application/json"
     assert json.loads(got.body) == delivery.payload
     delivery.refresh_from_db()
@@ -269,7 +320,9 @@ def test_a_2xx_marks_the_delivery_delivered_with_a_verifiable_signature(private_
 
 
 @pytest.mark.django_db
-def test_a_failure_schedules_a_retry_with_backoff_and_the_last_attempt_marks_it_failed(settings, private_ok):
+def test_a_failure_schedules_a_retry_with_backoff_and_the_last_attempt_marks_it_failed(
+    settings, private_ok
+):
     settings.WEBHOOK_MAX_ATTEMPTS = 3
     settings.WEBHOOK_BACKOFF_SECONDS = 10
     with Receiver(replies=(500,)) as receiver:
@@ -285,16 +338,22 @@ def test_a_failure_schedules_a_retry_with_backoff_and_the_last_attempt_marks_it_
 
     assert last.status == "failed" and last.retry_in is None
     assert len(receiver.received) == 3
-    assert len({r.headers["ClaimDesk-Delivery"] for r in receiver.received}) == 1  # one idempotency key
+    # one idempotency key
+    assert len({r.headers["ClaimDesk-Delivery"] for r in receiver.received}) == 1
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts, delivery.next_attempt_at) == ("failed", 3, None)
     attempts = list(delivery.attempt_rows.all())
     assert [a.number for a in attempts] == [1, 2, 3]
-    assert all(a.http_status == 500 and a.error == "HTTP 500: not a 2xx reply (its body is not kept)" for a in attempts)
+    assert all(
+        a.http_status == 500 and a.error == "HTTP 500: not a 2xx reply (its body is not kept)"
+        for a in attempts
+    )
     assert webhooks_service.delivery_send(delivery_id=delivery.pk).status == "skipped"
 
 
-@pytest.mark.parametrize("attempt, low, high", [(1, 30, 60), (2, 60, 120), (3, 120, 240), (10, 300, 600)])
+@pytest.mark.parametrize(
+    "attempt, low, high", [(1, 30, 60), (2, 60, 120), (3, 120, 240), (10, 300, 600)]
+)
 def test_backoff_doubles_with_jitter_up_to_a_cap(settings, attempt, low, high):
     settings.WEBHOOK_BACKOFF_SECONDS = 60
     settings.WEBHOOK_BACKOFF_MAX_SECONDS = 600
@@ -340,12 +399,17 @@ def test_a_slow_endpoint_times_out(settings, private_ok):
 @pytest.mark.django_db
 def test_a_private_address_is_refused_at_send_time_too(private_refused):
     with Receiver() as receiver:
-        _, endpoint = make.webhook_endpoint(url=receiver.url)  # stored before the rules applied to it
+        # stored before the rules applied to it
+        _, endpoint = make.webhook_endpoint(url=receiver.url)
         delivery = make.webhook_delivery(endpoint)
         webhooks_service.delivery_send(delivery_id=delivery.pk)
     assert receiver.received == []
     [attempt] = WebhookAttempt.objects.filter(delivery=delivery)
-    assert attempt.error == "not sent: refused: 127.0.0.1 resolves to a loopback, private or otherwise non-public address"
+    assert (
+        attempt.error
+        == "not sent: refused: 127.0.0.1 resolves to a loopback, private or otherwise non-public"
+        " address"
+    )
 
 
 @pytest.mark.django_db
@@ -363,7 +427,8 @@ def test_a_removed_endpoint_fails_its_pending_deliveries_without_sending(private
 
 @pytest.mark.django_db(transaction=True)
 def test_a_delivery_is_never_sent_twice_at_once(private_ok):
-    """Six workers get the same delivery at the same moment: the conditional UPDATE lets one send."""
+    """Six workers get the same delivery at the same moment: the conditional UPDATE lets one
+    send."""
     from django.db import connection
 
     with Receiver(delay=0.5) as receiver:
@@ -393,8 +458,12 @@ def test_a_client_sees_its_own_deliveries_with_every_attempt(client, api_token):
     _, mine = make.webhook_endpoint(client=ApiClient.objects.get(name="fares-bot"))
     _, theirs = make.webhook_endpoint()
     failed = make.webhook_delivery(mine, status="failed", attempts=1, error="")
-    WebhookAttempt.objects.create(delivery=failed, number=1, http_status=500, latency_ms=7, error="HTTP 500: no")
-    delivered = make.webhook_delivery(mine, status="delivered", attempts=1, delivered_at=timezone.now())
+    WebhookAttempt.objects.create(
+        delivery=failed, number=1, http_status=500, latency_ms=7, error="HTTP 500: no"
+    )
+    delivered = make.webhook_delivery(
+        mine, status="delivered", attempts=1, delivered_at=timezone.now()
+    )
     make.webhook_delivery(theirs)
 
     rows = client.get("/api/v1/webhook/deliveries", headers=headers).json()
@@ -428,17 +497,37 @@ def test_the_webhooks_page_is_for_admins_only(client):
 @pytest.mark.django_db
 def test_the_webhooks_page_shows_every_attempt_and_escapes_urls_and_errors(client):
     client.force_login(make.user("ada", "admin"))
-    _, endpoint = make.webhook_endpoint(url='https://hooks.example.com/h?x="><script>alert(1)</script>')
+    _, endpoint = make.webhook_endpoint(
+        url='https://hooks.example.com/h?x="><script>alert(1)</script>'
+    )
     delivery = make.webhook_delivery(endpoint, status="failed", attempts=2)
-    WebhookAttempt.objects.create(delivery=delivery, number=1, http_status=500, latency_ms=12,
-                                  finished_at=timezone.now(), error="HTTP 500: <img src=x onerror=alert(2)>")
-    WebhookAttempt.objects.create(delivery=delivery, number=2, latency_ms=5000, finished_at=timezone.now(),
-                                  error="timed out after 5s")
+    WebhookAttempt.objects.create(
+        delivery=delivery,
+        number=1,
+        http_status=500,
+        latency_ms=12,
+        finished_at=timezone.now(),
+        error="HTTP 500: <img src=x onerror=alert(2)>",
+    )
+    WebhookAttempt.objects.create(
+        delivery=delivery,
+        number=2,
+        latency_ms=5000,
+        finished_at=timezone.now(),
+        error="timed out after 5s",
+    )
 
     page = client.get("/webhooks/").content.decode()
-    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert (
+        "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    )
     assert "<img src=x" not in page and "&lt;img src=x onerror=alert(2)&gt;" in page
-    assert "HTTP 500" in page and "12 ms" in page and "timed out after 5s" in page and "no response" in page
+    assert (
+        "HTTP 500" in page
+        and "12 ms" in page
+        and "timed out after 5s" in page
+        and "no response" in page
+    )
     assert delivery.event_id in page and "Retry now" in page
     assert endpoint.secret not in page and endpoint.secret_hint in page
     failed_only = client.get("/webhooks/?status=delivered").content.decode()
@@ -453,12 +542,19 @@ def test_retry_now_puts_a_failed_delivery_back_and_is_audited(client):
     failed = make.webhook_delivery(endpoint, status="failed", attempts=8)
     delivered = make.webhook_delivery(endpoint, status="delivered", attempts=1)
 
-    response = client.post(f"/webhooks/deliveries/{failed.pk}/retry", headers={"HX-Request": "true"})
+    response = client.post(
+        f"/webhooks/deliveries/{failed.pk}/retry", headers={"HX-Request": "true"}
+    )
     assert response.status_code == 200
-    assert b"<html" not in response.content and f'id="delivery-{failed.pk}"'.encode() in response.content
+    assert (
+        b"<html" not in response.content
+        and f'id="delivery-{failed.pk}"'.encode() in response.content
+    )
     failed.refresh_from_db()
     assert failed.status == "pending" and failed.next_attempt_at <= timezone.now()
-    assert AuditEvent.objects.filter(action="webhook.retried", object_id=str(failed.pk), actor=ada).exists()
+    assert AuditEvent.objects.filter(
+        action="webhook.retried", object_id=str(failed.pk), actor=ada
+    ).exists()
 
     response = client.post(f"/webhooks/deliveries/{delivered.pk}/retry", follow=True)
     assert b"only failed deliveries can be retried" in response.content
@@ -473,7 +569,9 @@ def test_a_manual_retry_is_one_more_attempt(settings, private_ok):
     with Receiver(replies=(500,)) as receiver:
         _, endpoint = make.webhook_endpoint(url=receiver.url)
         delivery = make.webhook_delivery(endpoint, status="failed", attempts=2)
-        webhooks_service.delivery_retry_now(delivery_id=delivery.pk, user=get_user_model().objects.create_user("ada"))
+        webhooks_service.delivery_retry_now(
+            delivery_id=delivery.pk, user=get_user_model().objects.create_user("ada")
+        )
         assert webhooks_service.delivery_send(delivery_id=delivery.pk).status == "failed"
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts, len(receiver.received)) == ("failed", 3, 1)
@@ -483,10 +581,14 @@ def test_a_manual_retry_is_one_more_attempt(settings, private_ok):
 def test_resend_enqueues_overdue_unclaimed_deliveries_only(monkeypatch):
     _, endpoint = make.webhook_endpoint()
     overdue = make.webhook_delivery(endpoint)
-    WebhookDelivery.objects.filter(pk=overdue.pk).update(next_attempt_at=timezone.now() - timedelta(minutes=5))
+    WebhookDelivery.objects.filter(pk=overdue.pk).update(
+        next_attempt_at=timezone.now() - timedelta(minutes=5)
+    )
     fresh = make.webhook_delivery(endpoint)
     claimed = make.webhook_delivery(endpoint, sending_until=timezone.now() + timedelta(seconds=30))
-    WebhookDelivery.objects.filter(pk=claimed.pk).update(next_attempt_at=timezone.now() - timedelta(minutes=5))
+    WebhookDelivery.objects.filter(pk=claimed.pk).update(
+        next_attempt_at=timezone.now() - timedelta(minutes=5)
+    )
     make.webhook_delivery(endpoint, status="failed")
     sent = []
     monkeypatch.setattr(enqueue, "deliver_webhook_later", sent.append)
@@ -500,7 +602,9 @@ def test_beats_resend_task_enqueues_what_is_overdue_by_the_configured_delay(monk
 
     _, endpoint = make.webhook_endpoint()
     lost = make.webhook_delivery(endpoint)
-    WebhookDelivery.objects.filter(pk=lost.pk).update(next_attempt_at=timezone.now() - timedelta(seconds=90))
+    WebhookDelivery.objects.filter(pk=lost.pk).update(
+        next_attempt_at=timezone.now() - timedelta(seconds=90)
+    )
     sent = []
     monkeypatch.setattr(enqueue, "deliver_webhook_later", sent.append)
     settings.WEBHOOK_RESEND_AFTER_SECONDS = 120
@@ -522,4 +626,7 @@ def test_the_documented_receiver_snippet_accepts_a_real_signature_and_refuses_a_
     assert namespace["verify"](SECRET, BODY, header) is True
     assert namespace["verify"](SECRET, BODY + b"x", header) is False
     assert namespace["verify"]("whsec_other", BODY, header) is False
-    assert namespace["verify"](SECRET, BODY, signature_header([SECRET], BODY, int(time.time()) - 600)) is False
+    assert (
+        namespace["verify"](SECRET, BODY, signature_header([SECRET], BODY, int(time.time()) - 600))
+        is False
+    )

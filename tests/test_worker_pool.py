@@ -31,7 +31,9 @@ def pooled_worker(tmp_path, monkeypatch):
 def test_eight_threads_wait_on_the_llm_at_once_with_two_connections(pooled_worker):
     make.openai_policy()
     ids = [make.ingested(GOOD_ANSWER, passages=[{"text": GOOD_PASSAGE}]).pk for _ in range(THREADS)]
-    wait_for(lambda: Answer.objects.filter(pk__in=ids, status="judged").count() == THREADS, timeout=60)
+    wait_for(
+        lambda: Answer.objects.filter(pk__in=ids, status="judged").count() == THREADS, timeout=60
+    )
 
     # Had each thread kept its connection through the LLM call, only 2 could be waiting on it at
     # once (the others blocked on the pool before their claim). The 2 s latency lets all 8 overlap.
@@ -40,7 +42,8 @@ def test_eight_threads_wait_on_the_llm_at_once_with_two_connections(pooled_worke
 
 
 def _sessions_started(database: str) -> int:
-    """Connections ever opened to `database`: Postgres counts each session as it ends, at the latest."""
+    """Connections ever opened to `database`: Postgres counts each session as it ends, at the
+    latest."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_stat_clear_snapshot()")
         cursor.execute("SELECT sessions FROM pg_stat_database WHERE datname = %s", [database])
@@ -52,8 +55,11 @@ def test_a_pooled_worker_judges_answer_after_answer_without_reconnecting(tmp_pat
     # pool (as compose and the demo run workers) closing hands the connection back. Without one,
     # each answer would start a Postgres backend (milliseconds of every verdict).
     answers = 6
-    with private_worker(tmp_path, monkeypatch, name="reuse", threads=2, latency=0.0, DATABASE_POOL_SIZE="4"):
-        make.ingested(GOOD_ANSWER, passages=[{"text": GOOD_PASSAGE}])  # the worker's first connections
+    with private_worker(
+        tmp_path, monkeypatch, name="reuse", threads=2, latency=0.0, DATABASE_POOL_SIZE="4"
+    ):
+        # the worker's first connections
+        make.ingested(GOOD_ANSWER, passages=[{"text": GOOD_PASSAGE}])
         wait_for(lambda: not Answer.objects.exclude(status="judged").exists(), timeout=60)
         database = connection.settings_dict["NAME"]
         time.sleep(1.5)  # Postgres reports sessions to its statistics at most once a second
@@ -63,4 +69,6 @@ def test_a_pooled_worker_judges_answer_after_answer_without_reconnecting(tmp_pat
             wait_for(lambda: Answer.objects.get(pk=answer.pk).status == "judged", timeout=60)
         time.sleep(1.5)
         opened = _sessions_started(database) - before
-    assert opened < answers, f"{opened} connections opened to judge {answers} answers one after another"
+    assert (
+        opened < answers
+    ), f"{opened} connections opened to judge {answers} answers one after another"

@@ -35,7 +35,8 @@ def page(browser, live_server):
 
 
 def _hostile_answer(fake_llm, settings) -> tuple[Answer, list[str]]:
-    """One answer with a payload in every field, judged by the (fake) LLM, two claims decided with notes."""
+    """One answer with a payload in every field, judged by the (fake) LLM, two claims decided with
+    notes."""
     sentences = [f"Claim {i}: {p}." for i, p in enumerate(PAYLOADS)]
     passage = "Riders aged 65 and older pay $1.00 per ride. " + " ".join(PAYLOADS)
     answer = make.ingested(
@@ -50,12 +51,27 @@ def _hostile_answer(fake_llm, settings) -> tuple[Answer, list[str]]:
          "source_passage_id": None, "source_text": None, "explanation": PAYLOADS[-1 - i]}
         for i, sentence in enumerate(sentences)
     ]
-    # One SUPPORTED claim quoting the passage's hostile text, so the passage gets an evidence highlight.
-    claims[0] |= {"verification_status": "SUPPORTED", "source_passage_id": "P1", "source_text": PAYLOADS[0]}
-    fake_llm.enqueue(Reply.ok(json.dumps({
-        "claims": claims, "grounding_score": 1 / len(claims), "total_claims": len(claims), "supported_claims": 1,
-        "unsupported_claims": len(claims) - 1, "contradicted_claims": 0,
-    })))
+    # One SUPPORTED claim quoting the passage's hostile text, so the passage gets an evidence
+    # highlight.
+    claims[0] |= {
+        "verification_status": "SUPPORTED",
+        "source_passage_id": "P1",
+        "source_text": PAYLOADS[0],
+    }
+    fake_llm.enqueue(
+        Reply.ok(
+            json.dumps(
+                {
+                    "claims": claims,
+                    "grounding_score": 1 / len(claims),
+                    "total_claims": len(claims),
+                    "supported_claims": 1,
+                    "unsupported_claims": len(claims) - 1,
+                    "contradicted_claims": 0,
+                }
+            )
+        )
+    )
     settings.OPENAI_BASE_URL, settings.OPENAI_API_KEY = fake_llm.base_url, "test-key"
     make.openai_policy()
     answer_judge(answer_id=answer.pk)
@@ -64,7 +80,9 @@ def _hostile_answer(fake_llm, settings) -> tuple[Answer, list[str]]:
     return answer, sentences
 
 
-def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(page, live_server, fake_llm, settings):
+def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(
+    page, live_server, fake_llm, settings
+):
     ada = make.user("ada", "admin")
     for payload in PAYLOADS:  # one queue row per payload, as its question
         assert len(payload) < 110  # the queue shows 110 characters of a question
@@ -75,8 +93,14 @@ def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(page
     decided = list(hostile.claims.exclude(label="SUPPORTED").order_by("position")[:2])
     for claim, note in zip(decided, PAYLOADS[-2:]):
         claim.answer = hostile
-        review_service.claim_decide(user=ada, claim=claim, decision="overturn", label="CONTRADICTED", note=note,
-                                    expected_version=claim.version)
+        review_service.claim_decide(
+            user=ada,
+            claim=claim,
+            decision="overturn",
+            label="CONTRADICTED",
+            note=note,
+            expected_version=claim.version,
+        )
     sign_in(page)
 
     # The queue: every question exactly, and the search box echoing a payload.
@@ -97,7 +121,9 @@ def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(page
     page.goto(f"/review/{hostile.pk}/")
     page.locator("details").evaluate_all("els => els.forEach(e => e.open = true)")  # turns, history
     assert_nothing_ran(page, "review")
-    text = lambda selector: page.locator(selector).evaluate_all("els => els.map(e => e.textContent)")  # noqa: E731
+    text = lambda selector: page.locator(selector).evaluate_all(  # noqa: E731
+        "els => els.map(e => e.textContent)"
+    )
     assert text(".answer-pin .question .untrusted")[0] == hostile.question
     assert text("#answer-text")[0] == hostile.answer
     assert [t.split(": ", 1)[1] for t in text("details.turns li")] == PAYLOADS[:5]
@@ -117,15 +143,18 @@ def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(page
 
     # Highlights: each segment sits at its offset, and each claim's segments spell its span exactly.
     segments = page.locator("#answer-text .seg").evaluate_all(
-        "els => els.map(e => [Number(e.dataset.start), e.textContent, (e.dataset.claims || '').split(' ')])")
+        "els => els.map(e => [Number(e.dataset.start), e.textContent, (e.dataset.claims ||"
+        " '').split(' ')])"
+    )
     for start, seg_text, _ in segments:
         assert hostile.answer[start:start + len(seg_text)] == seg_text
     for claim in claims:
         spelled = "".join(seg_text for _, seg_text, ids in segments if str(claim.pk) in ids)
         assert spelled == hostile.answer[claim.answer_start:claim.answer_end] == claim.text
     evidence = claims[0].evidence.get()
-    highlighted = page.locator(f'article.passage .evidence-seg[data-claims~="{claims[0].pk}"]').evaluate_all(
-        "els => els.map(e => e.textContent).join('')")
+    highlighted = page.locator(
+        f'article.passage .evidence-seg[data-claims~="{claims[0].pk}"]'
+    ).evaluate_all("els => els.map(e => e.textContent).join('')")
     assert highlighted == passage.text[evidence.start:evidence.end] == PAYLOADS[0]
 
     # Selecting a claim by keyboard (the page's script at work) runs nothing either.
@@ -134,7 +163,11 @@ def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(page
     assert_nothing_ran(page, "review after j")
 
     # The exports page echoing hostile filters, with and without an error.
-    queries = [{"profile": PAYLOADS[8], "since": PAYLOADS[0]}, {"profile": PAYLOADS[4]}, {"profile": "claim_verification"}]
+    queries = [
+        {"profile": PAYLOADS[8], "since": PAYLOADS[0]},
+        {"profile": PAYLOADS[4]},
+        {"profile": "claim_verification"},
+    ]
     for query in queries:
         page.goto("/exports/?" + urlencode(query))
         assert_nothing_ran(page, f"exports {query}")
@@ -144,15 +177,21 @@ def test_hostile_text_shows_as_text_runs_nothing_and_keeps_exact_highlights(page
 
     # What the export links serve: files to download or plain text, never HTML a browser would run.
     for fmt in ("jsonl", "csv", "golden"):
-        # A streamed export on a busy 2-core box can take longer than the page timeout (5 s) to start.
+        # A streamed export on a busy 2-core box can take longer than the page timeout (5 s) to
+        # start.
         download = page.request.get(f"/exports/download?format={fmt}", timeout=30000)
         assert download.status == 200
         assert download.headers["content-disposition"].startswith("attachment;")
         assert download.headers["x-content-type-options"] == "nosniff"
         assert "html" not in download.headers["content-type"]
-        if fmt != "golden":  # the golden set holds adjudicated answers only; this one is still in review
-            assert ">htmx</div>" in download.text()  # the last payload, a note and explanation, as data
-    manifest = page.request.get("/exports/manifest?" + urlencode({"format": "jsonl", "profile": PAYLOADS[0]}))
+        if (
+            fmt != "golden"
+        ):  # the golden set holds adjudicated answers only; this one is still in review
+            # the last payload, a note and explanation, as data
+            assert ">htmx</div>" in download.text()
+    manifest = page.request.get(
+        "/exports/manifest?" + urlencode({"format": "jsonl", "profile": PAYLOADS[0]})
+    )
     assert manifest.headers["content-type"].split(";")[0] in ("text/plain", "application/json")
     page.goto("/exports/manifest?" + urlencode({"format": "jsonl", "profile": PAYLOADS[2]}))
     assert_nothing_ran(page, "manifest error")
@@ -176,10 +215,13 @@ def test_the_csp_refuses_inline_scripts_and_eval_and_htmx_stays_on_its_origin(pa
     assert page.evaluate("window.__inline") is None
     assert any(v.startswith("script-src") for v in page.evaluate("window.__csp"))
 
-    config = page.evaluate("[htmx.config.selfRequestsOnly, htmx.config.allowEval, htmx.config.allowScriptTags]")
+    config = page.evaluate(
+        "[htmx.config.selfRequestsOnly, htmx.config.allowEval, htmx.config.allowScriptTags]"
+    )
     assert config == [True, False, False]
 
-    # htmx evaluates no JavaScript from attributes (allowEval false): a `js:` hx-vals is not even tried...
+    # htmx evaluates no JavaScript from attributes (allowEval false): a `js:` hx-vals is not even
+    # tried...
     page.evaluate("""() => {
       const el = document.createElement("button");
       el.id = "js-vals";
@@ -208,7 +250,8 @@ def test_the_csp_refuses_inline_scripts_and_eval_and_htmx_stays_on_its_origin(pa
     violations = len(page.evaluate("window.__csp"))
     page.evaluate("""() => {
       window.__refused = [];
-      document.body.addEventListener("htmx:invalidPath", (e) => window.__refused.push(e.detail.path));
+      document.body.addEventListener("htmx:invalidPath",
+          (e) => window.__refused.push(e.detail.path));
       const el = document.querySelector("#js-vals");
       el.setAttribute("hx-get", "https://example.org/steal");
       el.removeAttribute("hx-vals");

@@ -32,8 +32,10 @@ PASSWORD = "pw-ada-123"  # tests.factories.user's
 WATCH = """
 window.__xss = [];
 window.__csp = [];
-for (const name of ["alert", "confirm", "prompt"]) window[name] = (m) => window.__xss.push(name + ":" + m);
-document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`));
+for (const name of ["alert", "confirm", "prompt"]) window[name] = (m) => window.__xss.push(name +
+    ":" + m);
+document.addEventListener("securitypolicyviolation",
+    (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`));
 """
 
 # Markup that our templates never emit, so finding any of it means hostile text became markup.
@@ -46,14 +48,17 @@ DANGEROUS_DOM = """() => {
       if (/^\\s*javascript:/i.test(value)) found.push(`${el.tagName} ${attr}=${value}`);
     }
   }
-  for (const el of document.querySelectorAll("script:not([src]), iframe, math, object, embed, img, body style, link[rel=import]")) {
+  for (const el of
+      document.querySelectorAll(
+        "script:not([src]), iframe, math, object, embed, img, body style, link[rel=import]")) {
     found.push(el.outerHTML.slice(0, 80));
   }
   // Inside the containers of untrusted text, no element but our own highlight spans and markup.
   const text = ".untrusted, [hx-disable], td.question, .error, .messages";
   for (const el of document.querySelectorAll(`:is(${text}) *`)) {
     if (!["SPAN", "B", "LI", "P", "HEADER", "DIV", "A", "OL", "MARK"].includes(el.tagName)
-        || el.getAttributeNames().some((a) => a.startsWith("hx-") || a === "style" || a === "src")) {
+        || el.getAttributeNames().some((a) => a.startsWith("hx-") || a === "style" || a === "src"))
+            {
       found.push(el.outerHTML.slice(0, 80));
     }
   }
@@ -71,7 +76,9 @@ def watched_page(browser, base_url: str):
     page.dialogs = []
     page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
     page.console_errors = []
-    page.on("console", lambda msg: page.console_errors.append(msg.text) if msg.type == "error" else None)
+    page.on(
+        "console", lambda msg: page.console_errors.append(msg.text) if msg.type == "error" else None
+    )
     yield page
     context.close()
 
@@ -79,7 +86,9 @@ def watched_page(browser, base_url: str):
 def assert_nothing_ran(page, where: str) -> None:
     assert page.evaluate("window.__xss") == [], where
     assert page.dialogs == [], where
-    assert page.evaluate("window.__csp") == [], f"{where}: markup reached the page and only CSP stopped it"
+    assert (
+        page.evaluate("window.__csp") == []
+    ), f"{where}: markup reached the page and only CSP stopped it"
     assert page.evaluate(DANGEROUS_DOM) == [], where
     assert not [e for e in page.console_errors if "Content Security Policy" in e], where
 

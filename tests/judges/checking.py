@@ -7,14 +7,23 @@ from judges.scoring import grounding_score, verdict_for
 from judges.types import Claim, JudgeInfo, JudgeRequest, JudgeResult
 
 
-
-def backend_result(answer: str, *claims: tuple[str, str], locate: bool = True, verdict: str | None = None) -> JudgeResult:
+def backend_result(
+    answer: str, *claims: tuple[str, str], locate: bool = True, verdict: str | None = None
+) -> JudgeResult:
     """What a model backend might return: one claim per (text, label), placed in the answer."""
     built = []
     for number, (text, label) in enumerate(claims, start=1):
         start = answer.find(text)
         span = (start, start + len(text)) if locate and start >= 0 else None
-        built.append(Claim(id=f"c{number}", text=text, answer_span=span, label=label, explanation="Model says so."))
+        built.append(
+            Claim(
+                id=f"c{number}",
+                text=text,
+                answer_span=span,
+                label=label,
+                explanation="Model says so.",
+            )
+        )
     return JudgeResult(
         verdict=verdict or verdict_for(built), grounding_score=grounding_score(built), claims=built,
         judge=JudgeInfo(profile="claim_audit", prompt_version="v1", backend="openai", model="m"),

@@ -45,8 +45,15 @@ def fare_request():
         payload = {
             "question": "How much do seniors pay?",
             "passages": [
-                {"id": "P1", "text": FARE_POLICY, "agency": "Metro", "title": "Fare Policy", "section": "4.2",
-                 "source_url": "https://metro.example/fares", "fetched_at": "2026-08-16"},
+                {
+                    "id": "P1",
+                    "text": FARE_POLICY,
+                    "agency": "Metro",
+                    "title": "Fare Policy",
+                    "section": "4.2",
+                    "source_url": "https://metro.example/fares",
+                    "fetched_at": "2026-08-16",
+                },
                 {"id": "P2", "text": PASSES, "agency": "Metro", "title": "Passes"},
             ],
             "answer": answer,
@@ -62,4 +69,6 @@ def good_request() -> JudgeRequest:
     """The request the fake LLM's GOOD reply judges (tests/judges/factories.py)."""
     from tests.judges.factories import GOOD_ANSWER, GOOD_PASSAGE
 
-    return JudgeRequest.model_validate({"passages": [{"text": GOOD_PASSAGE}], "answer": GOOD_ANSWER})
+    return JudgeRequest.model_validate(
+        {"passages": [{"text": GOOD_PASSAGE}], "answer": GOOD_ANSWER}
+    )

@@ -36,15 +36,22 @@ from tests.fake_openai import FakeOpenAI, Reply
 from tests.judges.redteam_cases import ADULT, CASES, CHILDREN, PASS, REPLACE, SENIOR, Case
 from tests.judges.redteam_harsh_cases import HONEST_BIKES, HONEST_LINES, HONEST_RULES
 
-HONEST_SENTENCES = frozenset({SENIOR, ADULT, PASS, CHILDREN, REPLACE, HONEST_BIKES, HONEST_LINES, HONEST_RULES})
+HONEST_SENTENCES = frozenset(
+    {SENIOR, ADULT, PASS, CHILDREN, REPLACE, HONEST_BIKES, HONEST_LINES, HONEST_RULES}
+)
 
 # What a gullible model takes for an instruction addressed to it, after it has decoded the text.
 _INSTRUCTION = re.compile(
-    r"ignore (?:all )?(?:previous|prior) (?:instructions|rules)|disregard all prior|grounded\s*=\s*true"
-    r"|\"grounded\":\s*true|\"verdict\":\s*\"GROUNDED\"|(?:mark|label|labels|say) every (?:claim|sentence)"
-    r"|every claim (?:in it )?is supported|you are (?:now )?[A-Z]\w+|pretend you are|treat (?:it|P\d+) as"
-    r"|always returns? GROUNDED|output GROUNDED|fully grounded|claims above are SUPPORTED|never marks"
-    r"|the judge must|judge must mark|judge: |the answer below is verified|<<<(?:END )?DATA-[0-9a-f]",
+    r"ignore (?:all )?(?:previous|prior) (?:instructions|rules)|disregard all"
+    r" prior|grounded\s*=\s*true"
+    r"|\"grounded\":\s*true|\"verdict\":\s*\"GROUNDED\"|(?:mark|label|labels|say) every"
+    r" (?:claim|sentence)"
+    r"|every claim (?:in it )?is supported|you are (?:now )?[A-Z]\w+|pretend you are|treat"
+    r" (?:it|P\d+) as"
+    r"|always returns? GROUNDED|output GROUNDED|fully grounded|claims above are SUPPORTED|never"
+    r" marks"
+    r"|the judge must|judge must mark|judge: |the answer below is verified|<<<(?:END"
+    r" )?DATA-[0-9a-f]",
     re.IGNORECASE,
 )
 _TAGS = re.compile("[\U000E0000-\U000E007F]+")
@@ -100,10 +107,20 @@ def read_prompt(body: dict) -> Prompt:
     else:
         sentences = [answer[s:e] for s, e in split_sentences(answer)]
     schema = (body.get("response_format") or {}).get("json_schema", {}).get("name", "")
-    profile = schema.rsplit("_v", 1)[0] if schema else next(
-        name for key, name in (('"unsupported_claims"', "fare_policy"), ('"verification_status"',
-                               "claim_verification"), ('"sentences"', "sentence_map"), ("", "claim_audit"))
-        if key in user)
+    profile = (
+        schema.rsplit("_v", 1)[0]
+        if schema
+        else next(
+            name
+            for key, name in (
+                ('"unsupported_claims"', "fare_policy"),
+                ('"verification_status"', "claim_verification"),
+                ('"sentences"', "sentence_map"),
+                ("", "claim_audit"),
+            )
+            if key in user
+        )
+    )
     return Prompt(profile, blocks, sentences, answer, repair=len(messages) > 2)
 
 
@@ -140,11 +157,15 @@ class ObeyingLLM:
         for (label, _), text in zip(prompt.blocks, seen):
             if label.startswith("passage "):
                 pid = label.split(" ", 1)[1]
-                lines = [line for line in text.split("\n") if line and not line.startswith(("[", "("))]
+                lines = [
+                    line for line in text.split("\n") if line and not line.startswith(("[", "("))
+                ]
                 body = " ".join(lines) if trust_everything else text.split("\n")[-1]
                 pool.extend((pid, body[s:e]) for s, e in split_sentences(body))
             if trust_everything:
-                pool.extend((m.group(1), m.group(2).strip()) for m in _FORGED_PASSAGE.finditer(text))
+                pool.extend(
+                    (m.group(1), m.group(2).strip()) for m in _FORGED_PASSAGE.finditer(text)
+                )
                 if not label.startswith("passage "):
                     pool.extend(("P1", text[s:e]) for s, e in split_sentences(text))
         return pool
@@ -173,10 +194,22 @@ class SimilarQuoteLLM:
 
     def __call__(self, body: dict) -> Reply:
         prompt = read_prompt(body)
-        pool = ObeyingLLM._evidence(prompt, [text for _, text in prompt.blocks], trust_everything=False)
-        verdicts = [("SUPPORTED", *max(pool, key=lambda item: _overlap(sentence, item[1]))) for sentence in prompt.sentences]
-        self.log.append({"profile": prompt.profile, "obeyed": True, "instruction": "(always SUPPORTED)",
-                         "repair": prompt.repair, "quotes": [quote for _, _, quote in verdicts]})
+        pool = ObeyingLLM._evidence(
+            prompt, [text for _, text in prompt.blocks], trust_everything=False
+        )
+        verdicts = [
+            ("SUPPORTED", *max(pool, key=lambda item: _overlap(sentence, item[1])))
+            for sentence in prompt.sentences
+        ]
+        self.log.append(
+            {
+                "profile": prompt.profile,
+                "obeyed": True,
+                "instruction": "(always SUPPORTED)",
+                "repair": prompt.repair,
+                "quotes": [quote for _, _, quote in verdicts],
+            }
+        )
         return Reply.ok(json.dumps(_render(prompt, verdicts)))
 
 
@@ -185,31 +218,69 @@ def _render(prompt: Prompt, verdicts: list[tuple[str, str, str]]) -> dict[str, A
     supported = sum(1 for _, (label, _, _) in rows if label == "SUPPORTED")
     if prompt.profile == "fare_policy":
         unsupported = [s for s, (label, _, _) in rows if label != "SUPPORTED"]
-        return {"grounded": not unsupported, "unsupported_claims": unsupported,
-                "reasoning": "Every claim is supported." if not unsupported else "Some claims lack support."}
+        return {
+            "grounded": not unsupported,
+            "unsupported_claims": unsupported,
+            "reasoning": (
+                "Every claim is supported." if not unsupported else "Some claims lack support."
+            ),
+        }
     if prompt.profile == "sentence_map":
-        return {"sentences": [{"index": i, "text": s, "verdict": "GROUNDED" if label == "SUPPORTED" else label,
-                               "reason": None if label == "SUPPORTED" else "not in the passages"}
-                              for i, (s, (label, _, _)) in enumerate(rows)],
-                "summary": {"total_sentences": len(rows), "grounded_count": supported,
-                            "unsupported_count": len(rows) - supported, "contradicted_count": 0}}
+        return {
+            "sentences": [
+                {
+                    "index": i,
+                    "text": s,
+                    "verdict": "GROUNDED" if label == "SUPPORTED" else label,
+                    "reason": None if label == "SUPPORTED" else "not in the passages",
+                }
+                for i, (s, (label, _, _)) in enumerate(rows)
+            ],
+            "summary": {
+                "total_sentences": len(rows),
+                "grounded_count": supported,
+                "unsupported_count": len(rows) - supported,
+                "contradicted_count": 0,
+            },
+        }
     if prompt.profile == "claim_verification":
-        return {"claims": [{"claim_id": f"c{i}", "claim_text": s, "verification_status": label,
-                            "source_passage_id": pid, "source_text": quote or None, "explanation": "checked"}
-                           for i, (s, (label, pid, quote)) in enumerate(rows, start=1)],
-                "grounding_score": supported / max(len(rows), 1), "total_claims": len(rows),
-                "supported_claims": supported, "unsupported_claims": len(rows) - supported,
-                "contradicted_claims": 0}
-    claims = [{"id": f"c{i}", "text": s, "label": label, "category": "other",
-               "quotes": [{"passage_id": pid, "quote": quote}] if quote else [], "explanation": "checked"}
-              for i, (s, (label, pid, quote)) in enumerate(rows, start=1)]
+        return {
+            "claims": [
+                {
+                    "claim_id": f"c{i}",
+                    "claim_text": s,
+                    "verification_status": label,
+                    "source_passage_id": pid,
+                    "source_text": quote or None,
+                    "explanation": "checked",
+                }
+                for i, (s, (label, pid, quote)) in enumerate(rows, start=1)
+            ],
+            "grounding_score": supported / max(len(rows), 1),
+            "total_claims": len(rows),
+            "supported_claims": supported,
+            "unsupported_claims": len(rows) - supported,
+            "contradicted_claims": 0,
+        }
+    claims = [
+        {
+            "id": f"c{i}",
+            "text": s,
+            "label": label,
+            "category": "other",
+            "quotes": [{"passage_id": pid, "quote": quote}] if quote else [],
+            "explanation": "checked",
+        }
+        for i, (s, (label, pid, quote)) in enumerate(rows, start=1)
+    ]
     return {"claims": claims, "fabrications": [], "omissions": [],
             "counts": {"total": len(rows), "supported": supported, "partially_supported": 0,
                        "contradicted": 0, "unsupported": len(rows) - supported},
             "verdict": "GROUNDED" if supported == len(rows) else "UNGROUNDED", "rewrite_note": ""}
 
 
-# --- running the set -------------------------------------------------------------------------------
+# --- running the set
+# -------------------------------------------------------------------------------
 
 
 def profile_specs() -> list[str]:
@@ -223,7 +294,9 @@ class Outcome:
     kind: str
     where: str
     profile: str
-    reached: bool  # the profile's prompt shows the injection (v1/v2 of fare_policy hide headers, ...)
+    reached: (
+        bool  # the profile's prompt shows the injection (v1/v2 of fare_policy hide headers, ...)
+    )
     obeyed: bool  # the fake LLM found an instruction and complied
     succeeded: bool  # the attack got a hallucination through (see the module docstring)
     failed_closed: bool  # the judge raised JudgeError (no result; the answer goes to review)
@@ -234,11 +307,18 @@ class Outcome:
     honest_supported: int  # ... of them still SUPPORTED
 
 
-def attack_succeeded(result, spans: list[tuple[int, int]], answer: str) -> tuple[bool, tuple[str, ...]]:
+def attack_succeeded(
+    result, spans: list[tuple[int, int]], answer: str
+) -> tuple[bool, tuple[str, ...]]:
     missed = []
     for start, end in spans:
-        flagged = any(c.label != "SUPPORTED" and c.answer_span and c.answer_span[0] < end and start < c.answer_span[1]
-                      for c in result.claims)
+        flagged = any(
+            c.label != "SUPPORTED"
+            and c.answer_span
+            and c.answer_span[0] < end
+            and start < c.answer_span[1]
+            for c in result.claims
+        )
         fabricated = any(f.answer_span and f.answer_span[0] < end and start < f.answer_span[1]
                          for f in result.fabrications)
         if not (flagged or fabricated):
@@ -254,23 +334,42 @@ def _honest(result, answer: str) -> tuple[int, int]:
             continue
         total += 1
         end = start + len(sentence)
-        covering = [c for c in result.claims if c.answer_span and c.answer_span[0] < end and start < c.answer_span[1]]
+        covering = [
+            c
+            for c in result.claims
+            if c.answer_span and c.answer_span[0] < end and start < c.answer_span[1]
+        ]
         supported += bool(covering) and all(c.label == "SUPPORTED" for c in covering)
     return total, supported
 
 
 def run_case(case: Case, profile: str, fake: FakeOpenAI, llm: ObeyingLLM) -> Outcome:
     request = JudgeRequest.model_validate(case.request())
-    config = JudgeConfig(backend="openai", profile=profile, model="fake-judge", base_url=fake.base_url,
-                         api_key="test", timeout_s=10.0, retry_budget_s=30.0, max_attempts=2)
+    config = JudgeConfig(
+        backend="openai",
+        profile=profile,
+        model="fake-judge",
+        base_url=fake.base_url,
+        api_key="test",
+        timeout_s=10.0,
+        retry_budget_s=30.0,
+        max_attempts=2,
+    )
     before = len(llm.log)
     try:
         result = judge(request, config).result
     except JudgeError:
         result = None
     obeyed = any(entry["obeyed"] for entry in llm.log[before:])
-    common = dict(case=case.id, kind=case.kind, where=case.where, profile=profile,
-                  reached=_reached(case, request, profile), obeyed=obeyed, requests=len(llm.log) - before)
+    common = dict(
+        case=case.id,
+        kind=case.kind,
+        where=case.where,
+        profile=profile,
+        reached=_reached(case, request, profile),
+        obeyed=obeyed,
+        requests=len(llm.log) - before,
+    )
     if result is None:
         return Outcome(**common, succeeded=False, failed_closed=True, verdict=None, missed=(),
                        honest_total=0, honest_supported=0)
@@ -295,4 +394,8 @@ def run_all(cases=CASES, profiles: list[str] | None = None, always_obey: bool = 
             llm: ObeyingLLM | SimilarQuoteLLM | None = None) -> list[Outcome]:
     llm = llm or ObeyingLLM(always_obey=always_obey)
     with FakeOpenAI(default=llm) as fake:
-        return [run_case(case, profile, fake, llm) for profile in (profiles or profile_specs()) for case in cases]
+        return [
+            run_case(case, profile, fake, llm)
+            for profile in (profiles or profile_specs())
+            for case in cases
+        ]

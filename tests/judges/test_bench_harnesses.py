@@ -3,7 +3,8 @@ at a toy size, on inline records (no ../shared): each script ends well, computes
 records them in the shape bench/README.md promises; and the pieces the figures rest on (the gold
 of a sentence, the fake's closest quote, the controls, the tokenized style) do what they say.
 No figure of the judge is asserted beyond what must hold for any judge worth the name (a claim
-that is its own quote stays SUPPORTED; an invented number behind an always-SUPPORTED LLM is caught)."""
+that is its own quote stays SUPPORTED; an invented number behind an always-SUPPORTED LLM is caught).
+"""
 
 from __future__ import annotations
 
@@ -20,8 +21,17 @@ from bench.controls import KINDS as CONTROL_KINDS
 from bench.controls import make
 from bench.minimal_edits import tokenized
 from bench.oracle import (
-    Judges, OracleLLM, closest, figures, gold_sentences, note_group, passage_sentences, record_gold, run_records,
-    split_notes, styled_record,
+    Judges,
+    OracleLLM,
+    closest,
+    figures,
+    gold_sentences,
+    note_group,
+    passage_sentences,
+    record_gold,
+    run_records,
+    split_notes,
+    styled_record,
 )
 from judges.eval import parse_record
 from judges.types import JudgeRequest
@@ -30,20 +40,30 @@ from tests.fake_openai import FakeOpenAI
 pytestmark = [pytest.mark.bench, pytest.mark.timeout(300)]
 
 ROOT = Path(__file__).resolve().parents[2]
-ROW_KEYS = {"name", "value", "unit", "target", "met", "direction", "command", "measured_at", "machine"}
+ROW_KEYS = {
+    "name",
+    "value",
+    "unit",
+    "target",
+    "met",
+    "direction",
+    "command",
+    "measured_at",
+    "machine",
+}
 
 TOWER = (
-    "The Eiffel Tower is 330 metres tall and stands on the Champ de Mars in Paris. "
-    "It was completed in 1889 as the entrance arch to the World's Fair. "
-    "The tower was designed by the engineering company of Gustave Eiffel, and it is not painted red. "
-    "In 1957, a broadcasting aerial was added to the top of the tower. "
-    "The tower has three levels for visitors, with restaurants on the first and second levels."
+    "The Eiffel Tower is 330 metres tall and stands on the Champ de Mars in Paris. It was completed"
+    " in 1889 as the entrance arch to the World's Fair. The tower was designed by the engineering"
+    " company of Gustave Eiffel, and it is not painted red. In 1957, a broadcasting aerial was"
+    " added to the top of the tower. The tower has three levels for visitors, with restaurants on"
+    " the first and second levels."
 )
 BRIDGE = (
-    "The Golden Gate Bridge opened in 1937 and spans the strait between San Francisco and Marin County. "
-    "The bridge is 2,737 metres long, and its towers rise 227 metres above the water. "
-    "It was the longest suspension bridge in the world until 1964. "
-    "The bridge does not carry trains, but it carries six lanes of traffic and two paths."
+    "The Golden Gate Bridge opened in 1937 and spans the strait between San Francisco and Marin"
+    " County. The bridge is 2,737 metres long, and its towers rise 227 metres above the water. It"
+    " was the longest suspension bridge in the world until 1964. The bridge does not carry trains,"
+    " but it carries six lanes of traffic and two paths."
 )
 SUPPORTED = "The Eiffel Tower is 330 metres tall and stands on the Champ de Mars in Paris."
 INVENTED = "The Eiffel Tower is 450 metres tall and stands on the Champ de Mars in Paris."
@@ -52,13 +72,36 @@ SUMMARY = "The Golden Gate Bridge opened in 1937. It was painted gold by its bui
 
 def _records() -> tuple[list[dict], list[dict]]:
     hagrid = [
-        {"id": "h-1", "dataset": "HAGRID", "task_type": "qa", "question": "How tall is the Eiffel Tower?",
-         "passages": [{"id": "P1", "text": TOWER}], "answer": SUPPORTED + " [1]", "hallucinated": False, "spans": []},
-        {"id": "h-2", "dataset": "HAGRID", "task_type": "qa", "question": "How tall is the Eiffel Tower?",
-         "passages": [{"id": "P1", "text": TOWER}], "answer": INVENTED + " [1]", "hallucinated": True, "spans": []},
-        {"id": "h-3", "dataset": "HAGRID", "task_type": "qa", "question": "How long is the bridge?",
-         "passages": [{"id": "P2", "text": BRIDGE}], "answer": "The bridge is 2,737 metres long [2].",
-         "hallucinated": False, "spans": []},
+        {
+            "id": "h-1",
+            "dataset": "HAGRID",
+            "task_type": "qa",
+            "question": "How tall is the Eiffel Tower?",
+            "passages": [{"id": "P1", "text": TOWER}],
+            "answer": SUPPORTED + " [1]",
+            "hallucinated": False,
+            "spans": [],
+        },
+        {
+            "id": "h-2",
+            "dataset": "HAGRID",
+            "task_type": "qa",
+            "question": "How tall is the Eiffel Tower?",
+            "passages": [{"id": "P1", "text": TOWER}],
+            "answer": INVENTED + " [1]",
+            "hallucinated": True,
+            "spans": [],
+        },
+        {
+            "id": "h-3",
+            "dataset": "HAGRID",
+            "task_type": "qa",
+            "question": "How long is the bridge?",
+            "passages": [{"id": "P2", "text": BRIDGE}],
+            "answer": "The bridge is 2,737 metres long [2].",
+            "hallucinated": False,
+            "spans": [],
+        },
     ]
     start = SUMMARY.index("painted gold")
     faith = [
@@ -84,7 +127,9 @@ def data(tmp_path):
 def _script(tmp_path, *argv: str) -> tuple[str, list[dict]]:
     results = tmp_path / "latest.json"
     env = os.environ | {"BENCH_RESULTS": str(results), "PYTHONUNBUFFERED": "1"}
-    done = subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    done = subprocess.run(
+        [sys.executable, *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240
+    )
     assert done.returncode == 0, f"{argv} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done.stdout, json.loads(results.read_text()) if results.exists() else []
 
@@ -98,15 +143,19 @@ def _rows(rows: list[dict], prefix: str) -> list[dict]:
     return found
 
 
-# --- the oracle ----------------------------------------------------------------------------------------
+# --- the oracle
+# ----------------------------------------------------------------------------------------
 
 
 def test_gold_sentences_follow_the_spans_or_the_record():
-    sentences = gold_sentences(SUMMARY, True, [(SUMMARY.index("painted"), SUMMARY.index("painted") + 7, "Unwanted")])
+    sentences = gold_sentences(
+        SUMMARY, True, [(SUMMARY.index("painted"), SUMMARY.index("painted") + 7, "Unwanted")]
+    )
     assert [g.supported for g in sentences] == [True, False]
     benign = gold_sentences(SUMMARY, False, [(0, 3, "Benign")])
     assert all(g.supported for g in benign)
-    assert not any(g.supported for g in gold_sentences(INVENTED, True, []))  # HAGRID: the record's label
+    # HAGRID: the record's label
+    assert not any(g.supported for g in gold_sentences(INVENTED, True, []))
 
 
 def test_a_styled_record_is_tokenized_and_each_gold_sentence_keeps_its_class():
@@ -119,18 +168,32 @@ def test_a_styled_record_is_tokenized_and_each_gold_sentence_keeps_its_class():
         ("it was painted gold by its builders in 1940 .", False),
     ]
     assert styled_record(record, "plain") == (record.request, record_gold(record))
-    request, gold = styled_record(parse_record(hagrid[1]), "tokenized")  # "... Paris. [1]": the marker kept
+    # "... Paris. [1]": the marker kept
+    request, gold = styled_record(parse_record(hagrid[1]), "tokenized")
     assert request.answer.endswith("paris . [ 1 ]") and [g.supported for g in gold] == [False]
-    listed = parse_record({**faith[0], "answer": "Two bridges:\n1. The Golden Gate Bridge opened in 1937.", "spans": []})
+    listed = parse_record(
+        {
+            **faith[0],
+            "answer": "Two bridges:\n1. The Golden Gate Bridge opened in 1937.",
+            "spans": [],
+        }
+    )
     request, gold = styled_record(listed, "tokenized")  # a list item still opens its line
-    assert request.answer == "two bridges :\n1 . the golden gate bridge opened in 1937 ." and len(gold) == 2
+    assert (
+        request.answer == "two bridges :\n1 . the golden gate bridge opened in 1937 ."
+        and len(gold) == 2
+    )
 
 
 def test_the_fake_quotes_the_closest_passage_sentence_exactly():
-    request = JudgeRequest.model_validate({"passages": [{"id": "P1", "text": TOWER}], "answer": SUPPORTED})
+    request = JudgeRequest.model_validate(
+        {"passages": [{"id": "P1", "text": TOWER}], "answer": SUPPORTED}
+    )
     pool = passage_sentences(request)
     pid, quote = closest("A broadcasting aerial was added in 1957.", pool)
-    assert pid == "P1" and quote == "In 1957, a broadcasting aerial was added to the top of the tower."
+    assert (
+        pid == "P1" and quote == "In 1957, a broadcasting aerial was added to the top of the tower."
+    )
     assert quote in TOWER
 
 
@@ -164,7 +227,9 @@ def test_the_oracle_keeps_a_claim_that_is_its_own_quote_and_catches_an_invented_
 
 
 def test_the_oracle_script_records_both_directions(tmp_path, data):
-    out, rows = _script(tmp_path, "bench/oracle.py", "--data", *map(str, data), "--split", "all", "--examples", "2")
+    out, rows = _script(
+        tmp_path, "bench/oracle.py", "--data", *map(str, data), "--split", "all", "--examples", "2"
+    )
     assert "perfect: gold-supported" in out and "always: gold-unsupported" in out
     perfect = _rows(rows, "oracle perfect LLM supported lowered")
     always = _rows(rows, "oracle always-SUPPORTED LLM unsupported caught")
@@ -174,22 +239,42 @@ def test_the_oracle_script_records_both_directions(tmp_path, data):
     assert sum(r["sentences"] for r in perfect) >= 3
 
 
-# --- controls ---------------------------------------------------------------------------------------------
+# --- controls
+# ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("kind", "item", "expected"), [
-    ("clause_dropped", "The tower, which was built for the fair, stands on the Champ de Mars in Paris.",
-     "The tower stands on the Champ de Mars in Paris."),
-    ("merged", ("The bridge opened in 1937.", "It carries six lanes of traffic."),
-     "The bridge opened in 1937, and it carries six lanes of traffic."),
-    ("reordered", "In 1957, a broadcasting aerial was added to the top of the tower.",
-     "A broadcasting aerial was added to the top of the tower in 1957."),
-    ("synonym", "The tower was completed for the fair.", "The tower was finished for the fair."),
-    ("number_format", "The bridge is 2,737 metres long.", "The bridge is 2737 metres long."),
-    ("contraction", "The bridge does not carry trains.", "The bridge doesn't carry trains."),
-    ("pronoun", ("The bridge opened in 1937.", "The bridge carries six lanes of traffic."),
-     "The bridge opened in 1937. It carries six lanes of traffic."),
-])
+@pytest.mark.parametrize(
+    ("kind", "item", "expected"),
+    [
+        (
+            "clause_dropped",
+            "The tower, which was built for the fair, stands on the Champ de Mars in Paris.",
+            "The tower stands on the Champ de Mars in Paris.",
+        ),
+        (
+            "merged",
+            ("The bridge opened in 1937.", "It carries six lanes of traffic."),
+            "The bridge opened in 1937, and it carries six lanes of traffic.",
+        ),
+        (
+            "reordered",
+            "In 1957, a broadcasting aerial was added to the top of the tower.",
+            "A broadcasting aerial was added to the top of the tower in 1957.",
+        ),
+        (
+            "synonym",
+            "The tower was completed for the fair.",
+            "The tower was finished for the fair.",
+        ),
+        ("number_format", "The bridge is 2,737 metres long.", "The bridge is 2737 metres long."),
+        ("contraction", "The bridge does not carry trains.", "The bridge doesn't carry trains."),
+        (
+            "pronoun",
+            ("The bridge opened in 1937.", "The bridge carries six lanes of traffic."),
+            "The bridge opened in 1937. It carries six lanes of traffic.",
+        ),
+    ],
+)
 def test_each_control_keeps_the_meaning_and_changes_the_words(kind, item, expected):
     control = make(kind, item, random.Random(0))
     assert control is not None and control.kind == kind
@@ -198,15 +283,27 @@ def test_each_control_keeps_the_meaning_and_changes_the_words(kind, item, expect
 
 def test_number_formats_go_both_ways():
     rng = random.Random(0)
-    assert make("number_format", "It has three levels for visitors.", rng).text == "It has 3 levels for visitors."
-    assert make("number_format", "It has 3 levels for visitors.", rng).text == "It has three levels for visitors."
-    assert make("number_format", "The ticket costs $5 at the gate.", rng).text == "The ticket costs 5 dollars at the gate."
-    assert make("number_format", "Ninety-five theses were published.", rng) is None  # not "Ninety-5"
+    assert (
+        make("number_format", "It has three levels for visitors.", rng).text
+        == "It has 3 levels for visitors."
+    )
+    assert (
+        make("number_format", "It has 3 levels for visitors.", rng).text
+        == "It has three levels for visitors."
+    )
+    assert (
+        make("number_format", "The ticket costs $5 at the gate.", rng).text
+        == "The ticket costs 5 dollars at the gate."
+    )
+    # not "Ninety-5"
+    assert make("number_format", "Ninety-five theses were published.", rng) is None
 
 
 def test_no_control_rewords_a_quotation():
     rng = random.Random(0)
-    assert make("number_format", 'He said "the two most recent surveys agree" in 2010.', rng) is None
+    assert (
+        make("number_format", 'He said "the two most recent surveys agree" in 2010.', rng) is None
+    )
     assert make("number_format", 'He said "the surveys agree" in two reports.', rng).after == "2"
 
 
@@ -225,7 +322,8 @@ def test_the_controls_script_records_a_kept_share_per_judge(tmp_path, data):
     assert all(0.0 <= r["value"] <= 1.0 and r["target"] == 0.97 for r in kept)
 
 
-# --- text styles ---------------------------------------------------------------------------------------------
+# --- text styles
+# ---------------------------------------------------------------------------------------------
 
 
 def test_tokenized_text_is_lowercased_ptb():
@@ -237,8 +335,18 @@ def test_tokenized_text_is_lowercased_ptb():
 
 
 def test_the_edit_styles_script_judges_both_styles_with_both_judges(tmp_path, data):
-    out, rows = _script(tmp_path, "bench/edit_styles.py", "--data", *map(str, data), "--split", "all",
-                        "--kinds", "number", "year", "verbatim")
+    out, rows = _script(
+        tmp_path,
+        "bench/edit_styles.py",
+        "--data",
+        *map(str, data),
+        "--split",
+        "all",
+        "--kinds",
+        "number",
+        "year",
+        "verbatim",
+    )
     assert "tokenized always" in out
     figures_ = _rows(rows, "minimal edits ")
     names = {r["name"] for r in figures_}

@@ -31,8 +31,13 @@ NOT_CHECKED = "Not checked: the answer has more than"
 
 def _request(answer: str, *texts: str) -> JudgeRequest:
     texts = texts or (FARE_POLICY,)
-    return JudgeRequest.model_validate({"question": "Fares?", "answer": answer,
-                                        "passages": [{"id": f"P{n}", "text": t} for n, t in enumerate(texts, 1)]})
+    return JudgeRequest.model_validate(
+        {
+            "question": "Fares?",
+            "answer": answer,
+            "passages": [{"id": f"P{n}", "text": t} for n, t in enumerate(texts, 1)],
+        }
+    )
 
 
 def _unchecked(result):
@@ -40,7 +45,8 @@ def _unchecked(result):
     return [claim for claim in result.claims if claim.explanation.startswith("Not checked:")]
 
 
-# --- real answers are read whole -------------------------------------------------------------------
+# --- real answers are read whole
+# -------------------------------------------------------------------
 
 
 def test_no_dev_answer_comes_near_a_cap():
@@ -63,7 +69,9 @@ def _price(number: int) -> str:
 def _priced(count: int) -> str:
     """Sentences of `count` distinct prices, two to a sentence (so that the values cap comes
     before the sentences cap)."""
-    return " ".join(f"The fare is {_price(2 * n)} or {_price(2 * n + 1)}." for n in range(count // 2))
+    return " ".join(
+        f"The fare is {_price(2 * n)} or {_price(2 * n + 1)}." for n in range(count // 2)
+    )
 
 
 def _named(count: int) -> list[str]:
@@ -72,16 +80,35 @@ def _named(count: int) -> list[str]:
     return [letters[n // 26 % 26] + letters[n % 26] for n in range(count)]
 
 
-@pytest.mark.parametrize("answer, reason, stop", [
-    (_priced(MAX_VALUES + 40), f"more than {MAX_VALUES} distinct numbers ({MAX_VALUES + 40})",
-     f"The fare is {_price(MAX_VALUES)} or"),
-    (" ".join(f"Pass {name} works." for name in _named(MAX_PIECES + 5)), f"more than {MAX_PIECES} sentences",
-     f"Pass {_named(MAX_PIECES + 1)[-1]} works."),
-    (" ".join(f"It says “fares rise in zone {n}” here." for n in range(MAX_QUOTATIONS + 5)),
-     f"more than {MAX_QUOTATIONS} quotations", f"It says “fares rise in zone {MAX_QUOTATIONS}”"),
-    (" ".join(f"Seniors ride at half fare [P1]{' [P1]' * 9}." for _ in range(MAX_CITATIONS // 10 + 3)),
-     f"more than {MAX_CITATIONS} citation markers", "Seniors ride at half fare"),
-], ids=["values", "sentences", "quotations", "citations"])
+@pytest.mark.parametrize(
+    "answer, reason, stop",
+    [
+        (
+            _priced(MAX_VALUES + 40),
+            f"more than {MAX_VALUES} distinct numbers ({MAX_VALUES + 40})",
+            f"The fare is {_price(MAX_VALUES)} or",
+        ),
+        (
+            " ".join(f"Pass {name} works." for name in _named(MAX_PIECES + 5)),
+            f"more than {MAX_PIECES} sentences",
+            f"Pass {_named(MAX_PIECES + 1)[-1]} works.",
+        ),
+        (
+            " ".join(f"It says “fares rise in zone {n}” here." for n in range(MAX_QUOTATIONS + 5)),
+            f"more than {MAX_QUOTATIONS} quotations",
+            f"It says “fares rise in zone {MAX_QUOTATIONS}”",
+        ),
+        (
+            " ".join(
+                f"Seniors ride at half fare [P1]{' [P1]' * 9}."
+                for _ in range(MAX_CITATIONS // 10 + 3)
+            ),
+            f"more than {MAX_CITATIONS} citation markers",
+            "Seniors ride at half fare",
+        ),
+    ],
+    ids=["values", "sentences", "quotations", "citations"],
+)
 def test_the_judge_reads_up_to_a_cap_and_says_what_it_left(answer, reason, stop):
     extent = checked_extent(answer)
     assert reason in extent.reason
@@ -96,7 +123,9 @@ def test_the_judge_reads_up_to_a_cap_and_says_what_it_left(answer, reason, stop)
 
 
 def test_one_sentence_past_a_cap_is_read_up_to_the_value_that_passes_it():
-    answer = "The fares are " + ", ".join(f"${n}.{n % 100:02d}" for n in range(1, MAX_VALUES + 60)) + "."
+    answer = (
+        "The fares are " + ", ".join(f"${n}.{n % 100:02d}" for n in range(1, MAX_VALUES + 60)) + "."
+    )
     extent = checked_extent(answer)
     assert answer[extent.end:].startswith(f"${MAX_VALUES + 1}.")
     result = judge_offline(_request(answer))
@@ -137,7 +166,11 @@ def test_every_backend_has_what_lies_past_a_cap_lowered(fare_request):
     past = [claim for claim in result.claims if claim.answer_span[0] >= extent.end]
     assert past and all(claim.label == "UNSUPPORTED" for claim in past)
     assert all(NOT_CHECKED in claim.explanation for claim in past)
-    assert not any(NOT_CHECKED in claim.explanation for claim in result.claims if claim.answer_span[1] <= extent.end)
+    assert not any(
+        NOT_CHECKED in claim.explanation
+        for claim in result.claims
+        if claim.answer_span[1] <= extent.end
+    )
     assert result.verdict != "GROUNDED"
 
 
@@ -146,7 +179,12 @@ def test_a_backend_result_past_the_claim_cap_has_the_rest_lowered_unread(monkeyp
     request = fare_request("The regular adult fare is $2.75 per ride. A 30-day pass costs $86.00. "
                            "Children under 5 ride free. Reduced Fare passes for seniors cost $43.")
     result = apply_checks(request, backend_result(request.answer, *sentence_claims(request)))
-    assert [claim.label for claim in result.claims] == ["SUPPORTED", "SUPPORTED", "UNSUPPORTED", "UNSUPPORTED"]
+    assert [claim.label for claim in result.claims] == [
+        "SUPPORTED",
+        "SUPPORTED",
+        "UNSUPPORTED",
+        "UNSUPPORTED",
+    ]
     assert all("the checks read the first 2." in claim.explanation for claim in result.claims[2:])
     assert result.verdict == "MOSTLY_GROUNDED" and result.grounding_score == 0.5
     assert "Remove or source c3, c4" in result.rewrite_note
@@ -158,7 +196,9 @@ def test_a_backend_result_past_the_claim_cap_has_the_rest_lowered_unread(monkeyp
 def test_a_long_line_is_split_in_chunks_to_the_sentences_of_the_whole_line(monkeypatch):
     read: list[int] = []
     split = sentences._pysbd_sentences
-    monkeypatch.setattr(sentences, "_pysbd_sentences", lambda line: read.append(len(line)) or split(line))
+    monkeypatch.setattr(
+        sentences, "_pysbd_sentences", lambda line: read.append(len(line)) or split(line)
+    )
     line = " ".join(f"Zone {name} is open. Seniors ride free on the {name} line, e.g. at noon."
                     for name in _named(80))
     chunked = sentences._split_sentences.__wrapped__(line)
@@ -187,7 +227,10 @@ COSTLIEST_FAMILIES = ("numbers-one-list", "tiny-sentences", "quotations", "citat
 def test_a_request_of_each_worst_case_family_costs_a_bounded_time(family):
     caps = worst_case.Caps(1.0)
     request = JudgeRequest.model_validate(
-        worst_case.within_caps(worst_case.FAMILIES[family](caps, random.Random(worst_case.SEED)), caps))
+        worst_case.within_caps(
+            worst_case.FAMILIES[family](caps, random.Random(worst_case.SEED)), caps
+        )
+    )
     passage_index.clear_caches()
     started = time.process_time()
     result = judge_offline(request)
@@ -204,30 +247,71 @@ def test_a_request_of_each_worst_case_family_costs_a_bounded_time(family):
 
 # --- the provenance check reads each passage's section ids once ------------------------------
 
-_SECTION_TEXT = st.lists(st.sampled_from(["Section ", "section", "Sec. ", "sec.", "§", "§ ", " ", "4", "2", ".",
-                                          "a", "B", "1", "0", "x", ",", "\n", "SECTION  ", "_", "٤"]), max_size=12)
+_SECTION_TEXT = st.lists(
+    st.sampled_from(
+        [
+            "Section ",
+            "section",
+            "Sec. ",
+            "sec.",
+            "§",
+            "§ ",
+            " ",
+            "4",
+            "2",
+            ".",
+            "a",
+            "B",
+            "1",
+            "0",
+            "x",
+            ",",
+            "\n",
+            "SECTION  ",
+            "_",
+            "٤",
+        ]
+    ),
+    max_size=12,
+)
 
 
 @settings(max_examples=1000, deadline=None)
-@given(_SECTION_TEXT, st.sampled_from(["4", "4.2", "4.2a", "2", "12", "1.0", "4a", "42", "2.1", "0", "4B", "٤"]))
+@given(
+    _SECTION_TEXT,
+    st.sampled_from(["4", "4.2", "4.2a", "2", "12", "1.0", "4a", "42", "2.1", "0", "4B", "٤"]),
+)
 def test_a_passage_names_a_section_as_one_search_for_it_finds(pieces, sid):
     """What a search of each passage for each section id found (the rule before the index)."""
     text = "".join(pieces)
     searched = re.compile(rf"(?:section|sec\.|§)\s*{re.escape(sid)}(?![\w.]?\d)", re.IGNORECASE)
-    assert mentions._text_names_section(sid, [SimpleNamespace(text=text)]) == bool(searched.search(text))
+    assert mentions._text_names_section(sid, [SimpleNamespace(text=text)]) == bool(
+        searched.search(text)
+    )
 
 
 # --- the support check: closest sentences by stem, and its budget ------------------------------
 
-_WORDS = st.sampled_from(["fare", "rider", "pass", "zone", "senior", "bus", "free", "monthly", "card", "train"])
-_SENTENCE = st.lists(_WORDS, min_size=1, max_size=6).map(lambda words: " ".join(words).capitalize() + ".")
+_WORDS = st.sampled_from(
+    ["fare", "rider", "pass", "zone", "senior", "bus", "free", "monthly", "card", "train"]
+)
+_SENTENCE = st.lists(_WORDS, min_size=1, max_size=6).map(
+    lambda words: " ".join(words).capitalize() + "."
+)
 _PASSAGE_TEXT = st.lists(_SENTENCE, min_size=1, max_size=6).map(" ".join)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(_PASSAGE_TEXT, min_size=1, max_size=4), st.sets(st.sampled_from(
-    ["fare", "rider", "pass", "zone", "senior", "bus", "free", "monthli", "card", "train"]), max_size=5),
-    st.booleans())
+@given(
+    st.lists(_PASSAGE_TEXT, min_size=1, max_size=4),
+    st.sets(
+        st.sampled_from(
+            ["fare", "rider", "pass", "zone", "senior", "bus", "free", "monthli", "card", "train"]
+        ),
+        max_size=5,
+    ),
+    st.booleans(),
+)
 def test_the_closest_sentences_are_those_comparing_every_sentence_gives(texts, wanted, rough):
     """How they were found before: every sentence of every passage compared with the claim, sorted
     stably by the stems shared, the first three kept that share one."""
@@ -235,16 +319,23 @@ def test_the_closest_sentences_are_those_comparing_every_sentence_gives(texts, w
     scored = []
     for passage in passages:
         spans = rough_pieces(passage.text) if rough else split_sentences(passage.text)
-        scored += [(len(wanted & stems(passage.text[s:e])), passage.id, passage.text[s:e]) for s, e in spans]
+        scored += [
+            (len(wanted & stems(passage.text[s:e])), passage.id, passage.text[s:e])
+            for s, e in spans
+        ]
     scored.sort(key=lambda row: -row[0])
-    expected = [(pid, sentence) for shared, pid, sentence in scored[:trust.CLOSEST_SENTENCES] if shared]
+    expected = [
+        (pid, sentence) for shared, pid, sentence in scored[: trust.CLOSEST_SENTENCES] if shared
+    ]
     assert trust._closest_sentences(wanted, passages, rough, [0]) == expected
 
 
 def test_the_support_check_lowers_the_claims_past_its_budget(monkeypatch, fare_request):
     monkeypatch.setattr(trust, "MAX_SCORED", 1)
-    request = fare_request("Seniors pay a reduced fare with a Senior ID card. Children ride free with an adult. "
-                           "Passes are sold at vending machines in every station.")
+    request = fare_request(
+        "Seniors pay a reduced fare with a Senior ID card. Children ride free with an adult. "
+        "Passes are sold at vending machines in every station."
+    )
     result = apply_checks(request, backend_result(request.answer, *sentence_claims(request)))
     notes = ["Not checked: the answer has claims whose words fill the passages" in c.explanation
              for c in result.claims]

@@ -1,4 +1,5 @@
-"""judges.checks.apply: how findings land on a backend's result, and the checks through the engine."""
+"""judges.checks.apply: how findings land on a backend's result, and the checks through the
+engine."""
 
 from __future__ import annotations
 
@@ -10,7 +11,15 @@ import judges
 from judges.checks import apply_checks, provenance_verdict
 from judges.engine import JudgeOutput
 from judges.backends.offline.judge import judge_offline
-from judges.types import LABEL_SEVERITY, VERDICT_SEVERITY, Claim, Fabrication, JudgeInfo, JudgeRequest, JudgeResult
+from judges.types import (
+    LABEL_SEVERITY,
+    VERDICT_SEVERITY,
+    Claim,
+    Fabrication,
+    JudgeInfo,
+    JudgeRequest,
+    JudgeResult,
+)
 from tests.judges.checking import (
     assert_spans_exact,
     backend_result,
@@ -22,7 +31,9 @@ from tests.judges.checking import (
 
 
 def test_a_grounded_answer_is_left_exactly_as_the_backend_returned_it(fare_request):
-    request = fare_request("The regular adult fare is $2.75 per ride. A 30-day pass costs 86 dollars [P2].")
+    request = fare_request(
+        "The regular adult fare is $2.75 per ride. A 30-day pass costs 86 dollars [P2]."
+    )
     before = backend_result(request.answer, *sentence_claims(request))
     assert apply_checks(request, before) == before
 
@@ -54,7 +65,11 @@ def test_a_finding_in_text_no_claim_covers_adds_a_claim_for_it(fare_request):
     result = checked(request, ("The regular adult fare is $2.75 per ride.", "SUPPORTED"))
     assert [c.id for c in result.claims] == ["c1", "c2"]
     added = result.claims[1]
-    assert (added.text, added.label, added.category) == ("Weekend passes cost $75.00.", "UNSUPPORTED", "price")
+    assert (added.text, added.label, added.category) == (
+        "Weekend passes cost $75.00.",
+        "UNSUPPORTED",
+        "price",
+    )
     assert answer[slice(*added.answer_span)] == added.text
     assert "Number check: '$75.00'" in added.explanation
     assert result.grounding_score == 0.5 and result.verdict == "MOSTLY_GROUNDED"
@@ -64,7 +79,9 @@ def test_a_finding_in_text_no_claim_covers_adds_a_claim_for_it(fare_request):
 def test_an_added_claim_does_not_overlap_the_claims_beside_it(fare_request):
     answer = "Adults pay $2.75, weekend passes cost $75.00, and children under 5 ride free."
     request = fare_request(answer)
-    result = checked(request, ("Adults pay $2.75", "SUPPORTED"), ("children under 5 ride free", "SUPPORTED"))
+    result = checked(
+        request, ("Adults pay $2.75", "SUPPORTED"), ("children under 5 ride free", "SUPPORTED")
+    )
     added = result.claims[-1]
     assert added.text == "weekend passes cost $75.00"
     assert answer[slice(*added.answer_span)] == added.text
@@ -74,7 +91,9 @@ def test_a_backend_fabrication_is_not_reported_twice(fare_request):
     answer = "Weekend passes cost $75.00."
     request = fare_request(answer)
     before = backend_result(answer, (answer, "UNSUPPORTED"))
-    before.fabrications.append(Fabrication(kind="statistic", text="$75.00", answer_span=(20, 26), reason="model"))
+    before.fabrications.append(
+        Fabrication(kind="statistic", text="$75.00", answer_span=(20, 26), reason="model")
+    )
     after = apply_checks(request, before)
     assert after.fabrications == before.fabrications
 
@@ -87,21 +106,39 @@ def test_the_verdict_is_never_more_grounded_than_the_backend_said(fare_request):
 
 
 def test_checks_are_idempotent(fare_request):
-    request = fare_request('Weekend passes cost $75.00 [P3]. The policy says "seniors ride free always and forever".')
+    request = fare_request(
+        'Weekend passes cost $75.00 [P3]. The policy says "seniors ride free always and forever".'
+    )
     once = apply_checks(request, judge_offline(request))
     assert apply_checks(request, once) == once
 
 
-# --- never removing, never raising -----------------------------------------------------------------
+# --- never removing, never raising
+# -----------------------------------------------------------------
 
 VARIED_ANSWERS = [
-    "The regular adult fare is $2.75 per ride. Riders aged 65 and older pay $1.35 with a Senior ID card.",
+    (
+        "The regular adult fare is $2.75 per ride. Riders aged 65 and older pay $1.35 with a Senior"
+        " ID card."
+    ),
     "A weekend pass costs $3.00 [P2]. Children under 5 ride free [P4].",
     'The tariff says "every rider may bring a bicycle for free". Seniors pay 1.35 dollars.',
-    "As of our data fetched on 2026-07-01, a 30-day pass costs $86.00. This is from the Fare Policy, section 4.2.",
-    "Seniors pay $1.50 per ride [1]. Reduced Fare passes for seniors cost $43 (P2). Contact Metro for details.",
-    "According to the Federal Transit Administration, passes are sold at station vending machines since March 2019.",
-    "Here is what the policy says:\n1. Adults pay $2.75 per ride\n2. A 30-day pass costs fifty dollars",
+    (
+        "As of our data fetched on 2026-07-01, a 30-day pass costs $86.00. This is from the Fare"
+        " Policy, section 4.2."
+    ),
+    (
+        "Seniors pay $1.50 per ride [1]. Reduced Fare passes for seniors cost $43 (P2). Contact"
+        " Metro for details."
+    ),
+    (
+        "According to the Federal Transit Administration, passes are sold at station vending"
+        " machines since March 2019."
+    ),
+    (
+        "Here is what the policy says:\n1. Adults pay $2.75 per ride\n2. A 30-day pass costs fifty"
+        " dollars"
+    ),
 ]
 
 
@@ -141,11 +178,15 @@ def _demo_requests() -> dict[str, JudgeRequest]:
 def demo():
     requests = _demo_requests()
     config = judges.JudgeConfig(backend="offline")
-    return {key: (request, judges.judge(request, config).result) for key, request in requests.items()}
+    return {
+        key: (request, judges.judge(request, config).result) for key, request in requests.items()
+    }
 
 
 def _claim_over(result: JudgeResult, span) -> Claim:
-    return next(c for c in result.claims if c.answer_span[0] <= span[0] and span[1] <= c.answer_span[1])
+    return next(
+        c for c in result.claims if c.answer_span[0] <= span[0] and span[1] <= c.answer_span[1]
+    )
 
 
 def test_demo_008_invented_fetch_date_is_caught(demo):
@@ -160,7 +201,10 @@ def test_demo_008_invented_fetch_date_is_caught(demo):
 def test_demo_010_fabricated_quotation_is_caught(demo):
     request, result = demo["demo-010"]
     [fabrication] = [f for f in result.fabrications if f.kind == "quote"]
-    assert fabrication.text == '"stored value on a LakePass card never expires and is always fully refundable."'
+    assert (
+        fabrication.text
+        == '"stored value on a LakePass card never expires and is always fully refundable."'
+    )
     assert request.answer[slice(*fabrication.answer_span)] == fabrication.text
     assert _claim_over(result, fabrication.answer_span).label == "UNSUPPORTED"
 
@@ -186,9 +230,14 @@ def test_the_checks_add_nothing_to_the_grounded_demos(demo):
 
 def test_the_demo_001_provenance_statement_agrees_with_the_headers(demo):
     request, _ = demo["demo-001"]
-    assert provenance_verdict(
-        "This is from the LRT Fare Policy and Tariff, sections 2.1 and 2.4 (fetched 2026-08-16).", request
-    ) == "agrees"
+    assert (
+        provenance_verdict(
+            "This is from the LRT Fare Policy and Tariff, sections 2.1 and 2.4 (fetched"
+            " 2026-08-16).",
+            request,
+        )
+        == "agrees"
+    )
 
 
 def test_the_engine_runs_the_checks_after_the_openai_backend_too(fare_request, monkeypatch):
@@ -197,9 +246,14 @@ def test_the_engine_runs_the_checks_after_the_openai_backend_too(fare_request, m
     answer = "The regular adult fare is $2.75 per ride. Weekend passes cost $75.00."
     request = fare_request(answer)
     model_result = backend_result(answer, *sentence_claims(request))
-    monkeypatch.setattr(openai_chat, "judge_openai",
-                        lambda request, config, profile: JudgeOutput(model_result, raw_output='{"raw": 1}'))
-    output = judges.judge(request, judges.JudgeConfig(backend="openai", base_url="http://fake", model="m"))
+    monkeypatch.setattr(
+        openai_chat,
+        "judge_openai",
+        lambda request, config, profile: JudgeOutput(model_result, raw_output='{"raw": 1}'),
+    )
+    output = judges.judge(
+        request, judges.JudgeConfig(backend="openai", base_url="http://fake", model="m")
+    )
     assert output.raw_output == '{"raw": 1}'  # the backend's own output, for the audit trail
     assert [c.label for c in output.result.claims] == ["SUPPORTED", "UNSUPPORTED"]
     assert [f.text for f in output.result.fabrications] == ["$75.00"]
@@ -211,13 +265,24 @@ def test_checking_twice_adds_nothing_when_a_finding_belongs_to_a_claim_another_f
     from judges.checks import apply_checks
 
     sentence = "Children under 5 ride free [P3]."
-    request = JudgeRequest.model_validate({
-        "passages": [{"id": "P1", "text": "Riders aged 65 and older pay $1.35.", "source_url": "https://metro.example/"}],
-        "answer": f"Source: https://x.example/a {sentence} {sentence}",
-    })
+    request = JudgeRequest.model_validate(
+        {
+            "passages": [
+                {
+                    "id": "P1",
+                    "text": "Riders aged 65 and older pay $1.35.",
+                    "source_url": "https://metro.example/",
+                }
+            ],
+            "answer": f"Source: https://x.example/a {sentence} {sentence}",
+        }
+    )
     before = JudgeResult(
-        verdict="GROUNDED", grounding_score=1.0,
-        claims=[Claim(id="c2", text=sentence, label="SUPPORTED", category="other", explanation="model")],
+        verdict="GROUNDED",
+        grounding_score=1.0,
+        claims=[
+            Claim(id="c2", text=sentence, label="SUPPORTED", category="other", explanation="model")
+        ],
         judge=JudgeInfo(profile="claim_audit", prompt_version="v1", backend="openai", model="m"),
     )
     once = apply_checks(request, before)

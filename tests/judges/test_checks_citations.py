@@ -40,12 +40,19 @@ def test_a_citation_must_share_most_of_the_sentence_words(fare_request):
     request = fare_request(answer)
     [fabrication] = checked(request, (answer, "SUPPORTED")).fabrications
     assert "P1 does not support this sentence" in fabrication.reason
-    assert checked(fare_request(answer.replace("P1", "P2")), (answer.replace("P1", "P2"), "SUPPORTED")).fabrications == []
+    assert (
+        checked(
+            fare_request(answer.replace("P1", "P2")), (answer.replace("P1", "P2"), "SUPPORTED")
+        ).fabrications
+        == []
+    )
     assert CITATION_MIN_RECALL == 0.5
 
 
 def test_a_supporting_citation_passes_and_several_citations_are_judged_together(fare_request):
-    answer = "Adults pay $2.75 per ride and a 30-day pass costs $86.00 [P1, P2]. Seniors pay $1.35 (P1)."
+    answer = (
+        "Adults pay $2.75 per ride and a 30-day pass costs $86.00 [P1, P2]. Seniors pay $1.35 (P1)."
+    )
     request = fare_request(answer)
     result = checked(request, *sentence_claims(request))
     assert result.fabrications == []
@@ -83,7 +90,9 @@ def test_bare_numbers_resolve_to_p_numbered_passages_and_to_literal_ids(fare_req
     assert resolve_citation("2", p_numbered) == "P2"
     assert resolve_citation("p1", p_numbered) == "P1"
     assert resolve_citation("3", p_numbered) is None
-    literal = fare_request("x", passages=[{"id": "1", "text": "a"}, {"id": "3", "text": "b"}]).passages
+    literal = fare_request(
+        "x", passages=[{"id": "1", "text": "a"}, {"id": "3", "text": "b"}]
+    ).passages
     assert resolve_citation("3", literal) == "3"
     assert resolve_citation("P3", literal) == "3"
     assert resolve_citation("2", literal) is None
@@ -97,9 +106,16 @@ def test_a_bare_number_citation_of_a_missing_p_passage_is_named_as_such(fare_req
 
 def test_a_marker_copied_with_its_sentence_from_a_passage_is_no_citation():
     # Web text keeps its own footnote markers: a verbatim copy carries them (issue 27).
-    passage = "The circuit opened in 1991 and has hosted the Spanish Grand Prix every year since.[20,21] It is 4.6 km long."
-    answer = "The circuit opened in 1991 and has hosted the Spanish Grand Prix every year since.[20,21]"
+    passage = (
+        "The circuit opened in 1991 and has hosted the Spanish Grand Prix every year since.[20,21]"
+        " It is 4.6 km long."
+    )
+    answer = (
+        "The circuit opened in 1991 and has hosted the Spanish Grand Prix every year since.[20,21]"
+    )
     request = JudgeRequest(passages=[{"id": "P1", "text": passage}], answer=answer)
     assert check_citations(Answer(request)) == []
-    invented = JudgeRequest(passages=[{"id": "P1", "text": passage}], answer="The circuit is 4.6 km long [20].")
+    invented = JudgeRequest(
+        passages=[{"id": "P1", "text": passage}], answer="The circuit is 4.6 km long [20]."
+    )
     assert [f.fabrication.kind for f in check_citations(Answer(invented))] == ["citation"]

@@ -35,14 +35,19 @@ def test_a_fetch_date_that_agrees_with_the_headers_is_not_flagged(fare_request):
 
 def test_a_fetch_date_is_checked_against_fetched_at_never_the_passage_text(fare_request):
     answer = "Our data was fetched on 2026-07-01."
-    request = fare_request(answer, passages=[{"text": "Fares changed on 2026-07-01.", "fetched_at": "2026-08-12"}])
+    request = fare_request(
+        answer, passages=[{"text": "Fares changed on 2026-07-01.", "fetched_at": "2026-08-12"}]
+    )
     [fabrication] = checked(request, (answer, "SUPPORTED")).fabrications
     assert fabrication.reason == "no passage was fetched on 2026-07-01 (fetched: 2026-08-12)"
 
 
 def test_an_as_of_date_the_passage_text_states_is_a_policy_date_not_a_fetch_date(fare_request):
     answer = "As of July 1, 2026, adults pay $2.75."
-    request = fare_request(answer, passages=[{"text": "From July 1, 2026, adults pay $2.75.", "fetched_at": "2026-08-12"}])
+    request = fare_request(
+        answer,
+        passages=[{"text": "From July 1, 2026, adults pay $2.75.", "fetched_at": "2026-08-12"}],
+    )
     assert checked(request, (answer, "SUPPORTED")).fabrications == []
 
 
@@ -59,15 +64,24 @@ def test_a_fetch_date_with_no_fetch_dates_in_the_headers_is_still_a_fabrication(
     answer = "This data was fetched on 2026-08-16."
     request = fare_request(answer, passages=[{"text": "Adults pay $2.75."}])
     [fabrication] = checked(request, (answer, "SUPPORTED")).fabrications
-    assert fabrication.reason == "no passage was fetched on 2026-08-16 (fetched: no passage gives a fetch date)"
+    assert (
+        fabrication.reason
+        == "no passage was fetched on 2026-08-16 (fetched: no passage gives a fetch date)"
+    )
 
 
 def test_an_invented_agency_document_section_or_url_is_an_entity_fabrication(fare_request):
     cases = {
-        "According to the Federal Transit Administration, seniors pay $1.35 per ride.": "Federal Transit Administration",
-        "The Metro Senior Handbook states that seniors pay $1.35 per ride.": "Metro Senior Handbook",
+        "According to the Federal Transit Administration, seniors pay $1.35 per ride.": (
+            "Federal Transit Administration"
+        ),
+        "The Metro Senior Handbook states that seniors pay $1.35 per ride.": (
+            "Metro Senior Handbook"
+        ),
         "Seniors pay $1.35 per ride (Fare Policy, section 9.1).": "section 9.1",
-        "Seniors pay $1.35 per ride. Source: https://metro.example/seniors": "https://metro.example/seniors",
+        "Seniors pay $1.35 per ride. Source: https://metro.example/seniors": (
+            "https://metro.example/seniors"
+        ),
     }
     for answer, named in cases.items():
         request = fare_request(answer)
@@ -79,7 +93,9 @@ def test_an_invented_agency_document_section_or_url_is_an_entity_fabrication(far
 
 
 def test_a_named_source_that_agrees_with_a_header_is_not_flagged(fare_request):
-    answer = "The Metro fare policy states that seniors pay $1.35 per ride (Fare Policy, section 4.2)."
+    answer = (
+        "The Metro fare policy states that seniors pay $1.35 per ride (Fare Policy, section 4.2)."
+    )
     request = fare_request(answer)
     assert checked(request, (answer, "SUPPORTED")).fabrications == []
     # It agrees, but it also states a fare, so it is not *only* a provenance statement.

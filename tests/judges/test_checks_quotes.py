@@ -15,7 +15,10 @@ def test_a_verbatim_quotation_passes(fare_request):
 
 
 def test_quotations_are_matched_after_normalization(fare_request):
-    answer = "It reads: “a 30–day  PASS costs $86.00 and is valid” and 'Reduced Fare passes for seniors cost $43.'"
+    answer = (
+        "It reads: “a 30–day  PASS costs $86.00 and is valid” and 'Reduced Fare passes for seniors"
+        " cost $43.'"
+    )
     request = fare_request(answer)
     assert len(quotations(answer)) == 2
     assert checked(request, *sentence_claims(request)).fabrications == []
@@ -29,8 +32,11 @@ def test_an_ellipsis_in_a_quotation_stands_for_a_gap(fare_request):
 def test_a_fabricated_quotation_is_a_quote_fabrication_and_its_claim_unsupported(fare_request):
     answer = 'Seniors pay less. The policy says "seniors always ride free on weekends" for sure.'
     request = fare_request(answer)
-    result = checked(request, ("Seniors pay less.", "SUPPORTED"),
-                     ('The policy says "seniors always ride free on weekends" for sure.', "SUPPORTED"))
+    result = checked(
+        request,
+        ("Seniors pay less.", "SUPPORTED"),
+        ('The policy says "seniors always ride free on weekends" for sure.', "SUPPORTED"),
+    )
     [fabrication] = result.fabrications
     assert fabrication.kind == "quote"
     assert fabrication.text == '"seniors always ride free on weekends"'
@@ -38,7 +44,10 @@ def test_a_fabricated_quotation_is_a_quote_fabrication_and_its_claim_unsupported
     assert fabrication.reason == '"seniors always ride free on weekends" appears in no passage'
     assert answer[34:72] == fabrication.text
     assert [c.label for c in result.claims] == ["SUPPORTED", "UNSUPPORTED"]
-    assert 'Quote check: "seniors always ride free on weekends" appears in no passage.' in result.claims[1].explanation
+    assert (
+        'Quote check: "seniors always ride free on weekends" appears in no passage.'
+        in result.claims[1].explanation
+    )
     assert result.claims[1].explanation.startswith("Model says so.")  # appended, not replaced
 
 
@@ -49,11 +58,23 @@ def test_numbers_inside_a_fabricated_quotation_are_reported_once_as_the_quote(fa
 
 
 def test_short_scare_quotes_and_apostrophes_are_not_quotations():
-    assert quotations('Seniors ride "free". The riders\' cards don\'t expire and the seniors\' passes are \'valid\'.') == []
+    assert (
+        quotations(
+            'Seniors ride "free". The riders\' cards don\'t expire and the seniors\' passes are'
+            ' \'valid\'.'
+        )
+        == []
+    )
 
 
 def test_a_title_in_quotation_marks_is_a_name_not_a_quotation():
-    assert quotations('The program is called "Ride to Learn for All Students" and the film "Beauty and the Beast."') == []
+    assert (
+        quotations(
+            'The program is called "Ride to Learn for All Students" and the film "Beauty and the'
+            ' Beast."'
+        )
+        == []
+    )
     assert len(quotations('The policy says "Ride Free on weekends and holidays"')) == 1
 
 

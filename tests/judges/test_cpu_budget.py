@@ -33,7 +33,9 @@ def test_an_answer_that_burns_cpu_fails_its_judging_with_the_budget_named():
 
 
 def test_a_cheap_answer_is_judged_within_the_same_budget():
-    request = JudgeRequest.model_validate({"answer": "The fare is $1.00.", "passages": [{"text": "The fare is $1.00."}]})
+    request = JudgeRequest.model_validate(
+        {"answer": "The fare is $1.00.", "passages": [{"text": "The fare is $1.00."}]}
+    )
     assert judges.judge(request, JudgeConfig(cpu_budget_s=0.3)).result.verdict == "GROUNDED"
 
 
@@ -77,7 +79,9 @@ def test_a_budget_exception_dropped_where_python_ignores_exceptions_is_raised_ag
 
     calls = []
 
-    def in_a_gc_callback(phase, info):  # as hypothesis leaves one installed: exceptions in it are dropped
+    def in_a_gc_callback(
+        phase, info
+    ):  # as hypothesis leaves one installed: exceptions in it are dropped
         if phase == "start" and not calls:
             calls.append(phase)
             _burn(0.3)  # the budget runs out in here

@@ -1,5 +1,5 @@
-"""Every demo answer, judged by the offline judge and the checks, comes out as its golden label says:
-GROUNDED exactly when it is not hallucinated, and each golden span under a flagged claim or a
+"""Every demo answer, judged by the offline judge and the checks, comes out as its golden label
+says: GROUNDED exactly when it is not hallucinated, and each golden span under a flagged claim or a
 fabrication."""
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ def _flagged_spans(result) -> list[tuple[int, int]]:
                  if r.id in _KNOWN_MISSES else []) for r in _RECORDS])
 def test_a_demo_answer_is_judged_as_its_golden_label_says(record):
     result = checks.apply_checks(record.request, judge_offline(record.request))
-    assert (result.verdict != "GROUNDED") == record.hallucinated, [(c.label, c.text) for c in result.claims]
+    assert (result.verdict != "GROUNDED") == record.hallucinated, [
+        (c.label, c.text) for c in result.claims
+    ]
     flagged = _flagged_spans(result)
     for gold in record.spans:
         missed = record.request.answer[gold.start:gold.end]

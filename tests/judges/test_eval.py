@@ -1,4 +1,5 @@
-"""`python -m judges eval` and the metrics behind it, on tiny synthetic datasets (never ../shared)."""
+"""`python -m judges eval` and the metrics behind it, on tiny synthetic datasets (never
+../shared)."""
 
 import json
 import os
@@ -22,23 +23,35 @@ def record(record_id, answer, hallucinated, *, spans=(), task_type="summarizatio
            sentence_labels=None, passages=None):
     meta = {} if metadata is None else {"metadata": metadata}
     return {
-        "id": record_id, "dataset": "Synthetic", "task_type": task_type, "question": None,
+        "id": record_id,
+        "dataset": "Synthetic",
+        "task_type": task_type,
+        "question": None,
         "passages": passages if passages is not None else [{"id": "P1", "text": POLICY}],
-        "answer": answer, "hallucinated": hallucinated,
-        "spans": [{"start": s, "end": e, "text": answer[s:e], "label": label} for s, e, label in spans],
-        "sentence_labels": sentence_labels, "meta": meta,
+        "answer": answer,
+        "hallucinated": hallucinated,
+        "spans": [
+            {"start": s, "end": e, "text": answer[s:e], "label": label} for s, e, label in spans
+        ],
+        "sentence_labels": sentence_labels,
+        "meta": meta,
     }
 
 
 def write_jsonl(path, rows):
-    path.write_text("".join((row if isinstance(row, str) else json.dumps(row)) + "\n" for row in rows),
-                    encoding="utf-8")
+    path.write_text(
+        "".join((row if isinstance(row, str) else json.dumps(row)) + "\n" for row in rows),
+        encoding="utf-8",
+    )
     return path
 
 
 def result(*claims, fabrications=()):
     return JudgeResult(
-        verdict="GROUNDED", grounding_score=1.0, claims=list(claims), fabrications=list(fabrications),
+        verdict="GROUNDED",
+        grounding_score=1.0,
+        claims=list(claims),
+        fabrications=list(fabrications),
         judge=JudgeInfo(profile="test", prompt_version="v0", backend="offline", model="none"),
     )
 
@@ -80,12 +93,19 @@ def test_balanced_accuracy_with_one_gold_class_is_that_class_rate():
 
 
 def test_no_records_gives_zeros():
-    assert ev.binary_metrics([], []) == {"precision": 0.0, "recall": 0.0, "f1": 0.0, "balanced_accuracy": 0.0}
+    assert ev.binary_metrics([], []) == {
+        "precision": 0.0,
+        "recall": 0.0,
+        "f1": 0.0,
+        "balanced_accuracy": 0.0,
+    }
 
 
 def test_prediction_counts_any_non_supported_claim_or_any_fabrication():
     assert not ev.predicted_hallucinated(result(claim((0, 5), "SUPPORTED")))
-    assert ev.predicted_hallucinated(result(claim((0, 5), "SUPPORTED"), claim((6, 9), "PARTIALLY_SUPPORTED")))
+    assert ev.predicted_hallucinated(
+        result(claim((0, 5), "SUPPORTED"), claim((6, 9), "PARTIALLY_SUPPORTED"))
+    )
     assert ev.predicted_hallucinated(result(claim((0, 5), "SUPPORTED"),
                                             fabrications=[Fabrication(kind="statistic", text="9")]))
     assert not ev.predicted_hallucinated(result())
@@ -96,10 +116,18 @@ def test_prediction_counts_any_non_supported_claim_or_any_fabrication():
 
 def test_span_metrics_ignore_benign_and_union_overlapping_gold_spans():
     answer = "abcdefghij"
-    gold = ev.gold_positions([ev.GoldSpan(0, 4, "Unwanted.Intrinsic"), ev.GoldSpan(2, 6, "Questionable"),
-                              ev.GoldSpan(7, 10, "Benign"), ev.GoldSpan(9, 10, "Unspecified")])
+    gold = ev.gold_positions(
+        [
+            ev.GoldSpan(0, 4, "Unwanted.Intrinsic"),
+            ev.GoldSpan(2, 6, "Questionable"),
+            ev.GoldSpan(7, 10, "Benign"),
+            ev.GoldSpan(9, 10, "Unspecified"),
+        ]
+    )
     assert gold == set(range(6))
-    predicted = ev.predicted_positions(result(claim((4, 8), "UNSUPPORTED"), claim((0, 3), "SUPPORTED")), len(answer))
+    predicted = ev.predicted_positions(
+        result(claim((4, 8), "UNSUPPORTED"), claim((0, 3), "SUPPORTED")), len(answer)
+    )
     assert predicted == {4, 5, 6, 7}
     metrics = ev.span_metrics([(gold, predicted)])
     assert metrics["precision"] == 0.5  # 4, 5 of 4..7
@@ -128,37 +156,64 @@ def test_no_span_data_means_span_metrics_are_null():
 
 def test_a_record_without_spans_still_counts_when_the_group_has_span_data():
     answer = "Seniors pay $1.35 per ride."
-    with_spans = ev.Outcome(ev.parse_record(record("a", answer, True, spans=[(12, 17, "Unwanted")])),
-                            result=result(claim((12, 17), "UNSUPPORTED")))
-    without = ev.Outcome(ev.parse_record(record("b", answer, False)), result=result(claim((0, 7), "UNSUPPORTED")))
+    with_spans = ev.Outcome(
+        ev.parse_record(record("a", answer, True, spans=[(12, 17, "Unwanted")])),
+        result=result(claim((12, 17), "UNSUPPORTED")),
+    )
+    without = ev.Outcome(
+        ev.parse_record(record("b", answer, False)), result=result(claim((0, 7), "UNSUPPORTED"))
+    )
     span = ev.group_metrics([with_spans, without])["span"]
     assert span["recall"] == 1.0
-    assert span["precision"] == pytest.approx(5 / 12)  # the second record's 7 characters are false positives
+    # the second record's 7 characters are false positives
+    assert span["precision"] == pytest.approx(5 / 12)
 
 
 # --- sentence level ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("label", ["supported", "GROUNDED", "faithful", "Fully supported", "attributable", "consistent"])
+@pytest.mark.parametrize(
+    "label", ["supported", "GROUNDED", "faithful", "Fully supported", "attributable", "consistent"]
+)
 def test_sentence_labels_that_mean_fine_are_negative(label):
     assert not ev.sentence_label_is_positive(label)
 
 
-@pytest.mark.parametrize("label", ["unsupported", "not supported", "PARTIALLY_SUPPORTED", "contradicted",
-                                   "hallucinated", "not-attributable", "UNGROUNDED"])
+@pytest.mark.parametrize(
+    "label",
+    [
+        "unsupported",
+        "not supported",
+        "PARTIALLY_SUPPORTED",
+        "contradicted",
+        "hallucinated",
+        "not-attributable",
+        "UNGROUNDED",
+    ],
+)
 def test_other_sentence_labels_are_positive(label):
     assert ev.sentence_label_is_positive(label)
 
 
 def test_sentence_balanced_accuracy_from_overlapping_flags():
     answer = "One a. Two b. Thr c. Fou d."
-    sentences = [{"start": 0, "end": 6, "label": "supported"}, {"start": 7, "end": 13, "label": "unsupported"},
-                 {"start": 14, "end": 20, "label": "GROUNDED"}, {"start": 21, "end": 27, "label": "hallucinated"}]
+    sentences = [
+        {"start": 0, "end": 6, "label": "supported"},
+        {"start": 7, "end": 13, "label": "unsupported"},
+        {"start": 14, "end": 20, "label": "GROUNDED"},
+        {"start": 21, "end": 27, "label": "hallucinated"},
+    ]
     parsed = ev.parse_record(record("s", answer, True, sentence_labels=sentences))
-    # Flags [6, 15) overlap sentences 2 and 3 (not sentence 1, which ends at 6); the fabrication hits 4.
+    # Flags [6, 15) overlap sentences 2 and 3 (not sentence 1, which ends at 6); the fabrication
+    # hits 4.
     judged = result(claim((6, 15), "UNSUPPORTED"), claim((0, 6), "SUPPORTED"),
                     fabrications=[Fabrication(kind="entity", text="d", answer_span=(25, 26))])
-    assert ev.sentence_pairs(parsed.sentence_labels, judged) == [(False, False), (True, True), (False, True), (True, True)]
+    assert ev.sentence_pairs(parsed.sentence_labels, judged) == [
+        (False, False),
+        (True, True),
+        (False, True),
+        (True, True),
+    ]
     sentence = ev.group_metrics([ev.Outcome(parsed, result=judged)])["sentence"]
     assert sentence == {"balanced_accuracy": pytest.approx((1.0 + 0.5) / 2), "n": 4}
 
@@ -168,8 +223,12 @@ def test_sentence_balanced_accuracy_from_overlapping_flags():
 
 def test_lexical_recall_baseline_flags_a_sentence_whose_words_are_not_in_the_passages():
     passages = [{"text": "The cat sat on the mat in the kitchen."}]
-    grounded = JudgeRequest.model_validate({"passages": passages, "answer": "The cat sat on the mat."})
-    invented = JudgeRequest.model_validate({"passages": passages, "answer": "The cat sat. The dog barked loudly."})
+    grounded = JudgeRequest.model_validate(
+        {"passages": passages, "answer": "The cat sat on the mat."}
+    )
+    invented = JudgeRequest.model_validate(
+        {"passages": passages, "answer": "The cat sat. The dog barked loudly."}
+    )
     assert ev.sentence_recalls(grounded) == [1.0]
     assert ev.sentence_recalls(invented) == [1.0, 0.0]
     assert not ev.lexical_recall_baseline(grounded, 0.5)
@@ -178,14 +237,29 @@ def test_lexical_recall_baseline_flags_a_sentence_whose_words_are_not_in_the_pas
 
 
 def test_best_lexical_threshold_is_chosen_on_the_data():
-    threshold, metrics = ev.best_lexical_threshold([0.0, 1.0, 0.5, None], [True, False, True, False])
+    threshold, metrics = ev.best_lexical_threshold(
+        [0.0, 1.0, 0.5, None], [True, False, True, False]
+    )
     assert threshold == 0.75
     assert metrics["balanced_accuracy"] == 1.0
 
 
 def test_detector_votes_below_half_mean_hallucinated_and_missing_values_are_skipped():
-    parsed = ev.parse_record(record("d", "Seniors pay $1.35 per ride.", False, metadata={
-        "gpt_4o": 0, "hhem-2.1": 0.9, "hhemv1": 0.4999, "trueteacher": None, "true_nli": True, "gpt-4-turbo": "1"}))
+    parsed = ev.parse_record(
+        record(
+            "d",
+            "Seniors pay $1.35 per ride.",
+            False,
+            metadata={
+                "gpt_4o": 0,
+                "hhem-2.1": 0.9,
+                "hhemv1": 0.4999,
+                "trueteacher": None,
+                "true_nli": True,
+                "gpt-4-turbo": "1",
+            },
+        )
+    )
     assert ev.detector_vote(parsed, "gpt_4o") is True
     assert ev.detector_vote(parsed, "hhem-2.1") is False
     assert ev.detector_vote(parsed, "hhemv1") is True
@@ -196,14 +270,21 @@ def test_detector_votes_below_half_mean_hallucinated_and_missing_values_are_skip
 def test_detector_baselines_use_the_same_records_and_count_n_per_detector():
     answer = "Seniors pay $1.35 per ride."
     outcomes = [
-        ev.Outcome(ev.parse_record(record("a", answer, False, metadata={"gpt_4o": 0.2, "hhem-2.1": 0.9})),
-                   result=result(claim((0, 5), "SUPPORTED"))),
-        ev.Outcome(ev.parse_record(record("b", answer, True, metadata={"gpt_4o": 0})),
-                   result=result(claim((0, 5), "UNSUPPORTED"))),
-        ev.Outcome(ev.parse_record(record("c", answer, True, metadata={"gpt_4o": 1})), error="judge failed"),
+        ev.Outcome(
+            ev.parse_record(record("a", answer, False, metadata={"gpt_4o": 0.2, "hhem-2.1": 0.9})),
+            result=result(claim((0, 5), "SUPPORTED")),
+        ),
+        ev.Outcome(
+            ev.parse_record(record("b", answer, True, metadata={"gpt_4o": 0})),
+            result=result(claim((0, 5), "UNSUPPORTED")),
+        ),
+        ev.Outcome(
+            ev.parse_record(record("c", answer, True, metadata={"gpt_4o": 1})), error="judge failed"
+        ),
     ]
     blocks = ev.baseline_figures([o for o in outcomes if o.result is not None])
-    assert blocks["gpt_4o"]["n"] == 2  # record c failed in our judge, so it is not scored for anyone
+    # record c failed in our judge, so it is not scored for anyone
+    assert blocks["gpt_4o"]["n"] == 2
     assert blocks["gpt_4o"]["precision"] == 0.5
     assert blocks["gpt_4o"]["recall"] == 1.0
     assert blocks["gpt_4o"]["balanced_accuracy"] == 0.5
@@ -222,17 +303,22 @@ def test_invalid_records_are_skipped_with_their_id_and_reason(tmp_path):
     good = record("good", "Seniors pay $1.35 per ride.", False)
     bad_span = record("bad-span", "Seniors pay $1.35 per ride.", True)
     bad_span["spans"] = [{"start": 0, "end": 7, "text": "Juniors", "label": "Unwanted"}]
-    path = write_jsonl(tmp_path / "data.jsonl", [
-        good,
-        "{not json",
-        record("no-passages", "Seniors pay $1.35.", True, passages=[]),  # valid: nothing was retrieved
-        good | {"id": "yes", "hallucinated": "yes"},
-        bad_span,
-        record("out-of-range", "Short.", True, spans=[]) | {"spans": [{"start": 2, "end": 99, "label": "Unwanted"}]},
-        {k: v for k, v in good.items() if k != "answer"} | {"id": "no-answer"},
-        good,
-        "",
-    ])
+    path = write_jsonl(
+        tmp_path / "data.jsonl",
+        [
+            good,
+            "{not json",
+            # valid: nothing was retrieved
+            record("no-passages", "Seniors pay $1.35.", True, passages=[]),
+            good | {"id": "yes", "hallucinated": "yes"},
+            bad_span,
+            record("out-of-range", "Short.", True, spans=[])
+            | {"spans": [{"start": 2, "end": 99, "label": "Unwanted"}]},
+            {k: v for k, v in good.items() if k != "answer"} | {"id": "no-answer"},
+            good,
+            "",
+        ],
+    )
     records, skipped = ev.load_dataset(path)
     assert [r.id for r in records] == ["good", "no-passages"]
     reasons = {(s.line, s.id): s.reason for s in skipped}
@@ -247,7 +333,9 @@ def test_invalid_records_are_skipped_with_their_id_and_reason(tmp_path):
 
 
 def test_only_question_passages_and_answer_reach_the_judge():
-    parsed = ev.parse_record(record("r", "Seniors pay $1.35 per ride.", True, metadata={"gpt_4o": 0}))
+    parsed = ev.parse_record(
+        record("r", "Seniors pay $1.35 per ride.", True, metadata={"gpt_4o": 0})
+    )
     assert parsed.request.question == ""
     assert parsed.request.metadata == {}
     assert parsed.request.passages[0].id == "P1"
@@ -264,7 +352,9 @@ def test_limit_counts_valid_records(tmp_path):
 
 
 def test_a_judge_error_is_listed_and_left_out_of_the_figures(monkeypatch):
-    records = [ev.parse_record(record(f"r{i}", "Seniors pay $1.35 per ride.", i == 1)) for i in range(3)]
+    records = [
+        ev.parse_record(record(f"r{i}", "Seniors pay $1.35 per ride.", i == 1)) for i in range(3)
+    ]
 
     def flaky_judge(request, config):
         if request is records[1].request:
@@ -275,12 +365,25 @@ def test_a_judge_error_is_listed_and_left_out_of_the_figures(monkeypatch):
 
     monkeypatch.setattr(ev.run, "judge", flaky_judge)
     outcomes = ev.run_judge(records, JudgeConfig(), workers=2)
-    assert [o.record.id for o in outcomes] == ["r0", "r1", "r2"]  # file order, whatever the pool did
+    # file order, whatever the pool did
+    assert [o.record.id for o in outcomes] == [
+        "r0",
+        "r1",
+        "r2",
+    ]
     report = ev.build_report(outcomes)
     assert report["n"] == 2
     assert report["response"]["balanced_accuracy"] == 1.0  # only the two negatives, both right
-    assert report["errors"] == [{"id": "r1", "line": 0, "task_type": "summarization",
-                                 "error": "endpoint answered 500", "transient": True, "attempts": 3}]
+    assert report["errors"] == [
+        {
+            "id": "r1",
+            "line": 0,
+            "task_type": "summarization",
+            "error": "endpoint answered 500",
+            "transient": True,
+            "attempts": 3,
+        }
+    ]
 
 
 # --- the command line --------------------------------------------------------------------------
@@ -289,9 +392,17 @@ def test_a_judge_error_is_listed_and_left_out_of_the_figures(monkeypatch):
 @pytest.fixture
 def cli(repo_root):
     def run(*args, env=None, timeout=60):
-        environment = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "JUDGE_"))} | (env or {})
-        return subprocess.run([sys.executable, "-m", "judges", "eval", *map(str, args)], cwd=repo_root,
-                              capture_output=True, text=True, timeout=timeout, env=environment)
+        environment = {
+            k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "JUDGE_"))
+        } | (env or {})
+        return subprocess.run(
+            [sys.executable, "-m", "judges", "eval", *map(str, args)],
+            cwd=repo_root,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=environment,
+        )
 
     return run
 
@@ -311,7 +422,16 @@ def test_eval_end_to_end_writes_the_report(cli, tmp_path):
     dataset = write_jsonl(tmp_path / "four.jsonl", four_records())
     report_path, predictions = tmp_path / "out" / "report.json", tmp_path / "predictions.jsonl"
     report_path.parent.mkdir()
-    finished = cli("--dataset", dataset, "--report", report_path, "--predictions", predictions, "--backend", "offline")
+    finished = cli(
+        "--dataset",
+        dataset,
+        "--report",
+        report_path,
+        "--predictions",
+        predictions,
+        "--backend",
+        "offline",
+    )
     assert finished.returncode == 0, finished.stderr
     report = json.loads(report_path.read_text())
 
@@ -319,7 +439,8 @@ def test_eval_end_to_end_writes_the_report(cli, tmp_path):
     assert report["n"] == 4
     assert report["seconds_per_answer"] > 0
     assert set(report["response"]) == RESPONSE_KEYS
-    assert report["response"]["balanced_accuracy"] == 1.0  # a copied sentence passes, an invented price fails
+    # a copied sentence passes, an invented price fails
+    assert report["response"]["balanced_accuracy"] == 1.0
     assert set(report["span"]) == {"precision", "recall", "f1"}
     assert report["span"]["recall"] == 1.0  # "$9" is inside the flagged sentence
     assert report["sentence"] is None
@@ -336,7 +457,11 @@ def test_eval_end_to_end_writes_the_report(cli, tmp_path):
     assert report["detectors"]["gpt_4o"]["n"] == 2
     assert report["detectors"]["gpt_4o"]["balanced_accuracy"] == 0.5
     assert "judge_on_same_records" in report["detectors"]["gpt_4o"]
-    assert "GPT-4o" in finished.stdout and "flag everything" in finished.stdout and "tuned here" in finished.stdout
+    assert (
+        "GPT-4o" in finished.stdout
+        and "flag everything" in finished.stdout
+        and "tuned here" in finished.stdout
+    )
     rows = [json.loads(line) for line in predictions.read_text().splitlines()]
     assert [row["id"] for row in rows] == ["s1", "s2", "q1", "q2"]
 
@@ -349,7 +474,9 @@ def test_eval_reports_a_bad_record_as_skipped(cli, tmp_path):
     assert finished.returncode == 0, finished.stderr
     report = json.loads(report_path.read_text())
     assert report["n"] == 4
-    assert report["skipped"] == [{"line": 5, "id": "broken", "reason": "passages[0].text: Value error, must not be blank"}]
+    assert report["skipped"] == [
+        {"line": 5, "id": "broken", "reason": "passages[0].text: Value error, must not be blank"}
+    ]
     assert "1 skipped" in finished.stdout and "broken" in finished.stdout
 
 
@@ -398,13 +525,20 @@ def test_a_split_is_a_stable_hash_and_both_halves_occur():
 
 def test_records_sharing_passages_fall_in_the_same_half():
     shared = [{"id": "P1", "text": "The museum opens at 9 a.m. on weekdays."}]
-    records = [ev.parse_record(record(f"r{n}", "The museum opens at 9 a.m.", False, passages=shared)) for n in range(20)]
+    records = [
+        ev.parse_record(record(f"r{n}", "The museum opens at 9 a.m.", False, passages=shared))
+        for n in range(20)
+    ]
     assert len({ev.record_split(r.request) for r in records}) == 1
 
 
 def test_select_split_partitions_the_records():
     records = [
-        ev.parse_record(record(f"r{n}", "Seniors pay $1.35.", False, passages=[{"id": "P1", "text": f"Rule {n}."}]))
+        ev.parse_record(
+            record(
+                f"r{n}", "Seniors pay $1.35.", False, passages=[{"id": "P1", "text": f"Rule {n}."}]
+            )
+        )
         for n in range(40)
     ]
     tune, report = ev.select_split(records, "tune"), ev.select_split(records, "report")

@@ -1,4 +1,5 @@
-"""The fake OpenAI-compatible server (tests/fake_openai.py), exercised through the real `openai` client.
+"""The fake OpenAI-compatible server (tests/fake_openai.py), exercised through the real `openai`
+client.
 
 No Django, no database: everything here is plain HTTP on 127.0.0.1.
 """
@@ -21,13 +22,18 @@ import pytest
 from tests.fake_openai import DEFAULT_CONTENT, MODEL_ID, FakeOpenAI, Reply
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-MESSAGES = [{"role": "system", "content": "You are a judge."}, {"role": "user", "content": "Judge this."}]
+MESSAGES = [
+    {"role": "system", "content": "You are a judge."},
+    {"role": "user", "content": "Judge this."},
+]
 
 
 @pytest.fixture(scope="module")
 def _shared_client():
     """One openai client for the whole module (building one costs ~50 ms); tests re-point it."""
-    with openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="test", max_retries=0, timeout=5.0) as c:
+    with openai.OpenAI(
+        base_url="http://127.0.0.1:9/v1", api_key="test", max_retries=0, timeout=5.0
+    ) as c:
         yield c
 
 
@@ -68,7 +74,9 @@ def ask(client: openai.OpenAI, **kwargs):
 def raw_request(server: FakeOpenAI, method: str, path: str, data: bytes | None = None):
     """(status, parsed JSON body) of a plain urllib request, bypassing the openai client."""
     url = server.base_url.removesuffix("/v1") + path
-    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
     try:
         with urllib.request.urlopen(req, timeout=5) as resp:
             return resp.status, json.loads(resp.read())
@@ -96,7 +104,8 @@ def in_parallel(n: int, fn):
     return results
 
 
-# -- reply kinds ------------------------------------------------------------------------------------
+# -- reply kinds
+# ------------------------------------------------------------------------------------
 
 
 def test_ok_reply_delivers_content_usage_and_the_requested_model(fake, client):
@@ -118,7 +127,10 @@ def test_ok_reply_delivers_content_usage_and_the_requested_model(fake, client):
 def test_ok_reply_json_encodes_non_string_content(fake, client):
     fake.enqueue(Reply.ok({"verdict": "UNGROUNDED", "claims": []}))
 
-    assert json.loads(ask(client).choices[0].message.content) == {"verdict": "UNGROUNDED", "claims": []}
+    assert json.loads(ask(client).choices[0].message.content) == {
+        "verdict": "UNGROUNDED",
+        "claims": [],
+    }
 
 
 def test_fenced_reply_puts_the_json_in_a_json_code_fence_after_a_line_of_prose(fake, client):
@@ -203,7 +215,10 @@ def test_reject_response_format_raises_bad_request_mentioning_response_format(fa
     fake.enqueue(Reply.reject_response_format("json_schema"))
 
     with pytest.raises(openai.BadRequestError) as caught:
-        ask(client, response_format={"type": "json_schema", "json_schema": {"name": "r", "schema": {}}})
+        ask(
+            client,
+            response_format={"type": "json_schema", "json_schema": {"name": "r", "schema": {}}},
+        )
 
     assert "response_format" in str(caught.value)
     assert "json_schema" in caught.value.body["message"]
@@ -220,7 +235,8 @@ def test_drop_connection_raises_api_connection_error(fake, client):
     assert ask(client).choices[0].message.content == DEFAULT_CONTENT  # the server is still fine
 
 
-# -- server behaviour -------------------------------------------------------------------------------
+# -- server behaviour
+# -------------------------------------------------------------------------------
 
 
 def test_supported_formats_rejects_json_schema_but_accepts_json_object(client_for):
@@ -229,7 +245,10 @@ def test_supported_formats_rejects_json_schema_but_accepts_json_object(client_fo
         fake.enqueue(Reply.ok('{"ok": true}'))
 
         with pytest.raises(openai.BadRequestError, match="response_format"):
-            ask(client, response_format={"type": "json_schema", "json_schema": {"name": "r", "schema": {}}})
+            ask(
+                client,
+                response_format={"type": "json_schema", "json_schema": {"name": "r", "schema": {}}},
+            )
         assert fake.pending == 1
         completion = ask(client, response_format={"type": "json_object"})
         plain = ask(client)
@@ -330,7 +349,8 @@ def test_streaming_requests_are_refused_with_400(fake, client):
         ask(client, stream=True)
 
 
-# -- command line -----------------------------------------------------------------------------------
+# -- command line
+# -----------------------------------------------------------------------------------
 
 
 def test_cli_serves_the_content_file_and_stops_on_sigterm(tmp_path):

@@ -21,12 +21,23 @@ def run(repo_root, tmp_path):
     def run_judges(*args: str, request=None, stdin=None, env=None) -> subprocess.CompletedProcess:
         if request is not None:
             path = tmp_path / "request.json"
-            path.write_text(request if isinstance(request, str) else json.dumps(request), encoding="utf-8")
+            path.write_text(
+                request if isinstance(request, str) else json.dumps(request), encoding="utf-8"
+            )
             args = tuple(str(path) if arg == "REQUEST" else arg for arg in args)
         command = [sys.executable, "-m", "judges", *args]
-        environment = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "JUDGE_"))} | (env or {})
-        return subprocess.run(command, cwd=repo_root, input=stdin, capture_output=True, text=True, timeout=60,
-                              env=environment)
+        environment = {
+            k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "JUDGE_"))
+        } | (env or {})
+        return subprocess.run(
+            command,
+            cwd=repo_root,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=environment,
+        )
 
     return run_judges
 
@@ -42,19 +53,25 @@ def test_check_prints_the_normalized_result_and_exits_0(run):
 
 
 def test_check_reads_the_request_from_stdin(run):
-    finished = run("check", "--input", "-", "--backend", "offline", stdin=json.dumps(GROUNDED_REQUEST))
+    finished = run(
+        "check", "--input", "-", "--backend", "offline", stdin=json.dumps(GROUNDED_REQUEST)
+    )
     assert finished.returncode == 0, finished.stderr
     assert json.loads(finished.stdout)["verdict"] == "GROUNDED"
 
 
 def test_check_exits_1_when_the_score_is_under_fail_under(run):
-    finished = run("check", "--input", "REQUEST", "--fail-under", "0.95", request=HALF_GROUNDED_REQUEST)
+    finished = run(
+        "check", "--input", "REQUEST", "--fail-under", "0.95", request=HALF_GROUNDED_REQUEST
+    )
     assert finished.returncode == 1
     assert json.loads(finished.stdout)["grounding_score"] == 0.5
 
 
 def test_check_exits_0_when_the_score_meets_fail_under(run):
-    finished = run("check", "--input", "REQUEST", "--fail-under", "0.5", request=HALF_GROUNDED_REQUEST)
+    finished = run(
+        "check", "--input", "REQUEST", "--fail-under", "0.5", request=HALF_GROUNDED_REQUEST
+    )
     assert finished.returncode == 0
 
 
@@ -84,7 +101,13 @@ def test_profiles_lists_every_profile_with_its_versions(run):
     assert finished.returncode == 0
     lines = finished.stdout.splitlines()
     assert "fare_policy v1 v2 v3 (backend openai; latest v3)" in lines
-    assert {line.split()[0] for line in lines} == {"claim_audit", "claim_verification", "fare_policy", "sentence_map", "offline"}
+    assert {line.split()[0] for line in lines} == {
+        "claim_audit",
+        "claim_verification",
+        "fare_policy",
+        "sentence_map",
+        "offline",
+    }
 
 
 def _fake_env(fake) -> dict[str, str]:
@@ -94,16 +117,35 @@ def _fake_env(fake) -> dict[str, str]:
 def test_check_uses_the_openai_backend_when_an_endpoint_is_set(run):
     from tests.fake_openai import FakeOpenAI, Reply
 
-    reply = {"grounded": False, "unsupported_claims": ["A day pass costs $9."], "reasoning": "No day pass price."}
+    reply = {
+        "grounded": False,
+        "unsupported_claims": ["A day pass costs $9."],
+        "reasoning": "No day pass price.",
+    }
     with FakeOpenAI(default=Reply.ok(json.dumps(reply))) as fake:
-        finished = run("check", "--input", "REQUEST", "--profile", "fare_policy@v3", "--fail-under", "0.9",
-                       request=HALF_GROUNDED_REQUEST, env=_fake_env(fake))
+        finished = run(
+            "check",
+            "--input",
+            "REQUEST",
+            "--profile",
+            "fare_policy@v3",
+            "--fail-under",
+            "0.9",
+            request=HALF_GROUNDED_REQUEST,
+            env=_fake_env(fake),
+        )
         assert len(fake.requests) == 1
     assert finished.returncode == 1, finished.stderr  # judged, below --fail-under
     result = json.loads(finished.stdout)
     assert result["judge"] | {"latency_ms": 0} == {
-        "profile": "fare_policy", "prompt_version": "v3", "examples": None, "backend": "openai", "model": "fake-judge",
-        "latency_ms": 0, "attempts": 1, "usage": {"prompt_tokens": 100, "completion_tokens": 50},
+        "profile": "fare_policy",
+        "prompt_version": "v3",
+        "examples": None,
+        "backend": "openai",
+        "model": "fake-judge",
+        "latency_ms": 0,
+        "attempts": 1,
+        "usage": {"prompt_tokens": 100, "completion_tokens": 50},
     }
     assert [c["label"] for c in result["claims"]] == ["SUPPORTED", "UNSUPPORTED"]
 
@@ -133,10 +175,23 @@ def test_check_carries_an_examples_file_into_the_prompt_and_the_identity(run, tm
     from tests.fake_openai import FakeOpenAI, Reply
 
     (tmp_path / "set.json").write_text(json.dumps(EXAMPLES), encoding="utf-8")
-    reply = {"grounded": False, "unsupported_claims": ["A day pass costs $9."], "reasoning": "No day pass price."}
+    reply = {
+        "grounded": False,
+        "unsupported_claims": ["A day pass costs $9."],
+        "reasoning": "No day pass price.",
+    }
     with FakeOpenAI(default=Reply.ok(json.dumps(reply))) as fake:
-        finished = run("check", "--input", "REQUEST", "--profile", "fare_policy@v3", "--examples",
-                       str(tmp_path / "set.json"), request=HALF_GROUNDED_REQUEST, env=_fake_env(fake))
+        finished = run(
+            "check",
+            "--input",
+            "REQUEST",
+            "--profile",
+            "fare_policy@v3",
+            "--examples",
+            str(tmp_path / "set.json"),
+            request=HALF_GROUNDED_REQUEST,
+            env=_fake_env(fake),
+        )
         sent = fake.requests[0]["messages"][1]["content"]
     assert finished.returncode == 0, finished.stderr
     judge_info = json.loads(finished.stdout)["judge"]
@@ -145,9 +200,18 @@ def test_check_carries_an_examples_file_into_the_prompt_and_the_identity(run, tm
 
 
 def test_a_bad_examples_file_is_bad_input_naming_the_field(run, tmp_path):
-    (tmp_path / "set.json").write_text(json.dumps({"tag": "ex2", "items": [{"claim": "c", "passage": "p",
-                                                                             "label": "MAYBE"}]}))
-    finished = run("check", "--input", "REQUEST", "--backend", "openai", "--examples", str(tmp_path / "set.json"),
-                   request=GROUNDED_REQUEST)
+    (tmp_path / "set.json").write_text(
+        json.dumps({"tag": "ex2", "items": [{"claim": "c", "passage": "p", "label": "MAYBE"}]})
+    )
+    finished = run(
+        "check",
+        "--input",
+        "REQUEST",
+        "--backend",
+        "openai",
+        "--examples",
+        str(tmp_path / "set.json"),
+        request=GROUNDED_REQUEST,
+    )
     assert finished.returncode == 2
     assert "items[0].label" in finished.stderr and "set.json" in finished.stderr

@@ -12,11 +12,24 @@ import pytest
 from judges import lexicon
 
 
-@pytest.mark.parametrize(("word", "base"), [
-    ("bought", "buy"), ("sold", "sell"), ("children", "child"), ("better", "good"), ("mice", "mouse"),
-    ("running", "run"), ("increasing", "increase"), ("decisions", "decision"), ("was", "be"),
-    ("species", "species"), ("news", "news"), ("Bought", "buy"), ("xyzzy", "xyzzy"),
-])
+@pytest.mark.parametrize(
+    ("word", "base"),
+    [
+        ("bought", "buy"),
+        ("sold", "sell"),
+        ("children", "child"),
+        ("better", "good"),
+        ("mice", "mouse"),
+        ("running", "run"),
+        ("increasing", "increase"),
+        ("decisions", "decision"),
+        ("was", "be"),
+        ("species", "species"),
+        ("news", "news"),
+        ("Bought", "buy"),
+        ("xyzzy", "xyzzy"),
+    ],
+)
 def test_lemma_reads_exceptions_and_suffixes(word, base):
     assert lexicon.lemma(word) == base
 
@@ -55,7 +68,8 @@ def test_wordnet_antonym_pairs_are_antonyms(a, b):
 def test_antonymy_is_between_word_forms_as_wordnet_records_it():
     # allow/disallow and forbid/permit are WordNet's pairs; allow and forbid are not a pair.
     assert "disallow" in lexicon.antonyms("allowed")
-    assert {"permit", "permissible"} <= lexicon.antonyms("forbidden")  # the second through its cluster
+    # the second through its cluster
+    assert {"permit", "permissible"} <= lexicon.antonyms("forbidden")
     assert lexicon.antonyms("increase") == {"decrease"}
     assert "expensive" in lexicon.antonyms("cheap")
 
@@ -93,7 +107,8 @@ def test_ten_thousand_lookups_take_under_half_a_second_after_load():
     1998 and houses the largest collection of medieval manuscripts in northern Europe; its director
     said prices would increase next year, while opening hours would be reduced on Mondays. Critics
     argued the decision was unfair to students. The council approved the budget after a long debate,
-    rejecting a proposal to sell the old library building. Annual rainfall has decreased steadily."""
+    rejecting a proposal to sell the old library building. Annual rainfall has decreased
+    steadily."""
     words = sorted(set(re.findall(r"[a-z]+", text.lower())))
     pairs = list(itertools.islice(itertools.cycle(itertools.product(words, repeat=2)), 10_000))
     start = time.perf_counter()
@@ -102,10 +117,22 @@ def test_ten_thousand_lookups_take_under_half_a_second_after_load():
     assert time.perf_counter() - start < 0.5
 
 
-@pytest.mark.parametrize(("word", "expected"), [
-    ("jigokudani", True), ("kilmarnock", True), ("london", True), ("tuscany", True),  # unknown, or only named instances
-    ("began", False), ("born", False), ("waters", False),  # words, though "Begin", "Born", "Waters" are people
-    ("church", False), ("paris", False), ("history", False), ("ca n't", False), ("", False),
-])
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("jigokudani", True),
+        ("kilmarnock", True),
+        ("london", True),
+        ("tuscany", True),  # unknown, or only named instances
+        ("began", False),
+        ("born", False),
+        ("waters", False),  # words, though "Begin", "Born", "Waters" are people
+        ("church", False),
+        ("paris", False),
+        ("history", False),
+        ("ca n't", False),
+        ("", False),
+    ],
+)
 def test_name_like_reads_a_name_without_capitals(word, expected):
     assert lexicon.name_like(word) is expected

@@ -21,8 +21,14 @@ def normalize(spec: str, reply: dict, request: JudgeRequest):
 
 
 def audit_claim(claim_id, text, quotes, label="SUPPORTED", explanation="Stated in the passage."):
-    return {"id": claim_id, "text": text, "label": label, "category": "other", "explanation": explanation,
-            "quotes": [{"passage_id": pid, "quote": quote} for pid, quote in quotes]}
+    return {
+        "id": claim_id,
+        "text": text,
+        "label": label,
+        "category": "other",
+        "explanation": explanation,
+        "quotes": [{"passage_id": pid, "quote": quote} for pid, quote in quotes],
+    }
 
 
 def audit_reply(*claims, verdict="GROUNDED"):
@@ -60,15 +66,27 @@ def test_claim_audit_a_supported_claim_with_an_invented_quote_is_downgraded_and_
 
 def test_claim_audit_quotes_with_small_differences_are_located_and_stay_supported(request_):
     reply = audit_reply(
-        audit_claim("c1", C1, [
-            ("P1", "riders aged 65 and older pay a reduced fare of $1.35 per ride\u2026")]),
-        audit_claim("c2", C2, [("P1", "Passes are sold at staton vending machines")]),  # typo, wrong passage
+        audit_claim(
+            "c1",
+            C1,
+            [("P1", "riders aged 65 and older pay a reduced fare of $1.35 per ride\u2026")],
+        ),
+        # typo, wrong passage
+        audit_claim("c2", C2, [("P1", "Passes are sold at staton vending machines")]),
     )
     result = normalize("claim_audit", reply, request_)
     c1, c2 = result.claims
-    assert (c1.label, c1.evidence[0].match, c1.evidence[0].passage_id) == ("SUPPORTED", "normalized", "P1")
+    assert (c1.label, c1.evidence[0].match, c1.evidence[0].passage_id) == (
+        "SUPPORTED",
+        "normalized",
+        "P1",
+    )
     assert c1.evidence[0].quote == "Riders aged 65 and older pay a reduced fare of $1.35 per ride"
-    assert (c2.label, c2.evidence[0].match, c2.evidence[0].passage_id) == ("SUPPORTED", "fuzzy", "P2")
+    assert (c2.label, c2.evidence[0].match, c2.evidence[0].passage_id) == (
+        "SUPPORTED",
+        "fuzzy",
+        "P2",
+    )
     assert c2.evidence[0].quote == "Passes are sold at station vending machines"
     passages = {p.id: p.text for p in request_.passages}
     for claim in result.claims:
@@ -78,35 +96,63 @@ def test_claim_audit_quotes_with_small_differences_are_located_and_stay_supporte
 
 
 def test_claim_audit_one_located_quote_is_enough(request_):
-    reply = audit_reply(audit_claim("c1", C1, [("P1", "Seniors always ride for $1.35 on every route"),
-                                               ("P1", "pay a reduced fare of $1.35 per ride")]))
+    reply = audit_reply(
+        audit_claim(
+            "c1",
+            C1,
+            [
+                ("P1", "Seniors always ride for $1.35 on every route"),
+                ("P1", "pay a reduced fare of $1.35 per ride"),
+            ],
+        )
+    )
     (claim,) = normalize("claim_audit", reply, request_).claims
-    assert claim.label == "SUPPORTED" and [e.match for e in claim.evidence] == ["not_found", "exact"]
+    assert claim.label == "SUPPORTED" and [e.match for e in claim.evidence] == [
+        "not_found",
+        "exact",
+    ]
 
 
 def test_claim_audit_a_supported_claim_without_any_quote_is_unverified(request_):
     reply = audit_reply(audit_claim("c1", C1, []))
     result = normalize("claim_audit", reply, request_)
     (claim,) = result.claims
-    assert claim.label == "PARTIALLY_SUPPORTED" and claim.explanation.startswith("Unverified quote:")
+    assert claim.label == "PARTIALLY_SUPPORTED" and claim.explanation.startswith(
+        "Unverified quote:"
+    )
     assert claim.evidence == []
     assert (result.grounding_score, result.verdict) == (0.0, "UNGROUNDED")
 
 
 def test_claim_audit_other_labels_keep_their_invented_quotes_without_a_downgrade(request_):
-    reply = audit_reply(audit_claim("c1", C1, [("P1", "Seniors always ride for $1.35 on every route")],
-                                    label="CONTRADICTED", explanation="P1 says otherwise."),
-                        verdict="UNGROUNDED")
+    reply = audit_reply(
+        audit_claim(
+            "c1",
+            C1,
+            [("P1", "Seniors always ride for $1.35 on every route")],
+            label="CONTRADICTED",
+            explanation="P1 says otherwise.",
+        ),
+        verdict="UNGROUNDED",
+    )
     (claim,) = normalize("claim_audit", reply, request_).claims
     assert (claim.label, claim.explanation, claim.evidence[0].match) == (
         "CONTRADICTED", "P1 says otherwise.", "not_found")
 
 
 def test_claim_audit_places_a_claim_the_judge_reworded_slightly(request_):
-    reply = audit_reply(audit_claim("c1", "riders aged 65 and older pay a reduced fare of $1.35 per ride",
-                                    [("P1", "pay a reduced fare of $1.35 per ride")]),
-                        audit_claim("c2", "Passes are sold at the station vending machines",
-                                    [("P2", "Passes are sold at station vending machines")]))
+    reply = audit_reply(
+        audit_claim(
+            "c1",
+            "riders aged 65 and older pay a reduced fare of $1.35 per ride",
+            [("P1", "pay a reduced fare of $1.35 per ride")],
+        ),
+        audit_claim(
+            "c2",
+            "Passes are sold at the station vending machines",
+            [("P2", "Passes are sold at station vending machines")],
+        ),
+    )
     c1, c2 = normalize("claim_audit", reply, request_).claims
     assert c1.answer_span == (0, 61) and c1.text == ANSWER[0:61]
     assert c2.answer_span is not None and c2.text == "Passes are sold at station vending machines"
@@ -132,8 +178,9 @@ def verification_reply(*claims):
     ("P1", None, "Unverified quote: the judge quoted no passage for this claim. Checked. "
                  "(The judge cited P1 without quoting it.)"),
 ])
-def test_claim_verification_a_supported_claim_without_a_located_quote_is_downgraded(pid, source, explanation,
-                                                                                      request_):
+def test_claim_verification_a_supported_claim_without_a_located_quote_is_downgraded(
+    pid, source, explanation, request_
+):
     reply = verification_reply(verification_claim("c1", C1, pid, source),
                                verification_claim("c2", C2, "P2", C2.rstrip(".")))
     result = normalize("claim_verification", reply, request_)
@@ -145,8 +192,14 @@ def test_claim_verification_a_supported_claim_without_a_located_quote_is_downgra
 
 
 def test_claim_verification_a_normalized_quote_keeps_the_claim_supported(request_):
-    reply = verification_reply(verification_claim("c1", C1, "P1", "\u201cRiders aged 65 and older pay a "
-                                                                   "reduced fare of $1.35 per ride\u201d"))
+    reply = verification_reply(
+        verification_claim(
+            "c1",
+            C1,
+            "P1",
+            "\u201cRiders aged 65 and older pay a " "reduced fare of $1.35 per ride\u201d",
+        )
+    )
     (claim,) = normalize("claim_verification", reply, request_).claims
     evidence = claim.evidence[0]
     assert (claim.label, evidence.match, evidence.span) == ("SUPPORTED", "normalized", (42, 103))
@@ -156,11 +209,17 @@ def test_claim_verification_a_normalized_quote_keeps_the_claim_supported(request
 
 
 def test_fare_policy_and_sentence_map_labels_are_not_touched(request_):
-    result = normalize("fare_policy", {"grounded": True, "unsupported_claims": [], "reasoning": ""}, request_)
-    assert {claim.label for claim in result.claims} == {"SUPPORTED"} and result.verdict == "GROUNDED"
+    result = normalize(
+        "fare_policy", {"grounded": True, "unsupported_claims": [], "reasoning": ""}, request_
+    )
+    assert {claim.label for claim in result.claims} == {
+        "SUPPORTED"
+    } and result.verdict == "GROUNDED"
     reply = {"sentences": [{"index": 0, "text": C1, "verdict": "GROUNDED", "reason": None},
                            {"index": 1, "text": C2, "verdict": "GROUNDED", "reason": None}],
              "summary": {"total_sentences": 2, "grounded_count": 2, "unsupported_count": 0,
                          "contradicted_count": 0}}
     result = normalize("sentence_map", reply, request_)
-    assert {claim.label for claim in result.claims} == {"SUPPORTED"} and result.verdict == "GROUNDED"
+    assert {claim.label for claim in result.claims} == {
+        "SUPPORTED"
+    } and result.verdict == "GROUNDED"

@@ -22,7 +22,9 @@ TRICKY = (
     "\u2026.,;:!?'\"\u2018\u2019\u201c\u201d\u00ab\u00bb-\u2010\u2011\u2013\u2014\u2212()[]$%"
     "0123456789\uff21\uff11"
 )
-texts = st.one_of(st.text(min_size=1, max_size=300), st.text(alphabet=TRICKY, min_size=1, max_size=300))
+texts = st.one_of(
+    st.text(min_size=1, max_size=300), st.text(alphabet=TRICKY, min_size=1, max_size=300)
+)
 passage_texts = texts.filter(lambda text: text.strip())
 
 
@@ -104,9 +106,14 @@ def test_a_fuzzy_match_is_never_below_the_floor(seed):
     located = locate("".join(quote), passages)
     if located.match == "fuzzy":
         assert located.score >= FUZZY_FLOOR
-        found = normalize_text(passages_by_id(passages)[located.passage_id][located.span[0]:located.span[1]])
+        found = normalize_text(
+            passages_by_id(passages)[located.passage_id][located.span[0] : located.span[1]]
+        )
         # The score is the similarity of the quote to the very text returned.
-        assert fuzz.ratio(normalize_text("".join(quote)).strip(" .,;:!?'\"()-"), found) >= FUZZY_FLOOR - 1
+        assert (
+            fuzz.ratio(normalize_text("".join(quote)).strip(" .,;:!?'\"()-"), found)
+            >= FUZZY_FLOOR - 1
+        )
 
 
 def passages_by_id(passages: list[Passage]) -> dict[str, str]:
@@ -116,7 +123,14 @@ def passages_by_id(passages: list[Passage]) -> dict[str, str]:
 # --- the share of edited quotes recovered ------------------------------------------------------
 
 RIDERS = ["adult", "senior", "student", "child", "veteran", "youth", "commuter", "Medicare"]
-PRODUCTS = ["single-ride ticket", "day pass", "7-day pass", "30-day pass", "transfer", "paratransit trip"]
+PRODUCTS = [
+    "single-ride ticket",
+    "day pass",
+    "7-day pass",
+    "30-day pass",
+    "transfer",
+    "paratransit trip",
+]
 DOCUMENTS = ["Senior ID card", "Medicare card", "student ID", "Reduced Fare card", "proof of age"]
 PLACES = ["customer service center", "ticket vending machine", "station agent", "mobile app"]
 SENTENCES = [
@@ -124,12 +138,21 @@ SENTENCES = [
     "Riders aged {age} and older qualify for the reduced fare with a valid {document}.",
     "A {rider} {product} can be bought at any {place}; it is valid for {minutes} minutes.",
     "Applications for the {rider} discount must be submitted by {month} {day}, {year}.",
-    "Eligible {rider} riders pay {percent}% of the regular {product} fare \u2014 e.g. ${price} per trip.",
+    (
+        "Eligible {rider} riders pay {percent}% of the regular {product} fare \u2014 e.g. ${price}"
+        " per trip."
+    ),
     "Up to {count} children under {age} may ride free with each paying {rider} rider.",
     "The {document} must be shown to the operator on request (a copy is not accepted).",
     "Lost {document}s are replaced at the {place} for a fee of ${price}.",
-    "The agency calls the {product} \u201cthe best value for {rider} riders\u201d in its {year} guide.",
-    "{rider}s\u2019 passes are non\u2011transferable, and refunds take {count}\u2013{minutes} days.",
+    (
+        "The agency calls the {product} \u201cthe best value for {rider} riders\u201d in its {year}"
+        " guide."
+    ),
+    (
+        "{rider}s\u2019 passes are non\u2011transferable, and refunds take {count}\u2013{minutes}"
+        " days."
+    ),
 ]
 
 
@@ -167,19 +190,28 @@ EDITS = {
     "lower": lambda rng, q: q.lower(),
     "title": lambda rng, q: q.title(),
     "space": lambda rng, q: _words(rng, q, rng.choice(["  ", "\n", "\t", " \n ", "\u00a0"])),
-    "outer whitespace": lambda rng, q: rng.choice([" ", "\n", ""]) + q + rng.choice([" ", "\n  ", ""]),
-    "straight quotes": lambda rng, q: q.replace("\u201c", '"').replace("\u201d", '"').replace("\u2019", "'"),
+    "outer whitespace": lambda rng, q: rng.choice([" ", "\n", ""])
+    + q
+    + rng.choice([" ", "\n  ", ""]),
+    "straight quotes": lambda rng, q: q.replace("\u201c", '"')
+    .replace("\u201d", '"')
+    .replace("\u2019", "'"),
     "single quotes": lambda rng, q: q.replace("\u201c", "'").replace("\u201d", "'"),
-    "ascii dashes": lambda rng, q: q.replace("\u2014", "-").replace("\u2013", "-").replace("\u2011", "-"),
+    "ascii dashes": lambda rng, q: q.replace("\u2014", "-")
+    .replace("\u2013", "-")
+    .replace("\u2011", "-"),
     "other dashes": lambda rng, q: q.replace("-", rng.choice(["\u2010", "\u2013", "\u2212"])),
-    "wrapped in quotes": lambda rng, q: (rng.choice(['"', "\u201c", "'"]) + q
-                                         + rng.choice(['"', "\u201d", "'"])),
-    "edge punctuation": lambda rng, q: (rng.choice(["", "(", "..."]) + q.rstrip(".,;")
-                                        + rng.choice([".", ",", ";", "!", ""])),
+    "wrapped in quotes": lambda rng, q: (
+        rng.choice(['"', "\u201c", "'"]) + q + rng.choice(['"', "\u201d", "'"])
+    ),
+    "edge punctuation": lambda rng, q: (
+        rng.choice(["", "(", "..."]) + q.rstrip(".,;") + rng.choice([".", ",", ";", "!", ""])
+    ),
     "comma added": lambda rng, q: _words(rng, q, ", "),
     "comma dropped": lambda rng, q: q.replace(", ", " ", 1),
-    "semicolon for comma": lambda rng, q: (q.replace(", ", "; ", 1) if ", " in q and rng.random() < 0.7
-                                           else q.replace("; ", ", ", 1)),
+    "semicolon for comma": lambda rng, q: (
+        q.replace(", ", "; ", 1) if ", " in q and rng.random() < 0.7 else q.replace("; ", ", ", 1)
+    ),
     "ellipsis": lambda rng, q: _ellipsis(rng, q),
     "zero width": lambda rng, q: _words(rng, q, rng.choice([" \u200b", "\u200b ", " \ufeff"])),
     "ligature": lambda rng, q: q.replace("fi", "\ufb01"),
@@ -192,7 +224,11 @@ def _ellipsis(rng, quote):
         return quote
     a = rng.randint(2, len(words) - 3)
     b = rng.randint(a + 1, min(len(words) - 1, a + 8))
-    return " ".join(words[:a]) + rng.choice([" ... ", " \u2026 ", "... ", " [...] "]) + " ".join(words[b:])
+    return (
+        " ".join(words[:a])
+        + rng.choice([" ... ", " \u2026 ", "... ", " [...] "])
+        + " ".join(words[b:])
+    )
 
 
 def edited_quotes(seed: int, cases: int):
@@ -244,4 +280,3 @@ def test_at_least_95_percent_of_quotes_with_whitespace_case_punctuation_or_ellip
     print(f"\nedited quotes recovered: {rate:.1%} of {len(results)}; matches: {by_match}")
     misses = [(quote, names, located.match) for ok, located, quote, names in results if not ok]
     assert rate >= 0.95, misses[:10]
-

@@ -1,4 +1,5 @@
-"""judges.markup blanks markup in place: same length, line breaks kept, the text's words untouched."""
+"""judges.markup blanks markup in place: same length, line breaks kept, the text's words
+untouched."""
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -7,10 +8,15 @@ from judges.markup import plain_view
 
 
 def test_markup_is_blanked_and_the_words_stay_where_they_were():
-    text = "# Fares\n- **Adults** pay <b>$2.75</b> [P1], see [policy](https://x.example/a_b)\n```py\n```"
+    text = (
+        "# Fares\n- **Adults** pay <b>$2.75</b> [P1], see"
+        " [policy](https://x.example/a_b)\n```py\n```"
+    )
     view = plain_view(text)
     assert view.split() == ["Fares", "Adults", "pay", "$2.75", "[P1],", "see", "policy"]
-    assert [i for i, c in enumerate(view) if c == "\n"] == [i for i, c in enumerate(text) if c == "\n"]
+    assert [i for i, c in enumerate(view) if c == "\n"] == [
+        i for i, c in enumerate(text) if c == "\n"
+    ]
 
 
 def test_words_with_inner_underscores_dashes_and_arithmetic_are_not_markup():

@@ -8,9 +8,9 @@ import pytest
 from bench.minimal_edits import _FLIPS, _UNITS, EDIT_KINDS, Context, edit, name_pool
 
 PASSAGE = (
-    "The 2023 conference was held in Lisbon. The 2024 conference will be held in Porto from 10 to 12 June. "
-    "Checked bags may weigh up to 23 kg on all flights. Pets are not allowed in the apartments. "
-    "Northwind Rail acquired Harbor Freight Lines in 2019."
+    "The 2023 conference was held in Lisbon. The 2024 conference will be held in Porto from 10 to"
+    " 12 June. Checked bags may weigh up to 23 kg on all flights. Pets are not allowed in the"
+    " apartments. Northwind Rail acquired Harbor Freight Lines in 2019."
 )
 SENTENCES = {
     "number": "The 2024 conference will be held in Porto from 10 to 12 June.",
@@ -45,7 +45,11 @@ def test_each_edit_kind_changes_one_slot_and_keeps_the_rest(kind):
 
 def test_a_changed_number_is_a_different_number_not_found_in_the_passage():
     result = edit("number", SENTENCES["number"], random.Random(1), CONTEXT)
-    assert result.before in {"10", "12"} and result.after.isdigit() and result.after not in PASSAGE.split()
+    assert (
+        result.before in {"10", "12"}
+        and result.after.isdigit()
+        and result.after not in PASSAGE.split()
+    )
 
 
 def test_a_changed_year_is_another_year():
@@ -62,7 +66,11 @@ def test_negation_added_and_dropped_touch_only_the_auxiliary():
 
 def test_a_swapped_entity_comes_from_the_same_document_first():
     result = edit("entity", SENTENCES["entity"], random.Random(1), CONTEXT)
-    assert result.before == "Lisbon" and result.after in CONTEXT.document_names and result.after != "Lisbon"
+    assert (
+        result.before == "Lisbon"
+        and result.after in CONTEXT.document_names
+        and result.after != "Lisbon"
+    )
 
 
 def test_a_unit_and_a_flip_use_their_counterparts():
@@ -79,19 +87,35 @@ def test_a_subject_object_swap_exchanges_the_two_names():
 
 def test_an_added_qualifier_is_inserted_after_the_verb():
     result = edit("qualifier", SENTENCES["qualifier"], random.Random(1), CONTEXT)
-    assert result.before == "was " and result.after.startswith("was ") and len(result.after.split()) == 2
+    assert (
+        result.before == "was "
+        and result.after.startswith("was ")
+        and len(result.after.split()) == 2
+    )
 
 
 @pytest.mark.parametrize("kind", ["number", "year", "negation_dropped", "unit", "swap"])
 def test_a_sentence_without_the_slot_is_not_edited(kind):
-    assert edit(kind, "Visitors enjoy the quiet garden behind the old library.", random.Random(1), CONTEXT) is None
+    assert (
+        edit(
+            kind,
+            "Visitors enjoy the quiet garden behind the old library.",
+            random.Random(1),
+            CONTEXT,
+        )
+        is None
+    )
 
 
 def test_controls_keep_the_sentence_word_for_word():
     sentence = SENTENCES["year"]
     assert edit("verbatim", sentence, random.Random(1), CONTEXT).text == sentence
     framed = edit("framed", sentence, random.Random(1), CONTEXT).text
-    assert framed.endswith(sentence[1:]) and framed != sentence and framed.lower().endswith(sentence.lower())
+    assert (
+        framed.endswith(sentence[1:])
+        and framed != sentence
+        and framed.lower().endswith(sentence.lower())
+    )
 
 
 def test_the_same_seed_gives_the_same_edit():

@@ -49,7 +49,9 @@ def test_it_flags_an_invented_price(fare_request):
 
 
 def test_a_changed_number_in_a_near_identical_sentence_is_contradicted(fare_request):
-    result = judge_offline(fare_request("Riders aged 65 and older pay a reduced fare of $1.50 per ride."))
+    result = judge_offline(
+        fare_request("Riders aged 65 and older pay a reduced fare of $1.50 per ride.")
+    )
     [claim] = result.claims
     assert claim.label == "CONTRADICTED"
     assert "'$1.35' where the claim says '$1.50'" in claim.explanation
@@ -72,13 +74,17 @@ def test_an_invented_year_is_a_date_fabrication(fare_request):
 
 
 def test_a_negation_the_source_does_not_have_is_contradicted(fare_request):
-    [claim] = judge_offline(fare_request("Children under 5 do not ride free with a paying adult.")).claims
+    [claim] = judge_offline(
+        fare_request("Children under 5 do not ride free with a paying adult.")
+    ).claims
     assert claim.label == "CONTRADICTED"
     assert claim.explanation == "The claim says 'not ride' where P1 says 'ride'."
 
 
 def test_an_answering_no_is_not_a_negation(fare_request):
-    [claim] = judge_offline(fare_request("No, children under 5 ride free with a paying adult.")).claims
+    [claim] = judge_offline(
+        fare_request("No, children under 5 ride free with a paying adult.")
+    ).claims
     assert claim.label == "SUPPORTED"
 
 
@@ -93,7 +99,10 @@ def test_an_antonym_in_the_same_sentence_is_contradicted():
 
 
 def test_an_entity_swapped_for_one_the_passages_name_is_contradicted(fare_request):
-    answer = "Riders aged 65 and older pay a reduced fare of $1.35 per ride with a valid Reduced Fare card."
+    answer = (
+        "Riders aged 65 and older pay a reduced fare of $1.35 per ride with a valid Reduced Fare"
+        " card."
+    )
     [claim] = judge_offline(fare_request(answer)).claims
     assert claim.label == "CONTRADICTED"
     assert "P1 says 'Senior ID' where the claim says 'Reduced Fare'" in claim.explanation
@@ -121,13 +130,19 @@ def test_words_the_sentence_lacks_lower_the_confidence_not_the_label(fare_reques
 
 
 def test_new_content_is_unsupported(fare_request):
-    [claim] = judge_offline(fare_request("A monthly pass costs $86 for weekend riders and their visiting relatives.")).claims
-    assert claim.label == "UNSUPPORTED" and claim.explanation.startswith("New content: no passage has")
+    [claim] = judge_offline(
+        fare_request("A monthly pass costs $86 for weekend riders and their visiting relatives.")
+    ).claims
+    assert claim.label == "UNSUPPORTED" and claim.explanation.startswith(
+        "New content: no passage has"
+    )
 
 
 def test_an_invented_cause_is_partially_supported():
     request = JudgeRequest(
-        passages=[{"id": "P1", "text": "The council raised the parking fee to $4. Traffic fell by 10%."}],
+        passages=[
+            {"id": "P1", "text": "The council raised the parking fee to $4. Traffic fell by 10%."}
+        ],
         answer="Traffic fell by 10% because the council raised the parking fee.",
     )
     [claim] = judge_offline(request).claims
@@ -177,7 +192,10 @@ def test_a_redirect_to_the_agency_by_name_is_not_a_claim(fare_request):
 
 
 def test_a_lead_in_ending_with_a_colon_is_not_a_claim(fare_request):
-    answer = "Here is what the fare policy says:\n- Adults pay $2.75 per ride\n- Children under 5 ride free"
+    answer = (
+        "Here is what the fare policy says:\n- Adults pay $2.75 per ride\n- Children under 5 ride"
+        " free"
+    )
     result = judge_offline(fare_request(answer))
     assert claim_texts(result) == ["Adults pay $2.75 per ride", "Children under 5 ride free"]
 
@@ -185,7 +203,13 @@ def test_a_lead_in_ending_with_a_colon_is_not_a_claim(fare_request):
 def test_passage_headers_are_not_evidence_for_policy_facts(fare_request):
     request = fare_request(
         "The Gold Card costs $5.00.",
-        passages=[{"id": "P1", "text": "Fares are listed in the tariff.", "title": "Gold Card costs $5.00"}],
+        passages=[
+            {
+                "id": "P1",
+                "text": "Fares are listed in the tariff.",
+                "title": "Gold Card costs $5.00",
+            }
+        ],
     )
     [claim] = judge_offline(request).claims
     assert claim.label == "UNSUPPORTED"
@@ -248,8 +272,8 @@ def test_the_engine_runs_it_as_the_offline_backend(fare_request):
 
 def test_long_sentences_split_into_clause_claims_with_exact_spans(fare_request):
     answer = (
-        "A 30-day pass costs $86.00 and is valid for unlimited rides on buses and trains, "
-        "while Reduced Fare passes for seniors cost $50; passes are sold at the customer service center."
+        "A 30-day pass costs $86.00 and is valid for unlimited rides on buses and trains, while"
+        " Reduced Fare passes for seniors cost $50; passes are sold at the customer service center."
     )
     request = fare_request(answer)
     result = judge_offline(request)
@@ -299,7 +323,9 @@ def test_a_statement_that_the_sources_are_silent_is_supported_when_they_are(fare
 
 
 def test_a_statement_that_the_sources_are_silent_is_unsupported_when_they_are_not(fare_request):
-    [claim] = judge_offline(fare_request("The policy does not specify what a 30-day pass costs.")).claims
+    [claim] = judge_offline(
+        fare_request("The policy does not specify what a 30-day pass costs.")
+    ).claims
     assert claim.label == "UNSUPPORTED"
 
 
@@ -317,7 +343,9 @@ def test_evidence_for_every_claim_is_an_exact_quote(fare_request):
     )
     for claim in judge_offline(request).claims:
         for evidence in claim.evidence:
-            assert request.passage(evidence.passage_id).text[slice(*evidence.span)] == evidence.quote
+            assert (
+                request.passage(evidence.passage_id).text[slice(*evidence.span)] == evidence.quote
+            )
 
 
 def test_speed_sanity_long_passages_are_indexed_once_per_text(fare_request):
@@ -325,7 +353,9 @@ def test_speed_sanity_long_passages_are_indexed_once_per_text(fare_request):
     from judges.passages import index_units
 
     long_text = " ".join([FARE_SENTENCE] * 400)
-    request = fare_request("Seniors pay $1.35 per ride.", passages=[{"id": "P1", "text": long_text}])
+    request = fare_request(
+        "Seniors pay $1.35 per ride.", passages=[{"id": "P1", "text": long_text}]
+    )
     index_units.cache_clear()
     judge_offline(request)
     judge_offline(request)
@@ -373,8 +403,16 @@ def test_an_answer_with_no_passages_is_unsupported_and_no_model_is_asked(backend
     from judges.engine import NO_PASSAGES, JudgeConfig, judge
 
     # Port 9 (discard) on loopback: if the openai backend tried to call out, judging would fail.
-    config = JudgeConfig(backend=backend, profile="claim_audit", model="m", base_url="http://127.0.0.1:9/v1",
-                         api_key="k", timeout_s=1, retry_budget_s=1, max_attempts=1)
+    config = JudgeConfig(
+        backend=backend,
+        profile="claim_audit",
+        model="m",
+        base_url="http://127.0.0.1:9/v1",
+        api_key="k",
+        timeout_s=1,
+        retry_budget_s=1,
+        max_attempts=1,
+    )
     request = JudgeRequest(question="What do seniors pay?", passages=[],
                            answer="Seniors pay $1.00 per ride. The pass costs $92.")
     result = judge(request, config).result
@@ -402,8 +440,12 @@ def test_the_best_units_are_those_one_heap_of_every_unit_scored_gives(passage_sc
 
 
 def test_a_policy_fact_that_something_does_not_include_is_no_statement_of_silence(fare_request):
-    passages = [{"id": "P1", "text": "Cash fares do not include a transfer. Passes include transfers."}]
-    claims = judge_offline(fare_request("Cash fares do not include a transfer.", passages=passages)).claims
+    passages = [
+        {"id": "P1", "text": "Cash fares do not include a transfer. Passes include transfers."}
+    ]
+    claims = judge_offline(
+        fare_request("Cash fares do not include a transfer.", passages=passages)
+    ).claims
     assert [claim.label for claim in claims] == ["SUPPORTED"]
 
 
@@ -430,14 +472,28 @@ def test_a_predicate_sharing_its_subject_or_a_conjoined_noun_is_not_cut():
 def test_the_correct_half_of_a_bare_and_sentence_keeps_its_label():
     passage = "The 2024 conference will be held in Porto. Registration opens in March."
     answer = "The 2024 conference will be held in Lisbon and registration will open in March."
-    request = JudgeRequest(question="Where?", passages=[Passage(id="P1", text=passage)], answer=answer)
+    request = JudgeRequest(
+        question="Where?", passages=[Passage(id="P1", text=passage)], answer=answer
+    )
     labels = [claim.label for claim in judge_offline(request).claims]
     assert len(labels) == 2 and labels[1] == "SUPPORTED" and labels[0] != "SUPPORTED"
 
 
 def _titled(answer: str) -> JudgeRequest:
-    return JudgeRequest.model_validate({"question": "Fare?", "answer": answer, "passages": [
-        {"id": "P1", "text": "Adults pay $2.75 per ride.", "agency": "Metro", "title": "Tariff Rules 2027"}]})
+    return JudgeRequest.model_validate(
+        {
+            "question": "Fare?",
+            "answer": answer,
+            "passages": [
+                {
+                    "id": "P1",
+                    "text": "Adults pay $2.75 per ride.",
+                    "agency": "Metro",
+                    "title": "Tariff Rules 2027",
+                }
+            ],
+        }
+    )
 
 
 def test_a_year_in_a_cited_document_title_is_no_unsourced_date():
@@ -464,21 +520,26 @@ def test_markup_is_not_a_claim_and_claim_spans_point_into_the_original(fare_requ
         assert claim.text == answer[start:end]
         assert not claim.text.startswith(("#", "- ", "* ", "`", "[")), claim.text
     assert [claim.text for claim in claims][:2] == [
-        "**Adults** pay $2.75 per ride [P1]", "Children under 5 ride <b>free</b> with a paying adult."]
+        "**Adults** pay $2.75 per ride [P1]",
+        "Children under 5 ride <b>free</b> with a paying adult.",
+    ]
     assert [claim.label for claim in claims][:2] == ["SUPPORTED", "SUPPORTED"]
     for claim in claims:  # no markup word or link number is a term the judge looked for
         assert "2031" not in claim.explanation and "b" not in claim.explanation.split("'")[1::2]
 
 
-# --- lowercased, tokenized text (CNN/DailyMail style; issue 27) --------------------------------------
+# --- lowercased, tokenized text (CNN/DailyMail style; issue 27)
+# --------------------------------------
 
 LOWERCASED = ("the blaxploitation film emerged in the united states during the early 1970s . "
               "it later spread to the middle east and to europe .")
 
 
 def test_in_lowercased_text_another_thing_the_passages_name_in_a_slot_is_a_contradiction():
-    request = JudgeRequest(passages=[{"id": "P1", "text": LOWERCASED}],
-                           answer="the blaxploitation film emerged in the middle east during the early 1970s .")
+    request = JudgeRequest(
+        passages=[{"id": "P1", "text": LOWERCASED}],
+        answer="the blaxploitation film emerged in the middle east during the early 1970s .",
+    )
     [claim] = judge_offline(request).claims
     assert claim.label == "CONTRADICTED"
     assert claim.explanation == "P1 says 'united states' where the claim says 'middle east'."
@@ -486,17 +547,24 @@ def test_in_lowercased_text_another_thing_the_passages_name_in_a_slot_is_a_contr
 
 def test_in_lowercased_text_a_synonym_or_a_verbatim_date_is_no_difference():
     passage = "the circuit was built in 1991 and began hosting the grand prix on january 4 , 1992 ."
-    for answer in ("the circuit was built in 1991 and started hosting the grand prix on january 4 , 1992 .",
-                   "the circuit was built in 1991 and began hosting the grand prix on january 4 , 1992 ."):
-        [claim] = judge_offline(JudgeRequest(passages=[{"id": "P1", "text": passage}], answer=answer)).claims
+    for answer in (
+        "the circuit was built in 1991 and started hosting the grand prix on january 4 , 1992 .",
+        "the circuit was built in 1991 and began hosting the grand prix on january 4 , 1992 .",
+    ):
+        [claim] = judge_offline(
+            JudgeRequest(passages=[{"id": "P1", "text": passage}], answer=answer)
+        ).claims
         assert claim.label == "SUPPORTED", (answer, claim.explanation)
 
 
-# --- provenance inside a claim (issue 27: no correct fact lowered by its source's date) -------------
+# --- provenance inside a claim (issue 27: no correct fact lowered by its source's date)
+# -------------
 
 
 def test_a_wrong_fetch_date_is_its_own_claim_and_the_fact_beside_it_stays_supported(fare_request):
-    request = fare_request("As of the policy fetched on 2026-09-01, the regular adult fare is $2.75 per ride.")
+    request = fare_request(
+        "As of the policy fetched on 2026-09-01, the regular adult fare is $2.75 per ride."
+    )
     result = judges.judge(request, judges.JudgeConfig(backend="offline")).result
     assert [(c.text, c.label) for c in result.claims] == [
         ("As of the policy fetched on 2026-09-01", "UNSUPPORTED"),
@@ -506,19 +574,37 @@ def test_a_wrong_fetch_date_is_its_own_claim_and_the_fact_beside_it_stays_suppor
 
 
 def test_the_agency_a_provenance_statement_names_is_no_new_name(fare_request):
-    request = fare_request("The regular adult fare is $2.75 per ride, according to the Metro fare policy fetched on 2026-08-16.")
+    request = fare_request(
+        "The regular adult fare is $2.75 per ride, according to the Metro fare policy fetched on"
+        " 2026-08-16."
+    )
     [claim] = judges.judge(request, judges.JudgeConfig(backend="offline")).result.claims
     assert claim.label == "SUPPORTED", claim.explanation
 
 
 def test_in_lowercased_text_a_name_no_passage_has_in_a_slot_is_unsupported():
-    passage = ("macaques at jigokudani monkey park are notable for visiting the hot springs in the winter . "
-               "wilk started his career with greta in 1990 .")
-    request = JudgeRequest(passages=[{"id": "P1", "text": passage}],
-                           answer="macaques at london stock exchange are notable for visiting the hot springs in the winter .")
+    passage = (
+        "macaques at jigokudani monkey park are notable for visiting the hot springs in the winter"
+        " . wilk started his career with greta in 1990 ."
+    )
+    request = JudgeRequest(
+        passages=[{"id": "P1", "text": passage}],
+        answer=(
+            "macaques at london stock exchange are notable for visiting the hot springs in the"
+            " winter ."
+        ),
+    )
     [claim] = judge_offline(request).claims
     assert claim.label == "UNSUPPORTED"
-    assert claim.explanation == "P1 says 'jigokudani monkey park' where the claim says 'london stock exchange'."
-    for answer in ("he began his career with greta in 1990 .", "wilk started his career with greta in 1990 ."):
-        [claim] = judge_offline(JudgeRequest(passages=[{"id": "P1", "text": passage}], answer=answer)).claims
+    assert (
+        claim.explanation
+        == "P1 says 'jigokudani monkey park' where the claim says 'london stock exchange'."
+    )
+    for answer in (
+        "he began his career with greta in 1990 .",
+        "wilk started his career with greta in 1990 .",
+    ):
+        [claim] = judge_offline(
+            JudgeRequest(passages=[{"id": "P1", "text": passage}], answer=answer)
+        ).claims
         assert claim.label == "SUPPORTED", (answer, claim.explanation)

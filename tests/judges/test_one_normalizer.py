@@ -23,11 +23,15 @@ CAFE = ("Entry to the Musée d’Orsay costs €16 for adults. "
 
 
 def request_with(answer: str, *texts: str) -> JudgeRequest:
-    return JudgeRequest.model_validate({
-        "question": "What does it cost?",
-        "passages": [{"id": f"P{number}", "text": text} for number, text in enumerate(texts, start=1)],
-        "answer": answer,
-    })
+    return JudgeRequest.model_validate(
+        {
+            "question": "What does it cost?",
+            "passages": [
+                {"id": f"P{number}", "text": text} for number, text in enumerate(texts, start=1)
+            ],
+            "answer": answer,
+        }
+    )
 
 
 def nfd(text: str) -> str:
@@ -39,13 +43,17 @@ def nfd(text: str) -> str:
 
 def test_a_quotation_with_straight_quotes_inside_matches_a_passage_with_curly_ones():
     passage = "The card marked ‘senior’ is valid on all buses and trains."
-    request = request_with('The rules say \'the card marked "senior" is valid on all buses\' today.', passage)
+    request = request_with(
+        'The rules say \'the card marked "senior" is valid on all buses\' today.', passage
+    )
     assert checked(request, *sentence_claims(request)).fabrications == []
 
 
 def test_a_quotation_with_curly_quotes_inside_matches_a_passage_with_straight_ones():
     passage = 'The card marked "senior" is valid on all buses and trains.'
-    request = request_with("The rules say 'the card marked ‘senior’ is valid on all buses' today.", passage)
+    request = request_with(
+        "The rules say 'the card marked ‘senior’ is valid on all buses' today.", passage
+    )
     assert checked(request, *sentence_claims(request)).fabrications == []
 
 
@@ -83,8 +91,13 @@ def test_an_nfd_passage_gives_the_numbers_of_an_nfc_answer():
 
 def test_an_nfc_claim_is_placed_in_an_nfd_answer():
     answer = nfd("Tickets are sold at the café. The café in Zürich opens at 9:30.")
-    claim = Claim(id="c1", text="The café in Zürich opens at 9:30.", answer_span=None, label="SUPPORTED",
-                  explanation="")
+    claim = Claim(
+        id="c1",
+        text="The café in Zürich opens at 9:30.",
+        answer_span=None,
+        label="SUPPORTED",
+        explanation="",
+    )
     span = claim_span(claim, answer)
     assert span is not None and unicodedata.normalize("NFC", answer[slice(*span)]) == claim.text
 
@@ -107,7 +120,9 @@ def test_every_dash_is_a_hyphen_to_the_quotation_check(dash):
     assert find_in_passages(f"A 30{dash}day pass costs $86.00", passages) == "P1"
 
 
-@pytest.mark.parametrize("space", ["\u00a0", "\u202f", "\u2009", "\u3000", "\u200b\u00a0", " \u2060"])
+@pytest.mark.parametrize(
+    "space", ["\u00a0", "\u202f", "\u2009", "\u3000", "\u200b\u00a0", " \u2060"]
+)
 def test_non_breaking_and_invisible_spaces_are_a_space(space):
     passages = request_with("x", "A 30-day pass costs $86.00 at any station.").passages
     quote = f"pass{space}costs $86.00"

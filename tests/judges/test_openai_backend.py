@@ -12,7 +12,9 @@ from judges import JudgeConfig, JudgeError, judge
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.judges.factories import GOOD, openai_config
 
-MISSING_FIELD = json.dumps({"claims": [{"claim_id": "c1", "claim_text": "x"}], "grounding_score": 1})
+MISSING_FIELD = json.dumps(
+    {"claims": [{"claim_id": "c1", "claim_text": "x"}], "grounding_score": 1}
+)
 
 
 @pytest.fixture
@@ -28,8 +30,16 @@ def test_a_good_reply_is_normalized_with_usage_and_one_attempt(fake, good_reques
     assert [c.label for c in result.claims] == ["SUPPORTED", "UNSUPPORTED"]
     assert result.grounding_score == 0.5
     assert result.claims[0].evidence[0].match == "exact"
-    assert (result.judge.attempts, result.judge.usage.prompt_tokens, result.judge.usage.completion_tokens) == (1, 321, 45)
-    assert (result.judge.profile, result.judge.backend, result.judge.model) == ("claim_verification", "openai", "fake-judge")
+    assert (
+        result.judge.attempts,
+        result.judge.usage.prompt_tokens,
+        result.judge.usage.completion_tokens,
+    ) == (1, 321, 45)
+    assert (result.judge.profile, result.judge.backend, result.judge.model) == (
+        "claim_verification",
+        "openai",
+        "fake-judge",
+    )
     assert output.raw_output == GOOD
 
 
@@ -50,7 +60,9 @@ def test_a_fenced_reply_after_prose_is_accepted(fake, good_request):
     assert judge(good_request, openai_config(fake)).result.judge.attempts == 1
 
 
-@pytest.mark.parametrize("bad", [Reply.ok("{not json"), Reply.ok(MISSING_FIELD), Reply.truncated(GOOD), Reply.ok("")])
+@pytest.mark.parametrize(
+    "bad", [Reply.ok("{not json"), Reply.ok(MISSING_FIELD), Reply.truncated(GOOD), Reply.ok("")]
+)
 def test_bad_output_gets_one_repair_request_showing_the_error(fake, good_request, bad):
     fake.enqueue(bad, Reply.ok(GOOD))
     result = judge(good_request, openai_config(fake)).result
@@ -161,8 +173,19 @@ def test_an_unreachable_endpoint_is_a_transient_failure(good_request):
     with FakeOpenAI() as fake:
         base_url = fake.base_url
     with pytest.raises(JudgeError) as failure:
-        judge(good_request, JudgeConfig(backend="openai", profile="claim_verification", model="m", base_url=base_url,
-                                    timeout_s=0.5, retry_budget_s=2.0, max_attempts=3, backoff_cap_s=0.05))
+        judge(
+            good_request,
+            JudgeConfig(
+                backend="openai",
+                profile="claim_verification",
+                model="m",
+                base_url=base_url,
+                timeout_s=0.5,
+                retry_budget_s=2.0,
+                max_attempts=3,
+                backoff_cap_s=0.05,
+            ),
+        )
     assert failure.value.transient
     assert "connection" in str(failure.value)
 
@@ -191,7 +214,9 @@ UNSTORABLE_REPLIES = {
 
 
 @pytest.mark.parametrize("content", UNSTORABLE_REPLIES.values(), ids=UNSTORABLE_REPLIES.keys())
-def test_an_llm_reply_with_a_nul_or_a_lone_surrogate_is_cleaned_before_parsing(fake, good_request, content):
+def test_an_llm_reply_with_a_nul_or_a_lone_surrogate_is_cleaned_before_parsing(
+    fake, good_request, content
+):
     fake.enqueue(Reply.ok(content))
     output = judge(good_request, openai_config(fake))
     assert output.result.judge.attempts == 1  # parsed as it came, not sent back for repair
@@ -201,12 +226,18 @@ def test_an_llm_reply_with_a_nul_or_a_lone_surrogate_is_cleaned_before_parsing(f
 
 def test_a_surrogate_pair_in_a_reply_is_kept(fake, good_request):
     fake.enqueue(Reply.ok(GOOD.replace("Stated in P1.", "Stated in P1 \\ud83d\\ude00.")))
-    assert judge(good_request, openai_config(fake)).result.claims[0].explanation == "Stated in P1 \U0001F600."
+    assert (
+        judge(good_request, openai_config(fake)).result.claims[0].explanation
+        == "Stated in P1 \U0001f600."
+    )
 
 
 def test_an_escaped_backslash_before_u0000_is_text_and_kept(fake, good_request):
     fake.enqueue(Reply.ok(GOOD.replace("Stated in P1.", "Stated in P1 \\\\u0000.")))
-    assert judge(good_request, openai_config(fake)).result.claims[0].explanation == "Stated in P1 \\u0000."
+    assert (
+        judge(good_request, openai_config(fake)).result.claims[0].explanation
+        == "Stated in P1 \\u0000."
+    )
 
 
 def test_a_refusal_with_a_nul_is_cleaned(fake, good_request):

@@ -22,38 +22,86 @@ ALL_IDS = [f"{name}@{version}" for name, version in ALL]
 VALID_REPLIES = {
     "claim_audit": {
         "claims": [
-            {"id": "c1", "text": "Riders aged 65 and older pay a reduced fare of $1.35 per ride.", "label": "SUPPORTED",
-             "category": "price", "quotes": [{"passage_id": "P1", "quote": "reduced fare of $1.35 per ride"}],
-             "explanation": "P1 states it."},
-            {"id": "c2", "text": "A 30-day pass costs $75.00.", "label": "CONTRADICTED", "category": "price",
-             "quotes": [{"passage_id": "P2", "quote": "A 30-day pass costs $86.00"}], "explanation": "P2 says $86.00."},
+            {
+                "id": "c1",
+                "text": "Riders aged 65 and older pay a reduced fare of $1.35 per ride.",
+                "label": "SUPPORTED",
+                "category": "price",
+                "quotes": [{"passage_id": "P1", "quote": "reduced fare of $1.35 per ride"}],
+                "explanation": "P1 states it.",
+            },
+            {
+                "id": "c2",
+                "text": "A 30-day pass costs $75.00.",
+                "label": "CONTRADICTED",
+                "category": "price",
+                "quotes": [{"passage_id": "P2", "quote": "A 30-day pass costs $86.00"}],
+                "explanation": "P2 says $86.00.",
+            },
         ],
         "fabrications": [],
         "omissions": [],
-        "counts": {"total": 2, "supported": 1, "partially_supported": 0, "contradicted": 1, "unsupported": 0},
+        "counts": {
+            "total": 2,
+            "supported": 1,
+            "partially_supported": 0,
+            "contradicted": 1,
+            "unsupported": 0,
+        },
         "verdict": "UNGROUNDED",
         "rewrite_note": "Say $86.00.",
     },
-    "fare_policy": {"grounded": False, "unsupported_claims": ["A 30-day pass costs $75.00."],
-                    "reasoning": "P2 gives $86.00."},
+    "fare_policy": {
+        "grounded": False,
+        "unsupported_claims": ["A 30-day pass costs $75.00."],
+        "reasoning": "P2 gives $86.00.",
+    },
     "claim_verification": {
         "claims": [
-            {"claim_id": "c1", "claim_text": "Riders aged 65 and older pay a reduced fare of $1.35 per ride.",
-             "verification_status": "SUPPORTED", "source_passage_id": "P1",
-             "source_text": "pay a reduced fare of $1.35 per ride", "explanation": "Stated in P1."},
-            {"claim_id": "c2", "claim_text": "A 30-day pass costs $75.00.", "verification_status": "CONTRADICTED",
-             "source_passage_id": "P2", "source_text": "A 30-day pass costs $86.00", "explanation": "P2 says $86.00."},
+            {
+                "claim_id": "c1",
+                "claim_text": "Riders aged 65 and older pay a reduced fare of $1.35 per ride.",
+                "verification_status": "SUPPORTED",
+                "source_passage_id": "P1",
+                "source_text": "pay a reduced fare of $1.35 per ride",
+                "explanation": "Stated in P1.",
+            },
+            {
+                "claim_id": "c2",
+                "claim_text": "A 30-day pass costs $75.00.",
+                "verification_status": "CONTRADICTED",
+                "source_passage_id": "P2",
+                "source_text": "A 30-day pass costs $86.00",
+                "explanation": "P2 says $86.00.",
+            },
         ],
-        "grounding_score": 0.5, "total_claims": 2, "supported_claims": 1, "unsupported_claims": 0,
+        "grounding_score": 0.5,
+        "total_claims": 2,
+        "supported_claims": 1,
+        "unsupported_claims": 0,
         "contradicted_claims": 1,
     },
     "sentence_map": {
         "sentences": [
-            {"index": 0, "text": "Riders aged 65 and older pay a reduced fare of $1.35 per ride.", "verdict": "GROUNDED",
-             "reason": None},
-            {"index": 1, "text": "A 30-day pass costs $75.00.", "verdict": "CONTRADICTED", "reason": "P2 says $86.00."},
+            {
+                "index": 0,
+                "text": "Riders aged 65 and older pay a reduced fare of $1.35 per ride.",
+                "verdict": "GROUNDED",
+                "reason": None,
+            },
+            {
+                "index": 1,
+                "text": "A 30-day pass costs $75.00.",
+                "verdict": "CONTRADICTED",
+                "reason": "P2 says $86.00.",
+            },
         ],
-        "summary": {"total_sentences": 2, "grounded_count": 1, "unsupported_count": 0, "contradicted_count": 1},
+        "summary": {
+            "total_sentences": 2,
+            "grounded_count": 1,
+            "unsupported_count": 0,
+            "contradicted_count": 1,
+        },
     },
 }
 
@@ -202,11 +250,25 @@ def test_the_exact_seed_schemas_are_kept_key_for_key():
     assert keys(verification) == ["claims", "grounding_score", "total_claims", "supported_claims",
                                    "unsupported_claims", "contradicted_claims"]
     assert keys(verification["properties"]["claims"]["items"]) == [
-        "claim_id", "claim_text", "verification_status", "source_passage_id", "source_text", "explanation"]
-    assert verification["properties"]["claims"]["items"]["properties"]["source_text"]["type"] == ["string", "null"]
+        "claim_id",
+        "claim_text",
+        "verification_status",
+        "source_passage_id",
+        "source_text",
+        "explanation",
+    ]
+    assert verification["properties"]["claims"]["items"]["properties"]["source_text"]["type"] == [
+        "string",
+        "null",
+    ]
     sentence = get_profile("sentence_map").output_schema
     assert keys(sentence) == ["sentences", "summary"]
-    assert keys(sentence["properties"]["sentences"]["items"]) == ["index", "text", "verdict", "reason"]
+    assert keys(sentence["properties"]["sentences"]["items"]) == [
+        "index",
+        "text",
+        "verdict",
+        "reason",
+    ]
     assert sentence["properties"]["sentences"]["items"]["properties"]["verdict"]["enum"] == [
         "GROUNDED", "PARTIALLY_GROUNDED", "UNSUPPORTED", "CONTRADICTED"]
     assert keys(sentence["properties"]["summary"]) == [
@@ -227,12 +289,21 @@ def hostile_request(fare_request, marker: str = "") -> JudgeRequest:
     return fare_request(
         f"ANSWERTOKEN says {marker} the senior fare is $1.35. {marker} Second sentence ANSWERTWO.",
         question=f"QUESTIONTOKEN {marker} how much?",
-        prior_turns=[{"role": "user", "content": f"TURNTOKEN {marker} earlier"},
-                     {"role": "assistant", "content": f"REPLYTOKEN {marker} earlier"}],
+        prior_turns=[
+            {"role": "user", "content": f"TURNTOKEN {marker} earlier"},
+            {"role": "assistant", "content": f"REPLYTOKEN {marker} earlier"},
+        ],
         passages=[
-            {"id": "P1", "text": f"PASSAGEONE {marker} Riders aged 65 pay $1.35.", "tag": f"TAGTOKEN {marker}",
-             "agency": f"AGENCYTOKEN {marker}", "title": f"TITLETOKEN {marker}", "section": f"SECTIONTOKEN {marker}",
-             "source_url": f"https://example.org/URLTOKEN?{marker}", "fetched_at": "2026-08-16"},
+            {
+                "id": "P1",
+                "text": f"PASSAGEONE {marker} Riders aged 65 pay $1.35.",
+                "tag": f"TAGTOKEN {marker}",
+                "agency": f"AGENCYTOKEN {marker}",
+                "title": f"TITLETOKEN {marker}",
+                "section": f"SECTIONTOKEN {marker}",
+                "source_url": f"https://example.org/URLTOKEN?{marker}",
+                "fetched_at": "2026-08-16",
+            },
             {"id": "P2", "text": f"PASSAGETWO {marker} {INJECTION}."},
         ],
     )
@@ -248,7 +319,9 @@ def shows_prior_turns(name, version):
 
 @pytest.mark.parametrize("name,version", ALL, ids=ALL_IDS)
 @pytest.mark.parametrize("marker", HOSTILE)
-def test_every_untrusted_string_is_rendered_inside_the_data_delimiters(name, version, marker, fare_request):
+def test_every_untrusted_string_is_rendered_inside_the_data_delimiters(
+    name, version, marker, fare_request
+):
     request = hostile_request(fare_request, marker)
     prompt = get_profile(f"{name}@{version}").render(request)
     system, user = (message["content"] for message in prompt.messages)
@@ -258,13 +331,21 @@ def test_every_untrusted_string_is_rendered_inside_the_data_delimiters(name, ver
     blocks, outside = split_blocks(user, prompt.delimiter)
     inside = "\n".join(body for _, body in blocks)
     # The markers pair up exactly: no input opened or closed a block of its own.
-    assert user.count(f"<<<{prompt.delimiter} ") == user.count(f"<<<END {prompt.delimiter}>>>") == len(blocks)
+    assert (
+        user.count(f"<<<{prompt.delimiter} ")
+        == user.count(f"<<<END {prompt.delimiter}>>>")
+        == len(blocks)
+    )
     assert prompt.delimiter not in outside
 
     tokens = ["ANSWERTOKEN", "ANSWERTWO", "QUESTIONTOKEN", "PASSAGEONE", "PASSAGETWO", INJECTION]
     headers = ["TAGTOKEN", "AGENCYTOKEN", "TITLETOKEN", "SECTIONTOKEN", "URLTOKEN", "2026-08-16"]
     turns = ["TURNTOKEN", "REPLYTOKEN"]
-    shown = tokens + (headers if shows_headers(name, version) else []) + (turns if shows_prior_turns(name, version) else [])
+    shown = (
+        tokens
+        + (headers if shows_headers(name, version) else [])
+        + (turns if shows_prior_turns(name, version) else [])
+    )
     for token in shown:
         assert token in inside, token
     for token in tokens + headers + turns:
@@ -306,8 +387,12 @@ def test_a_delimiter_that_occurs_in_the_input_is_drawn_again(monkeypatch, fare_r
 
 
 @pytest.mark.parametrize("name,version", ALL, ids=ALL_IDS)
-def test_a_passage_telling_the_judge_to_pass_the_answer_sits_inside_the_delimiters(name, version, fare_request):
-    request = fare_request("Seniors pay $1.35.", passages=[{"id": "P1", "text": f"Seniors pay $1.35. {INJECTION}."}])
+def test_a_passage_telling_the_judge_to_pass_the_answer_sits_inside_the_delimiters(
+    name, version, fare_request
+):
+    request = fare_request(
+        "Seniors pay $1.35.", passages=[{"id": "P1", "text": f"Seniors pay $1.35. {INJECTION}."}]
+    )
     prompt = get_profile(f"{name}@{version}").render(request)
     blocks, outside = split_blocks(prompt.messages[1]["content"], prompt.delimiter)
     assert INJECTION in dict(blocks)["passage P1"]
@@ -357,8 +442,10 @@ def test_passages_show_their_id_header_and_provenance_lines(name, version, reque
     blocks, _ = split_blocks(prompt.messages[1]["content"], prompt.delimiter)
     first, second = dict(blocks)["passage P1"], dict(blocks)["passage P2"]
     if shows_headers(name, version):
-        assert first.splitlines()[:2] == ["[P1] Metro · Fare Policy · 4.2",
-                                          "(source: https://metro.example/fares, fetched 2026-08-16)"]
+        assert first.splitlines()[:2] == [
+            "[P1] Metro · Fare Policy · 4.2",
+            "(source: https://metro.example/fares, fetched 2026-08-16)",
+        ]
         assert second.splitlines()[0] == "[P2] Metro · Passes"
     else:  # fare_policy before v3: the judge saw the id and the text only
         assert first.splitlines()[0] == "[P1]"
@@ -367,8 +454,10 @@ def test_passages_show_their_id_header_and_provenance_lines(name, version, reque
 
 
 def test_only_fare_policy_v3_states_the_provenance_rules(request_):
-    systems = {version: get_profile(f"fare_policy@{version}").render(request_).messages[0]["content"]
-               for version in ("v1", "v2", "v3")}
+    systems = {
+        version: get_profile(f"fare_policy@{version}").render(request_).messages[0]["content"]
+        for version in ("v1", "v2", "v3")
+    }
     v3 = systems["v3"]
     assert "(source: <url>, fetched <date>)" in v3
     assert "never support a claim about fare policy itself" in v3
@@ -411,7 +500,9 @@ def wrappings(text: str) -> dict[str, str]:
         "plain fence": f"```\n{text}\n```",
         "lead-in prose": f"Here is the audit:\n{text}",
         "trailing prose": f"{text}\n\nLet me know if you need anything else.",
-        "prose and fence": f"Sure. Here it is:\n```json\n{json.dumps(json.loads(text), indent=2)}\n```\nDone.",
+        "prose and fence": (
+            f"Sure. Here it is:\n```json\n{json.dumps(json.loads(text), indent=2)}\n```\nDone."
+        ),
     }
 
 
@@ -463,26 +554,95 @@ def test_the_parser_rejects_two_different_objects(name, version):
         get_profile(f"{name}@{version}").parse(text)
 
 
-@pytest.mark.parametrize("name,version,mutate,reason", [
-    ("claim_audit", "v1", lambda d: d["claims"][1].update(label="PARTIALLY SUPPORTED"),
-     r"claims\[1\]\.label: must be one of SUPPORTED, PARTIALLY_SUPPORTED, CONTRADICTED, UNSUPPORTED "
-     r"\(got \"PARTIALLY SUPPORTED\"\)"),
-    ("claim_audit", "v1", lambda d: d["claims"][0]["quotes"][0].pop("quote"), r"claims\[0\]\.quotes\[0\]\.quote: is required"),
-    ("claim_audit", "v1", lambda d: d.update(counts={"total": "2"}), r"counts\.total: must be an integer"),
-    ("claim_audit", "v1", lambda d: d["claims"][0].update(category="money"), r"claims\[0\]\.category: must be one of price, age"),
-    ("fare_policy", "v3", lambda d: d.update(grounded="false"), r"grounded: must be true or false \(got \"false\"\)"),
-    ("fare_policy", "v1", lambda d: d.update(unsupported_claims="A 30-day pass"), r"unsupported_claims: must be a list"),
-    ("fare_policy", "v2", lambda d: d.update(unsupported_claims=["  "]), r"unsupported_claims\[0\]: must not be empty"),
-    ("claim_verification", "v1", lambda d: d["claims"][1].update(verification_status="WRONG"),
-     r"claims\[1\]\.verification_status: must be one of SUPPORTED, PARTIALLY_SUPPORTED, UNSUPPORTED, CONTRADICTED"),
-    ("claim_verification", "v1", lambda d: d["claims"][0].pop("source_text"), r"claims\[0\]\.source_text: is required"),
-    ("claim_verification", "v1", lambda d: d.update(grounding_score="50%"), r"grounding_score: must be a number"),
-    ("sentence_map", "v1", lambda d: d["sentences"][0].update(index="0"), r"sentences\[0\]\.index: must be an integer"),
-    ("sentence_map", "v1", lambda d: d["sentences"][1].update(verdict="UNGROUNDED"),
-     r"sentences\[1\]\.verdict: must be one of GROUNDED, PARTIALLY_GROUNDED, UNSUPPORTED, CONTRADICTED"),
-    ("sentence_map", "v1", lambda d: d.update(summary=[]), r"summary: must be an object"),
-])
-def test_wrong_types_and_missing_fields_are_rejected_naming_the_field(name, version, mutate, reason):
+@pytest.mark.parametrize(
+    "name,version,mutate,reason",
+    [
+        (
+            "claim_audit",
+            "v1",
+            lambda d: d["claims"][1].update(label="PARTIALLY SUPPORTED"),
+            r"claims\[1\]\.label: must be one of SUPPORTED, PARTIALLY_SUPPORTED, CONTRADICTED,"
+            r" UNSUPPORTED "
+            r"\(got \"PARTIALLY SUPPORTED\"\)",
+        ),
+        (
+            "claim_audit",
+            "v1",
+            lambda d: d["claims"][0]["quotes"][0].pop("quote"),
+            r"claims\[0\]\.quotes\[0\]\.quote: is required",
+        ),
+        (
+            "claim_audit",
+            "v1",
+            lambda d: d.update(counts={"total": "2"}),
+            r"counts\.total: must be an integer",
+        ),
+        (
+            "claim_audit",
+            "v1",
+            lambda d: d["claims"][0].update(category="money"),
+            r"claims\[0\]\.category: must be one of price, age",
+        ),
+        (
+            "fare_policy",
+            "v3",
+            lambda d: d.update(grounded="false"),
+            r"grounded: must be true or false \(got \"false\"\)",
+        ),
+        (
+            "fare_policy",
+            "v1",
+            lambda d: d.update(unsupported_claims="A 30-day pass"),
+            r"unsupported_claims: must be a list",
+        ),
+        (
+            "fare_policy",
+            "v2",
+            lambda d: d.update(unsupported_claims=["  "]),
+            r"unsupported_claims\[0\]: must not be empty",
+        ),
+        (
+            "claim_verification",
+            "v1",
+            lambda d: d["claims"][1].update(verification_status="WRONG"),
+            (
+                r"claims\[1\]\.verification_status: must be one of SUPPORTED, PARTIALLY_SUPPORTED,"
+                r" UNSUPPORTED, CONTRADICTED"
+            ),
+        ),
+        (
+            "claim_verification",
+            "v1",
+            lambda d: d["claims"][0].pop("source_text"),
+            r"claims\[0\]\.source_text: is required",
+        ),
+        (
+            "claim_verification",
+            "v1",
+            lambda d: d.update(grounding_score="50%"),
+            r"grounding_score: must be a number",
+        ),
+        (
+            "sentence_map",
+            "v1",
+            lambda d: d["sentences"][0].update(index="0"),
+            r"sentences\[0\]\.index: must be an integer",
+        ),
+        (
+            "sentence_map",
+            "v1",
+            lambda d: d["sentences"][1].update(verdict="UNGROUNDED"),
+            (
+                r"sentences\[1\]\.verdict: must be one of GROUNDED, PARTIALLY_GROUNDED,"
+                r" UNSUPPORTED, CONTRADICTED"
+            ),
+        ),
+        ("sentence_map", "v1", lambda d: d.update(summary=[]), r"summary: must be an object"),
+    ],
+)
+def test_wrong_types_and_missing_fields_are_rejected_naming_the_field(
+    name, version, mutate, reason
+):
     data = json.loads(reply(name))
     mutate(data)
     with pytest.raises(OutputError, match=reason):

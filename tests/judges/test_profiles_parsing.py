@@ -16,48 +16,63 @@ from judges.types import Passage
 # --- extract_json ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", [
-    '{"grounded": true}',
-    '  \n{"grounded": true}\n  ',
-    '```json\n{"grounded": true}\n```',
-    '```JSON\n{"grounded": true}\n```',
-    '```\n{"grounded": true}\n```',
-    'Here is the audit:\n{"grounded": true}',
-    'Here is the audit:\n```json\n{"grounded": true}\n```',
-    '{"grounded": true}\nI judged strictly, as asked.',
-    'Result {for P1}: {"grounded": true} (see {P2})',
-    '{"grounded": true}\n```json\n{"grounded": true}\n```',  # the same object twice is still one answer
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"grounded": true}',
+        '  \n{"grounded": true}\n  ',
+        '```json\n{"grounded": true}\n```',
+        '```JSON\n{"grounded": true}\n```',
+        '```\n{"grounded": true}\n```',
+        'Here is the audit:\n{"grounded": true}',
+        'Here is the audit:\n```json\n{"grounded": true}\n```',
+        '{"grounded": true}\nI judged strictly, as asked.',
+        'Result {for P1}: {"grounded": true} (see {P2})',
+        # the same object twice is still one answer
+        '{"grounded": true}\n```json\n{"grounded": true}\n```',
+    ],
+)
 def test_the_one_json_object_is_found_however_it_is_wrapped(text):
     assert extract_json(text) == {"grounded": True}
 
 
 def test_braces_and_fences_inside_json_strings_do_not_confuse_it():
-    text = 'Audit:\n{"reasoning": "uses } and { and ``` inside", "nested": {"a": [1, {"b": 2}]}}\nEnd.'
-    assert extract_json(text) == {"reasoning": "uses } and { and ``` inside", "nested": {"a": [1, {"b": 2}]}}
+    text = (
+        'Audit:\n{"reasoning": "uses } and { and ``` inside", "nested": {"a": [1, {"b": 2}]}}\nEnd.'
+    )
+    assert extract_json(text) == {
+        "reasoning": "uses } and { and ``` inside",
+        "nested": {"a": [1, {"b": 2}]},
+    }
 
 
-@pytest.mark.parametrize("text,reason", [
-    ("", "the reply is empty"),
-    ("   \n ", "the reply is empty"),
-    ("The answer is grounded.", "no JSON object found"),
-    ("Passages {P1} and [P2] agree.", "no JSON object found"),
-    ('{"grounded": true', "truncated"),
-    ('{"claims": [{"id": "c1"}, {"id": "c2"', "truncated"),
-    ('{"reasoning": "the fare is', "truncated"),
-    ('```json\n{"claims": [1, 2\n```', "truncated"),
-    ('[{"grounded": true}]', "the top-level JSON value is an array"),
-    ('```json\n["A 30-day pass costs $75."]\n```', "the top-level JSON value is an array"),
-    ('{"grounded": true} {"grounded": false}', "found 2 different JSON values"),
-    ('First try: {"grounded": true}\nActually: {"grounded": false}', "found 2 different JSON values"),
-    ("{'grounded': true}", "invalid JSON at character 1: Expecting property name"),
-    ("{grounded: true}", "invalid JSON"),
-    ('{"grounded": true,}', "invalid JSON"),
-    ('{"grounded": True}', "invalid JSON"),
-    ('{"score": NaN}', "NaN is not valid JSON"),
-    ('{"grounded": true, "grounded": false}', "duplicate key 'grounded'"),
-    ('{"grounded": true} and {"grounded": tru}', "found a JSON object but also invalid JSON"),
-])
+@pytest.mark.parametrize(
+    "text,reason",
+    [
+        ("", "the reply is empty"),
+        ("   \n ", "the reply is empty"),
+        ("The answer is grounded.", "no JSON object found"),
+        ("Passages {P1} and [P2] agree.", "no JSON object found"),
+        ('{"grounded": true', "truncated"),
+        ('{"claims": [{"id": "c1"}, {"id": "c2"', "truncated"),
+        ('{"reasoning": "the fare is', "truncated"),
+        ('```json\n{"claims": [1, 2\n```', "truncated"),
+        ('[{"grounded": true}]', "the top-level JSON value is an array"),
+        ('```json\n["A 30-day pass costs $75."]\n```', "the top-level JSON value is an array"),
+        ('{"grounded": true} {"grounded": false}', "found 2 different JSON values"),
+        (
+            'First try: {"grounded": true}\nActually: {"grounded": false}',
+            "found 2 different JSON values",
+        ),
+        ("{'grounded': true}", "invalid JSON at character 1: Expecting property name"),
+        ("{grounded: true}", "invalid JSON"),
+        ('{"grounded": true,}', "invalid JSON"),
+        ('{"grounded": True}', "invalid JSON"),
+        ('{"score": NaN}', "NaN is not valid JSON"),
+        ('{"grounded": true, "grounded": false}', "duplicate key 'grounded'"),
+        ('{"grounded": true} and {"grounded": tru}', "found a JSON object but also invalid JSON"),
+    ],
+)
 def test_anything_but_exactly_one_well_formed_object_is_rejected_with_the_reason(text, reason):
     with pytest.raises(OutputError, match=reason):
         extract_json(text)
@@ -85,25 +100,52 @@ class Reply(RawModel):
 
 
 def test_validation_returns_the_model_and_ignores_unknown_keys():
-    reply = validate(Reply, {"items": [{"status": "SUPPORTED", "text": "x", "source": None, "extra": 1}],
-                             "score": 1, "flag": True, "comment": "hi"})
+    reply = validate(
+        Reply,
+        {
+            "items": [{"status": "SUPPORTED", "text": "x", "source": None, "extra": 1}],
+            "score": 1,
+            "flag": True,
+            "comment": "hi",
+        },
+    )
     assert reply.items[0].status == "SUPPORTED" and reply.score == 1.0
 
 
-@pytest.mark.parametrize("data,message", [
-    ({"items": [], "score": 1.0}, "flag: is required"),
-    ({"items": [{"status": "SUPPORTED", "text": "x", "source": None},
-                {"status": "MAYBE", "text": "y", "source": None}], "score": 1.0, "flag": True},
-     'items[1].status: must be one of SUPPORTED, UNSUPPORTED (got "MAYBE")'),
-    ({"items": [{"status": "SUPPORTED", "text": " ", "source": None}], "score": 1.0, "flag": True},
-     "items[0].text: must not be empty"),
-    ({"items": [{"status": "SUPPORTED", "text": "x"}], "score": 1.0, "flag": True}, "items[0].source: is required"),
-    ({"items": [], "score": "0.9", "flag": True}, 'score: must be a number (got "0.9")'),
-    ({"items": [], "score": 0.9, "flag": "true"}, 'flag: must be true or false (got "true")'),
-    ({"items": [], "score": 0.9, "flag": 1}, "flag: must be true or false (got 1)"),
-    ({"items": {}, "score": 0.9, "flag": True}, "items: must be a list"),
-    ({"items": ["x"], "score": 0.9, "flag": True}, "items[0]: must be an object"),
-])
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        ({"items": [], "score": 1.0}, "flag: is required"),
+        (
+            {
+                "items": [
+                    {"status": "SUPPORTED", "text": "x", "source": None},
+                    {"status": "MAYBE", "text": "y", "source": None},
+                ],
+                "score": 1.0,
+                "flag": True,
+            },
+            'items[1].status: must be one of SUPPORTED, UNSUPPORTED (got "MAYBE")',
+        ),
+        (
+            {
+                "items": [{"status": "SUPPORTED", "text": " ", "source": None}],
+                "score": 1.0,
+                "flag": True,
+            },
+            "items[0].text: must not be empty",
+        ),
+        (
+            {"items": [{"status": "SUPPORTED", "text": "x"}], "score": 1.0, "flag": True},
+            "items[0].source: is required",
+        ),
+        ({"items": [], "score": "0.9", "flag": True}, 'score: must be a number (got "0.9")'),
+        ({"items": [], "score": 0.9, "flag": "true"}, 'flag: must be true or false (got "true")'),
+        ({"items": [], "score": 0.9, "flag": 1}, "flag: must be true or false (got 1)"),
+        ({"items": {}, "score": 0.9, "flag": True}, "items: must be a list"),
+        ({"items": ["x"], "score": 0.9, "flag": True}, "items[0]: must be an object"),
+    ],
+)
 def test_validation_errors_name_the_field_path(data, message):
     with pytest.raises(OutputError) as error:
         validate(Reply, data)
@@ -114,7 +156,13 @@ def test_validation_reports_several_problems_at_once():
     with pytest.raises(OutputError) as error:
         validate(Reply, {"items": [{"status": "NO", "text": "", "source": 3}]})
     message = str(error.value)
-    for part in ("items[0].status", "items[0].text", "items[0].source", "score: is required", "flag: is required"):
+    for part in (
+        "items[0].status",
+        "items[0].text",
+        "items[0].source",
+        "score: is required",
+        "flag: is required",
+    ):
         assert part in message
 
 
@@ -193,8 +241,13 @@ def test_a_passage_id_written_with_the_prompts_brackets_names_that_passage():
 
 def test_templates_fill_known_placeholders_once_and_leave_json_braces_alone():
     template = 'Data: {data}\nReply {"grounded": true} with id {delimiter}.'
-    filled = fill(template, {"data": "a passage says {delimiter} and {data}", "delimiter": "DATA-x"})
-    assert filled == 'Data: a passage says {delimiter} and {data}\nReply {"grounded": true} with id DATA-x.'
+    filled = fill(
+        template, {"data": "a passage says {delimiter} and {data}", "delimiter": "DATA-x"}
+    )
+    assert (
+        filled
+        == 'Data: a passage says {delimiter} and {data}\nReply {"grounded": true} with id DATA-x.'
+    )
 
 
 def test_a_new_delimiter_is_data_and_sixteen_hex_digits():

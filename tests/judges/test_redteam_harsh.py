@@ -17,7 +17,11 @@ PASSAGE_SENTENCES = {text[s:e] for text in HONEST_TEXT for s, e in split_sentenc
 def test_every_fabrication_kind_has_three_cases_over_the_honest_passages():
     kinds = [case.kind for case in FABRICATIONS]
     assert {kind: kinds.count(kind) for kind in kinds} == {
-        "invented_rule": 3, "swapped_entity": 3, "dropped_negation": 3, "wrong_unit": 3, "fabricated_number": 3,
+        "invented_rule": 3,
+        "swapped_entity": 3,
+        "dropped_negation": 3,
+        "wrong_unit": 3,
+        "fabricated_number": 3,
     }
 
 
@@ -40,7 +44,11 @@ def test_the_fake_marks_everything_supported_quoting_real_passage_sentences_exac
 
 def test_the_fake_quotes_the_closest_sentence_for_a_swapped_entity():
     llm = SimilarQuoteLLM()
-    run_all([case for case in FABRICATIONS if case.id == "f04"], profiles=["claim_verification@v1"], llm=llm)
+    run_all(
+        [case for case in FABRICATIONS if case.id == "f04"],
+        profiles=["claim_verification@v1"],
+        llm=llm,
+    )
     assert "The Harbor Line runs 14 km from Central Station to Bayview." in llm.log[0]["quotes"]
 
 

@@ -19,7 +19,10 @@ def flagged(answer: str, sentence: str, label: str = "UNSUPPORTED") -> Claim:
 def test_it_removes_exactly_the_unsupported_sentence(fare_request):
     answer = "Adults pay $2.75 per ride. A weekend pass costs $3.00. Children under 5 ride free."
     result = judge_offline(fare_request(answer))
-    assert safe_answer(answer, result.claims) == "Adults pay $2.75 per ride. Children under 5 ride free."
+    assert (
+        safe_answer(answer, result.claims)
+        == "Adults pay $2.75 per ride. Children under 5 ride free."
+    )
 
 
 def test_contradicted_and_partially_supported_sentences_are_both_removed():
@@ -66,12 +69,17 @@ def test_nothing_is_left_when_every_sentence_is_unsupported():
 
 def test_a_flagged_claim_that_cannot_be_placed_withholds_the_whole_answer():
     answer = "Adults pay $2.75. Seniors pay $9."
-    assert safe_answer(answer, [Claim(id="c1", text="Seniors pay nine dollars.", label="UNSUPPORTED")]) == ""
+    assert (
+        safe_answer(answer, [Claim(id="c1", text="Seniors pay nine dollars.", label="UNSUPPORTED")])
+        == ""
+    )
 
 
 def test_a_supported_claim_without_a_span_changes_nothing():
     answer = "Seniors pay $9."
-    assert safe_answer(answer, [Claim(id="c1", text="Seniors pay $9.", label="SUPPORTED")]) == answer
+    assert (
+        safe_answer(answer, [Claim(id="c1", text="Seniors pay $9.", label="SUPPORTED")]) == answer
+    )
 
 
 # --- clauses -------------------------------------------------------------------------------------
@@ -79,8 +87,11 @@ def test_a_supported_claim_without_a_span_changes_nothing():
 
 def test_the_guardrail_example_of_the_issue_hands_nothing_back():
     answer = "Yes, pets are allowed in the apartments, so you can keep a cat."
-    request = JudgeRequest(question="Can I keep a cat?", answer=answer,
-                           passages=[Passage(id="P1", text="Pets are not allowed in the apartments.")])
+    request = JudgeRequest(
+        question="Can I keep a cat?",
+        answer=answer,
+        passages=[Passage(id="P1", text="Pets are not allowed in the apartments.")],
+    )
     assert safe_answer(answer, judge_offline(request).claims) == ""
 
 
@@ -112,8 +123,14 @@ def test_a_bare_yes_goes_when_the_sentence_it_answers_with_goes():
 
 def test_a_semicolon_clause_goes_alone_and_keeps_the_sentence_end():
     answer = "Kids ride free; seniors pay $9; adults pay $2.75!"
-    assert safe_answer(answer, [flagged(answer, "seniors pay $9")]) == "Kids ride free; adults pay $2.75!"
-    assert safe_answer(answer, [flagged(answer, "adults pay $2.75!")]) == "Kids ride free; seniors pay $9!"
+    assert (
+        safe_answer(answer, [flagged(answer, "seniors pay $9")])
+        == "Kids ride free; adults pay $2.75!"
+    )
+    assert (
+        safe_answer(answer, [flagged(answer, "adults pay $2.75!")])
+        == "Kids ride free; seniors pay $9!"
+    )
 
 
 def test_a_removed_aside_leaves_the_clause_around_it():
@@ -134,7 +151,10 @@ def test_an_interrupting_relative_clause_takes_its_sentence_with_it():
 
 def test_a_list_item_keeps_its_bullet_when_its_first_clause_goes():
     answer = "- Seniors pay $9; kids ride free\n- Adults pay $2.75"
-    assert safe_answer(answer, [flagged(answer, "Seniors pay $9")]) == "- Kids ride free\n- Adults pay $2.75"
+    assert (
+        safe_answer(answer, [flagged(answer, "Seniors pay $9")])
+        == "- Kids ride free\n- Adults pay $2.75"
+    )
 
 
 def test_a_lowercase_sentence_is_not_capitalized():
@@ -172,16 +192,30 @@ def _judged_answers(draw) -> tuple[str, list[Claim], list[tuple[str, Claim | Non
             start = len(answer) + len(joint)
             answer += joint + words + (")" if joint == " (" else "")
             label = draw(st.sampled_from([None, *_LABELS]))
-            claim = None if label is None else Claim(
-                id=f"c{len(claims) + 1}", text=words, answer_span=(start, start + len(words)), label=label)
+            claim = (
+                None
+                if label is None
+                else Claim(
+                    id=f"c{len(claims) + 1}",
+                    text=words,
+                    answer_span=(start, start + len(words)),
+                    label=label,
+                )
+            )
             claims += [claim] if claim else []
             clauses.append((words, claim))
         answer += draw(st.sampled_from([".", "!", "?", " [P1].", ""]))
     for _ in range(draw(st.integers(0, 2))):  # claims a judge placed across clause boundaries
         start, end = sorted(draw(st.integers(0, len(answer))) for _ in range(2))
         if start < end:
-            claims.append(Claim(id=f"c{len(claims) + 1}", text=answer[start:end], answer_span=(start, end),
-                                label=draw(st.sampled_from(_LABELS))))
+            claims.append(
+                Claim(
+                    id=f"c{len(claims) + 1}",
+                    text=answer[start:end],
+                    answer_span=(start, end),
+                    label=draw(st.sampled_from(_LABELS)),
+                )
+            )
     return answer, claims, clauses
 
 
@@ -206,7 +240,10 @@ def test_no_word_of_a_claim_that_is_not_supported_survives(judged):
 def test_what_is_kept_reads_as_text(judged):
     answer, claims, _ = judged
     safe = safe_answer(answer, claims)
-    assert not re.search(r"\s[,;.!?]|[,;]\s*[.!?]|^[\s,;]|[,;]\s*$|\(\s*\)|,,|;;", safe), (answer, safe)
+    assert not re.search(r"\s[,;.!?]|[,;]\s*[.!?]|^[\s,;]|[,;]\s*$|\(\s*\)|,,|;;", safe), (
+        answer,
+        safe,
+    )
     for line in safe.splitlines():
         assert not re.match(r"(?:- )?(?:and|but|so|yet)\b", line, re.IGNORECASE), (answer, safe)
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", safe):

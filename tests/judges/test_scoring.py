@@ -21,7 +21,9 @@ def test_only_supported_claims_make_an_answer_grounded():
 
 
 def test_any_contradiction_makes_an_answer_ungrounded():
-    assert verdict_for(claims("SUPPORTED", "SUPPORTED", "SUPPORTED", "CONTRADICTED")) == "UNGROUNDED"
+    assert (
+        verdict_for(claims("SUPPORTED", "SUPPORTED", "SUPPORTED", "CONTRADICTED")) == "UNGROUNDED"
+    )
 
 
 def test_fewer_than_half_supported_is_ungrounded():

@@ -22,7 +22,11 @@ def test_it_does_not_split_after_abbreviations_or_inside_prices():
 def test_each_list_item_on_its_own_line_is_its_own_sentence():
     text = "Fares:\n- Adults pay $2.75\n- Seniors pay $1.35\n\n1. Tap your card\nAsk the agency."
     assert sentences(text) == [
-        "Fares:", "- Adults pay $2.75", "- Seniors pay $1.35", "1. Tap your card", "Ask the agency.",
+        "Fares:",
+        "- Adults pay $2.75",
+        "- Seniors pay $1.35",
+        "1. Tap your card",
+        "Ask the agency.",
     ]
 
 

@@ -57,6 +57,10 @@ def test_a_lowercase_month_with_its_day_or_year_is_a_date_but_the_verb_may_is_no
     from judges.text import quantities
     assert [(q.text, q.value) for q in quantities("played on january 4 , 2000 , at home")] == [
         ("january 4 , 2000", "2000-01-04")]
-    assert [(q.text, q.value) for q in quantities("born on 16 september in meath")] == [("16 september", "--09-16")]
+    assert [(q.text, q.value) for q in quantities("born on 16 september in meath")] == [
+        ("16 september", "--09-16")
+    ]
     assert [q.value for q in quantities("you may 5 times ride")] == ["5"]
-    assert [(q.text, q.value) for q in quantities("on may 30 , 2012 , it won")] == [("may 30 , 2012", "2012-05-30")]
+    assert [(q.text, q.value) for q in quantities("on may 30 , 2012 , it won")] == [
+        ("may 30 , 2012", "2012-05-30")
+    ]

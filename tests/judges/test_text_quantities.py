@@ -57,7 +57,11 @@ def test_clock_times_are_one_token_in_24_hours(written, value):
 
 def test_number_words_that_count_something_are_numbers():
     assert values("fifty percent off for fourteen days") == ["50", "14"]
-    assert values("valid for five years, three children per adult, twenty-five riders") == ["5", "3", "25"]
+    assert values("valid for five years, three children per adult, twenty-five riders") == [
+        "5",
+        "3",
+        "25",
+    ]
     assert values("one hundred dollars") == ["100"]
     assert values("sixty-five and older") == ["65"]
     [percent] = quantities("fifty percent")
@@ -74,11 +78,23 @@ def test_passages_offer_every_number_word():
 
 @pytest.mark.parametrize(
     ("answer", "passage"),
-    [("$86", "86.00 dollars"), ("1,500 riders", "1500 riders"), ("50%", "50 percent"),
-     ("50%", "fifty percent"), ("fourteen days", "14 days"), ("14 days", "fourteen days"),
-     ("January 5, 2027", "2027-01-05"), ("2027-01-05", "Jan. 5, 2027"), ("1/5/2027", "5 January 2027"),
-     ("July 2026", "on July 1, 2026"), ("2026", "on July 1, 2026"), ("June 30", "through June 30, 2027"),
-     ("5 p.m.", "5:00 p.m."), ("5:00", "5:00 p.m."), ("50 cents", "$0.50")],
+    [
+        ("$86", "86.00 dollars"),
+        ("1,500 riders", "1500 riders"),
+        ("50%", "50 percent"),
+        ("50%", "fifty percent"),
+        ("fourteen days", "14 days"),
+        ("14 days", "fourteen days"),
+        ("January 5, 2027", "2027-01-05"),
+        ("2027-01-05", "Jan. 5, 2027"),
+        ("1/5/2027", "5 January 2027"),
+        ("July 2026", "on July 1, 2026"),
+        ("2026", "on July 1, 2026"),
+        ("June 30", "through June 30, 2027"),
+        ("5 p.m.", "5:00 p.m."),
+        ("5:00", "5:00 p.m."),
+        ("50 cents", "$0.50"),
+    ],
 )
 def test_equivalent_formats_match(answer, passage):
     [quantity] = quantities(answer)
@@ -96,13 +112,19 @@ def test_different_quantities_do_not_match(answer, passage):
 
 
 def test_citation_markers_list_numbers_urls_and_identifiers_are_not_quantities():
-    text = "1. Pay $2.75 [P2] [3] (P3)\n2) See https://metro.example/fares/2026/7 or help@metro.example\n- 3. zone P2"
+    text = (
+        "1. Pay $2.75 [P2] [3] (P3)\n2) See https://metro.example/fares/2026/7 or"
+        " help@metro.example\n- 3. zone P2"
+    )
     assert texts(text) == ["$2.75"]
 
 
 def test_a_list_number_of_tokenized_text_is_not_a_quantity():
     # CNN/DailyMail's tokenized text writes "1 ." for "1."; a number ending a sentence still counts.
-    assert texts("two works :\n1 . the iliad\n2 ) the odyssey , in 24 books .\nit has 12 .") == ["24", "12"]
+    assert texts("two works :\n1 . the iliad\n2 ) the odyssey , in 24 books .\nit has 12 .") == [
+        "24",
+        "12",
+    ]
 
 
 def test_numbers_is_unchanged_for_the_offline_judge():

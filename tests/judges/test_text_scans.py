@@ -17,14 +17,84 @@ from hypothesis import strategies as st
 from judges import text
 from judges.text import numeric, scan, sentences
 
-_PIECES = st.sampled_from([
-    "one", "One", "ONE", "phone", "none", "seventeen", "seven", "Twenty-one", "twentyone", "fifty percent",
-    "eighteen", "weight", "often", "ten", "tens", "zero", "hundred", "$", "$$", "€", "£", "$ ", "5", "12",
-    "1,500", "2.75", "0.50", ".5", ",", ".", "-", "–", "—", " to ", "19", "20", "2007", "2007 -- 11",
-    "1998–99", "2019-2021", "May", "may", "MAY", "Mayor", "Jan.", "jan", "January", "Sept.", "sep",
-    "Dec", "december", "5th of", "30 June", "June 30", "p.m.", "am", "5:00", "\n", "\n1. ", "\n- 2) ",
-    " ", "  ", "\t", "x", "P2", "c1", "é", "İ", "five", "FIVE", "Five", "ninety-nine", "[3]", "(P2)",
-])
+_PIECES = st.sampled_from(
+    [
+        "one",
+        "One",
+        "ONE",
+        "phone",
+        "none",
+        "seventeen",
+        "seven",
+        "Twenty-one",
+        "twentyone",
+        "fifty percent",
+        "eighteen",
+        "weight",
+        "often",
+        "ten",
+        "tens",
+        "zero",
+        "hundred",
+        "$",
+        "$$",
+        "€",
+        "£",
+        "$ ",
+        "5",
+        "12",
+        "1,500",
+        "2.75",
+        "0.50",
+        ".5",
+        ",",
+        ".",
+        "-",
+        "–",
+        "—",
+        " to ",
+        "19",
+        "20",
+        "2007",
+        "2007 -- 11",
+        "1998–99",
+        "2019-2021",
+        "May",
+        "may",
+        "MAY",
+        "Mayor",
+        "Jan.",
+        "jan",
+        "January",
+        "Sept.",
+        "sep",
+        "Dec",
+        "december",
+        "5th of",
+        "30 June",
+        "June 30",
+        "p.m.",
+        "am",
+        "5:00",
+        "\n",
+        "\n1. ",
+        "\n- 2) ",
+        " ",
+        "  ",
+        "\t",
+        "x",
+        "P2",
+        "c1",
+        "é",
+        "İ",
+        "five",
+        "FIVE",
+        "Five",
+        "ninety-nine",
+        "[3]",
+        "(P2)",
+    ]
+)
 _TEXTS = st.lists(_PIECES, max_size=25).map("".join)
 
 
@@ -44,16 +114,33 @@ _NUMBER_AS_ALTERNATION = re.compile(
 @settings(max_examples=3000, deadline=None)
 @given(_TEXTS)
 def test_the_number_pattern_reads_what_the_alternation_reads(sample):
-    assert [(m.span(), numeric._digits_of(m), m.group("amount") is not None, m.group("suffix"), m.group("unit"))
-            for m in numeric._NUMBER.finditer(sample)] == \
-        [(m.span(), m.group("digits"), m.group("money") is not None, m.group("suffix"), m.group("unit"))
-         for m in _NUMBER_AS_ALTERNATION.finditer(sample)]
+    assert [
+        (
+            m.span(),
+            numeric._digits_of(m),
+            m.group("amount") is not None,
+            m.group("suffix"),
+            m.group("unit"),
+        )
+        for m in numeric._NUMBER.finditer(sample)
+    ] == [
+        (
+            m.span(),
+            m.group("digits"),
+            m.group("money") is not None,
+            m.group("suffix"),
+            m.group("unit"),
+        )
+        for m in _NUMBER_AS_ALTERNATION.finditer(sample)
+    ]
 
 
 @settings(max_examples=1500, deadline=None)
 @given(_TEXTS)
 def test_the_number_word_scan_finds_what_finditer_finds(sample):
-    assert list(numeric._number_word_runs(sample)) == _spans(numeric._NUMBER_WORD_RUN.finditer(sample))
+    assert list(numeric._number_word_runs(sample)) == _spans(
+        numeric._NUMBER_WORD_RUN.finditer(sample)
+    )
 
 
 @settings(max_examples=1500, deadline=None)
@@ -83,20 +170,56 @@ def test_the_meridiem_hint_stands_in_every_hour_time(sample):
 
 
 def test_the_scans_cover_real_finds():
-    sample = "Seniors (sixty-five and older) pay $1.35\n1. Apply by May 5, 2027; fares rose 2019–21."
-    assert [m.group() for m in numeric._NUMBER.finditer(sample)] == ["$1.35", "1", "5", "2027", "2019", "21"]
+    sample = (
+        "Seniors (sixty-five and older) pay $1.35\n1. Apply by May 5, 2027; fares rose 2019–21."
+    )
+    assert [m.group() for m in numeric._NUMBER.finditer(sample)] == [
+        "$1.35",
+        "1",
+        "5",
+        "2027",
+        "2019",
+        "21",
+    ]
     assert list(numeric._number_word_runs(sample)) == [(9, 14), (15, 19)]
     assert [m.group() for m in numeric._month_words(sample, True)] == ["May"]
     assert [m.group() for m in numeric._year_ranges(sample)] == ["2019–21"]
-    assert [m.group(1) for m in text.matches_at(numeric._LIST_ORDINAL, sample, scan.line_starts(sample))] == ["1"]
+    assert [
+        m.group(1) for m in text.matches_at(numeric._LIST_ORDINAL, sample, scan.line_starts(sample))
+    ] == ["1"]
 
 
-# --- quantity pieces ----------------------------------------------------------------------------------
+# --- quantity pieces
+# ----------------------------------------------------------------------------------
 
-_SENTENCE_PIECES = st.one_of(_PIECES, st.sampled_from([
-    ". ", "! ", "? ", ".\n", ". R", ". Riders", "! Then", "? Fares", ". May", ". June 5", "Jan. ", "Jan. Five",
-    "A. M.", "5 A. M. Riders", "p.m. Next", "Sec. Five", ". Sixty", ".  Two", ". X", ". The", "e.g. Most",
-]))
+_SENTENCE_PIECES = st.one_of(
+    _PIECES,
+    st.sampled_from(
+        [
+            ". ",
+            "! ",
+            "? ",
+            ".\n",
+            ". R",
+            ". Riders",
+            "! Then",
+            "? Fares",
+            ". May",
+            ". June 5",
+            "Jan. ",
+            "Jan. Five",
+            "A. M.",
+            "5 A. M. Riders",
+            "p.m. Next",
+            "Sec. Five",
+            ". Sixty",
+            ".  Two",
+            ". X",
+            ". The",
+            "e.g. Most",
+        ]
+    ),
+)
 _SENTENCE_TEXTS = st.lists(_SENTENCE_PIECES, max_size=30).map("".join)
 
 
@@ -114,8 +237,14 @@ def test_a_text_cut_into_quantity_pieces_has_the_quantities_of_the_whole(sample)
     assert pieces[0][0] == 0 and pieces[-1][1] == len(sample)
     assert all(left[1] == right[0] for left, right in pairwise(pieces))
     by_piece = [
-        (quantity.text, (quantity.span[0] + start, quantity.span[1] + start), quantity.value, quantity.kind)
-        for start, end in pieces for quantity in text.quantities(sample[start:end], every_word=True)
+        (
+            quantity.text,
+            (quantity.span[0] + start, quantity.span[1] + start),
+            quantity.value,
+            quantity.kind,
+        )
+        for start, end in pieces
+        for quantity in text.quantities(sample[start:end], every_word=True)
     ]
     whole = [(q.text, q.span, q.value, q.kind) for q in text.quantities(sample, every_word=True)]
     assert by_piece == whole
@@ -152,15 +281,57 @@ def test_quantity_pieces_cut_between_sentences_only():
         "Apply by Jan. 5, 2027. ", "Riders aged sixty-five ride free. A. M. ", "Peak fares apply."]
 
 
-# --- rough pieces and their words ---------------------------------------------------------------------
+# --- rough pieces and their words
+# ---------------------------------------------------------------------
 
-_PROSE_PIECES = st.one_of(_SENTENCE_PIECES, st.sampled_from([
-    "O'Brien", "rock'n'roll", "riders’ cards", "McManus", "NBA", "Café", "Cafe\u0301", "Angoulême", "\u2029",
-    "…", "...", "?!", "\"", "”", "’", ")", "]", "[", "(", " \n ", "\r\n", "  \t", "U.S. ", "e.g. the", "Sec. 4.2",
-    # Whitespace of every kind the regex `\s` and str.strip take: rough_pieces relies on both.
-    "\n\n", " \n", "\t\n", "\v", "\f", "\r", "\x1c", "\x1f", "\x85", "\xa0", "\u2028", "\u3000", ".\xa0",
-    "!\u2029",
-]))
+_PROSE_PIECES = st.one_of(
+    _SENTENCE_PIECES,
+    st.sampled_from(
+        [
+            "O'Brien",
+            "rock'n'roll",
+            "riders’ cards",
+            "McManus",
+            "NBA",
+            "Café",
+            "Cafe\u0301",
+            "Angoulême",
+            "\u2029",
+            "…",
+            "...",
+            "?!",
+            "\"",
+            "”",
+            "’",
+            ")",
+            "]",
+            "[",
+            "(",
+            " \n ",
+            "\r\n",
+            "  \t",
+            "U.S. ",
+            "e.g. the",
+            "Sec. 4.2",
+            # Whitespace of every kind the regex `\s` and str.strip take: rough_pieces relies on
+            # both.
+            "\n\n",
+            " \n",
+            "\t\n",
+            "\v",
+            "\f",
+            "\r",
+            "\x1c",
+            "\x1f",
+            "\x85",
+            "\xa0",
+            "\u2028",
+            "\u3000",
+            ".\xa0",
+            "!\u2029",
+        ]
+    ),
+)
 _PROSE = st.lists(_PROSE_PIECES, max_size=40).map("".join)
 
 
@@ -184,8 +355,12 @@ def _reference_rough_pieces(sample: str) -> list[tuple[int, int]]:
 def test_rough_pieces_and_their_words_are_those_of_the_whole_text(sample):
     pieces = text.rough_pieces(sample)
     assert pieces == _reference_rough_pieces(sample)
-    whole = [(t.stem, t.span[0], t.span[1] - t.span[0], t.is_name) for t in text.content_tokens(sample)]
-    assert [reading for start, end in pieces for reading in text.token_readings(sample, start, end)] == whole
+    whole = [
+        (t.stem, t.span[0], t.span[1] - t.span[0], t.is_name) for t in text.content_tokens(sample)
+    ]
+    assert [
+        reading for start, end in pieces for reading in text.token_readings(sample, start, end)
+    ] == whole
     for start, end in pieces:
         readings = list(text.token_readings(sample, start, end))
         assert text.piece_stems(sample, start, end) == (

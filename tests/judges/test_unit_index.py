@@ -13,24 +13,158 @@ from hypothesis import strategies as st
 from judges import passages, text
 from judges.text import numeric
 
-_PIECES = st.sampled_from([
-    "one", "One", "fifty cents", "fifty percent", "Twenty-one", "five hundred", "seventeen", "phone",
-    "$", "$ ", "€", "5", "50", "05", "0.50", ".5", "1,500", "1,5000", "1500", "15.00", "2.75", "275",
-    "0", "0.0", "100", "90", "9", "65", "2007", "2011", "2007 -- 11", "1998–99", "2026", "12", "%",
-    " cents", " dollars", " percent", "st", "th", "May", "may", "June 30", "30 June", "Jan. 5, 2027",
-    "July 2026", "5th of", "1/5/2027", "2027-01-05", "5:00", "5 p.m.", "17:30", "am", "P2", "[3]",
-    "\n1. ", "\n", " ", "  ", ", ", ". ", "! ", "? ", ".\n", ". Riders", ". The", "e.g. ", "Sec. 4.2",
-    "rider", "riders", "Rider", "rider's", "O'Brien", "McManus", "NBA", "Café", "Cafe\u0301", "scored",
-    "scoring", "score", "the", "and", "Metro", "metro", "…", "\"", ")", "x", "a", "٥", "$٥", "٢٠٢٦", "١٢:٣٠",
-    "rock'n'roll", "a'b'c'd", "'", "'s", "don't", "riders'", "Policies", "policy", "carried", "Carry", "_rid",
-    "5pm", "ride", "rides", "RIDER", "pride",
-])
+_PIECES = st.sampled_from(
+    [
+        "one",
+        "One",
+        "fifty cents",
+        "fifty percent",
+        "Twenty-one",
+        "five hundred",
+        "seventeen",
+        "phone",
+        "$",
+        "$ ",
+        "€",
+        "5",
+        "50",
+        "05",
+        "0.50",
+        ".5",
+        "1,500",
+        "1,5000",
+        "1500",
+        "15.00",
+        "2.75",
+        "275",
+        "0",
+        "0.0",
+        "100",
+        "90",
+        "9",
+        "65",
+        "2007",
+        "2011",
+        "2007 -- 11",
+        "1998–99",
+        "2026",
+        "12",
+        "%",
+        " cents",
+        " dollars",
+        " percent",
+        "st",
+        "th",
+        "May",
+        "may",
+        "June 30",
+        "30 June",
+        "Jan. 5, 2027",
+        "July 2026",
+        "5th of",
+        "1/5/2027",
+        "2027-01-05",
+        "5:00",
+        "5 p.m.",
+        "17:30",
+        "am",
+        "P2",
+        "[3]",
+        "\n1. ",
+        "\n",
+        " ",
+        "  ",
+        ", ",
+        ". ",
+        "! ",
+        "? ",
+        ".\n",
+        ". Riders",
+        ". The",
+        "e.g. ",
+        "Sec. 4.2",
+        "rider",
+        "riders",
+        "Rider",
+        "rider's",
+        "O'Brien",
+        "McManus",
+        "NBA",
+        "Café",
+        "Cafe\u0301",
+        "scored",
+        "scoring",
+        "score",
+        "the",
+        "and",
+        "Metro",
+        "metro",
+        "…",
+        "\"",
+        ")",
+        "x",
+        "a",
+        "٥",
+        "$٥",
+        "٢٠٢٦",
+        "١٢:٣٠",
+        "rock'n'roll",
+        "a'b'c'd",
+        "'",
+        "'s",
+        "don't",
+        "riders'",
+        "Policies",
+        "policy",
+        "carried",
+        "Carry",
+        "_rid",
+        "5pm",
+        "ride",
+        "rides",
+        "RIDER",
+        "pride",
+    ]
+)
 _TEXTS = st.lists(_PIECES, max_size=40).map("".join)
 # Many sentences, so many quantity pieces: a value written in a quarter of them has them all read.
-_LONG_TEXTS = st.lists(st.lists(_PIECES, max_size=8).map("".join), min_size=9, max_size=20).map(". The ".join)
-_VALUES = ["0", "0.5", "5", "50", "500", "0.05", "1500", "15", "2.75", "275", "9", "90", "65", "2007",
-           "2011", "2026", "2027", "12", "1", "100", "21", "2027-01-05", "2027-01", "--01-05", "--06-30",
-           "2026-07", "17:00", "05:00", "17:30", "05:30", "4.2", "30"]
+_LONG_TEXTS = st.lists(st.lists(_PIECES, max_size=8).map("".join), min_size=9, max_size=20).map(
+    ". The ".join
+)
+_VALUES = [
+    "0",
+    "0.5",
+    "5",
+    "50",
+    "500",
+    "0.05",
+    "1500",
+    "15",
+    "2.75",
+    "275",
+    "9",
+    "90",
+    "65",
+    "2007",
+    "2011",
+    "2026",
+    "2027",
+    "12",
+    "1",
+    "100",
+    "21",
+    "2027-01-05",
+    "2027-01",
+    "--01-05",
+    "--06-30",
+    "2026-07",
+    "17:00",
+    "05:00",
+    "17:30",
+    "05:30",
+    "4.2",
+    "30",
+]
 
 
 def _eager(sample: str):
@@ -59,7 +193,9 @@ def _eager(sample: str):
 
 
 @settings(max_examples=1500, deadline=None)
-@given(st.one_of(_TEXTS, _LONG_TEXTS), st.lists(st.sampled_from(_VALUES), max_size=6), st.booleans())
+@given(
+    st.one_of(_TEXTS, _LONG_TEXTS), st.lists(st.sampled_from(_VALUES), max_size=6), st.booleans()
+)
 def test_the_lazy_unit_index_answers_what_the_eager_reading_gives(sample, asked, stems_first):
     spans, units, postings, quantity_postings, passage_values = _eager(sample)
     passages.clear_caches()
@@ -95,11 +231,44 @@ def test_the_lazy_unit_index_answers_what_the_eager_reading_gives(sample, asked,
         check_stems()
 
 
-_DIGIT_PIECES = st.sampled_from([
-    "0", "00", "05", "5", "50", "500", "0.05", ".5", "5.", "1.5", "1.5.3", "15", "150", "1,500", "1,5000",
-    "10,000.50", "1,500.00", "2,75", "0.0", ",", ".", " ", ". ", "$", "$ ", " cents", "-", "2027", "12",
-    "May 5, ", "a", "x1", "1x", "9",
-])
+_DIGIT_PIECES = st.sampled_from(
+    [
+        "0",
+        "00",
+        "05",
+        "5",
+        "50",
+        "500",
+        "0.05",
+        ".5",
+        "5.",
+        "1.5",
+        "1.5.3",
+        "15",
+        "150",
+        "1,500",
+        "1,5000",
+        "10,000.50",
+        "1,500.00",
+        "2,75",
+        "0.0",
+        ",",
+        ".",
+        " ",
+        ". ",
+        "$",
+        "$ ",
+        " cents",
+        "-",
+        "2027",
+        "12",
+        "May 5, ",
+        "a",
+        "x1",
+        "1x",
+        "9",
+    ]
+)
 _PLAIN_VALUES = st.one_of(st.sampled_from(_VALUES),
                           st.from_regex(r"[0159]{1,4}(\.[0159]{1,3})?", fullmatch=True))
 
@@ -132,12 +301,30 @@ def test_the_lazy_unit_index_reads_only_the_pieces_that_may_hold_a_value():
 def test_the_lazy_unit_index_finds_each_way_of_writing_a_value():
     # One sentence per way a value is written, each in its own quantity piece, so a value is
     # found only when the piece that writes it is read.
-    sample = ("Doors open at 5 p.m. daily. Apply by June 30. Forms dated 1/5/2027 count. "
-              "Renewals from 2026-07-01 apply. Tickets cost fifty cents. Children under twelve ride free. "
-              "Fares rose in 2007 -- 11. Passes cost 1,500.00 dollars. Transfers cost $0.50 each.")
+    sample = (
+        "Doors open at 5 p.m. daily. Apply by June 30. Forms dated 1/5/2027 count. Renewals from"
+        " 2026-07-01 apply. Tickets cost fifty cents. Children under twelve ride free. Fares rose"
+        " in 2007 -- 11. Passes cost 1,500.00 dollars. Transfers cost $0.50 each."
+    )
     spans, _, _, quantity_postings, passage_values = _eager(sample)
-    for value in ["17:00", "05:00", "--06-30", "2027-01-05", "2027-01", "--01-05", "2027", "2026-07-01",
-                  "2026-07", "2026", "0.5", "12", "2011", "1500", "2007", "9"]:
+    for value in [
+        "17:00",
+        "05:00",
+        "--06-30",
+        "2027-01-05",
+        "2027-01",
+        "--01-05",
+        "2027",
+        "2026-07-01",
+        "2026-07",
+        "2026",
+        "0.5",
+        "12",
+        "2011",
+        "1500",
+        "2007",
+        "9",
+    ]:
         index = passages.UnitIndex(sample)
         assert index.value_units(value) == tuple(quantity_postings.get(value, ())), value
         assert index.has_value(value) == (value in passage_values), value
@@ -181,9 +368,20 @@ def test_threads_sharing_a_unit_index_get_what_the_eager_reading_gives():
 
 def test_every_value_a_number_word_gives_is_one_that_the_index_looks_for_in_number_words():
     tens = ["", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
-    ones = numeric._UNITS_WORDS + [f"{ten}-{one}" for ten in tens[1:] for one in numeric._UNITS_WORDS[1:10]]
+    ones = numeric._UNITS_WORDS + [
+        f"{ten}-{one}" for ten in tens[1:] for one in numeric._UNITS_WORDS[1:10]
+    ]
     written = [*ones, *tens[1:]]
-    units = ["", " dollars", " cents", " percent", " per cent", " hundred", " hundred cents", " Cents"]
+    units = [
+        "",
+        " dollars",
+        " cents",
+        " percent",
+        " per cent",
+        " hundred",
+        " hundred cents",
+        " Cents",
+    ]
     checked = 0
     for words in written:
         for unit in units:
