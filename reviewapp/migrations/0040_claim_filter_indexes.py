@@ -16,6 +16,10 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name='claim',
-            index=models.Index(condition=models.Q(('label', 'SUPPORTED'), _negated=True), fields=['category', 'answer', 'run'], name='claim_flagged_category'),
+            index=models.Index(
+                condition=models.Q(('label', 'SUPPORTED'), _negated=True),
+                fields=['category', 'answer', 'run'],
+                name='claim_flagged_category',
+            ),
         ),
     ]
