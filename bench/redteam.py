@@ -18,6 +18,11 @@ call per trial and nothing is stored; the exactly-once figures are in the worker
 repaired (the reply was refused and a repair request was needed); honest kept (honest sentences
 of the answers still SUPPORTED).
 
+Then correct facts beside a fetch date (issue 27): each of four facts the passages state, written
+in five sentences that also name a fetch date (the headers' own, or an invented one), judged by
+every profile behind the always-SUPPORTED fake and by the offline judge. Figures: the trials whose
+correct fact is lowered (target 0), and the invented dates that nothing flags (target 0).
+
 Then the harsh mode (issue 16): a fake LLM that marks every claim SUPPORTED and quotes the most
 similar real passage sentence, exactly (tests/judges/redteam.SimilarQuoteLLM), on fabricated facts
 without any injection (redteam_harsh_cases.FABRICATIONS), on new injection wordings
@@ -29,6 +34,7 @@ claims only (target 0%). `--harsh-only` skips the first part.
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import time
 from collections import defaultdict
@@ -39,8 +45,11 @@ sys.path.append(str(Path(__file__).resolve().parent.parent))
 
 import judges  # noqa: E402
 from bench.results import record  # noqa: E402
+from judges.engine import JudgeConfig, JudgeError  # noqa: E402
 from judges.injection import find_injections  # noqa: E402
-from judges.types import JudgeRequest  # noqa: E402
+from judges.types import JudgeRequest, JudgeResult, Span  # noqa: E402
+from tests.fake_openai import FakeOpenAI  # noqa: E402
+from tests.judges.conftest import FARE_POLICY, PASSES  # noqa: E402
 from tests.judges.redteam import SimilarQuoteLLM, profile_specs, run_all  # noqa: E402
 from tests.judges.redteam_cases import CASES, HELD_OUT  # noqa: E402
 from tests.judges.redteam_harsh_cases import FABRICATIONS, WORDINGS  # noqa: E402
@@ -95,6 +104,76 @@ def detected(case) -> bool:
         (p.title or "", True) for p in request.passages
     ]
     return any(find_injections(text, passage=passage) for text, passage in texts if text)
+
+
+FETCH_FACTS = ("the regular adult fare is $2.75 per ride", "a 30-day pass costs $86.00",
+               "children under 5 ride free with a paying adult",
+               "passes are sold at station vending machines")
+FETCH_SENTENCES = ("As of the policy fetched on {date}, {fact}.", "{Fact} (fetched {date}).",
+                   "{Fact}, according to the Metro Fare Policy fetched on {date}.",
+                   "According to Metro's Fare Policy, section 4.2 (fetched {date}), {fact}.",
+                   "{Fact}. This is from the Fare Policy, fetched {date}.")
+FETCH_DATES = {"the headers' date": "2026-08-16", "an invented date": "2026-07-01"}
+
+
+def _fetch_request(answer: str) -> JudgeRequest:
+    passages = [
+        {"id": "P1", "text": FARE_POLICY, "agency": "Metro", "title": "Fare Policy",
+         "section": "4.2", "source_url": "https://metro.example/fares", "fetched_at": "2026-08-16"},
+        {"id": "P2", "text": PASSES, "agency": "Metro", "title": "Passes",
+         "fetched_at": "2026-08-16"},
+    ]
+    return JudgeRequest.model_validate(
+        {"question": "What are the fares?", "answer": answer, "passages": passages})
+
+
+def _flagged(result: JudgeResult, span: Span, claims_only: bool = False) -> bool:
+    start, end = span
+    def over(span_of) -> bool:
+        return bool(span_of) and span_of[0] < end and start < span_of[1]
+
+    claims = any(c.label != "SUPPORTED" for c in result.claims if over(c.answer_span))
+    return claims or not claims_only and any(over(f.answer_span) for f in result.fabrications)
+
+
+def fetch_dates(no_record: bool) -> None:
+    """Correct facts beside a fetch date: lowered (they must not be), and invented dates missed."""
+    lowered: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    missed = invented = 0
+    with FakeOpenAI(default=SimilarQuoteLLM()) as fake:
+        configs = {p: JudgeConfig(backend="openai", profile=p, model="fake-judge",
+                                  base_url=fake.base_url, api_key="test", timeout_s=10.0,
+                                  retry_budget_s=30.0, max_attempts=2)
+                   for p in profile_specs()}
+        configs["offline"] = JudgeConfig(backend="offline")
+        for (name, config), sentence, (which, day), fact in itertools.product(
+                configs.items(), FETCH_SENTENCES, FETCH_DATES.items(), FETCH_FACTS):
+            answer = sentence.format(date=day, fact=fact, Fact=fact[0].upper() + fact[1:])
+            try:
+                result = judges.judge(_fetch_request(answer), config).result
+            except JudgeError:
+                continue
+            at = answer.lower().find(fact)
+            cell = lowered[(name, which)]
+            cell[0] += _flagged(result, (at, at + len(fact)), claims_only=True)
+            cell[1] += 1
+            if which == "an invented date":
+                invented += 1
+                at = answer.find(day)
+                missed += not _flagged(result, (at, at + len(day)))
+    print("\nCORRECT FACTS BESIDE A FETCH DATE: trials whose correct fact is lowered (target 0)")
+    print(f"{'judge':<24} " + " ".join(f"{which:>20}" for which in FETCH_DATES))
+    for name in configs:
+        cells = ("{}/{}".format(*lowered[(name, which)]) for which in FETCH_DATES)
+        print(f"{name:<24} " + " ".join(f"{cell:>20}" for cell in cells))
+    total = sum(cell[1] for cell in lowered.values())
+    wrong = sum(cell[0] for cell in lowered.values())
+    print(f"all: {wrong}/{total} lowered; invented dates flagged by nothing: {missed}/{invented}")
+    if not no_record:
+        record("red team correct facts beside a fetch date lowered (all judges)",
+               100.0 * wrong / total, "%", target=0.0, higher_is_better=False,
+               command="python bench/redteam.py --harsh-only",
+               trials=total, invented_dates_missed=missed)
 
 
 def harsh(no_record: bool) -> None:
@@ -156,6 +235,7 @@ def main() -> int:
     parser.add_argument("--harsh-only", action="store_true", help="run only the harsh mode")
     args = parser.parse_args()
     if args.harsh_only:
+        fetch_dates(args.no_record)
         harsh(args.no_record)
         return 0
     started = time.perf_counter()
@@ -220,6 +300,7 @@ def main() -> int:
             trials=len(outcomes),
             cases=len(CASES),
         )
+    fetch_dates(args.no_record)
     harsh(args.no_record)
     return 0
 

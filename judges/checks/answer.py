@@ -36,6 +36,14 @@ class Answer:
         return provenance_mentions(self.text, self.request)
 
     @cached_property
+    def provenance_index(self) -> SpanIndex:
+        """The provenance statements' spans, found by overlap."""
+        index = SpanIndex()
+        for position, mention in enumerate(self.provenance):
+            index.add(mention.span, position)
+        return index
+
+    @cached_property
     def sentences(self) -> list[Span]:
         return split_sentences(self.text)
 

@@ -7,7 +7,9 @@ issue 4, item 2). The checks themselves are judges.checks.quotes, .numbers, .cit
 
 How findings land: a finding over a claim (by answer span, or by text when the claim has none)
 lowers that claim's label -- never raises it (SUPPORTED < PARTIALLY_SUPPORTED < UNSUPPORTED /
-CONTRADICTED) -- and appends the finding to its explanation. A finding over answer text no claim
+CONTRADICTED) -- and appends the finding to its explanation; a provenance statement's finding
+(`Finding.alone`) lowers only a claim that states nothing besides it, and the claims around it
+take its note while a claim of its own is added for its words. A finding over answer text no claim
 covers adds a claim for that text (only when every claim can be placed in the answer; otherwise
 the fabrication alone is added). Fabrications and claims are only ever added. When a label
 changed or a claim was added, the grounding score and verdict are recomputed with
@@ -26,7 +28,7 @@ from judges.checks.citations import check_citations
 from judges.checks.findings import Finding
 from judges.checks.matching import claim_span, texts_overlap
 from judges.checks.numbers import check_numbers
-from judges.checks.provenance import check_provenance
+from judges.checks.provenance import check_provenance, states_besides_provenance
 from judges.checks.quotes import check_quotations
 from judges.checks.spans import Mask, SpanIndex, overlaps
 from judges.checks.trust import (
@@ -88,7 +90,7 @@ def apply_checks(request: JudgeRequest, result: JudgeResult) -> JudgeResult:
             or any(find_injections(text) for text in steering_texts(request))
         ),
     )
-    checked_result = _apply(findings, answer, result)
+    checked_result = _apply(findings, answer, result, checked)
     if unread:
         checked_result = _with_unread(checked_result, unread)
     if poisoned:
@@ -125,7 +127,9 @@ def _remap(finding: Finding, where: Sequence[int], text: str) -> Finding:
 MAX_NOTES_PER_CLAIM = 12  # an answer full of findings must not grow one explanation without bound
 
 
-def _apply(findings: list[Finding], answer: Answer, result: JudgeResult) -> JudgeResult:
+def _apply(findings: list[Finding], answer: Answer, result: JudgeResult,
+           checked: Answer) -> JudgeResult:
+    """`checked` is the answer checks 1-4 read (its provenance statements are already found)."""
     if not findings:
         return result
     claims = [claim.model_copy(deep=True) for claim in result.claims]
@@ -138,6 +142,7 @@ def _apply(findings: list[Finding], answer: Answer, result: JudgeResult) -> Judg
             placed.add(span, index)
     can_add_claims = all(span is not None for span in spans)
     labels_changed = added_fabrication = confidence_changed = False
+    besides: dict[Span, bool] = {}  # claim spans that state more than their provenance statements
     changed: list[str] = []  # ids of claims the checks added or lowered
 
     # First every claim the findings need is added, then every finding is attached to every claim
@@ -148,12 +153,13 @@ def _apply(findings: list[Finding], answer: Answer, result: JudgeResult) -> Judg
             fabrications.append(finding.fabrication)
             reported.add(finding.fabrication)
             added_fabrication = True
-        if (
-            can_add_claims
-            and finding.lower_to != "SUPPORTED"
-            and not _hits(finding, answer, claims, spans, placed)
-        ):
-            span = _uncovered_span(answer, finding.span, placed, spans)
+        hits = _hits(finding, answer, claims, spans, placed)
+        # A statement of its own inside claims that state more, all SUPPORTED, is a claim of just
+        # its words: its finding lowers no fact beside it.
+        inside = (finding.alone and hits and not _lowers(finding, checked, hits, spans, besides)
+                  and all(claims[i].label == "SUPPORTED" for i in hits))
+        if can_add_claims and finding.lower_to != "SUPPORTED" and (inside or not hits):
+            span = finding.span if inside else _uncovered_span(answer, finding.span, placed, spans)
             claims.append(Claim(
                 id=_next_claim_id(claims), text=answer.text[slice(*span)], answer_span=span,
                 label=finding.lower_to, category=finding.category,
@@ -168,9 +174,12 @@ def _apply(findings: list[Finding], answer: Answer, result: JudgeResult) -> Judg
         i: sum(1 for f in findings if f.note in claim.explanation) for i, claim in enumerate(claims)
     }
     for finding in findings:
-        for i in _hits(finding, answer, claims, spans, placed):
+        hits = _hits(finding, answer, claims, spans, placed)
+        lowers = _lowers(finding, checked, hits, spans, besides)
+        for i in hits:
             claim = claims[i]
-            lowered = _lower(claim.label, finding.lower_to)
+            # A claim that states more than a statement of its own takes its note, not its label.
+            lowered = _lower(claim.label, finding.lower_to) if i in lowers else claim.label
             if lowered != claim.label:
                 claim.label = lowered
                 labels_changed = True
@@ -243,6 +252,23 @@ def _hits(finding: Finding, answer: Answer, claims: list[Claim], spans: list[Spa
         hits = [i for i, span in enumerate(spans) if span is None
                 and texts_overlap(answer.text[slice(*finding.span)], claims[i].text)]
     return hits
+
+
+def _lowers(finding: Finding, answer: Answer, hits: list[int], spans: list[Span | None],
+            besides: dict[Span, bool]) -> list[int]:
+    """Of the claims a finding belongs to (`hits`, from `_hits`), those it lowers: all of them, but
+    for a statement of its own (`Finding.alone`) only those that state nothing besides it
+    (`besides` keeps what each claim span was found to state)."""
+    if not finding.alone:
+        return hits
+    lowers = []
+    for i in hits:
+        span = spans[i]
+        if span is not None and span not in besides:
+            besides[span] = states_besides_provenance(answer, span)
+        if span is None or not besides[span]:
+            lowers.append(i)
+    return lowers
 
 
 def _lower(label: str, to: str) -> str:

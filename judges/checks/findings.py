@@ -25,3 +25,6 @@ class Finding:
     category: str  # the category of a claim added for answer text no claim covers
     fabrication: Fabrication | None = None
     confidence: float | None = None  # the claims' confidence is lowered to this, when given
+    # A statement of its own inside a sentence (a provenance statement): it lowers only the claims
+    # that state nothing besides it, and a claim of its own is added for it when none is there.
+    alone: bool = False

@@ -4,9 +4,12 @@
 checked against the passage *header* fields only (fetched_at, agency, title, section,
 source_url), never the passage text: a stated fetch date no passage's fetched_at gives is a
 `date` fabrication; a named agency or document, a section number or a source URL that no header
-has is an `entity` fabrication; either way the claims over it become UNSUPPORTED. A date is a
-fetch date when a cue precedes it in its clause ("fetched", "snapshot", "as of", "updated",
-"retrieved", "published", ...). The same words can state a policy fact, so after a loose cue
+has is an `entity` fabrication; either way the statement is UNSUPPORTED: a claim that is only the
+statement is lowered, and inside a claim that states a fact besides it ("As of the policy fetched
+on 2026-09-01, the adult fare is $2.75") the statement becomes a claim of its own, so the fare,
+which the passage text judges, is not lowered with it. A date is a fetch date when a cue
+precedes it in its clause ("fetched", "snapshot", "as of", "updated", "retrieved", "published",
+...). The same words can state a policy fact, so after a loose cue
 (all but fetched/crawled/scraped/snapshot) a date the passage text states is left alone, and when
 no passage has a fetched_at the date is an ordinary one for check 2; likewise a section,
 document name or URL that the passage text itself names is not flagged. Named sources are read
@@ -27,7 +30,7 @@ from judges.checks.findings import Finding
 from judges.checks.mentions import ProvenanceVerdict, provenance_mentions
 from judges.checks.spans import blank
 from judges.text import content_words, quantities
-from judges.types import Fabrication, JudgeRequest
+from judges.types import Fabrication, JudgeRequest, Span
 
 
 def check_provenance(answer: Answer) -> list[Finding]:
@@ -49,9 +52,29 @@ def check_provenance(answer: Answer) -> list[Finding]:
                     answer_span=mention.target,
                     reason=mention.reason,
                 ),
+                alone=True,
             )
         )
     return findings
+
+
+def states_besides_provenance(answer: Answer, span: Span) -> bool:
+    """Whether the answer's text in `span` states something besides its provenance statements: a
+    fact that a wrong fetch date or source named beside it ("As of the policy fetched on
+    2026-09-01, the adult fare is $2.75") does not make false."""
+    mentions = answer.provenance_index.spans_overlapping(span)
+    if any(start <= span[0] and span[1] <= end for start, end in mentions):
+        return False  # the claim is (part of) one statement
+    text = answer.text[slice(*span)]
+    inside = [(max(start, span[0]) - span[0], min(end, span[1]) - span[0])
+              for start, end in mentions]
+    return _says_more(blank(text, inside + [m.span for m in citation_markers(text)]))
+
+
+def _says_more(rest: str) -> bool:
+    """Whether text left once its provenance statements are blanked states anything: a quantity,
+    or a content word beyond PROVENANCE_FILLER."""
+    return bool(set(content_words(rest)) - PROVENANCE_FILLER or quantities(rest))
 
 
 # Words that may surround a provenance statement without stating a policy fact.
@@ -84,6 +107,4 @@ def provenance_verdict(sentence: str, request: JudgeRequest) -> ProvenanceVerdic
     rest = blank(
         sentence, [m.span for m in mentions] + [m.span for m in citation_markers(sentence)]
     )
-    if quantities(rest) or set(content_words(rest)) - PROVENANCE_FILLER:
-        return None
-    return "agrees"
+    return None if _says_more(rest) else "agrees"

@@ -17,9 +17,27 @@ def test_an_invented_fetch_date_is_a_date_fabrication(fare_request):
     assert fabrication.text == "2026-07-01"
     assert answer[slice(*fabrication.answer_span)] == "2026-07-01"
     assert fabrication.reason == "no passage was fetched on 2026-07-01 (fetched: 2026-08-16)"
-    assert result.claims[0].label == "UNSUPPORTED"
     assert "Provenance check: no passage was fetched on 2026-07-01" in result.claims[0].explanation
     assert provenance_verdict(answer, request) == "disagrees"
+
+
+def test_a_wrong_fetch_date_is_a_claim_of_its_own_and_lowers_no_fact_beside_it(fare_request):
+    # The fare is the passage's: the invented date beside it is what is unsupported.
+    for answer in ("As of our data fetched on 2026-07-01, seniors pay a reduced fare of $1.35.",
+                   "Seniors pay a reduced fare of $1.35 per ride (fetched 2026-07-01)."):
+        result = checked(fare_request(answer), (answer, "SUPPORTED"))
+        fare, date = result.claims
+        assert fare.label == "SUPPORTED"
+        assert "Provenance check: no passage was fetched on 2026-07-01" in fare.explanation
+        assert date.label == "UNSUPPORTED"
+        assert "2026-07-01" in date.text and "$1.35" not in date.text
+        assert result.verdict != "GROUNDED"
+
+
+def test_a_sentence_that_is_only_a_wrong_provenance_statement_is_lowered(fare_request):
+    answer = "This is from the Fare Policy, fetched 2026-07-01."
+    [claim] = checked(fare_request(answer), (answer, "SUPPORTED")).claims
+    assert claim.label == "UNSUPPORTED"
 
 
 def test_a_fetch_date_that_agrees_with_the_headers_is_not_flagged(fare_request):
