@@ -98,10 +98,17 @@ def test_low_confidence_supported_claims_go_to_review_only_when_the_policy_says_
 def test_the_confidence_floor_is_saved_previewed_and_routes_new_answers(admin_client):
     # "Riders pay ... per ride" is in the passage, not word for word: SUPPORTED, below full
     # confidence.
+    # With no audit sample in force: the default one sends 5% of answers to review by their id,
+    # and an answer already sent would not "newly" go to review.
+    admin_client.post(
+        "/policy/",
+        make.policy_form(Policy.current(), audit_sample_rate=0) | {"note": "no audit sample"},
+    )
     paraphrase = make.judged("Older riders pay a reduced fare of $1.00 for each trip.")
     claim = paraphrase.claims.get()
     assert claim.label == "SUPPORTED" and claim.confidence < 0.9
     current = Policy.current()
+    assert current.audit_sample_rate == 0
     form = make.policy_form(
         current,
         blocking_labels=[],
