@@ -53,12 +53,14 @@ def word_positions(lowered: str, words: Iterable[str]) -> list[int]:
 
 
 @lru_cache(maxsize=64)
-def _automaton(words: frozenset[str]) -> ahocorasick.Automaton | None:
+def _automaton(words: frozenset[str], named: bool = False) -> ahocorasick.Automaton | None:
+    """An automaton of `words`; a match's value is its word (`named`), else its length less one
+    (what word_positions subtracts from the match's end)."""
     if not words:
         return None
     automaton = ahocorasick.Automaton()
     for word in words:
-        automaton.add_word(word, len(word) - 1)
+        automaton.add_word(word, word if named else len(word) - 1)
     automaton.make_automaton()
     return automaton
 
@@ -71,7 +73,7 @@ class WordStarts:
     def __init__(self, lowered: str, vocabulary: frozenset[str]):
         self.vocabulary = vocabulary
         self._starts: dict[str, list[int]] = defaultdict(list)
-        automaton = _words_automaton(vocabulary)
+        automaton = _automaton(vocabulary, named=True)
         if automaton is not None:
             for end, word in automaton.iter(lowered):
                 self._starts[word].append(end - len(word) + 1)
@@ -85,14 +87,3 @@ class WordStarts:
             if word in words:
                 found.update(starts)
         return sorted(found)
-
-
-@lru_cache(maxsize=8)
-def _words_automaton(words: frozenset[str]) -> ahocorasick.Automaton | None:
-    if not words:
-        return None
-    automaton = ahocorasick.Automaton()
-    for word in words:
-        automaton.add_word(word, word)
-    automaton.make_automaton()
-    return automaton
