@@ -153,12 +153,14 @@ def _apply(findings: list[Finding], answer: Answer, result: JudgeResult,
             fabrications.append(finding.fabrication)
             reported.add(finding.fabrication)
             added_fabrication = True
+        if not can_add_claims or finding.lower_to == "SUPPORTED":
+            continue
         hits = _hits(finding, answer, claims, spans, placed)
         # A statement of its own inside claims that state more, all SUPPORTED, is a claim of just
         # its words: its finding lowers no fact beside it.
         inside = (finding.alone and hits and not _lowers(finding, checked, hits, spans, besides)
                   and all(claims[i].label == "SUPPORTED" for i in hits))
-        if can_add_claims and finding.lower_to != "SUPPORTED" and (inside or not hits):
+        if inside or not hits:
             span = finding.span if inside else _uncovered_span(answer, finding.span, placed, spans)
             claims.append(Claim(
                 id=_next_claim_id(claims), text=answer.text[slice(*span)], answer_span=span,
